@@ -1,0 +1,1 @@
+"""The session engine: actions, workspace, structures, virtual clock, traces."""

@@ -1,0 +1,47 @@
+"""Shared test fixtures.
+
+Real data lives beside the repository in ``../shared/data`` (override with the
+``COLLABSIM_SHARED_DATA`` environment variable). Tests that need it fail loudly when it is
+missing: a skipped data test would hide a broken CI set-up.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def shared_data_dir() -> Path:
+    """Return the shared data folder, raising a clear error when it is absent."""
+    root = Path(os.environ.get("COLLABSIM_SHARED_DATA", REPO_ROOT.parent / "shared" / "data"))
+    if not root.is_dir():
+        raise FileNotFoundError(
+            f"shared test data not found at {root}: tests need ../shared/data beside the "
+            "repository (or COLLABSIM_SHARED_DATA pointing at it)"
+        )
+    return root
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """Path of ``../shared/data`` (fails, never skips, when missing)."""
+    return shared_data_dir()
+
+
+@pytest.fixture(scope="session")
+def discoverybench_root(shared_data: Path) -> Path:
+    """Root of the DiscoveryBench subset."""
+    return shared_data / "discoverybench"
+
+
+@pytest.fixture(scope="session")
+def kolab_sessions_path(shared_data: Path) -> Path:
+    """Path of the Kolab explorer sessions file."""
+    path = shared_data / "kolab" / "explorer_sessions.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"Kolab explorer data missing: {path}")
+    return path
