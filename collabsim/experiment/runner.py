@@ -1,0 +1,91 @@
+"""Run session plans concurrently, skipping what the store already holds."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from collabsim.experiment.plan import SessionPlan
+from collabsim.experiment.store import ResultStore
+from collabsim.participants.protocol import Participant
+from collabsim.session.engine import SessionConfig, run_session
+from collabsim.session.results import SessionResult
+
+ParticipantFactory = Callable[[SessionPlan, SessionConfig, Path], Mapping[str, Participant]]
+ConfigFactory = Callable[[SessionPlan], SessionConfig]
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a batch of plans produced.
+
+    Attributes:
+        results: One result per plan, in plan order.
+        ran: Sessions run now.
+        reused: Sessions skipped because the store already had their result.
+    """
+
+    results: tuple[SessionResult, ...]
+    ran: int
+    reused: int
+
+
+async def run_plans(
+    plans: Sequence[SessionPlan],
+    store: ResultStore,
+    make_config: ConfigFactory,
+    make_participants: ParticipantFactory,
+    *,
+    max_concurrency: int = 4,
+    progress: bool = True,
+) -> RunSummary:
+    """Run every plan whose result is not yet stored, at most ``max_concurrency`` at once.
+
+    A session that fails is recorded with status ``error`` by the engine; it never stops the
+    others. Results are written atomically as each session ends, so an interrupted job
+    resumes where it stopped.
+
+    Args:
+        plans: Sessions to run.
+        store: Result store (reads finished sessions, writes new ones).
+        make_config: Builds the engine's session config for a plan.
+        make_participants: Builds the participants for a plan, given its session folder.
+        max_concurrency: Sessions in flight at once.
+        progress: Show a progress bar.
+    """
+    if max_concurrency < 1:
+        raise ValueError("run.max_concurrency must be >= 1")
+    results: list[SessionResult | None] = [store.load(p) for p in plans]
+    todo = [i for i, r in enumerate(results) if r is None]
+    reused = len(plans) - len(todo)
+    semaphore = asyncio.Semaphore(max_concurrency)
+    bar = tqdm(
+        total=len(todo),
+        desc="sessions",
+        unit="session",
+        disable=not progress or not todo,
+        dynamic_ncols=True,
+    )
+
+    async def one(index: int) -> None:
+        plan = plans[index]
+        async with semaphore:
+            config = make_config(plan)
+            trace = store.prepare(plan)
+            participants = make_participants(plan, config, trace.parent)
+            result = await run_session(config, participants, trace)
+            store.save(plan, result)
+            results[index] = result
+            bar.update(1)
+            bar.set_postfix_str(f"{plan.variant} {result.status}", refresh=False)
+
+    try:
+        await asyncio.gather(*(one(i) for i in todo))
+    finally:
+        bar.close()
+    final = tuple(r for r in results if r is not None)
+    return RunSummary(results=final, ran=len(todo), reused=reused)

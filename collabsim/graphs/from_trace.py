@@ -1,0 +1,385 @@
+"""Simulated session trace -> :class:`WorkflowGraph`.
+
+Follows the trace conventions of :mod:`collabsim.session.events`. The rules:
+
+**Nodes.** One node per meaningful participant action: a team message, a code cell, an
+editor update, a gate request (status ``pending``), a gate decision (``APPROVE`` /
+``REJECT``), a memory entry (``MEMORY_ADD``, ``MEMORY_AGREE``), a submission (``FINISH``),
+and the *approved* outcome of a gated action (the action taking effect, e.g. the code
+running). Not nodes: environment events (``actor_type == "env"``), ``INVALID`` actions
+(nothing happened), and *rejected* outcomes (the action never took effect; the ``REJECT``
+node carries the decision). Node id ``e<seq>``; actor = participant name; actor_type
+``ai`` for the agent and ``human`` for simulated collaborators; one interval
+``(t_start, t_end)`` from the virtual clock (overlaps are concurrency); ``extra`` keeps
+``seq``, ``action_type``, ``status`` and, for gates, ``request_id``.
+
+**Steps** (sequential phases, by trace order; empty phases are left out):
+
+1. ``build``: from ``PHASE_START(phase=build)`` until ``PHASE_START(phase=work)``.
+2. ``analysis``: the work phase until the first ``EDITOR_UPDATE`` (exploration, code,
+   discussion).
+3. ``review``: from the first ``EDITOR_UPDATE`` (any status) until the first ``FINISH``
+   (drafting, checking and gating the hypothesis).
+4. ``submission``: from the first ``FINISH`` (any status, e.g. a gated submit request) on.
+
+A trace without ``PHASE_START`` events starts in the work phase. A step's ``time_range``
+is ``(min start, max end)`` of its nodes.
+
+**Edges** (``(u, v)``: v directly follows from u; repeated pairs are written once):
+
+* *lane*: sequential edge between consecutive nodes (by ``seq``) of the same participant;
+* *refs*: sequential edge ``ref -> node`` for every ref to another participant's node (a
+  decision to its request, an outcome to its decision, a message to what it answers, an
+  edit to the teammate's update it revises); a ref to a rejected outcome (not a node)
+  stands for that outcome's request;
+* *loop* (edge from the repeating node back to the node whose activity it repeats): an
+  ``EXECUTE_CODE`` whose author's previous ``EXECUTE_CODE`` failed (status ``error``); an
+  ``EDITOR_UPDATE`` that refs an earlier update by the same participant (a re-edit); a gate
+  request whose author's previous request of the same action type was rejected.
+
+**Responses** (a human acting on an AI output):
+
+* a human ``REJECT`` of an AI request -> ``reject``;
+* a human ``APPROVE`` of an AI request -> ``adopt``, or ``modify`` when the author's
+  previous decided request of the same action type was rejected (by any human): approval
+  after requested changes;
+* a human ``EDITOR_UPDATE`` that refs an AI ``EDITOR_UPDATE`` (the human edits the agent's
+  hypothesis) -> ``modify``.
+
+The responder is the human node, ``ai_node`` the AI request / update node, and ``source``
+the latest human message among the AI node's refs (for a gate outcome, its request's refs),
+or None.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from collabsim.graphs.kolab_io import GraphDataWarning
+from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
+from collabsim.session.events import ENV_ACTIONS, TraceEvent
+
+STEP_NAMES: dict[str, str] = {
+    "build": "Group-memory build phase",
+    "analysis": "Data analysis",
+    "review": "Hypothesis drafting and review",
+    "submission": "Submission",
+}
+DECISIONS = frozenset({"APPROVE", "REJECT"})
+_SOFTWARE = {
+    "SEND_TEAMMATE_MESSAGE": "chat",
+    "EXECUTE_CODE": "python",
+    "EDITOR_UPDATE": "editor",
+    "FINISH": "editor",
+    "MEMORY_ADD": "group memory",
+    "MEMORY_AGREE": "group memory",
+}
+_TEXT_ARGS = ("message", "text", "code", "reason", "section")
+
+
+class TraceFormatError(ValueError):
+    """A trace file cannot be read; the message names the file and line."""
+
+
+def _is_node(ev: TraceEvent) -> bool:
+    if ev.actor_type == "env" or ev.action_type in ENV_ACTIONS:
+        return False
+    if ev.action_type == "INVALID" or ev.action_type == "WAIT_TEAMMATE_CONTINUE":
+        return False
+    return ev.status != "rejected"
+
+
+def _is_request(ev: TraceEvent) -> bool:
+    return ev.status == "pending"
+
+
+def _label(ev: TraceEvent) -> str:
+    verb = {
+        "SEND_TEAMMATE_MESSAGE": "message",
+        "EXECUTE_CODE": "run code",
+        "EDITOR_UPDATE": "update hypothesis",
+        "FINISH": "submit",
+        "APPROVE": "approve request",
+        "REJECT": "reject request",
+        "MEMORY_ADD": "add memory entry",
+        "MEMORY_AGREE": "agree to memory",
+    }.get(ev.action_type, ev.action_type.lower())
+    if ev.status == "pending":
+        verb = f"request: {verb}"
+    elif ev.status == "approved":
+        verb = f"{verb} (approved)"
+    elif ev.status == "error":
+        verb = f"{verb} (error)"
+    text = next((str(ev.args[k]) for k in _TEXT_ARGS if ev.args.get(k)), "")
+    text = " ".join(text.split())
+    return f"{ev.actor}: {verb}" + (f": {text[:80]}" if text else "")
+
+
+def _detail(ev: TraceEvent) -> str:
+    parts = [f"{k}: {ev.args[k]}" for k in _TEXT_ARGS if ev.args.get(k)]
+    if ev.observation:
+        parts.append(f"observation: {ev.observation}")
+    return "\n".join(parts)[:4000]
+
+
+def _phases(events: Sequence[TraceEvent]) -> dict[int, str]:
+    """Map each event seq to its phase key (see module docstring)."""
+    phase = "analysis"
+    out: dict[int, str] = {}
+    seen_editor = seen_finish = False
+    for ev in events:
+        if ev.action_type == "PHASE_START":
+            p = str(ev.args.get("phase", ""))
+            if p == "build":
+                phase = "build"
+            elif p == "work":
+                phase = "submission" if seen_finish else "review" if seen_editor else "analysis"
+        if phase != "build" and ev.actor_type != "env":
+            if ev.action_type == "FINISH":
+                seen_finish = True
+                phase = "submission"
+            elif ev.action_type == "EDITOR_UPDATE" and not seen_finish:
+                seen_editor = True
+                phase = "review"
+        out[ev.seq] = phase
+    return out
+
+
+def graph_from_trace(
+    events: Sequence[TraceEvent],
+    *,
+    session_id: str,
+    team: str = "",
+    team_description: str = "",
+    domain: str = "",
+    goal: str = "",
+    extra: Mapping[str, Any] | None = None,
+) -> WorkflowGraph:
+    """Convert a session trace into a workflow graph (rules in the module docstring).
+
+    Args:
+        events: The trace, in any order (sorted by ``seq`` here).
+        session_id: Session id for the graph.
+        team: Team id (``"DR"``, ...), stored as ``SessionInfo.participant_id``.
+        team_description: Free text, stored as ``SessionInfo.occupation``.
+        domain: Task domain.
+        goal: Task query.
+        extra: Further session information (task id, structure, seed, ...).
+
+    Returns:
+        The graph; odd references (to unknown events) are listed in ``graph.warnings``.
+    """
+    evs = sorted(events, key=lambda e: e.seq)
+    by_seq = {e.seq: e for e in evs}
+    notes: list[str] = []
+    phase_of = _phases(evs)
+    node_events = [e for e in evs if _is_node(e)]
+    node_of = {e.seq: f"e{e.seq}" for e in node_events}
+
+    nodes: list[Node] = []
+    for ev in node_events:
+        info: dict[str, Any] = {"seq": ev.seq, "action_type": ev.action_type,
+                                "status": ev.status}
+        if ev.args.get("request_id") is not None:
+            info["request_id"] = ev.args["request_id"]
+        sw = _SOFTWARE.get(ev.action_type)
+        nodes.append(
+            Node(
+                id=node_of[ev.seq],
+                actor=ev.actor,
+                actor_type="ai" if ev.actor_type == "ai" else "human",
+                label=_label(ev),
+                detail=_detail(ev),
+                intervals=((float(ev.t_start), float(max(ev.t_end, ev.t_start))),),
+                step=phase_of[ev.seq],
+                softwares=(sw,) if sw else (),
+                extra=info,
+            )
+        )
+
+    edges: list[Edge] = []
+    seen: set[tuple[str, str, str]] = set()
+
+    def add(u: str, v: str, etype: str = "sequential") -> None:
+        if u != v and (u, v, etype) not in seen:
+            seen.add((u, v, etype))
+            edges.append(Edge(u, v, etype))  # type: ignore[arg-type]
+
+    last_in_lane: dict[str, TraceEvent] = {}
+    last_code: dict[str, TraceEvent] = {}
+    last_request: dict[tuple[str, str], TraceEvent] = {}
+    decision_on: dict[int, TraceEvent] = {}
+    for ev in evs:
+        if ev.action_type in DECISIONS:
+            for r in ev.refs:
+                decision_on.setdefault(r, ev)
+    for ev in node_events:
+        nid = node_of[ev.seq]
+        prev = last_in_lane.get(ev.actor)
+        if prev is not None:
+            add(node_of[prev.seq], nid)
+        last_in_lane[ev.actor] = ev
+        for r in ev.refs:
+            ref = by_seq.get(r)
+            if ref is None:
+                notes.append(f"event {ev.seq} refs unknown event {r}")
+                continue
+            if r not in node_of:
+                # a rejected outcome stands for its request: link to the request node
+                if ref.status == "rejected" and ref.refs and ref.refs[0] in node_of:
+                    r, ref = ref.refs[0], by_seq[ref.refs[0]]
+                else:
+                    continue
+            if ref.actor != ev.actor:
+                add(node_of[r], nid)
+            elif (ev.action_type == "EDITOR_UPDATE" == ref.action_type
+                  and ev.status != "approved"):  # an outcome refs its own request
+                add(nid, node_of[r], "loop")
+        if ev.action_type == "EXECUTE_CODE":
+            prev_code = last_code.get(ev.actor)
+            if (ev.status != "approved" and prev_code is not None
+                    and prev_code.status == "error"):
+                add(nid, node_of[prev_code.seq], "loop")
+            last_code[ev.actor] = ev
+        if _is_request(ev):
+            key = (ev.actor, ev.action_type)
+            prev_req = last_request.get(key)
+            if prev_req is not None:
+                verdict = decision_on.get(prev_req.seq)
+                if verdict is not None and verdict.action_type == "REJECT":
+                    add(nid, node_of[prev_req.seq], "loop")
+            last_request[key] = ev
+
+    responses = _responses(evs, by_seq, node_of, decision_on)
+    session = SessionInfo(
+        session_id=session_id,
+        participant_id=team,
+        occupation=team_description,
+        domain=domain,
+        goal=goal,
+        extra=dict(extra or {}),
+    )
+    steps = []
+    for key, name in STEP_NAMES.items():
+        members = [n for n in nodes if n.step == key]
+        if members:
+            lo = min(n.intervals[0][0] for n in members)
+            hi = max(n.intervals[0][1] for n in members)
+            steps.append(Step(key=key, name=name, labels=(name,), time_range=(lo, hi)))
+    for note in notes:
+        warnings.warn(f"session {session_id}: {note}", GraphDataWarning, stacklevel=2)
+    return WorkflowGraph(session, steps, nodes, edges, responses,
+                         [f"session {session_id}: {n}" for n in notes])
+
+
+def _source(ai_ev: TraceEvent, by_seq: Mapping[int, TraceEvent],
+            node_of: Mapping[int, str]) -> str | None:
+    """Latest human message among the AI node's refs (via its request for an outcome)."""
+    refs = list(ai_ev.refs)
+    if ai_ev.status in ("approved", "rejected") and refs and refs[0] in by_seq:
+        refs = list(by_seq[refs[0]].refs)
+    msgs = [r for r in refs if r in by_seq and r in node_of
+            and by_seq[r].actor_type == "human" and by_seq[r].is_message]
+    return node_of[max(msgs)] if msgs else None
+
+
+def _responses(
+    evs: Sequence[TraceEvent],
+    by_seq: Mapping[int, TraceEvent],
+    node_of: Mapping[int, str],
+    decision_on: Mapping[int, TraceEvent],
+) -> list[Response]:
+    out: list[Response] = []
+    # (AI author, action type) -> was the author's latest decided request rejected?
+    rejected: dict[tuple[str, str], bool] = {}
+    for ev in evs:
+        if ev.actor_type != "human" or ev.seq not in node_of:
+            continue
+        if ev.action_type in DECISIONS:
+            for r in ev.refs:
+                req = by_seq.get(r)
+                if req is None or req.actor_type != "ai" or r not in node_of:
+                    continue
+                if not _is_request(req):
+                    continue
+                key = (req.actor, req.action_type)
+                if ev.action_type == "REJECT":
+                    label = "reject"
+                    rejected[key] = True
+                else:
+                    label = "modify" if rejected.get(key) else "adopt"
+                    rejected[key] = False
+                out.append(Response(node_of[ev.seq], _source(req, by_seq, node_of),
+                                    node_of[r], label))  # type: ignore[arg-type]
+        elif ev.action_type == "EDITOR_UPDATE":
+            for r in ev.refs:
+                ref = by_seq.get(r)
+                if (ref is not None and r in node_of and ref.actor_type == "ai"
+                        and ref.action_type == "EDITOR_UPDATE"):
+                    out.append(Response(node_of[ev.seq], _source(ref, by_seq, node_of),
+                                        node_of[r], "modify"))
+    return out
+
+
+def read_trace(path: str | Path) -> list[TraceEvent]:
+    """Read a JSONL trace file.
+
+    A truncated last line (a crash while writing) is skipped with a warning; any other bad
+    line raises.
+
+    Raises:
+        TraceFormatError: Naming the file and line.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as err:
+        raise TraceFormatError(f"{path}: {err}") from err
+    events: list[TraceEvent] = []
+    numbered = [(i + 1, line) for i, line in enumerate(lines) if line.strip()]
+    for pos, (lineno, line) in enumerate(numbered):
+        try:
+            events.append(TraceEvent.from_dict(json.loads(line)))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
+            if pos == len(numbered) - 1 and isinstance(err, json.JSONDecodeError):
+                warnings.warn(f"{path}:{lineno}: truncated last line skipped",
+                              GraphDataWarning, stacklevel=2)
+                continue
+            raise TraceFormatError(f"{path}:{lineno}: bad trace event: {err}") from err
+    return events
+
+
+def graph_from_trace_file(path: str | Path, *, session_id: str | None = None,
+                          **info: Any) -> WorkflowGraph:
+    """Read a JSONL trace and convert it with :func:`graph_from_trace`.
+
+    Session information comes from the keyword arguments, else from the ``SESSION_START``
+    event's args when present (``task_id``, ``team``, ``structure``, ``seed``, ``domain``,
+    ``query``). The default session id is the task/team/structure/seed when known, else the
+    file's stem (its folder's name for a file called ``trace.jsonl``).
+
+    Raises:
+        TraceFormatError: Naming the file when it cannot be read.
+    """
+    path = Path(path)
+    events = read_trace(path)
+    start = next((e for e in events if e.action_type == "SESSION_START"), None)
+    args: Mapping[str, Any] = start.args if start is not None else {}
+    extra = {k: args[k] for k in ("task_id", "team", "structure", "seed", "policy")
+             if k in args}
+    extra["trace_path"] = str(path)
+    if session_id is None:
+        if {"task_id", "team", "structure", "seed"} <= set(args):
+            session_id = (f"{args['task_id']}|{args['team']}|{args['structure']}"
+                          f"|seed{args['seed']}")
+        else:
+            session_id = path.parent.name if path.stem == "trace" else path.stem
+    info.setdefault("team", str(args.get("team", "")))
+    info.setdefault("domain", str(args.get("domain", "")))
+    info.setdefault("goal", str(args.get("query", args.get("goal", ""))))
+    info.setdefault("extra", extra)
+    return graph_from_trace(events, session_id=session_id, **info)

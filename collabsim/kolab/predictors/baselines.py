@@ -1,0 +1,60 @@
+"""Input-free baselines: the majority adoption label and the mode rating.
+
+Both are fitted on the targets of the instances they are asked to predict (as the Kolab
+benchmark's baselines are), so they are the floor any predictor must beat; on the explorer data
+they are ``adopt`` and ``5``. Ties go to the earlier label in ``adopt, modify, reject`` and to the
+higher rating.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from collabsim.graphs.model import RESPONSE_LABELS
+from collabsim.kolab.instances import Instance
+from collabsim.kolab.predictors.base import PredictionRun, TaskKind
+
+
+def _run(name: str, instances: Sequence[Instance], value: str | float, run: int) -> PredictionRun:
+    task = instances[0].task if instances else ""
+    return PredictionRun(
+        predictor=name,
+        task=task,
+        modality="-",
+        run=run,
+        instance_ids=tuple(i.instance_id for i in instances),
+        predictions=tuple(value for _ in instances),
+    )
+
+
+class MajorityClass:
+    """Always predicts the most frequent adoption label of the instances."""
+
+    name = "majority"
+    modality = "-"
+    kinds: tuple[TaskKind, ...] = ("adoption",)
+    runs = 1
+
+    def predict(self, instances: Sequence[Instance], *, run: int = 0) -> PredictionRun:
+        """Predict the majority label for every instance."""
+        counts = Counter(str(i.target) for i in instances)
+        label = max(
+            RESPONSE_LABELS, key=lambda lab: (counts.get(lab, 0), -RESPONSE_LABELS.index(lab))
+        )
+        return _run(self.name, instances, label, run)
+
+
+class ModeRating:
+    """Always predicts the most frequent rating of the instances."""
+
+    name = "mode"
+    modality = "-"
+    kinds: tuple[TaskKind, ...] = ("rating",)
+    runs = 1
+
+    def predict(self, instances: Sequence[Instance], *, run: int = 0) -> PredictionRun:
+        """Predict the mode rating for every instance."""
+        counts = Counter(int(i.target) for i in instances)
+        mode = max(range(1, 6), key=lambda r: (counts.get(r, 0), r))
+        return _run(self.name, instances, float(mode), run)

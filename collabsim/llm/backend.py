@@ -1,0 +1,59 @@
+"""Lazy, offline-safe access to litellm.
+
+Importing litellm takes seconds and, unless told otherwise, fetches a model price map from
+the network. Every module of :mod:`collabsim.llm` therefore reaches litellm through
+:func:`get_litellm`, which
+
+* sets ``LITELLM_LOCAL_MODEL_COST_MAP=True`` before the import (the bundled price map is used),
+* silences litellm's debug banners,
+* registers the offline ``collabsim/...`` provider (:mod:`collabsim.llm.offline_provider`),
+
+exactly once per process.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from types import ModuleType
+from typing import Any
+
+_LOCK = threading.Lock()
+_MODULE: ModuleType | None = None
+
+
+def get_litellm() -> ModuleType:
+    """Import and configure litellm once; return the module.
+
+    Returns:
+        The ``litellm`` module, with the offline ``collabsim`` provider registered.
+    """
+    global _MODULE
+    if _MODULE is not None:
+        return _MODULE
+    with _LOCK:
+        if _MODULE is None:
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            os.environ.setdefault("LITELLM_TELEMETRY", "False")
+            import litellm
+
+            litellm.suppress_debug_info = True
+            litellm.telemetry = False
+            from collabsim.llm.offline_provider import register_offline_provider
+
+            register_offline_provider(litellm)
+            _MODULE = litellm
+    return _MODULE
+
+
+def litellm_exception(name: str) -> type[BaseException]:
+    """Return a litellm exception class by name (``"RateLimitError"``, ``"Timeout"``, ...).
+
+    Args:
+        name: Attribute name of the exception class in the ``litellm`` module.
+
+    Returns:
+        The class.
+    """
+    cls: Any = getattr(get_litellm(), name)
+    return cls

@@ -1,0 +1,111 @@
+"""The per-session call log: one JSON line per model call, written next to the trace.
+
+Each line records the tag (participant), model, the prompt messages, the reply text, tokens,
+cost, whether the reply came from the cache, latency, retries and any error - all passed
+through :func:`collabsim.llm.redact.redact_data`, so no credential is ever written.
+
+File name: for a trace ``<dir>/<name>.jsonl`` the log is ``<dir>/<name>.llm_calls.jsonl``
+(:func:`call_log_path_for`).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from collabsim.llm.redact import redact_data
+
+CALL_LOG_SUFFIX = ".llm_calls.jsonl"
+
+
+def call_log_path_for(trace_path: Path) -> Path:
+    """Return the call-log path that sits next to ``trace_path``.
+
+    Args:
+        trace_path: A session's trace file (``.../trace.jsonl``, ``.../s1.trace.jsonl``).
+
+    Returns:
+        ``<dir>/<trace name without .jsonl>.llm_calls.jsonl``.
+    """
+    trace_path = Path(trace_path)
+    name = trace_path.name
+    stem = name[: -len(".jsonl")] if name.endswith(".jsonl") else trace_path.stem
+    return trace_path.with_name(stem + CALL_LOG_SUFFIX)
+
+
+class CallLog:
+    """Appends redacted call records to a JSONL file (thread- and task-safe, flushed per line).
+
+    The file is truncated when the first record is written, so a rerun of a session replaces
+    its old log rather than appending to it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        """Log to ``path`` (created on the first record)."""
+        self.path = Path(path)
+        self._handle: IO[str] | None = None
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._started = False
+
+    def write(
+        self,
+        *,
+        tag: str,
+        model: str,
+        messages: Sequence[Mapping[str, str]],
+        params: Mapping[str, Any],
+        reply: str | None,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cost_usd: float,
+        cost_known: bool,
+        cached: bool,
+        latency_s: float,
+        retries: int,
+        cache_key: str,
+        error: str | None = None,
+    ) -> None:
+        """Append one call record."""
+        record = {
+            "call": self._seq,
+            "tag": tag,
+            "model": model,
+            "params": dict(params),
+            "messages": [dict(m) for m in messages],
+            "reply": reply,
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "cost_usd": round(cost_usd, 10),
+            "cost_known": cost_known,
+            "cached": cached,
+            "latency_s": round(latency_s, 4),
+            "retries": retries,
+            "cache_key": cache_key,
+            "error": error,
+        }
+        line = json.dumps(redact_data(record), ensure_ascii=False)
+        with self._lock:
+            if self._handle is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._handle = self.path.open("a" if self._started else "w", encoding="utf-8")
+                self._started = True
+            self._handle.write(line + "\n")
+            self._handle.flush()
+            self._seq += 1
+
+    def close(self) -> None:
+        """Close the file (later records reopen it in append mode)."""
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
+
+
+def read_call_log(path: Path) -> list[dict[str, Any]]:
+    """Read a call log back as a list of dicts."""
+    with Path(path).open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]

@@ -1,0 +1,472 @@
+"""The one entry point for model calls: :class:`LLMClient` over litellm's async API.
+
+Every part of collabsim that calls a model (LLM participants, judges, predictors) goes
+through :meth:`LLMClient.complete`. A call
+
+1. checks the session :class:`~collabsim.llm.budget.Budget` (raising
+   :class:`~collabsim.llm.budget.BudgetExceeded` instead of overspending),
+2. looks the request up in the disk cache (key: model, messages, sampling parameters),
+3. on a miss, waits for a slot (``max_concurrency``, ``requests_per_minute``), calls
+   ``litellm.acompletion`` with a per-request timeout (litellm's own and an
+   ``asyncio.wait_for`` around it), retrying transient errors with seeded exponential
+   backoff and jitter (:mod:`collabsim.llm.retry`),
+4. prices the reply with litellm's cost data (unknown model -> 0, ``cost_known=False``;
+   the offline ``collabsim/...`` models are free and known),
+5. stores it in the cache, accounts tokens and cost under the call's ``tag`` and appends a
+   redacted record to the call log.
+
+One process usually holds one *root* client (cache, limits) and derives a *session view*
+per session with :meth:`LLMClient.for_session`: the view shares the cache, the limiter and
+the root's usage totals but has its own budget, usage and call log.
+
+API keys are never passed in: litellm reads them from the environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from collabsim.llm.backend import get_litellm
+from collabsim.llm.budget import Budget
+from collabsim.llm.cache import CacheEntry, DiskCache, cache_key, is_secret_param
+from collabsim.llm.calllog import CallLog
+from collabsim.llm.limits import CallLimiter
+from collabsim.llm.redact import redact
+from collabsim.llm.retry import backoff_delay, is_retryable, retry_generator
+from collabsim.llm.usage import UsageLedger, estimate_prompt_tokens, estimate_tokens
+
+OFFLINE_MODEL_PREFIX = "collabsim/"
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """How to call one model.
+
+    Attributes:
+        model: litellm model name (``"gpt-4o-mini"``, ``"anthropic/claude-3-5-haiku-latest"``,
+            ``"deepseek/deepseek-chat"``, ``"ollama/llama3.1"``, ``"collabsim/scripted"``).
+        temperature: Sampling temperature.
+        max_tokens: Maximum completion tokens.
+        timeout_s: Per-request timeout in seconds (each try).
+        max_retries: Retries after the first try for transient errors.
+        extra: More keyword arguments for ``litellm.acompletion`` (``top_p``, ``api_base``,
+            ``mock_response``, ``latency_ms`` for the offline latency model ...). Never put
+            API keys here: they come from the environment.
+    """
+
+    model: str
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        """Validate numbers and refuse credentials in ``extra``."""
+        if not self.model:
+            raise ValueError("LLMSettings.model must be a non-empty model name")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+        if self.timeout_s <= 0:
+            raise ValueError(f"timeout_s must be > 0, got {self.timeout_s}")
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+        secret = sorted(k for k in self.extra if is_secret_param(k))
+        if secret:
+            raise ValueError(
+                f"LLMSettings.extra must not carry credentials ({', '.join(secret)}): "
+                "set API keys as environment variables (e.g. OPENAI_API_KEY)"
+            )
+
+    def request_params(self) -> dict[str, Any]:
+        """Sampling parameters sent with every call (``temperature``, ``max_tokens``, extra)."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra}
+
+
+@dataclass(frozen=True)
+class LLMReply:
+    """One model reply with its accounting.
+
+    Attributes:
+        text: Reply text ("" for an empty reply).
+        model: Model that answered (as requested).
+        prompt_tokens: Prompt tokens (provider's count, else an estimate).
+        completion_tokens: Completion tokens (provider's count, else an estimate).
+        cost_usd: Price of the reply (0 when unknown).
+        cost_known: False when litellm has no price for the model.
+        cached: True when served from the disk cache.
+        latency_s: Wall seconds spent in this call (including retries).
+    """
+
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    cost_known: bool
+    cached: bool
+    latency_s: float
+
+
+class LLMCallError(RuntimeError):
+    """A model call failed: a non-retryable error, or retries exhausted.
+
+    Attributes:
+        model: The model called.
+        tag: The call's tag.
+        attempts: Tries made.
+        retryable: Whether the last error was transient.
+    """
+
+    def __init__(self, model: str, tag: str, attempts: int, cause: BaseException) -> None:
+        """Wrap ``cause`` (its message redacted)."""
+        self.model = model
+        self.tag = tag
+        self.attempts = attempts
+        self.retryable = is_retryable(cause)
+        message = redact(f"{type(cause).__name__}: {cause}")
+        super().__init__(f"model call to {model!r} failed after {attempts} tries: {message}")
+
+
+def price(model: str, prompt_tokens: int, completion_tokens: int) -> tuple[float, bool]:
+    """Price a call with litellm's cost data.
+
+    Args:
+        model: litellm model name.
+        prompt_tokens: Prompt tokens.
+        completion_tokens: Completion tokens.
+
+    Returns:
+        ``(usd, known)``; ``(0.0, False)`` for a model litellm has no price for, and
+        ``(0.0, True)`` for the offline ``collabsim/...`` models.
+    """
+    if model.startswith(OFFLINE_MODEL_PREFIX):
+        return 0.0, True
+    litellm = get_litellm()
+    try:
+        prompt_usd, completion_usd = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+    except Exception:  # noqa: BLE001 - litellm raises several types for unmapped models
+        return 0.0, False
+    return float(prompt_usd) + float(completion_usd), True
+
+
+def _normalise(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
+    out = []
+    for message in messages:
+        if "role" not in message or "content" not in message:
+            raise ValueError(f"a chat message needs 'role' and 'content': {message!r}")
+        out.append({"role": str(message["role"]), "content": str(message["content"] or "")})
+    return out
+
+
+def _reply_text_and_usage(response: Any) -> tuple[str, str, int | None, int | None]:
+    """Extract (text, response model, prompt tokens, completion tokens) from a litellm reply."""
+    text = ""
+    choices = getattr(response, "choices", None) or []
+    if choices:
+        message = getattr(choices[0], "message", None)
+        content = getattr(message, "content", None) if message is not None else None
+        text = content if isinstance(content, str) else ""
+    usage = getattr(response, "usage", None)
+    prompt = getattr(usage, "prompt_tokens", None) if usage is not None else None
+    completion = getattr(usage, "completion_tokens", None) if usage is not None else None
+    return text, str(getattr(response, "model", "") or ""), prompt, completion
+
+
+class LLMClient:
+    """Cached, budgeted, rate-limited, retrying access to any litellm model.
+
+    Args:
+        cache_dir: Directory of the disk cache (None = no cache).
+        budget: Spending limit of this client (use one session view per session).
+        max_concurrency: Provider calls in flight at once (shared with session views).
+        requests_per_minute: Provider call starts per minute (None = unlimited).
+        call_log_path: JSONL file for per-call records (None = no call log).
+        seed: Seed of the retry-jitter generators.
+        retry_base_s: Backoff delay scale of the first retry.
+        retry_cap_s: Maximum backoff delay.
+        sleep: Coroutine function used to wait between retries (tests pass a fake).
+    """
+
+    def __init__(
+        self,
+        cache_dir: Path | None = None,
+        budget: Budget | None = None,
+        *,
+        max_concurrency: int = 8,
+        requests_per_minute: float | None = None,
+        call_log_path: Path | None = None,
+        seed: int = 0,
+        retry_base_s: float = 1.0,
+        retry_cap_s: float = 30.0,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
+        self.cache = DiskCache(Path(cache_dir)) if cache_dir is not None else None
+        self.budget = budget or Budget()
+        self.limiter = CallLimiter(max_concurrency, requests_per_minute)
+        self.call_log = CallLog(Path(call_log_path)) if call_log_path is not None else None
+        self.seed = seed
+        self.retry_base_s = retry_base_s
+        self.retry_cap_s = retry_cap_s
+        self._sleep = sleep or asyncio.sleep
+        self._usage = UsageLedger()
+        self._parents: tuple[UsageLedger, ...] = ()
+        self._reserved_tokens = 0
+        self._reserved_usd = 0.0
+
+    def for_session(
+        self, *, budget: Budget | None = None, call_log_path: Path | None = None
+    ) -> LLMClient:
+        """Derive a session view: shared cache, limits and root totals; own budget, usage, log.
+
+        Args:
+            budget: The session's budget (None = unlimited).
+            call_log_path: The session's call log (see
+                :func:`collabsim.llm.calllog.call_log_path_for`).
+
+        Returns:
+            A new client whose usage also counts towards this client's usage.
+        """
+        view = LLMClient.__new__(LLMClient)
+        view.cache = self.cache
+        view.budget = budget or Budget()
+        view.limiter = self.limiter
+        view.call_log = CallLog(Path(call_log_path)) if call_log_path is not None else None
+        view.seed = self.seed
+        view.retry_base_s = self.retry_base_s
+        view.retry_cap_s = self.retry_cap_s
+        view._sleep = self._sleep
+        view._usage = UsageLedger()
+        view._parents = (self._usage, *self._parents)
+        view._reserved_tokens = 0
+        view._reserved_usd = 0.0
+        return view
+
+    @property
+    def usage(self) -> UsageLedger:
+        """Per-tag token, cost and call accounting of this client (and its session views)."""
+        return self._usage
+
+    def _record(self, tag: str, **kwargs: Any) -> None:
+        for ledger in (self._usage, *self._parents):
+            ledger.record_reply(tag, **kwargs)
+
+    def _record_failure(self, tag: str, model: str, retries: int) -> None:
+        for ledger in (self._usage, *self._parents):
+            ledger.record_failure(tag, model=model, retries=retries)
+
+    def _reserve(self, messages: list[dict[str, str]], settings: LLMSettings) -> tuple[int, float]:
+        """Check the budget for a worst-case call and reserve it; return the reservation."""
+        if self.budget.unlimited:
+            return 0, 0.0
+        next_tokens = estimate_prompt_tokens(messages) + settings.max_tokens
+        next_usd, _ = price(settings.model, next_tokens - settings.max_tokens, settings.max_tokens)
+        total = self._usage.total
+        self.budget.check(
+            total.total_tokens + self._reserved_tokens,
+            total.cost_usd + self._reserved_usd,
+            next_tokens,
+            next_usd,
+        )
+        self._reserved_tokens += next_tokens
+        self._reserved_usd += next_usd
+        return next_tokens, next_usd
+
+    async def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        settings: LLMSettings,
+        *,
+        tag: str = "",
+    ) -> LLMReply:
+        """Return the model's reply to ``messages``.
+
+        Args:
+            messages: Chat messages (``{"role": ..., "content": ...}``).
+            settings: Model and sampling settings.
+            tag: Accounting tag (participant name, ``"judge"``, ...).
+
+        Returns:
+            The reply (from the cache when an identical call was made before).
+
+        Raises:
+            BudgetExceeded: The call could exceed the budget; it was not made.
+            LLMCallError: Non-retryable error, or all retries failed.
+        """
+        msgs = _normalise(messages)
+        params = settings.request_params()
+        key = cache_key(settings.model, msgs, params)
+        reserved_tokens, reserved_usd = self._reserve(msgs, settings)
+        started = time.perf_counter()
+        try:
+            if self.cache is not None:
+                entry = self.cache.get(key)
+                if entry is not None:
+                    return self._finish(tag, key, msgs, params, entry, True, started, 0)
+            entry, retries = await self._call_provider(key, msgs, settings, params, tag, started)
+            if self.cache is not None:
+                self.cache.put(entry)
+            return self._finish(tag, key, msgs, params, entry, False, started, retries)
+        finally:
+            self._reserved_tokens -= reserved_tokens
+            self._reserved_usd -= reserved_usd
+
+    def _finish(
+        self,
+        tag: str,
+        key: str,
+        msgs: list[dict[str, str]],
+        params: dict[str, Any],
+        entry: CacheEntry,
+        cached: bool,
+        started: float,
+        retries: int,
+    ) -> LLMReply:
+        latency = time.perf_counter() - started
+        self._record(
+            tag,
+            model=entry.model,
+            prompt_tokens=entry.prompt_tokens,
+            completion_tokens=entry.completion_tokens,
+            cost_usd=entry.cost_usd,
+            cost_known=entry.cost_known,
+            cached=cached,
+            retries=retries,
+        )
+        if self.call_log is not None:
+            self.call_log.write(
+                tag=tag,
+                model=entry.model,
+                messages=msgs,
+                params=params,
+                reply=entry.text,
+                prompt_tokens=entry.prompt_tokens,
+                completion_tokens=entry.completion_tokens,
+                cost_usd=entry.cost_usd,
+                cost_known=entry.cost_known,
+                cached=cached,
+                latency_s=latency,
+                retries=retries,
+                cache_key=key,
+            )
+        return LLMReply(
+            text=entry.text,
+            model=entry.model,
+            prompt_tokens=entry.prompt_tokens,
+            completion_tokens=entry.completion_tokens,
+            cost_usd=entry.cost_usd,
+            cost_known=entry.cost_known,
+            cached=cached,
+            latency_s=latency,
+        )
+
+    async def _call_provider(
+        self,
+        key: str,
+        msgs: list[dict[str, str]],
+        settings: LLMSettings,
+        params: dict[str, Any],
+        tag: str,
+        started: float,
+    ) -> tuple[CacheEntry, int]:
+        """Call litellm with retries; return the priced entry and the number of retries."""
+        litellm = get_litellm()
+        rng = retry_generator(self.seed, key)
+        attempt = 0
+        while True:
+            try:
+                async with self.limiter.slot():
+                    response = await asyncio.wait_for(
+                        litellm.acompletion(
+                            model=settings.model,
+                            messages=msgs,
+                            timeout=settings.timeout_s,
+                            max_retries=0,
+                            **params,
+                        ),
+                        timeout=settings.timeout_s,
+                    )
+                break
+            except Exception as exc:  # noqa: BLE001 - classified below
+                if attempt >= settings.max_retries or not is_retryable(exc):
+                    self._record_failure(tag, settings.model, attempt)
+                    self._log_failure(tag, key, msgs, params, settings, exc, started, attempt)
+                    raise LLMCallError(settings.model, tag, attempt + 1, exc) from exc
+                delay = backoff_delay(
+                    attempt, rng, base_s=self.retry_base_s, cap_s=self.retry_cap_s, exc=exc
+                )
+                attempt += 1
+                await self._sleep(delay)
+        text, response_model, prompt_tokens, completion_tokens = _reply_text_and_usage(response)
+        if prompt_tokens is None:
+            prompt_tokens = estimate_prompt_tokens(msgs)
+        if completion_tokens is None:
+            completion_tokens = estimate_tokens(text)
+        cost, known = price(settings.model, int(prompt_tokens), int(completion_tokens))
+        entry = CacheEntry(
+            key=key,
+            model=settings.model,
+            response_model=response_model or settings.model,
+            text=text,
+            prompt_tokens=int(prompt_tokens),
+            completion_tokens=int(completion_tokens),
+            cost_usd=cost,
+            cost_known=known,
+        )
+        return entry, attempt
+
+    def _log_failure(
+        self,
+        tag: str,
+        key: str,
+        msgs: list[dict[str, str]],
+        params: dict[str, Any],
+        settings: LLMSettings,
+        exc: BaseException,
+        started: float,
+        retries: int,
+    ) -> None:
+        if self.call_log is None:
+            return
+        self.call_log.write(
+            tag=tag,
+            model=settings.model,
+            messages=msgs,
+            params=params,
+            reply=None,
+            prompt_tokens=0,
+            completion_tokens=0,
+            cost_usd=0.0,
+            cost_known=True,
+            cached=False,
+            latency_s=time.perf_counter() - started,
+            retries=retries,
+            cache_key=key,
+            error=f"{type(exc).__name__}: {exc}",
+        )
+
+    def complete_sync(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        settings: LLMSettings,
+        *,
+        tag: str = "",
+    ) -> LLMReply:
+        """Blocking :meth:`complete` (for scripts; not callable from a running event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.complete(messages, settings, tag=tag))
+        raise RuntimeError("complete_sync() called inside an event loop: await complete()")
+
+    def close(self) -> None:
+        """Close the call log (the client stays usable)."""
+        if self.call_log is not None:
+            self.call_log.close()

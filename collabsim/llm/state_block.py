@@ -1,0 +1,178 @@
+"""A machine-readable copy of an observation, embedded in a prompt.
+
+The offline provider (:mod:`collabsim.llm.offline_provider`) answers prompts without a
+network by rebuilding the scripted policy. It needs the participant's observation, which
+is exactly what the prompt shows the participant; the prompt therefore carries it once more
+as a fenced JSON block::
+
+    ```collabsim-state
+    {"observation": {...}, "policy": {"kind": "scripted", "seed": 0, "params": {...}}}
+    ```
+
+The block holds nothing a participant may not see (the observation has a TaskBrief, never
+the gold hypothesis or a reference workflow) plus the scripted policy's seed and parameters.
+:func:`encode_state` / :func:`decode_state` round-trip an
+:class:`~collabsim.participants.protocol.Observation` exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+from typing import Any
+
+from collabsim.participants.protocol import (
+    ChatMessage,
+    CodeCell,
+    GateRequest,
+    HistoryEntry,
+    MemoryView,
+    Observation,
+    Profile,
+)
+from collabsim.tasks.model import ColumnInfo, DatasetInfo, TaskBrief
+
+STATE_FENCE = "collabsim-state"
+_BLOCK = re.compile(r"```" + STATE_FENCE + r"\s*\n(.*?)\n```", re.DOTALL)
+
+
+class StateBlockError(ValueError):
+    """A prompt has no (valid) state block."""
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def observation_to_dict(observation: Observation) -> dict[str, Any]:
+    """A JSON-able dict of an observation (tuples become lists, paths strings)."""
+    data: dict[str, Any] = _plain(observation)
+    return data
+
+
+def _brief(data: Mapping[str, Any]) -> TaskBrief:
+    datasets = tuple(
+        DatasetInfo(
+            name=d["name"],
+            description=d["description"],
+            columns=tuple(ColumnInfo(c["name"], c["description"]) for c in d["columns"]),
+            path=Path(d["path"]),
+        )
+        for d in data["datasets"]
+    )
+    return TaskBrief(
+        task_id=data["task_id"],
+        query=data["query"],
+        question_type=data["question_type"],
+        domain=data["domain"],
+        domain_knowledge=data["domain_knowledge"],
+        workflow_tags=data["workflow_tags"],
+        datasets=datasets,
+    )
+
+
+def _gate(d: Mapping[str, Any]) -> GateRequest:
+    return GateRequest(
+        request_id=d["request_id"],
+        seq=d["seq"],
+        time=d["time"],
+        author=d["author"],
+        owner=d["owner"],
+        action_type=d["action_type"],
+        args=dict(d.get("args") or {}),
+    )
+
+
+def observation_from_dict(data: Mapping[str, Any]) -> Observation:
+    """Rebuild an :class:`Observation` from :func:`observation_to_dict` output."""
+    profile = data.get("profile")
+    memory = data.get("memory")
+    return Observation(
+        me=data["me"],
+        role=data["role"],
+        profile=(
+            Profile(
+                key=profile["key"],
+                title=profile["title"],
+                guidance=profile["guidance"],
+                params=dict(profile.get("params") or {}),
+            )
+            if profile
+            else None
+        ),
+        teammates=tuple(data.get("teammates") or ()),
+        time=data["time"],
+        structure=data["structure"],
+        phase=data["phase"],
+        task=_brief(data["task"]),
+        chat=tuple(ChatMessage(**m) for m in data.get("chat") or ()),
+        code_cells=tuple(CodeCell(**c) for c in data.get("code_cells") or ()),
+        editor_text=data.get("editor_text", ""),
+        memory=(
+            MemoryView(
+                sections={k: tuple(v) for k, v in (memory.get("sections") or {}).items()},
+                read_only=bool(memory.get("read_only", False)),
+                agreed=tuple(memory.get("agreed") or ()),
+            )
+            if memory is not None
+            else None
+        ),
+        gates=dict(data.get("gates") or {}),
+        pending_for_me=tuple(_gate(g) for g in data.get("pending_for_me") or ()),
+        my_pending=tuple(_gate(g) for g in data.get("my_pending") or ()),
+        history=tuple(HistoryEntry(**h) for h in data.get("history") or ()),
+        feedback=tuple(data.get("feedback") or ()),
+        available_actions=tuple(data.get("available_actions") or ()),
+        turn=int(data.get("turn", 0)),
+    )
+
+
+def encode_state(observation: Observation, policy: Mapping[str, Any]) -> str:
+    """Render the fenced state block for a prompt.
+
+    Args:
+        observation: What the participant sees now.
+        policy: How the offline provider should answer (``{"kind": "scripted", "seed": ...,
+            "params": {...}}``; see :mod:`collabsim.llm.offline_provider`).
+
+    Returns:
+        The block (canonical JSON, keys sorted), without a trailing newline.
+    """
+    payload = {"observation": observation_to_dict(observation), "policy": _plain(policy)}
+    body = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"```{STATE_FENCE}\n{body}\n```"
+
+
+def decode_state(messages: Sequence[Mapping[str, Any]]) -> tuple[Observation, dict[str, Any]]:
+    """Find the last state block in chat messages and decode it.
+
+    Args:
+        messages: The chat messages of a request.
+
+    Returns:
+        ``(observation, policy spec)``.
+
+    Raises:
+        StateBlockError: No block, or it does not decode.
+    """
+    for message in reversed(list(messages)):
+        content = str(message.get("content") or "")
+        found = _BLOCK.findall(content)
+        if found:
+            try:
+                payload = json.loads(found[-1])
+                return observation_from_dict(payload["observation"]), dict(payload["policy"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise StateBlockError(f"invalid {STATE_FENCE} block: {exc}") from exc
+    raise StateBlockError(f"no ```{STATE_FENCE} block in the prompt")

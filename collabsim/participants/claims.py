@@ -1,0 +1,275 @@
+"""Collaborator checks of a drafted hypothesis, and the chat format of their issues.
+
+* D (data analysis) recomputes the answer independently with the correct columns
+  (:func:`check_numbers`) and compares the year with the draft; differences between its own
+  computation and the agent's (``RESULT`` lines in the shared code history) are diagnosed as
+  concrete issues: wrong column variant, wrong ordinal, peak vs plateau, ignored window.
+* R (researcher) compares the draft's wording with the query (:func:`check_wording`):
+  ordinal (first vs second), direction (increase vs decrease), peak vs highest sustained
+  values, simultaneity and the bounded period.
+
+Issues travel in chat as readable text plus machine-readable tags
+``[issue kind=wrong_ordinal fix=ordinal:2]`` so that the agent (scripted or an LLM) can act
+on them; :func:`parse_issues` reads them back. Messages about a draft end with
+``[check draft=<fingerprint>]`` (see :func:`draft_fingerprint`).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from collabsim.participants.analysis import (
+    ORDINAL_WORDS,
+    AnalysisResult,
+    QuerySemantics,
+    format_window,
+    variable_phrase,
+)
+from collabsim.tasks.vocabulary import year_text
+
+_YEAR_RE = re.compile(r"\b(\d{1,4})\s*(BCE|BC|CE|AD)\b", re.IGNORECASE)
+_WINDOW_TEXT_RE = re.compile(
+    r"between\s+(\d{1,4})\s*(?:BCE|BC)?\s*(?:and|to|&|-|–)\s*(\d{1,4})\s*(BCE|BC|CE|AD)?",
+    re.IGNORECASE,
+)
+_ISSUE_RE = re.compile(r"\[issue kind=(\w+)(?: fix=([^\]\s]*))?\]")
+_CHECK_RE = re.compile(r"\[check draft=([0-9a-f]{8})\]")
+_DRAFT_RE = re.compile(r"\[draft=([0-9a-f]{8})\]")
+_RISE_WORDS = r"increas\w*|ris(?:e|es|ing)|rose|grew|gain\w*"
+_FALL_WORDS = r"decreas\w*|declin\w*|fell|fall\w*|drop\w*|collaps\w*|dip\w*"
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem a collaborator found in a draft.
+
+    Attributes:
+        kind: ``wrong_year``, ``wrong_column_variant``, ``wrong_ordinal``,
+            ``peak_vs_plateau``, ``wrong_relation``, ``wrong_window`` or ``missing_year``.
+        message: Chat-ready explanation.
+        fix: Suggested plan parameters (``column``, ``ordinal``, ``relation``, ``window``).
+    """
+
+    kind: str
+    message: str
+    fix: tuple[tuple[str, str], ...] = ()
+
+    def tag(self) -> str:
+        """Machine-readable tag for chat."""
+        fix = ",".join(f"{k}:{v}" for k, v in self.fix)
+        return f"[issue kind={self.kind}" + (f" fix={fix}]" if fix else "]")
+
+
+def draft_fingerprint(text: str) -> str:
+    """Stable 8-hex-digit fingerprint of a draft's text (whitespace-trimmed)."""
+    return f"{zlib.crc32(text.strip().encode('utf-8')):08x}"
+
+
+def claim_years(text: str) -> tuple[int, ...]:
+    """Years a hypothesis claims (CE, BCE negative), excluding a ``between A and B`` period."""
+    spans = [m.span() for m in _WINDOW_TEXT_RE.finditer(text)]
+    years: list[int] = []
+    for m in _YEAR_RE.finditer(text):
+        if any(s <= m.start() < e for s, e in spans):
+            continue
+        value = int(m.group(1))
+        years.append(-value if m.group(2).upper() in ("BCE", "BC") else value)
+    return tuple(years)
+
+
+def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
+    """``(kind, fix)`` pairs from the issue tags in a chat message."""
+    out: list[tuple[str, dict[str, str]]] = []
+    for kind, fix in _ISSUE_RE.findall(text or ""):
+        pairs = dict(p.split(":", 1) for p in fix.split(",") if ":" in p) if fix else {}
+        out.append((kind, pairs))
+    return tuple(out)
+
+
+def checked_drafts(text: str) -> tuple[str, ...]:
+    """Draft fingerprints a message says it checked."""
+    return tuple(_CHECK_RE.findall(text or ""))
+
+
+def announced_drafts(text: str) -> tuple[str, ...]:
+    """Draft fingerprints a message announces (``[draft=...]``)."""
+    return tuple(_DRAFT_RE.findall(text or ""))
+
+
+def format_check_message(sender: str, issues: tuple[Issue, ...], draft: str,
+                         confirmation: str = "") -> str:
+    """Chat text for a check of ``draft``: the issues (or a confirmation) plus tags."""
+    tag = f"[check draft={draft_fingerprint(draft)}]"
+    if not issues:
+        return f"{confirmation or 'The draft looks right to me.'} {tag}"
+    body = " ".join(f"({i}) {issue.message}" for i, issue in enumerate(issues, start=1))
+    tags = " ".join(issue.tag() for issue in issues)
+    return f"I found {len(issues)} issue(s) with the draft: {body} {tags} {tag}"
+
+
+# ------------------------------------------------------------------------------------ D
+
+
+def check_numbers(
+    draft: str, reference: AnalysisResult | None, agent: AnalysisResult | None
+) -> tuple[Issue, ...]:
+    """D's check: compare the draft's year with an independent recomputation.
+
+    Args:
+        draft: The hypothesis text under review.
+        reference: D's own result (correct columns); None when D could not compute.
+        agent: The agent's latest result from the shared code history, when visible.
+
+    Returns:
+        Issues (empty when the year matches or cannot be verified).
+    """
+    if reference is None or reference.year is None:
+        return ()
+    years = claim_years(draft)
+    target = year_text(reference.year)
+    if not years:
+        return (Issue("missing_year", f"The draft names no century; my recomputation on "
+                      f"{'+'.join(reference.columns)} gives {target}.",
+                      _full_fix(reference)),)
+    if reference.year in years:
+        return ()
+    claimed = year_text(years[0])
+    lead = (f"I recomputed it on {'+'.join(reference.columns)} and get {target}, "
+            f"not {claimed}.")
+    issues: list[Issue] = []
+    if agent is not None:
+        if agent.columns != reference.columns:
+            raw = [c for c in agent.columns if c not in reference.columns]
+            issues.append(Issue(
+                "wrong_column_variant",
+                f"{lead} You used {'+'.join(raw) or 'other columns'}: the raw column has gaps "
+                f"(missing bins); use the interpolated {'+'.join(reference.columns)}.",
+                (("column", "+".join(reference.columns)),)))
+        if agent.window != reference.window:
+            issues.append(Issue(
+                "wrong_window",
+                f"{lead} The search must be limited to the period "
+                f"{_window_words(reference.window)}, you searched "
+                f"{_window_words(agent.window)}.",
+                (("window", format_window(reference.window)),)))
+        if agent.ordinal != reference.ordinal:
+            issues.append(Issue(
+                "wrong_ordinal",
+                f"{lead} That is the {ORDINAL_WORDS.get(agent.ordinal, agent.ordinal)} "
+                f"occurrence; the {ORDINAL_WORDS.get(reference.ordinal, reference.ordinal)} "
+                f"one is at {target} (events: "
+                f"{', '.join(year_text(e) for e in reference.events) or 'none'}).",
+                (("ordinal", str(reference.ordinal)),)))
+        if agent.relation != reference.relation:
+            kind = ("peak_vs_plateau" if {agent.relation, reference.relation}
+                    == {"peak", "plateau"} else "wrong_relation")
+            issues.append(Issue(
+                kind,
+                f"{lead} You computed a {agent.relation} but the question needs a "
+                f"{reference.relation}.",
+                (("relation", reference.relation),)))
+    if not issues:
+        issues.append(Issue("wrong_year", lead, _full_fix(reference)))
+    return tuple(issues)
+
+
+def _full_fix(reference: AnalysisResult) -> tuple[tuple[str, str], ...]:
+    return (("column", "+".join(reference.columns)), ("ordinal", str(reference.ordinal)),
+            ("relation", reference.relation), ("window", format_window(reference.window)))
+
+
+def _window_words(window: tuple[int, int] | None) -> str:
+    if window is None:
+        return "the whole record"
+    return f"between {year_text(window[0])} and {year_text(window[1])}"
+
+
+# ------------------------------------------------------------------------------------ R
+
+
+def check_wording(semantics: QuerySemantics, draft: str) -> tuple[Issue, ...]:
+    """R's check: does the draft's wording answer what the query asks?
+
+    Args:
+        semantics: The query's semantics (R parses the query itself).
+        draft: The hypothesis text under review.
+    """
+    if semantics.relation == "describe":
+        return ()
+    low = draft.lower()
+    issues: list[Issue] = []
+    if not claim_years(draft):
+        issues.append(Issue("missing_year", "The question asks for a century, but the draft "
+                            "names none."))
+    rel = semantics.relation
+    if rel in ("rise", "fall", "simultaneous"):
+        asked = semantics.ordinal
+        said = [n for n, w in ORDINAL_WORDS.items() if re.search(rf"\b{w}\b", low)]
+        if (asked > 1 and asked not in said) or (asked == 1 and said and 1 not in said):
+            issues.append(Issue(
+                "wrong_ordinal",
+                f"The question asks about the {ORDINAL_WORDS.get(asked, asked)} time, but the "
+                f"draft talks about the {ORDINAL_WORDS.get(said[0], said[0]) if said else 'first'}"
+                " occurrence.",
+                (("ordinal", str(asked)),)))
+    has_rise = re.search(rf"\b(?:{_RISE_WORDS})", low) is not None
+    has_fall = re.search(rf"\b(?:{_FALL_WORDS})", low) is not None
+    if rel == "rise" and has_fall and not has_rise:
+        issues.append(Issue("wrong_relation", "The question asks when it increased; the draft "
+                            "describes a decrease.", (("relation", "rise"),)))
+    if rel == "fall" and has_rise and not has_fall:
+        issues.append(Issue("wrong_relation", "The question asks when it decreased; the draft "
+                            "describes an increase.", (("relation", "fall"),)))
+    if rel == "plateau" and "sustained" not in low:
+        issues.append(Issue(
+            "peak_vs_plateau", "The question asks where the highest *sustained* values begin, "
+            "not for the single highest peak.", (("relation", "plateau"),)))
+    if rel == "peak" and "sustained" in low:
+        issues.append(Issue(
+            "peak_vs_plateau", "The question asks for the peak (single highest value), not for "
+            "the start of the highest sustained values.", (("relation", "peak"),)))
+    if rel == "simultaneous" and not re.search(r"simultan|while|at the same time|together",
+                                               low):
+        issues.append(Issue("wrong_relation", "The question asks for a simultaneous change of "
+                            "both series; the draft does not state one.",
+                            (("relation", "simultaneous"),)))
+    if rel == "growth_max" and re.search(r"lowest|decline", low) and "highest" not in low:
+        issues.append(Issue("wrong_relation", "The question asks for the highest growth.",
+                            (("relation", "growth_max"),)))
+    if rel == "growth_min" and "highest" in low and not re.search(r"lowest|decline", low):
+        issues.append(Issue("wrong_relation", "The question asks for the lowest growth / "
+                            "greatest decline.", (("relation", "growth_min"),)))
+    if semantics.window is not None:
+        lo, hi = semantics.window
+        if not (_mentions_year(draft, lo) and _mentions_year(draft, hi)):
+            issues.append(Issue(
+                "wrong_window",
+                f"The question is bounded to the period {_window_words(semantics.window)}; the "
+                "draft does not answer within that period.",
+                (("window", format_window(semantics.window)),)))
+    return tuple(issues)
+
+
+def _mentions_year(text: str, ce: int) -> bool:
+    return re.search(rf"(?<!\d){abs(ce)}(?!\d)", text) is not None
+
+
+def describe_check(semantics: QuerySemantics) -> str:
+    """A short restatement of what the query asks (used in chat confirmations)."""
+    names = " and ".join(variable_phrase(v) for v in semantics.variables) or "the data"
+    nth = ORDINAL_WORDS.get(semantics.ordinal, str(semantics.ordinal))
+    what: Mapping[str, str] = {
+        "rise": f"the {nth} increase of {names}",
+        "fall": f"the {nth} decrease of {names}",
+        "peak": f"the peak of {names}",
+        "plateau": f"the start of the highest sustained values of {names}",
+        "simultaneous": f"the {nth} simultaneous change of {names}",
+        "growth_max": "the highest growth rate" + (
+            f" {_window_words(semantics.window)}" if semantics.window else ""),
+        "growth_min": "the lowest growth rate" + (
+            f" {_window_words(semantics.window)}" if semantics.window else ""),
+    }
+    return what.get(semantics.relation, f"a description of {names}")

@@ -1,0 +1,1 @@
+"""Default collaborator profiles (package data: one YAML file per profile key)."""

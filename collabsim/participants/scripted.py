@@ -1,0 +1,446 @@
+"""Scripted policies: an agent that really analyses the data and D/R collaborators that check it.
+
+Every decision is a deterministic function of (task brief, observation, seed, params): the
+policies keep only caches (query semantics per task) and read their progress back from the
+observation - their own code cells and outputs, the chat (issue tags, draft fingerprints),
+the editor text, memory and gates. Randomness comes from generators seeded with stable
+hashes of (seed, participant name, task id / draft fingerprint), never Python's ``hash``.
+
+Agent: inspect cell -> compute cell -> ``EDITOR_UPDATE`` (draft) -> announce the draft to
+teammates and wait (bounded by ``patience_seconds`` of virtual time) for their checks ->
+``FINISH``. Teammates' issue tags change its plan (redo with the suggested fix) unless the
+``ignore_teammate`` mistake is active - except under gates, where issues from gate owners
+bind. In build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
+gate lines) and agrees.
+
+Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own
+``EXECUTE_CODE`` and compares years; ``R`` (``check_wording``) compares the draft's wording
+with the query. Both post concrete issues in chat, decide pending gate requests they own
+(``REJECT`` with reasons), contribute to memory in build phases and otherwise wait.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from collabsim.participants.analysis import (
+    COMPUTE_MARK,
+    INSPECT_MARK,
+    AnalysisPlan,
+    AnalysisResult,
+    MistakeModel,
+    QuerySemantics,
+    apply_mistakes,
+    compute_cell,
+    draft_hypothesis,
+    inspect_cell,
+    parse_query,
+    parse_result,
+    resolve_plan,
+    stable_hash,
+)
+from collabsim.participants.claims import (
+    Issue,
+    announced_drafts,
+    check_numbers,
+    check_wording,
+    checked_drafts,
+    describe_check,
+    draft_fingerprint,
+    format_check_message,
+    parse_issues,
+)
+from collabsim.participants.protocol import Observation, Profile, Role
+from collabsim.session.actions import format_action
+from collabsim.tasks.model import TaskBrief
+
+WAIT = "WAIT_TEAMMATE_CONTINUE"
+_COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
+_KEEP_RE = re.compile(r"\[keep draft=([0-9a-f]{8})\]")
+
+
+def _rng(seed: int, *parts: object) -> np.random.Generator:
+    """A generator seeded from (seed, stable hashes of parts)."""
+    return np.random.default_rng(
+        [int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)]
+    )
+
+
+def _allowed(obs: Observation, name: str) -> bool:
+    return not obs.available_actions or name in obs.available_actions
+
+
+@dataclass(frozen=True)
+class _TaskContext:
+    semantics: QuerySemantics
+    plan: AnalysisPlan
+    mistakes: frozenset[str]
+    mistaken_plan: AnalysisPlan
+
+
+def _context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> _TaskContext:
+    semantics = parse_query(brief)
+    plan = resolve_plan(brief, semantics)
+    drawn = mistakes.draw(seed, brief.task_id)
+    return _TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))
+
+
+def _latest_result(obs: Observation, author: str | None, exclude: str | None = None
+                   ) -> AnalysisResult | None:
+    for cell in reversed(obs.code_cells):
+        if author is not None and cell.author != author:
+            continue
+        if exclude is not None and cell.author == exclude:
+            continue
+        if not cell.code.startswith(COMPUTE_MARK):
+            continue
+        result = parse_result(cell.output) if cell.ok else None
+        if result is not None:
+            return result
+    return None
+
+
+class ScriptedAgent:
+    """The scripted AI agent (see module docstring).
+
+    Args:
+        seed: Policy seed (mistake draws, wording choices).
+        params: Behaviour parameters: ``mistakes`` (mapping kind -> probability),
+            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 600),
+            ``finish_by_turn`` (stop waiting from this turn on, default 45),
+            ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
+            propose), ``announce`` (post drafts for checking, default True).
+        mistakes: A :class:`MistakeModel` (overrides ``params["mistakes"]``).
+        name: Participant name.
+    """
+
+    role: Role = "agent"
+    policy_name = "scripted"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        params: Mapping[str, Any] | None = None,
+        *,
+        mistakes: MistakeModel | None = None,
+        name: str = "agent",
+    ) -> None:
+        self.seed = int(seed)
+        self.params = dict(params or {})
+        self.mistakes = mistakes or MistakeModel.from_mapping(self.params.get("mistakes"))
+        self.name = name
+        self._cache: dict[str, _TaskContext] = {}
+
+    def context(self, brief: TaskBrief) -> _TaskContext:
+        """Semantics, correct plan and this session's mistakes for a task (cached)."""
+        if brief.task_id not in self._cache:
+            self._cache[brief.task_id] = _context(brief, self.seed, self.mistakes)
+        return self._cache[brief.task_id]
+
+    async def act(self, observation: Observation) -> str:
+        """Return the next action text."""
+        return self.decide(observation)
+
+    # ------------------------------------------------------------------------ decisions
+    def decide(self, obs: Observation) -> str:
+        """Synchronous decision (the whole policy)."""
+        ctx = self.context(obs.task)
+        if obs.phase == "build":
+            return self._build(obs, ctx)
+        if obs.my_pending:
+            return format_action(WAIT)
+        plan, applied, ignored = self.current_plan(obs)
+        mine = [c for c in obs.code_cells if c.author == obs.me]
+        if not any(c.code.startswith(INSPECT_MARK) for c in mine) and _allowed(obs, "EXECUTE_CODE"):
+            return format_action("EXECUTE_CODE", code=inspect_cell(plan))
+        code = compute_cell(plan)
+        runs = [c for c in mine if c.code == code]
+        if not runs and self._rejections(obs, "EXECUTE_CODE") < self._max_rejections:
+            return format_action("EXECUTE_CODE", code=code)
+        result = parse_result(runs[-1].output) if runs and runs[-1].ok else None
+        draft = draft_hypothesis(result, ctx.semantics)
+        if (obs.editor_text.strip() != draft.strip()
+                and self._rejections(obs, "EDITOR_UPDATE") < self._max_rejections):
+            return format_action("EDITOR_UPDATE", text=draft)
+        message = self._team_message(obs, applied, ignored)
+        if message is not None:
+            return format_action("SEND_TEAMMATE_MESSAGE", message=message)
+        if self._waiting_for_checks(obs) and obs.turn < int(self.params.get("finish_by_turn", 45)):
+            return format_action(WAIT)
+        return format_action("FINISH")
+
+    @property
+    def _max_rejections(self) -> int:
+        return int(self.params.get("max_rejections", 3))
+
+    def current_plan(self, obs: Observation) -> tuple[AnalysisPlan, list[str], list[str]]:
+        """The plan after teammates' accepted fixes, with accepted / ignored issue kinds."""
+        ctx = self.context(obs.task)
+        plan = ctx.mistaken_plan
+        binding = set(obs.gates.values())
+        ignore = "ignore_teammate" in ctx.mistakes
+        applied: list[str] = []
+        ignored: list[str] = []
+        for message in obs.chat:
+            if message.sender == obs.me:
+                continue
+            for kind, fix in parse_issues(message.text):
+                if ignore and message.sender not in binding:
+                    ignored.append(kind)
+                    continue
+                new = plan.with_fix(fix)
+                if new != plan:
+                    applied.append(kind)
+                plan = new
+        return plan, applied, ignored
+
+    def _rejections(self, obs: Observation, action: str) -> int:
+        return sum(1 for h in obs.history
+                   if h.actor == obs.me and h.action_type == action and h.status == "rejected")
+
+    def _team_message(self, obs: Observation, applied: list[str], ignored: list[str]
+                      ) -> str | None:
+        if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+            return None
+        if not self.params.get("announce", True) or not obs.editor_text.strip():
+            return None
+        fp = draft_fingerprint(obs.editor_text)
+        mine = [m for m in obs.chat if m.sender == obs.me]
+        if not any(fp in announced_drafts(m.text) for m in mine):
+            plan, _, _ = self.current_plan(obs)
+            lead = ("Thanks - I redid the analysis with your fixes "
+                    f"({', '.join(sorted(set(applied)))}). " if applied else "")
+            return (f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
+                    f"{'+'.join(plan.columns) or 'the data'}). Please check it. [draft={fp}]")
+        raised = [m for m in obs.chat if m.sender != obs.me and fp in checked_drafts(m.text)
+                  and parse_issues(m.text)]
+        if ignored and raised and not any(fp in _KEEP_RE.findall(m.text) for m in mine):
+            return f"I checked my computation and will keep this answer. [keep draft={fp}]"
+        return None
+
+    def _waiting_for_checks(self, obs: Observation) -> bool:
+        if not obs.teammates or not self.params.get("announce", True):
+            return False
+        fp = draft_fingerprint(obs.editor_text)
+        announce = [m for m in obs.chat if m.sender == obs.me and fp in announced_drafts(m.text)]
+        if not announce:
+            return False
+        checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
+        missing = [t for t in obs.teammates if t not in checked]
+        patience = float(self.params.get("patience_seconds", 600.0))
+        return bool(missing) and obs.time - announce[-1].time < patience
+
+    def _build(self, obs: Observation, ctx: _TaskContext) -> str:
+        entries = [
+            ("plan", f"Plan (agent): compute {describe_check(ctx.semantics)} from the "
+                     "interpolated columns in 100-year bins, draft the hypothesis, let "
+                     "teammates check it, then finish."),
+            ("evidence_criteria", "Evidence criteria (agent): the claimed century comes from a "
+                                  "printed computation on the gap-filled (*_inter) columns and "
+                                  "matches the query's ordinal, direction and period."),
+            ("expertise", "Expertise (agent): writes and runs the pandas analysis and drafts "
+                          "the hypothesis."),
+        ]
+        sections = obs.memory.sections if obs.memory is not None else {}
+        if "gates" in sections:
+            gates = self.params.get("gates")
+            if gates is None:
+                gates = {}
+                if "R" in obs.teammates:
+                    gates["EDITOR_UPDATE"] = "R"
+                if "D" in obs.teammates:
+                    gates["FINISH"] = "D"
+            entries += [("gates", f"{a}: {o}") for a, o in sorted(dict(gates).items())
+                        if o in obs.teammates or o == obs.me]
+        return _build_step(obs, entries)
+
+
+def _build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
+    memory = obs.memory
+    if memory is None or memory.read_only:
+        return format_action(WAIT)
+    for section, text in entries:
+        if (section in memory.sections and text not in memory.sections.get(section, ())
+                and _allowed(obs, "MEMORY_ADD")):
+            return format_action("MEMORY_ADD", section=section, text=text)
+    if obs.me not in memory.agreed and _allowed(obs, "MEMORY_AGREE"):
+        return format_action("MEMORY_AGREE")
+    return format_action(WAIT)
+
+
+class ScriptedCollaborator:
+    """A scripted simulated collaborator driven by its profile (see module docstring).
+
+    Profile params used: ``recompute_claims`` (D-style numeric check; default for key D),
+    ``check_wording`` (R-style wording check; default for key R), ``review_code`` (decide
+    gated code by its columns), ``confirm_propensity`` (probability of posting a
+    confirmation when a draft has no issue, default 1; issues are always raised), ``diligence``
+    (probability of checking a draft at all, default 1), ``memory_entries`` (list of
+    ``[section, text]`` for the build phase).
+    """
+
+    role: Role = "collaborator"
+    policy_name = "scripted"
+
+    def __init__(self, profile: Profile, seed: int = 0,
+                 params: Mapping[str, Any] | None = None) -> None:
+        self.profile = profile
+        self.name = profile.key
+        self.seed = int(seed)
+        self.params = {**dict(profile.params), **dict(params or {})}
+        self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
+        self.wording = bool(self.params.get("check_wording", profile.key == "R"))
+        self._cache: dict[str, tuple[QuerySemantics, AnalysisPlan]] = {}
+
+    async def act(self, observation: Observation) -> str:
+        """Return the next action text."""
+        return self.decide(observation)
+
+    def _task(self, brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
+        if brief.task_id not in self._cache:
+            semantics = parse_query(brief)
+            self._cache[brief.task_id] = (semantics, resolve_plan(brief, semantics))
+        return self._cache[brief.task_id]
+
+    def decide(self, obs: Observation) -> str:
+        """Synchronous decision (the whole policy)."""
+        if obs.phase == "build":
+            return _build_step(obs, self._memory_entries())
+        semantics, plan = self._task(obs.task)
+        request = obs.pending_for_me[0] if obs.pending_for_me else None
+        if request is not None and request.action_type == "EXECUTE_CODE":
+            return self._decide_code(request.request_id, str(request.args.get("code", "")), plan)
+        own = self._own_result(obs, plan)
+        if (self.numbers and own is None and plan.relation != "describe"
+                and not obs.my_pending and not self._computed(obs, plan)
+                and _allowed(obs, "EXECUTE_CODE")):
+            return format_action("EXECUTE_CODE", code=compute_cell(plan))
+        if request is not None:
+            text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
+                    else obs.editor_text)
+            issues = self.issues(obs, text)
+            fp = draft_fingerprint(text)
+            if issues and not self._posted(obs, fp) and _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+                return format_action("SEND_TEAMMATE_MESSAGE",
+                                     message=format_check_message(self.name, issues, text))
+            if issues:
+                reason = " ".join(i.message for i in issues) + " " + " ".join(
+                    i.tag() for i in issues)
+                return format_action("REJECT", request_id=request.request_id, reason=reason)
+            return format_action("APPROVE", request_id=request.request_id)
+        draft = obs.editor_text
+        if not draft.strip():
+            return format_action(WAIT)
+        fp = draft_fingerprint(draft)
+        if self._posted(obs, fp) or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+            return format_action(WAIT)
+        if _rng(self.seed, self.name, obs.task.task_id, fp, "diligence").random() >= float(
+                self.params.get("diligence", 1.0)):
+            return format_action(WAIT)
+        issues = self.issues(obs, draft)
+        if issues:
+            return format_action("SEND_TEAMMATE_MESSAGE",
+                                 message=format_check_message(self.name, issues, draft))
+        chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
+        if chatty < float(self.params.get("confirm_propensity", 1.0)):
+            return format_action("SEND_TEAMMATE_MESSAGE", message=format_check_message(
+                self.name, (), draft, self._confirmation(semantics, own)))
+        return format_action(WAIT)
+
+    def issues(self, obs: Observation, text: str) -> tuple[Issue, ...]:
+        """All issues this collaborator's checks find in ``text``."""
+        semantics, plan = self._task(obs.task)
+        found: list[Issue] = []
+        if self.wording:
+            found += check_wording(semantics, text)
+        if self.numbers:
+            agent = _latest_result(obs, None, exclude=obs.me)
+            found += [i for i in check_numbers(text, self._own_result(obs, plan), agent)
+                      if all(i.kind != f.kind for f in found)]
+        return tuple(found)
+
+    def _confirmation(self, semantics: QuerySemantics, own: AnalysisResult | None) -> str:
+        if self.numbers and own is not None and own.year is not None:
+            return (f"I recomputed it on {'+'.join(own.columns)} and get the same century. "
+                    "The draft is consistent with the data.")
+        return f"The wording answers what is asked ({describe_check(semantics)})."
+
+    def _own_result(self, obs: Observation, plan: AnalysisPlan) -> AnalysisResult | None:
+        code = compute_cell(plan)
+        for cell in reversed(obs.code_cells):
+            if cell.author == obs.me and cell.code == code:
+                return parse_result(cell.output) if cell.ok else None
+        return None
+
+    def _computed(self, obs: Observation, plan: AnalysisPlan) -> bool:
+        code = compute_cell(plan)
+        return any(c.author == obs.me and c.code == code for c in obs.code_cells) or any(
+            h.actor == obs.me and h.action_type == "EXECUTE_CODE" and h.status == "rejected"
+            for h in obs.history)
+
+    def _posted(self, obs: Observation, fp: str) -> bool:
+        return any(m.sender == obs.me and fp in checked_drafts(m.text) for m in obs.chat)
+
+    def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan) -> str:
+        if not self.params.get("review_code", self.numbers):
+            return format_action("APPROVE", request_id=request_id)
+        match = _COLS_RE.search(code)
+        if match and code.startswith(COMPUTE_MARK):
+            used = set(re.findall(r"'([^']+)'", match.group(1)))
+            raw = sorted(c.removesuffix("_inter") for c in plan.columns
+                         if c.endswith("_inter") and c.removesuffix("_inter") in used)
+            if raw:
+                issue = Issue("wrong_column_variant",
+                              f"The cell uses the raw column(s) {', '.join(raw)}, which have "
+                              f"gaps; use {'+'.join(plan.columns)}.",
+                              (("column", "+".join(plan.columns)),))
+                return format_action("REJECT", request_id=request_id,
+                                     reason=f"{issue.message} {issue.tag()}")
+        return format_action("APPROVE", request_id=request_id)
+
+    def _memory_entries(self) -> list[tuple[str, str]]:
+        custom = self.params.get("memory_entries")
+        if custom:
+            return [(str(s), str(t)) for s, t in custom]
+        who = f"{self.name} ({self.profile.title})"
+        entries: list[tuple[str, str]] = []
+        if self.numbers:
+            entries += [
+                ("expertise", f"Expertise {who}: variable mapping, raw vs interpolated column "
+                              "variants, windows, extremes and n-th events; validates numbers "
+                              "by recomputing them."),
+                ("trust", f"Trust: rely on {self.name} for years and numbers."),
+                ("evidence_criteria", f"Evidence criteria ({self.name}): every claimed year is "
+                                      "recomputed independently on the *_inter columns."),
+            ]
+        if self.wording:
+            entries += [
+                ("expertise", f"Expertise {who}: query semantics - first vs second, peak vs "
+                              "highest sustained values, increase vs decrease, bounded periods."),
+                ("trust", f"Trust: rely on {self.name} for whether the wording answers the "
+                          "question."),
+                ("evidence_criteria", f"Evidence criteria ({self.name}): the hypothesis states "
+                                      "exactly the asked ordinal, direction and period."),
+            ]
+        return entries
+
+
+def build_scripted(
+    name: str,
+    role: Role,
+    profile: Profile | None = None,
+    seed: int = 0,
+    params: Mapping[str, Any] | None = None,
+) -> ScriptedAgent | ScriptedCollaborator:
+    """Construct the scripted policy for one participant (used by teams and the offline
+    LLM provider)."""
+    if role == "agent":
+        return ScriptedAgent(seed=seed, params=params, name=name)
+    if profile is None:
+        raise ValueError(f"collaborator {name!r} needs a profile")
+    return ScriptedCollaborator(profile, seed=seed, params=params)

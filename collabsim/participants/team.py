@@ -1,0 +1,212 @@
+"""Team composition: one AI agent plus 0-2 simulated collaborators with profiles.
+
+Profiles are data: the defaults ``D`` (data analysis) and ``R`` (researcher) ship as YAML
+under ``collabsim/participants/profiles/``. A team is built from plain dicts (the Hydra
+configs resolve to those); this module never imports Hydra.
+
+Accepted dict forms (all keys optional)::
+
+    {"collaborators": ["D", "R"]}
+    {"name": "DR", "agent": "agent",
+     "collaborators": [{"key": "D", "guidance": "...", "params": {"recompute_claims": false}}]}
+
+A collaborator given as a string, or as a dict whose ``key`` has a packaged profile, starts
+from that packaged profile; ``title``, ``guidance`` replace and ``params`` update its fields.
+A collaborator key without a packaged profile must provide ``guidance``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal
+
+import yaml
+
+from collabsim.participants.protocol import Profile, Role
+
+AGENT_NAME = "agent"
+MAX_COLLABORATORS = 2
+_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
+_RESERVED = frozenset({"agent", "env", "none", "nobody"})
+
+
+class TeamConfigError(ValueError):
+    """A team or profile configuration is invalid."""
+
+
+@dataclass(frozen=True)
+class TeamSpec:
+    """Team composition.
+
+    Attributes:
+        agent: The AI agent's participant name (``"agent"``).
+        collaborators: Collaborator profiles in team order; each profile key is also the
+            collaborator's participant name.
+    """
+
+    agent: str = AGENT_NAME
+    collaborators: tuple[Profile, ...] = ()
+
+    def __post_init__(self) -> None:
+        keys = [p.key for p in self.collaborators]
+        if len(keys) > MAX_COLLABORATORS:
+            raise TeamConfigError(f"a team has at most {MAX_COLLABORATORS} collaborators: {keys}")
+        if len(set(keys)) != len(keys):
+            raise TeamConfigError(f"duplicate collaborator keys: {keys}")
+        for key in keys:
+            if not _KEY_RE.fullmatch(key) or key.lower() in _RESERVED:
+                raise TeamConfigError(f"invalid collaborator key {key!r}")
+        if self.agent in keys:
+            raise TeamConfigError(f"agent name {self.agent!r} clashes with a collaborator key")
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """All participant names: the agent first, then collaborators in team order."""
+        return (self.agent, *(p.key for p in self.collaborators))
+
+    @property
+    def label(self) -> str:
+        """Short team label: collaborator keys joined (``"DR"``), ``"solo"`` when none."""
+        return "".join(p.key for p in self.collaborators) or "solo"
+
+    def role(self, name: str) -> Role:
+        """Return ``"agent"`` or ``"collaborator"`` for a member name."""
+        if name == self.agent:
+            return "agent"
+        if name in self.members:
+            return "collaborator"
+        raise KeyError(f"{name!r} is not a member of team {self.members}")
+
+    def actor_type(self, name: str) -> Literal["ai", "human"]:
+        """Trace actor type of a member: ``"ai"`` for the agent, ``"human"`` otherwise."""
+        return "ai" if self.role(name) == "agent" else "human"
+
+    def profile(self, name: str) -> Profile | None:
+        """The collaborator's profile (None for the agent)."""
+        for p in self.collaborators:
+            if p.key == name:
+                return p
+        if name == self.agent:
+            return None
+        raise KeyError(f"{name!r} is not a member of team {self.members}")
+
+
+def packaged_profile_keys() -> tuple[str, ...]:
+    """Keys of the profiles shipped with the package (``("D", "R")``)."""
+    root = resources.files("collabsim.participants.profiles")
+    return tuple(sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml")))
+
+
+@lru_cache(maxsize=16)
+def load_profile(key: str) -> Profile:
+    """Load a packaged profile by key.
+
+    Raises:
+        TeamConfigError: No packaged profile has that key, or the file is malformed.
+    """
+    if key not in packaged_profile_keys():
+        raise TeamConfigError(
+            f"no packaged profile {key!r} (available: {', '.join(packaged_profile_keys())})"
+        )
+    res = resources.files("collabsim.participants.profiles") / f"{key}.yaml"
+    data = yaml.safe_load(res.read_text(encoding="utf-8"))
+    return profile_from_dict(data, where=f"packaged profile {key}.yaml")
+
+
+def profile_from_dict(data: Mapping[str, Any], where: str = "profile") -> Profile:
+    """Build a :class:`Profile` from ``{key, title, guidance, params}``.
+
+    Raises:
+        TeamConfigError: A field is missing or has the wrong type.
+    """
+    if not isinstance(data, Mapping):
+        raise TeamConfigError(f"{where}: expected a mapping, got {type(data).__name__}")
+    for name in ("key", "guidance"):
+        if not isinstance(data.get(name), str) or not data[name].strip():
+            raise TeamConfigError(f"{where}: field {name!r} must be a non-empty string")
+    params = data.get("params") or {}
+    if not isinstance(params, Mapping):
+        raise TeamConfigError(f"{where}: field 'params' must be a mapping")
+    return Profile(
+        key=data["key"],
+        title=str(data.get("title") or data["key"]),
+        guidance=data["guidance"].strip(),
+        params=dict(params),
+    )
+
+
+def _collaborator(entry: Any, index: int) -> Profile:
+    where = f"team.collaborators[{index}]"
+    if isinstance(entry, str):
+        return load_profile(entry)
+    if isinstance(entry, Profile):
+        return entry
+    if not isinstance(entry, Mapping):
+        raise TeamConfigError(f"{where}: expected a profile key or a mapping")
+    key = entry.get("key")
+    if not isinstance(key, str):
+        raise TeamConfigError(f"{where}: field 'key' must be a string")
+    if key in packaged_profile_keys():
+        base = load_profile(key)
+        params = dict(base.params)
+        extra = entry.get("params") or {}
+        if not isinstance(extra, Mapping):
+            raise TeamConfigError(f"{where}: field 'params' must be a mapping")
+        params.update(extra)
+        return Profile(
+            key=key,
+            title=str(entry.get("title") or base.title),
+            guidance=str(entry.get("guidance") or base.guidance).strip(),
+            params=params,
+        )
+    return profile_from_dict(entry, where=where)
+
+
+def team_from_dict(data: Mapping[str, Any] | Sequence[str] | str | None) -> TeamSpec:
+    """Build a :class:`TeamSpec` from plain config data.
+
+    Args:
+        data: A mapping (see module docstring), a list of collaborator keys, a label such as
+            ``"DR"`` / ``"D"`` / ``"solo"``, or None (agent alone).
+
+    Raises:
+        TeamConfigError: The data does not describe a valid team.
+    """
+    if data is None:
+        return TeamSpec()
+    if isinstance(data, str):
+        if data in ("solo", "single", "none", ""):
+            return TeamSpec()
+        if data in packaged_profile_keys():
+            return TeamSpec(collaborators=(load_profile(data),))
+        return TeamSpec(collaborators=tuple(load_profile(k) for k in data))
+    if isinstance(data, Sequence):
+        return TeamSpec(collaborators=tuple(_collaborator(e, i) for i, e in enumerate(data)))
+    if not isinstance(data, Mapping):
+        raise TeamConfigError(f"team: expected a mapping, got {type(data).__name__}")
+    agent = data.get("agent", AGENT_NAME)
+    if isinstance(agent, Mapping):
+        agent = agent.get("name", AGENT_NAME)
+    if not isinstance(agent, str):
+        raise TeamConfigError("team.agent must be a string")
+    entries = data.get("collaborators") or ()
+    if isinstance(entries, str) or not isinstance(entries, Sequence):
+        raise TeamConfigError("team.collaborators must be a list")
+    return TeamSpec(
+        agent=agent, collaborators=tuple(_collaborator(e, i) for i, e in enumerate(entries))
+    )
+
+
+def team_to_dict(team: TeamSpec) -> dict[str, Any]:
+    """Plain-data form of a team (round-trips through :func:`team_from_dict`)."""
+    return {
+        "agent": team.agent,
+        "collaborators": [
+            {"key": p.key, "title": p.title, "guidance": p.guidance, "params": dict(p.params)}
+            for p in team.collaborators
+        ],
+    }

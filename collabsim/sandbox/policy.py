@@ -1,0 +1,378 @@
+"""In-worker security policy: a ``sys.addaudithook`` guard plus an optional seccomp filter.
+
+The audit hook gives readable errors for the common cases (network, processes, files outside
+the working directory, loading native libraries, changing limits). Audit hooks are not a
+security boundary on their own -- native code can bypass them -- so on Linux x86-64/aarch64 the
+worker also installs a seccomp-BPF filter that makes the kernel refuse ``fork``/``exec``/
+non-unix sockets and a few namespace/debugging syscalls whatever the caller.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import socket
+import struct
+import sys
+import sysconfig
+from collections.abc import Callable
+from typing import Any
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+_SYSTEM_READ_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/etc", "/proc", "/sys", "/dev")
+_WRITABLE_DEVICES = ("/dev/null",)
+_PROCESS_EVENTS = {
+    "subprocess.Popen": "starting processes",
+    "os.system": "starting processes",
+    "os.exec": "starting processes",
+    "os.posix_spawn": "starting processes",
+    "os.spawn": "starting processes",
+    "os.fork": "forking processes",
+    "os.forkpty": "forking processes",
+    "pty.spawn": "starting processes",
+    "os.startfile": "starting processes",
+    "webbrowser.open": "starting processes",
+}
+_NETWORK_EVENTS = (
+    "socket.getaddrinfo",
+    "socket.gethostbyname",
+    "socket.gethostbyname_ex",
+    "socket.gethostbyaddr",
+    "socket.getnameinfo",
+    "socket.sendto",
+    "socket.sendmsg",
+    "urllib.Request",
+)
+_DENIED_SYMBOLS = frozenset(
+    {
+        "fork", "vfork", "_Fork", "clone", "clone3", "execve", "execv", "execvp", "execvpe",
+        "execl", "execlp", "execle", "fexecve", "execveat", "system", "popen", "posix_spawn",
+        "posix_spawnp", "socket", "connect", "bind", "sendto", "sendmsg", "getaddrinfo",
+        "ptrace", "syscall", "setrlimit", "prlimit", "prlimit64", "setrlimit64", "unshare",
+        "setns", "mount", "chroot", "kill", "killpg", "tgkill", "seccomp", "prctl",
+    }
+)
+
+
+class PolicyViolation(PermissionError):
+    """Raised inside the worker when code attempts something the sandbox forbids."""
+
+
+def python_read_roots() -> tuple[str, ...]:
+    """Return the directories holding the interpreter and installed packages."""
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib", "include", "scripts", "data"):
+        try:
+            roots.add(sysconfig.get_path(key))
+        except KeyError:
+            continue
+    try:
+        import site
+
+        roots.update(site.getsitepackages())
+    except AttributeError:  # pragma: no cover - virtualenv without getsitepackages
+        pass
+    return tuple(sorted({os.path.realpath(r) for r in roots if r}))
+
+
+def _inside(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+class AuditPolicy:
+    """Audit-hook policy confining a worker to its working directory.
+
+    Args:
+        workdir: The private working directory (read/write).
+        read_roots: Further directories that may be read (Python installation, system dirs).
+    """
+
+    def __init__(self, workdir: str, read_roots: tuple[str, ...]) -> None:
+        self.workdir = os.path.realpath(workdir)
+        self.library_roots = tuple(os.path.realpath(r) for r in read_roots)
+        self.read_roots = (self.workdir, *self.library_roots, *_SYSTEM_READ_ROOTS)
+        self.write_roots = (self.workdir,)
+        self.internal = 0
+        self.violations: list[str] = []
+        self._pid = os.getpid()
+        self._handlers: dict[str, Callable[[tuple[Any, ...]], None]] = {
+            "open": self._on_open,
+            "os.listdir": self._on_read_dir,
+            "os.scandir": self._on_read_dir,
+            "socket.__new__": self._on_socket_new,
+            "socket.connect": self._on_socket_address,
+            "socket.bind": self._on_socket_address,
+            "ctypes.dlopen": self._on_dlopen,
+            "ctypes.dlsym": self._on_dlsym,
+            "ctypes.dlsym/handle": self._on_dlsym,
+            "os.kill": self._on_kill,
+            "os.killpg": self._on_kill,
+            "resource.setrlimit": self._on_setrlimit,
+            "resource.prlimit": self._on_prlimit,
+            "os.remove": self._write_arg0,
+            "os.rmdir": self._write_arg0,
+            "os.mkdir": self._on_mkdir,
+            "os.chmod": self._write_arg0,
+            "os.chown": self._write_arg0,
+            "os.lchown": self._write_arg0,
+            "os.utime": self._write_arg0,
+            "os.truncate": self._write_arg0,
+            "os.setxattr": self._write_arg0,
+            "os.removexattr": self._write_arg0,
+            "os.chflags": self._write_arg0,
+            "os.lchflags": self._write_arg0,
+            "os.rename": self._on_two_paths,
+            "os.replace": self._on_two_paths,
+            "os.link": self._on_two_paths,
+            "os.symlink": self._on_symlink,
+            "tempfile.mkstemp": self._write_arg0,
+            "tempfile.mkdtemp": self._write_arg0,
+            "shutil.rmtree": self._write_arg0,
+        }
+        for event, what in _PROCESS_EVENTS.items():
+            self._handlers[event] = self._denier(what)
+        for event in _NETWORK_EVENTS:
+            self._handlers[event] = self._denier("network access")
+
+    # -- hook -------------------------------------------------------------------------
+    def hook(self, event: str, args: tuple[Any, ...]) -> None:
+        """The audit hook: raise :class:`PolicyViolation` for forbidden events."""
+        handler = self._handlers.get(event)
+        if handler is None or self.internal:
+            return
+        handler(args)
+
+    def deny(self, what: str, detail: str = "") -> None:
+        """Record a violation and raise :class:`PolicyViolation`."""
+        message = f"blocked by sandbox policy: {what} is not allowed"
+        if detail:
+            message += f" ({detail})"
+        self.violations.append(message)
+        raise PolicyViolation(message)
+
+    def _denier(self, what: str) -> Callable[[tuple[Any, ...]], None]:
+        def deny(args: tuple[Any, ...]) -> None:
+            self.deny(what)
+
+        return deny
+
+    # -- paths ------------------------------------------------------------------------
+    def _resolve(self, path: Any, dir_fd: Any = None) -> str | None:
+        """Return the real absolute path, or ``None`` for an fd (already checked)."""
+        if isinstance(path, int):
+            return None
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        path = os.fspath(path) if path is not None else "."
+        if not os.path.isabs(path):
+            base = os.getcwd()
+            if isinstance(dir_fd, int) and dir_fd >= 0:
+                try:
+                    base = os.readlink(f"/proc/self/fd/{dir_fd}")
+                except OSError:
+                    base = "/"
+            path = os.path.join(base, path)
+        return os.path.realpath(path)
+
+    def may_read(self, path: str) -> bool:
+        """Whether ``path`` (real, absolute) may be read."""
+        if not _inside(path, self.read_roots):
+            return False
+        if path.startswith("/proc/"):
+            head = path[6:].split("/", 1)[0]
+            if head.isdigit() and int(head) != os.getpid():
+                return False
+        return True
+
+    def may_write(self, path: str) -> bool:
+        """Whether ``path`` (real, absolute) may be created, changed or removed."""
+        return _inside(path, self.write_roots) or path in _WRITABLE_DEVICES
+
+    def check_write(self, path: Any, dir_fd: Any = None) -> None:
+        """Raise unless ``path`` lies inside the working directory."""
+        real = self._resolve(path, dir_fd)
+        if real is not None and not self.may_write(real):
+            self.deny("writing outside the working directory", str(path))
+
+    def _on_open(self, args: tuple[Any, ...]) -> None:
+        path, mode, flags = (tuple(args) + (None, None, None))[:3]
+        writing = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
+        if isinstance(mode, str) and any(c in mode for c in "wax+"):
+            writing = True
+        real = self._resolve(path)
+        if real is None:
+            return
+        if writing:
+            if not self.may_write(real):
+                self.deny("writing outside the working directory", str(path))
+        elif not self.may_read(real):
+            self.deny("reading files outside the working directory", str(path))
+
+    def _on_read_dir(self, args: tuple[Any, ...]) -> None:
+        path = args[0] if args else None
+        real = self._resolve(path)
+        if real is not None and not self.may_read(real):
+            self.deny("listing directories outside the working directory", str(path))
+
+    def _write_arg0(self, args: tuple[Any, ...]) -> None:
+        dir_fd = args[-1] if len(args) > 1 and isinstance(args[-1], int) else None
+        self.check_write(args[0], dir_fd)
+
+    def _on_mkdir(self, args: tuple[Any, ...]) -> None:
+        self.check_write(args[0], args[2] if len(args) > 2 else None)
+
+    def _on_two_paths(self, args: tuple[Any, ...]) -> None:
+        src_fd = args[2] if len(args) > 2 else None
+        dst_fd = args[3] if len(args) > 3 else None
+        self.check_write(args[0], src_fd)
+        self.check_write(args[1], dst_fd)
+
+    def _on_symlink(self, args: tuple[Any, ...]) -> None:
+        self.check_write(args[1], args[2] if len(args) > 2 else None)
+
+    # -- sockets, libraries, signals, limits --------------------------------------------
+    def _on_socket_new(self, args: tuple[Any, ...]) -> None:
+        family = args[1] if len(args) > 1 else -1
+        if family != socket.AF_UNIX:
+            self.deny("network access", "socket creation")
+
+    def _on_socket_address(self, args: tuple[Any, ...]) -> None:
+        address = args[1] if len(args) > 1 else None
+        if isinstance(address, (str, bytes)) and address and address[:1] not in ("\0", b"\0"):
+            real = self._resolve(address)
+            if real is not None and self.may_write(real):
+                return
+        self.deny("network access", f"address {address!r}")
+
+    def _on_dlopen(self, args: tuple[Any, ...]) -> None:
+        name = args[0] if args else None
+        if isinstance(name, (str, bytes)) and os.path.isabs(os.fsdecode(name)):
+            real = os.path.realpath(os.fsdecode(name))
+            if _inside(real, self.library_roots):
+                return
+        self.deny("loading native libraries with ctypes", repr(name))
+
+    def _on_dlsym(self, args: tuple[Any, ...]) -> None:
+        name = args[1] if len(args) > 1 else None
+        if isinstance(name, bytes):
+            name = name.decode("latin-1")
+        if isinstance(name, str) and name in _DENIED_SYMBOLS:
+            self.deny("calling system functions through ctypes", name)
+
+    def _on_kill(self, args: tuple[Any, ...]) -> None:
+        target = args[0] if args else None
+        if target not in (0, self._pid, os.getpid()):
+            self.deny("signalling other processes", str(target))
+
+    def _on_setrlimit(self, args: tuple[Any, ...]) -> None:
+        self.deny("changing resource limits")
+
+    def _on_prlimit(self, args: tuple[Any, ...]) -> None:
+        if len(args) > 2 and args[2] is not None:
+            self.deny("changing resource limits")
+
+
+# -- seccomp --------------------------------------------------------------------------------
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
+_RET_ALLOW = 0x7FFF0000
+_RET_KILL_PROCESS = 0x80000000
+_CLONE_THREAD = 0x00010000
+
+
+def _ret_errno(err: int) -> int:
+    return 0x00050000 | (err & 0xFFFF)
+
+
+_ARCHES: dict[str, dict[str, Any]] = {
+    "x86_64": {
+        "audit_arch": 0xC000003E,
+        "x32_bit": 0x40000000,
+        "deny": {
+            57: "fork", 58: "vfork", 59: "execve", 322: "execveat", 101: "ptrace",
+            272: "unshare", 308: "setns", 165: "mount", 166: "umount2", 155: "pivot_root",
+            161: "chroot", 310: "process_vm_readv", 311: "process_vm_writev", 425: "io_uring_setup",
+            321: "bpf", 246: "kexec_load",
+        },
+        "clone": 56,
+        "clone3": 435,
+        "socket": 41,
+    },
+    "aarch64": {
+        "audit_arch": 0xC00000B7,
+        "x32_bit": None,
+        "deny": {
+            221: "execve", 281: "execveat", 117: "ptrace", 97: "unshare", 268: "setns",
+            40: "mount", 39: "umount2", 41: "pivot_root", 51: "chroot", 270: "process_vm_readv",
+            271: "process_vm_writev", 425: "io_uring_setup", 280: "bpf", 104: "kexec_load",
+        },
+        "clone": 220,
+        "clone3": 435,
+        "socket": 198,
+    },
+}
+
+
+def _seccomp_program(arch: dict[str, Any]) -> list[tuple[int, int, int, int]]:
+    ld_w_abs, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
+    eperm = _ret_errno(errno.EPERM)
+    prog: list[tuple[int, int, int, int]] = [
+        (ld_w_abs, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 1, 0, arch["audit_arch"]),
+        (ret, 0, 0, _RET_KILL_PROCESS),
+        (ld_w_abs, 0, 0, 0),  # seccomp_data.nr
+    ]
+    if arch["x32_bit"] is not None:
+        prog += [(jge, 0, 1, arch["x32_bit"]), (ret, 0, 0, eperm)]
+    for nr in arch["deny"]:
+        prog += [(jeq, 0, 1, nr), (ret, 0, 0, eperm)]
+    prog += [(jeq, 0, 1, arch["clone3"]), (ret, 0, 0, _ret_errno(errno.ENOSYS))]
+    # clone: threads only (CLONE_THREAD in flags, argument 0)
+    prog += [
+        (jeq, 0, 4, arch["clone"]),
+        (ld_w_abs, 0, 0, 16),
+        (jset, 0, 1, _CLONE_THREAD),
+        (ret, 0, 0, _RET_ALLOW),
+        (ret, 0, 0, eperm),
+    ]
+    # socket: AF_UNIX only (domain, argument 0)
+    prog += [
+        (jeq, 0, 4, arch["socket"]),
+        (ld_w_abs, 0, 0, 16),
+        (jeq, 0, 1, socket.AF_UNIX),
+        (ret, 0, 0, _RET_ALLOW),
+        (ret, 0, 0, eperm),
+    ]
+    prog.append((ret, 0, 0, _RET_ALLOW))
+    return prog
+
+
+def install_seccomp() -> bool:
+    """Install the seccomp filter in the calling process (Linux x86-64/aarch64 only).
+
+    Returns:
+        Whether the filter is active. Failure (unsupported platform, kernel refusal) is not
+        an error: the audit hook and rlimits still apply.
+    """
+    arch = _ARCHES.get(platform.machine())
+    if arch is None or not sys.platform.startswith("linux"):
+        return False
+    program = _seccomp_program(arch)
+    raw = b"".join(struct.pack("HBBI", *ins) for ins in program)
+    filters = ctypes.create_string_buffer(raw, len(raw))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(program), ctypes.cast(filters, ctypes.c_void_p))
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return False
+        rc = libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
+    except (OSError, AttributeError):
+        return False
+    return rc == 0

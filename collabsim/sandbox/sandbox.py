@@ -1,0 +1,502 @@
+"""Parent side of the code sandbox: :class:`Sandbox` and the per-process zygote client.
+
+Linux only (fork server, pidfds, ``prctl``, seccomp). One zygote per parent process is started
+lazily with a clean environment; each :class:`Sandbox` gets its own worker forked from it, so
+creating a sandbox costs a fork (a few ms) instead of a Python + pandas start-up.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from collabsim.sandbox import wire
+from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
+from collabsim.sandbox.worker import clean_env
+from collabsim.sandbox.zygote import WORKDIR_PREFIX
+
+_DEFAULT_LIMITS = SandboxLimits()
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+_ZYGOTE_START_TIMEOUT = 120.0
+_SPAWN_TIMEOUT = 30.0
+_DEATH_REPORT_WAIT = 2.0
+_RESTART_NOTE = (
+    "The Python process was restarted: variables and imports from earlier cells are lost."
+)
+
+
+class SandboxError(RuntimeError):
+    """The sandbox infrastructure (not user code) failed, e.g. the zygote cannot start."""
+
+
+# -- zygote client -------------------------------------------------------------------------
+class _ZygoteClient:
+    """Owns the zygote process and its control socket (one per parent process)."""
+
+    def __init__(self, preload: tuple[str, ...]) -> None:
+        parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        code = (
+            f"import sys; sys.path.insert(0, {str(_PACKAGE_ROOT)!r}); "
+            "from collabsim.sandbox.zygote import main; "
+            f"main({child_sock.fileno()}, {tuple(preload)!r})"
+        )
+        self.preload = tuple(preload)
+        env = clean_env("/nonexistent")
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-s", "-B", "-c", code],
+                env=env,
+                cwd="/",
+                pass_fds=(child_sock.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        finally:
+            child_sock.close()
+        self.sock = parent_sock
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+        parent_sock.settimeout(_ZYGOTE_START_TIMEOUT)
+        try:
+            hello, _ = wire.recv_msg(parent_sock)
+        except (OSError, wire.WireError) as exc:
+            self.close()
+            raise SandboxError(f"sandbox zygote did not start: {exc}") from exc
+        if not hello.get("ok"):
+            self.close()
+            raise SandboxError(str(hello.get("error", "sandbox zygote did not start")))
+        parent_sock.settimeout(_SPAWN_TIMEOUT)
+        self.pid = int(hello["pid"])
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None and self.sock.fileno() >= 0
+
+    def spawn(self, workdir: Path, limits: SandboxLimits) -> _Worker:
+        """Fork a worker for ``workdir``."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            with self.lock:
+                request = {"op": "spawn", "workdir": str(workdir), "limits": limits.to_json()}
+                wire.send_msg(self.sock, request, fds=(theirs.fileno(),))
+                reply, fds = wire.recv_msg(self.sock, with_fds=True)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        if not reply.get("ok"):
+            for fd in fds:
+                os.close(fd)
+            ours.close()
+            raise SandboxError(str(reply.get("error", "worker spawn failed")))
+        return _Worker(int(reply["pid"]), fds[0] if fds else None, ours)
+
+    def close(self) -> None:
+        """Close the control socket; the zygote then kills its workers and exits."""
+        try:
+            self.sock.close()
+        finally:
+            if os.getpid() == self.owner:
+                try:
+                    self.proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+
+
+_client: _ZygoteClient | None = None
+_client_lock = threading.Lock()
+_preload: tuple[str, ...] = ()
+
+
+def _zygote() -> _ZygoteClient:
+    global _client
+    with _client_lock:
+        if _client is None or not _client.alive() or _client.preload != _preload:
+            if _client is not None:
+                _client.close()
+            _client = _ZygoteClient(_preload)
+        return _client
+
+
+def set_preload_modules(modules: Sequence[str]) -> None:
+    """Choose extra modules the zygote imports once so that cells importing them start fast.
+
+    numpy and pandas are always pre-loaded. Importing ``scipy.stats`` costs about 2 s of CPU,
+    so pre-loading it pays off when many sessions use it. Takes effect for sandboxes created
+    afterwards (a running zygote with other modules is replaced; existing workers keep running).
+
+    Args:
+        modules: Importable module names, e.g. ``["scipy.stats", "sklearn.linear_model"]``.
+    """
+    global _preload
+    with _client_lock:
+        _preload = tuple(str(m) for m in modules)
+
+
+def zygote_pid() -> int | None:
+    """Return the pid of this process's zygote, or ``None`` when none is running."""
+    client = _client
+    return client.pid if client is not None and client.alive() else None
+
+
+def shutdown_zygote() -> None:
+    """Stop this process's zygote (and with it every worker); a later Sandbox restarts it."""
+    global _client
+    with _client_lock:
+        client, _client = _client, None
+    if client is not None:
+        client.close()
+
+
+def _after_fork_in_child() -> None:
+    global _client, _client_lock
+    _client_lock = threading.Lock()
+    client, _client = _client, None
+    if client is not None:
+        client.sock.close()  # the child's copy only; the parent keeps its zygote
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+# -- worker handle -------------------------------------------------------------------------
+class _Worker:
+    """Parent-side handle of one worker process."""
+
+    def __init__(self, pid: int, pidfd: int | None, sock: socket.socket) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.sock = sock
+        self.buffer = wire.FrameBuffer()
+        self.dead = False
+        self.eof = False
+        sock.setblocking(False)
+
+    def send(self, msg: dict[str, Any], deadline: float) -> bool:
+        """Send ``msg``; returns False if the worker is gone or not reading."""
+        data = memoryview(wire.encode(msg))
+        while data:
+            try:
+                sent = self.sock.send(data)
+                data = data[sent:]
+            except BlockingIOError:
+                timeout = deadline - time.monotonic()
+                if timeout <= 0:
+                    return False
+                select.select([], [self.sock], [], timeout)
+            except OSError:
+                return False
+        return True
+
+    def receive(self, deadline: float) -> dict[str, Any] | None:
+        """Return the next message, ``{"op": "eof"}`` or ``None`` on timeout.
+
+        When the worker dies, waits a little for the zygote's ``exit_status`` report.
+        """
+        poller = select.poll()
+        poller.register(self.sock, select.POLLIN)
+        if self.pidfd is not None and not self.dead:
+            poller.register(self.pidfd, select.POLLIN)
+        died_at: float | None = None
+        while True:
+            try:
+                msg = self.buffer.pop()
+            except wire.WireError:
+                return {"op": "eof"}
+            if msg is not None:
+                return msg if isinstance(msg, dict) else {"op": "garbage"}
+            if self.eof:
+                return {"op": "eof"}
+            now = time.monotonic()
+            limit = deadline if died_at is None else min(deadline, died_at + _DEATH_REPORT_WAIT)
+            if died_at is not None:
+                limit = died_at + _DEATH_REPORT_WAIT
+            if now >= limit:
+                return None if died_at is None else {"op": "eof"}
+            for fd, _event in poller.poll(max(1, int((limit - now) * 1000))):
+                if fd == self.pidfd:
+                    self.dead = True
+                    died_at = time.monotonic()
+                    poller.unregister(self.pidfd)
+                    continue
+                try:
+                    data = self.sock.recv(1 << 16)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if data:
+                    self.buffer.feed(data)
+                else:
+                    self.eof = True
+
+    def kill(self) -> dict[str, Any] | None:
+        """SIGKILL the worker and wait until it is reaped; returns its exit report if any."""
+        try:
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+            elif not self.dead:  # pragma: no cover - kernels without pidfd
+                os.kill(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, OSError):
+            pass
+        report = None
+        deadline = time.monotonic() + _DEATH_REPORT_WAIT
+        while not self.eof and time.monotonic() < deadline:
+            msg = self.receive(deadline)
+            if msg is None:
+                break
+            if msg.get("op") == "exit_status":
+                report = msg
+        return report
+
+    def close(self) -> None:
+        self.sock.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+
+
+# -- Sandbox -------------------------------------------------------------------------------
+_live: weakref.WeakSet[Sandbox] = weakref.WeakSet()
+
+
+class Sandbox:
+    """A private Python worker with a persistent namespace for one session.
+
+    Args:
+        files: Task files, copied read-only into a private working directory under their base
+            names (directories are copied recursively).
+        limits: Per-cell resource limits.
+
+    Raises:
+        FileNotFoundError: A file does not exist.
+        ValueError: Two files share a base name.
+        SandboxError: The worker could not be started.
+
+    Example:
+        >>> with Sandbox([Path("data.csv")]) as sb:
+        ...     sb.execute("df = pd.read_csv('data.csv')")
+        ...     print(sb.execute("print(len(df))").output)
+    """
+
+    def __init__(self, files: Sequence[Path], limits: SandboxLimits = _DEFAULT_LIMITS) -> None:
+        self.limits = limits
+        self._owner = os.getpid()
+        self._lock = threading.RLock()
+        self._closed = False
+        self._cells = 0
+        self._worker: _Worker | None = None
+        self._workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
+        try:
+            self._populate(files)
+            self._worker = self._spawn()
+        except BaseException:
+            self._closed = True
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            raise
+        _live.add(self)
+
+    # -- public ---------------------------------------------------------------------------
+    @property
+    def workdir(self) -> Path:
+        """The private working directory (the code's cwd)."""
+        return self._workdir
+
+    @property
+    def pid(self) -> int | None:
+        """Pid of the current worker process (``None`` between a crash and the next cell)."""
+        worker = self._worker
+        return worker.pid if worker is not None else None
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
+    def execute(self, code: str) -> ExecResult:
+        """Run one cell in the persistent namespace; never raises on user code.
+
+        Args:
+            code: Python source. A trailing expression's value is printed (notebook style).
+
+        Returns:
+            The cell's :class:`ExecResult`.
+
+        Raises:
+            RuntimeError: The sandbox is closed.
+        """
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("Sandbox is closed")
+            start = time.monotonic()
+            if self._worker is None:
+                try:
+                    self._worker = self._spawn()
+                except (SandboxError, OSError, wire.WireError) as exc:
+                    return self._result("", f"sandbox worker could not start: {exc}", "crashed",
+                                        False, start)
+            worker = self._worker
+            hard_deadline = start + self.limits.wall_seconds + _grace(self.limits.wall_seconds)
+            msg: dict[str, Any] | None
+            self._cells += 1
+            if worker.send({"op": "exec", "code": code, "cell": self._cells}, hard_deadline):
+                msg = worker.receive(hard_deadline)
+            else:
+                msg = {"op": "eof"} if worker.dead or worker.eof else None
+            if msg is not None and msg.get("op") is None:
+                return self._from_worker(msg, start)
+            if msg is None:  # hard wall-clock timeout: the worker ignored the soft interrupt
+                self._discard_worker(kill=True)
+                error = (
+                    f"TimeoutError: the cell exceeded the wall-clock limit of "
+                    f"{self.limits.wall_seconds:g} s and was killed. {_RESTART_NOTE}"
+                )
+                return self._result("", error, "timeout", False, start)
+            report = msg if msg.get("op") == "exit_status" else None
+            if report is None and msg.get("op") == "setup_failed":
+                detail = f"sandbox worker set-up failed: {msg.get('error')}"
+                self._discard_worker(kill=True)
+                return self._result("", detail, "crashed", False, start)
+            if report is None:
+                report = self._discard_worker(kill=True)
+            else:
+                self._discard_worker(kill=False)
+            status, error = self._classify_death(report)
+            return self._result("", error, status, False, start)
+
+    def close(self) -> None:
+        """Kill the worker and remove the working directory; safe to call twice."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            _live.discard(self)
+            if os.getpid() != self._owner:  # inherited through fork: not ours to clean up
+                if self._worker is not None:
+                    self._worker.close()
+                    self._worker = None
+                return
+            self._discard_worker(kill=True)
+            shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):  # never raise from a finaliser
+            self.close()
+
+    # -- internals ------------------------------------------------------------------------
+    def _populate(self, files: Sequence[Path]) -> None:
+        seen: set[str] = set()
+        for item in files:
+            src = Path(item)
+            if not src.exists():
+                raise FileNotFoundError(f"sandbox file not found: {src}")
+            if src.name in seen:
+                raise ValueError(f"two sandbox files share the base name {src.name!r}")
+            seen.add(src.name)
+            dst = self._workdir / src.name
+            if src.is_dir():
+                shutil.copytree(src, dst)
+            else:
+                shutil.copyfile(src, dst)
+                os.chmod(dst, 0o444)
+
+    def _spawn(self) -> _Worker:
+        try:
+            return _zygote().spawn(self._workdir, self.limits)
+        except (OSError, wire.WireError):
+            shutdown_zygote()  # the zygote died; start a new one once
+            return _zygote().spawn(self._workdir, self.limits)
+
+    def _discard_worker(self, kill: bool) -> dict[str, Any] | None:
+        worker, self._worker = self._worker, None
+        if worker is None:
+            return None
+        report = worker.kill() if kill else None
+        worker.close()
+        return report
+
+    def _from_worker(self, msg: dict[str, Any], start: float) -> ExecResult:
+        status = msg.get("status")
+        if status not in EXEC_STATUSES:
+            status = "error"
+        output = msg.get("output")
+        output = output if isinstance(output, str) else ""
+        error = msg.get("error")
+        error = error if isinstance(error, str) or error is None else str(error)
+        truncated = bool(msg.get("truncated"))
+        cap = self.limits.output_chars + 200
+        if len(output) > cap:  # a misbehaving worker cannot flood the caller
+            output, truncated = output[:cap], True
+        return self._result(output, error, status, truncated, start)
+
+    def _classify_death(self, report: dict[str, Any] | None) -> tuple[ExecStatus, str]:
+        if report is None:
+            return "crashed", f"The Python process died unexpectedly. {_RESTART_NOTE}"
+        sig = report.get("signal")
+        code = report.get("exitcode")
+        cpu = float(report.get("cpu_seconds") or 0.0)
+        rss_mb = float(report.get("maxrss_kb") or 0) / 1024
+        if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= self.limits.cpu_seconds):
+            return "cpu_limit", (
+                f"CpuLimitExceeded: the cell used more than {self.limits.cpu_seconds:g} s of "
+                f"CPU time and the process was killed. {_RESTART_NOTE}"
+            )
+        if sig == signal.SIGKILL and rss_mb >= 0.5 * self.limits.memory_mb:
+            return "memory_limit", (
+                f"MemoryError: the process was killed after using about {rss_mb:.0f} MB "
+                f"(limit {self.limits.memory_mb} MB). {_RESTART_NOTE}"
+            )
+        if sig is not None:
+            try:
+                name = signal.Signals(int(sig)).name
+            except ValueError:
+                name = f"signal {sig}"
+            return "crashed", f"The Python process crashed ({name}). {_RESTART_NOTE}"
+        return "crashed", f"The Python process exited with code {code}. {_RESTART_NOTE}"
+
+    @staticmethod
+    def _result(
+        output: str, error: str | None, status: str, truncated: bool, start: float
+    ) -> ExecResult:
+        return ExecResult(
+            output=output,
+            error=error,
+            status=status,  # type: ignore[arg-type]
+            truncated=truncated,
+            wall_seconds=time.monotonic() - start,
+        )
+
+
+def _grace(wall_seconds: float) -> float:
+    return max(1.0, 0.1 * wall_seconds)
+
+
+@atexit.register
+def _close_all() -> None:
+    for sandbox in list(_live):
+        with contextlib.suppress(Exception):  # best effort at exit
+            sandbox.close()
+    shutdown_zygote()

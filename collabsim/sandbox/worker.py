@@ -1,0 +1,357 @@
+"""The sandbox worker: runs in a process forked from the zygote and executes cells.
+
+Set-up order matters: process group and parent-death signal, fds, environment, working
+directory, rlimits, seccomp, and finally the audit hook (everything after it is user code or
+guarded internal work). The worker always leaves through ``os._exit``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import ctypes
+import io
+import linecache
+import math
+import os
+import resource
+import signal
+import socket
+import sys
+import traceback
+from typing import Any, NoReturn
+
+from collabsim.sandbox import wire
+from collabsim.sandbox.policy import AuditPolicy, PolicyViolation, install_seccomp
+
+_PR_SET_PDEATHSIG = 1
+_TRACEBACK_LINES = 12
+_ERROR_CHARS = 2000
+_THIS_FILE = os.path.realpath(__file__)
+
+
+class CellTimeout(BaseException):
+    """Raised in the cell when its wall-clock budget is spent."""
+
+
+class CpuLimitExceeded(BaseException):
+    """Raised in the cell when its CPU-time budget is spent."""
+
+
+def clean_env(workdir: str) -> dict[str, str]:
+    """Return the complete environment of a worker (nothing from the parent)."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": workdir,
+        "TMPDIR": workdir,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
+    }
+
+
+class CappedOutput(io.TextIOBase):
+    """A text stream keeping the first and last ``limit // 2`` characters written."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.head_limit = max(1, limit // 2)
+        self.tail_limit = max(1, limit - self.head_limit)
+        self.head: list[str] = []
+        self.head_len = 0
+        self.tail = ""
+        self.total = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:  # type: ignore[override]
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        n = len(s)
+        self.total += n
+        room = self.head_limit - self.head_len
+        if room > 0:
+            part = s[:room]
+            self.head.append(part)
+            self.head_len += len(part)
+            s = s[room:]
+        if s:
+            self.tail = (self.tail + s[-self.tail_limit :])[-self.tail_limit :]
+        return n
+
+    def getvalue(self) -> tuple[str, bool]:
+        """Return ``(text, truncated)``."""
+        head = "".join(self.head)
+        omitted = self.total - len(head) - len(self.tail)
+        if omitted <= 0:
+            return head + self.tail, False
+        note = f"\n... [output truncated: {omitted} characters omitted] ...\n"
+        return head + note + self.tail, True
+
+
+class Worker:
+    """Cell executor holding the persistent namespace.
+
+    Args:
+        sock: Connected socket to the parent.
+        workdir: Working directory (already populated by the parent).
+        limits: ``SandboxLimits.to_json()`` dict.
+    """
+
+    def __init__(self, sock: socket.socket, workdir: str, limits: dict[str, Any]) -> None:
+        self.sock = sock
+        self.workdir = workdir
+        self.limits = limits
+        self.cell = 0
+        self.policy: AuditPolicy | None = None
+        self.namespace: dict[str, Any] = {}
+
+    # -- set-up ---------------------------------------------------------------------------
+    def setup(self, read_roots: tuple[str, ...]) -> None:
+        """Confine the process; the audit hook is installed last."""
+        os.environ.clear()
+        os.environ.update(clean_env(self.workdir))
+        os.chdir(self.workdir)
+        sys.dont_write_bytecode = True
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        signal.signal(signal.SIGALRM, _raise_timeout)
+        signal.signal(signal.SIGPROF, _raise_cpu)
+        signal.signal(signal.SIGXCPU, _raise_cpu)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _set_limit(resource.RLIMIT_CORE, 0)
+        _set_limit(resource.RLIMIT_FSIZE, int(self.limits["file_mb"]) * 1024 * 1024)
+        _set_limit(resource.RLIMIT_NOFILE, 256)
+        _set_limit(resource.RLIMIT_AS, _address_space() + int(self.limits["memory_mb"]) * 2**20)
+        install_seccomp()
+        policy = AuditPolicy(self.workdir, read_roots)
+        sys.path[:] = [p for p in sys.path if p and policy.may_read(os.path.realpath(p))]
+        import random
+
+        import numpy as np
+        import pandas as pd
+
+        random.seed(0)
+        np.random.seed(0)
+
+        self.namespace = {
+            "__name__": "__main__",
+            "__builtins__": builtins,
+            "pd": pd,
+            "np": np,
+        }
+        self.policy = policy
+        sys.addaudithook(policy.hook)
+
+    # -- loop -----------------------------------------------------------------------------
+    def serve(self) -> NoReturn:
+        """Answer ``exec`` requests until EOF or ``exit``."""
+        while True:
+            try:
+                msg, _ = wire.recv_msg(self.sock)
+            except (wire.WireError, OSError):
+                os._exit(0)
+            if not isinstance(msg, dict) or msg.get("op") != "exec":
+                os._exit(0)
+            cell = msg.get("cell")
+            self.cell = cell - 1 if isinstance(cell, int) else self.cell
+            reply = self.run_cell(str(msg.get("code", "")))
+            self._internal(lambda reply=reply: wire.send_msg(self.sock, reply))
+
+    def _internal(self, fn: Any) -> Any:
+        assert self.policy is not None
+        self.policy.internal += 1
+        try:
+            return fn()
+        finally:
+            self.policy.internal -= 1
+
+    def run_cell(self, code: str) -> dict[str, Any]:
+        """Execute one cell; never raises."""
+        assert self.policy is not None
+        self.cell += 1
+        filename = f"<cell {self.cell}>"
+        linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+        capture = CappedOutput(int(self.limits["output_chars"]))
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = capture
+        self.policy.violations.clear()
+        exc: BaseException | None = None
+        try:
+            try:
+                body, last = _compile_cell(code, filename)
+                self._arm()
+                try:
+                    exec(body, self.namespace)
+                    if last is not None:
+                        value = eval(last, self.namespace)
+                        if value is not None:
+                            print(repr(value))
+                finally:
+                    self._disarm()
+            finally:
+                sys.stdout, sys.stderr = saved
+        except BaseException as caught:  # noqa: BLE001 - user code may raise anything
+            exc = caught
+            self._disarm()
+            sys.stdout, sys.stderr = saved
+        output, truncated = capture.getvalue()
+        status, error = self._internal(lambda: self._classify(exc))
+        return {"output": output, "truncated": truncated, "status": status, "error": error}
+
+    # -- limits ---------------------------------------------------------------------------
+    def _arm(self) -> None:
+        cpu = float(self.limits["cpu_seconds"])
+        used = sum(os.times()[:2])
+        backstop = math.ceil(used + cpu) + 2
+        self._internal(lambda: _set_cpu_backstop(backstop))
+        signal.setitimer(signal.ITIMER_PROF, cpu)
+        signal.setitimer(signal.ITIMER_REAL, float(self.limits["wall_seconds"]))
+
+    def _disarm(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+    # -- errors ---------------------------------------------------------------------------
+    def _classify(self, exc: BaseException | None) -> tuple[str, str | None]:
+        """Map the cell's exception (if any) to a status and a short error text.
+
+        Swallowed policy violations do not fail a cell (libraries probe, e.g. for helper
+        programs, and carry on); they decide the status only when the cell fails.
+        """
+        assert self.policy is not None
+        if exc is None:
+            return "ok", None
+        if isinstance(exc, CellTimeout):
+            return "timeout", (
+                f"TimeoutError: the cell exceeded the wall-clock limit of "
+                f"{self.limits['wall_seconds']:g} s and was interrupted"
+            )
+        if isinstance(exc, CpuLimitExceeded):
+            return "cpu_limit", (
+                f"CpuLimitExceeded: the cell used more than {self.limits['cpu_seconds']:g} s "
+                "of CPU time and was interrupted"
+            )
+        text = _format_exception(exc)
+        if _in_chain(exc, MemoryError):
+            return "memory_limit", (
+                f"{text}\nMemoryError: the sandbox allows about "
+                f"{self.limits['memory_mb']} MB of memory per session"
+            )
+        violations = list(dict.fromkeys(self.policy.violations))
+        if _in_chain(exc, PolicyViolation) and violations:
+            return "blocked", "\n".join(f"PermissionError: {v}" for v in violations)
+        if violations:
+            detail = "\n".join(f"PermissionError: {v}" for v in violations)
+            return "blocked", f"{text}\n{detail}"
+        return "error", text
+
+
+def _raise_timeout(signum: int, frame: Any) -> None:
+    raise CellTimeout()
+
+
+def _raise_cpu(signum: int, frame: Any) -> None:
+    raise CpuLimitExceeded()
+
+
+def _compile_cell(code: str, filename: str) -> tuple[Any, Any]:
+    tree = ast.parse(code, filename, "exec")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        expr = ast.Expression(tree.body.pop().value)
+        last = compile(expr, filename, "eval")
+    return compile(tree, filename, "exec"), last
+
+
+def _in_chain(exc: BaseException | None, kind: type[BaseException]) -> bool:
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, kind):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _format_exception(exc: BaseException) -> str:
+    """Return the last lines of the traceback, without the worker's own frames."""
+    if isinstance(exc, (PolicyViolation, SyntaxError)):
+        lines = traceback.format_exception_only(type(exc), exc)
+    else:
+        frames = [
+            frame
+            for frame in traceback.extract_tb(exc.__traceback__)
+            if os.path.realpath(frame.filename) != _THIS_FILE
+        ]
+        lines = ["Traceback (most recent call last):\n"]
+        lines += traceback.StackSummary.from_list(frames).format()
+        lines += traceback.format_exception_only(type(exc), exc)
+    text_lines = "".join(lines).rstrip("\n").splitlines()
+    if len(text_lines) > _TRACEBACK_LINES:
+        text_lines = [
+            "Traceback (most recent call last, shortened):",
+            *text_lines[-_TRACEBACK_LINES:],
+        ]
+    text = "\n".join(text_lines)
+    return text if len(text) <= _ERROR_CHARS else "..." + text[-_ERROR_CHARS:]
+
+
+def _address_space() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _set_limit(which: int, value: int) -> None:
+    try:
+        resource.setrlimit(which, (value, value))
+    except (ValueError, OSError):
+        soft, hard = resource.getrlimit(which)
+        capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(which, (capped, hard))
+
+
+def _set_cpu_backstop(seconds: int) -> None:
+    """Hard CPU limit for the current cell: SIGXCPU at ``seconds``, SIGKILL one second later."""
+    try:
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+    except (ValueError, OSError):
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        if hard == resource.RLIM_INFINITY or seconds <= hard:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_CPU, (seconds, hard))
+
+
+def set_parent_death_signal() -> None:
+    """Ask the kernel to SIGKILL this process when its parent (the zygote) dies."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - non-Linux
+        pass
+
+
+def run_worker(
+    sock: socket.socket, workdir: str, limits: dict[str, Any], read_roots: tuple[str, ...]
+) -> NoReturn:
+    """Entry point in the freshly forked child: set up, then serve forever."""
+    worker = Worker(sock, workdir, limits)
+    try:
+        worker.setup(read_roots)
+    except BaseException as exc:  # noqa: BLE001 - report any set-up failure to the parent
+        try:
+            wire.send_msg(sock, {"op": "setup_failed", "error": f"{type(exc).__name__}: {exc}"})
+        finally:
+            os._exit(71)
+    worker.serve()
+
+
+__all__ = ["CappedOutput", "Worker", "clean_env", "run_worker", "set_parent_death_signal"]

@@ -1,0 +1,220 @@
+"""The fork server ("zygote"): a clean-environment interpreter with numpy/pandas imported.
+
+Started once per parent process (see :mod:`collabsim.sandbox.sandbox`) as
+``python -c "...zygote.main(fd)"``. Protocol on the control socket (length-prefixed JSON):
+
+* parent -> zygote: ``{"op": "spawn", "workdir": str, "limits": {...}}`` with the worker's
+  end of a socketpair attached (SCM_RIGHTS);
+* zygote -> parent: ``{"ok": true, "pid": int}`` with a pidfd of the new worker attached, or
+  ``{"ok": false, "error": str}``.
+
+The zygote keeps a duplicate of each worker's socket. When a worker dies the zygote reaps it and
+sends ``{"op": "exit_status", ...}`` (exit code / signal / CPU seconds / max RSS) on that socket
+before closing it, so the parent learns why a worker died. When the control socket closes
+(parent exited or shut the zygote down) the zygote kills its workers, removes their working
+directories and exits; workers also carry PR_SET_PDEATHSIG so they never outlive the zygote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import os
+import select
+import shutil
+import signal
+import socket
+import sys
+from typing import Any
+
+WORKDIR_PREFIX = "collabsim-sbx-"
+
+
+def _warm_up(preload: tuple[str, ...] = ()) -> None:
+    """Import and exercise the common analysis paths once, so forked workers start warm.
+
+    Args:
+        preload: Further modules to import (e.g. ``"scipy.stats"``); missing ones are skipped.
+    """
+    import importlib
+
+    import numpy as np
+    import pandas as pd
+
+    df = pd.read_csv(io.StringIO("year,a,b\n1,1.5,x\n2,2.5,y\n3,,x\n"))
+    df.describe()
+    df.groupby("b")["a"].mean()
+    df["a"].diff().idxmax()
+    df.sort_values("a").to_string()
+    df.to_csv(io.StringIO())
+    np.corrcoef(np.arange(5.0), np.arange(5.0) ** 2)
+    for name in preload:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    import ast  # noqa: F401 - used by every worker
+    import linecache  # noqa: F401
+    import traceback  # noqa: F401
+
+
+class Zygote:
+    """State of the fork server."""
+
+    def __init__(self, ctrl: socket.socket) -> None:
+        self.ctrl = ctrl
+        self.pid = os.getpid()
+        self.workers: dict[int, tuple[socket.socket, str]] = {}
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_w, False)
+        os.set_blocking(self.wake_r, False)
+        from collabsim.sandbox.policy import python_read_roots
+
+        self.read_roots = python_read_roots()
+
+    def run(self) -> None:
+        """Serve spawn requests until the control socket closes."""
+        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+        signal.set_wakeup_fd(self.wake_w)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        from collabsim.sandbox import wire
+
+        wire.send_msg(self.ctrl, {"ok": True, "pid": os.getpid(), "ready": True})
+        while True:
+            try:
+                readable, _, _ = select.select([self.ctrl.fileno(), self.wake_r], [], [])
+            except InterruptedError:  # pragma: no cover - PEP 475 retries
+                continue
+            if self.wake_r in readable:
+                try:
+                    while os.read(self.wake_r, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+                self.reap()
+            if self.ctrl.fileno() in readable:
+                try:
+                    msg, fds = wire.recv_msg(self.ctrl, with_fds=True)
+                except (wire.WireError, OSError):
+                    self.shutdown()
+                if msg.get("op") == "spawn" and len(fds) == 1:
+                    self.spawn(msg, fds[0])
+                else:
+                    for fd in fds:
+                        os.close(fd)
+                    if msg.get("op") == "shutdown":
+                        self.shutdown()
+                    wire.send_msg(self.ctrl, {"ok": False, "error": "bad request"})
+            self.reap()
+
+    def spawn(self, msg: dict[str, Any], fd: int) -> None:
+        """Fork one worker serving ``fd``."""
+        from collabsim.sandbox import wire
+
+        sock = socket.socket(fileno=fd)
+        workdir = str(msg["workdir"])
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            sock.close()
+            wire.send_msg(self.ctrl, {"ok": False, "error": f"fork failed: {exc}"})
+            return
+        if pid == 0:
+            self._become_worker(sock, workdir, dict(msg["limits"]))
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            pidfd = -1
+        self.workers[pid] = (sock, workdir)
+        if pidfd >= 0:
+            wire.send_msg(self.ctrl, {"ok": True, "pid": pid}, fds=(pidfd,))
+            os.close(pidfd)
+        else:  # pragma: no cover - kernels without pidfd
+            wire.send_msg(self.ctrl, {"ok": True, "pid": pid})
+
+    def _become_worker(self, sock: socket.socket, workdir: str, limits: dict[str, Any]) -> None:
+        try:
+            from collabsim.sandbox import worker
+
+            os.setsid()
+            worker.set_parent_death_signal()
+            if os.getppid() != self.pid:
+                os._exit(1)
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+            keep = sock.fileno()
+            for other, _ in self.workers.values():
+                other.detach()
+            self.ctrl.detach()
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for target in (0, 1, 2):
+                os.dup2(devnull, target)
+            os.closerange(3, keep)
+            os.closerange(keep + 1, 65536)
+            worker.run_worker(sock, workdir, limits, self.read_roots)
+        finally:
+            os._exit(70)
+
+    def reap(self) -> None:
+        """Collect dead workers and tell their parents why they died."""
+        from collabsim.sandbox import wire
+
+        while True:
+            try:
+                pid, status, usage = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            entry = self.workers.pop(pid, None)
+            if entry is None:
+                continue
+            sock, _ = entry
+            report: dict[str, Any] = {
+                "op": "exit_status",
+                "pid": pid,
+                "exitcode": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                "maxrss_kb": usage.ru_maxrss,
+            }
+            try:
+                sock.setblocking(False)
+                wire.send_msg(sock, report)
+            except OSError:
+                pass
+            sock.close()
+
+    def shutdown(self) -> None:
+        """Kill all workers, remove their working directories and exit."""
+        for pid, (sock, workdir) in list(self.workers.items()):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            sock.close()
+            if os.path.basename(workdir).startswith(WORKDIR_PREFIX):
+                shutil.rmtree(workdir, ignore_errors=True)
+        os._exit(0)
+
+
+def main(ctrl_fd: int, preload: tuple[str, ...] = ()) -> None:
+    """Zygote entry point.
+
+    Args:
+        ctrl_fd: The inherited control socket.
+        preload: Extra modules to import before forking workers.
+    """
+    ctrl = socket.socket(fileno=ctrl_fd)
+    try:
+        _warm_up(tuple(preload))
+        zygote = Zygote(ctrl)
+        gc.collect()
+        gc.freeze()
+    except BaseException as exc:  # noqa: BLE001 - report start-up failure to the parent
+        from collabsim.sandbox import wire
+
+        try:
+            wire.send_msg(ctrl, {"ok": False, "error": f"zygote start failed: {exc!r}"})
+        finally:
+            os._exit(1)
+    zygote.run()
+    sys.exit(0)

@@ -1,0 +1,142 @@
+"""The virtual clock: seeded action durations and the earliest-decision-first scheduler.
+
+Every action occupies ``[t_start, t_end]`` of virtual time. Its duration is drawn from a
+lognormal distribution whose *mean* is the configured mean for the participant type
+(``ai`` / ``human``) and action, with log-space standard deviation ``sigma``. Each
+participant draws from its own generator seeded with ``(seed, crc32(name))``, so one
+participant's draws do not depend on how many actions the others take.
+
+The :class:`Scheduler` always lets the participant with the earliest next-decision time act
+(ties broken by team order: agent first); a participant is busy until its action ends, so a
+collaborator works while the agent computes and intervals overlap.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+ParticipantKind = Literal["ai", "human"]
+
+_DEFAULT_AI: dict[str, float] = {
+    "SEND_TEAMMATE_MESSAGE": 8.0,
+    "EXECUTE_CODE": 20.0,
+    "EDITOR_UPDATE": 10.0,
+    "FINISH": 2.0,
+    "APPROVE": 3.0,
+    "REJECT": 8.0,
+    "MEMORY_ADD": 8.0,
+    "MEMORY_AGREE": 2.0,
+    "INVALID": 5.0,
+}
+_DEFAULT_HUMAN: dict[str, float] = {
+    "SEND_TEAMMATE_MESSAGE": 30.0,
+    "EXECUTE_CODE": 90.0,
+    "EDITOR_UPDATE": 45.0,
+    "FINISH": 5.0,
+    "APPROVE": 10.0,
+    "REJECT": 25.0,
+    "MEMORY_ADD": 40.0,
+    "MEMORY_AGREE": 5.0,
+    "INVALID": 15.0,
+}
+
+
+@dataclass(frozen=True)
+class ClockSpec:
+    """Duration model of the virtual clock (seconds).
+
+    Attributes:
+        ai: Mean duration per action name for the AI agent.
+        human: Mean duration per action name for simulated humans.
+        default_ai: Mean for an AI action missing from ``ai``.
+        default_human: Mean for a human action missing from ``human``.
+        sigma: Log-space standard deviation of the lognormal (0 = deterministic means).
+        min_seconds: Lower bound of any duration.
+        wait_seconds: How far ``WAIT_TEAMMATE_CONTINUE`` advances a participant when nothing
+            new is pending.
+    """
+
+    ai: Mapping[str, float] = field(default_factory=lambda: dict(_DEFAULT_AI), hash=False)
+    human: Mapping[str, float] = field(default_factory=lambda: dict(_DEFAULT_HUMAN), hash=False)
+    default_ai: float = 10.0
+    default_human: float = 30.0
+    sigma: float = 0.5
+    min_seconds: float = 0.5
+    wait_seconds: float = 10.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ai", {**_DEFAULT_AI, **dict(self.ai)})
+        object.__setattr__(self, "human", {**_DEFAULT_HUMAN, **dict(self.human)})
+        means = [*self.ai.values(), *self.human.values(), self.default_ai, self.default_human]
+        if any(not (m > 0 and math.isfinite(m)) for m in means):
+            raise ValueError("clock means must be positive and finite")
+        if self.sigma < 0 or self.min_seconds < 0 or self.wait_seconds <= 0:
+            raise ValueError("clock sigma/min_seconds must be >= 0 and wait_seconds > 0")
+
+    def mean(self, kind: ParticipantKind, action: str) -> float:
+        """Configured mean duration for a participant type and action."""
+        if kind == "ai":
+            return float(self.ai.get(action, self.default_ai))
+        return float(self.human.get(action, self.default_human))
+
+
+def participant_rng(seed: int, name: str) -> np.random.Generator:
+    """The generator for one participant's durations (stable across runs and platforms)."""
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(name.encode("utf-8"))])
+
+
+class VirtualClock:
+    """Draws action durations for the participants of one session."""
+
+    def __init__(self, spec: ClockSpec, seed: int, names: Sequence[str]) -> None:
+        self.spec = spec
+        self._rngs = {n: participant_rng(seed, n) for n in names}
+
+    def duration(self, name: str, kind: ParticipantKind, action: str) -> float:
+        """Draw the duration of ``action`` by participant ``name`` of type ``kind``."""
+        mean = self.spec.mean(kind, action)
+        sigma = self.spec.sigma
+        if sigma == 0:
+            value = mean
+        else:
+            mu = math.log(mean) - sigma * sigma / 2.0
+            value = float(self._rngs[name].lognormal(mu, sigma))
+        return round(max(self.spec.min_seconds, value), 6)
+
+
+class Scheduler:
+    """Earliest-next-decision-first scheduling with a fixed tie order.
+
+    Args:
+        order: Participant names in tie-break order (agent first).
+    """
+
+    def __init__(self, order: Sequence[str]) -> None:
+        self.order = tuple(order)
+        self.next_time: dict[str, float] = {n: 0.0 for n in self.order}
+        self.retired: set[str] = set()
+
+    def peek(self) -> tuple[str, float] | None:
+        """The participant who acts next and when (None when everyone is retired)."""
+        best: tuple[float, int, str] | None = None
+        for i, n in enumerate(self.order):
+            if n in self.retired:
+                continue
+            key = (self.next_time[n], i, n)
+            if best is None or key < best:
+                best = key
+        return None if best is None else (best[2], best[0])
+
+    def set_next(self, name: str, t: float) -> None:
+        """Set when ``name`` decides next."""
+        self.next_time[name] = t
+
+    def retire(self, name: str) -> None:
+        """Stop scheduling ``name`` (out of turns)."""
+        self.retired.add(name)

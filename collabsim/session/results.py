@@ -1,0 +1,119 @@
+"""Session results: one frozen record per session, written atomically as JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+SESSION_STATUSES: tuple[str, ...] = (
+    "finished",
+    "max_turns",
+    "timeout",
+    "budget_exceeded",
+    "error",
+)
+
+
+@dataclass(frozen=True)
+class SessionResult:
+    """Outcome of one session.
+
+    Attributes:
+        task_id: Task key.
+        team: Team label (``"solo"``, ``"D"``, ``"R"``, ``"DR"``).
+        structure: Structure name.
+        seed: Session seed.
+        policy: Policy label (from the session config, or participant class names).
+        submitted_hypothesis: Result-editor text at the end (submitted by FINISH, or the
+            current text when the session ended otherwise).
+        status: ``finished``, ``max_turns``, ``timeout``, ``budget_exceeded`` (or another
+            status raised through ``SessionAbort``), or ``error``.
+        virtual_seconds: Virtual time at which the session ended.
+        wall_seconds: Real time the session took (not part of the trace).
+        turns: Decisions taken by all participants (waits included).
+        counts: Actor -> action type -> number of actions decided (pending requests and
+            ``INVALID`` included; gate outcome events excluded).
+        n_events: Number of trace events.
+        trace_path: Trace file, if one was written.
+        error: What went wrong (status ``error`` or an abort reason), else None.
+        gates: Gates enforced in the work phase (action -> owner).
+    """
+
+    task_id: str
+    team: str
+    structure: str
+    seed: int
+    policy: str
+    submitted_hypothesis: str
+    status: str
+    virtual_seconds: float
+    wall_seconds: float
+    turns: int
+    counts: Mapping[str, Mapping[str, int]] = field(default_factory=dict, hash=False)
+    n_events: int = 0
+    trace_path: str | None = None
+    error: str | None = None
+    gates: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-serialisable dict."""
+        data = asdict(self)
+        data["counts"] = {a: dict(c) for a, c in self.counts.items()}
+        data["gates"] = dict(self.gates)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SessionResult:
+        """Inverse of :meth:`to_dict`; unknown keys are ignored, missing ones raise KeyError."""
+        names = {f.name for f in fields(cls)}
+        kwargs = {k: v for k, v in data.items() if k in names}
+        kwargs["counts"] = {
+            str(a): {str(k): int(v) for k, v in c.items()}
+            for a, c in (data.get("counts") or {}).items()
+        }
+        kwargs["gates"] = dict(data.get("gates") or {})
+        kwargs["seed"] = int(data["seed"])
+        kwargs["turns"] = int(data["turns"])
+        kwargs["virtual_seconds"] = float(data["virtual_seconds"])
+        kwargs["wall_seconds"] = float(data["wall_seconds"])
+        return cls(**kwargs)
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON to ``path`` atomically (temporary file in the same folder + os.replace)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=2, sort_keys=True)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_result(path: Path, result: SessionResult) -> None:
+    """Write a result record atomically."""
+    write_json_atomic(path, result.to_dict())
+
+
+def read_result(path: Path) -> SessionResult:
+    """Read a result record written by :func:`write_result`.
+
+    Raises:
+        ValueError: The file is not a valid result record (message names the file).
+    """
+    path = Path(path)
+    try:
+        return SessionResult.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path}: not a session result: {exc}") from exc

@@ -1,0 +1,166 @@
+"""The shared workspace: team chat, code history, result editor, group memory, gate requests.
+
+The workspace holds only what has *landed*: the engine adds an action's effect at the
+action's ``t_end`` (see ``collabsim.session.engine``), so everything here is visible to every
+member at the current virtual time. Views are immutable protocol records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from collabsim.participants.protocol import ChatMessage, CodeCell, GateRequest, MemoryView
+
+RequestState = Literal["pending", "approved", "rejected"]
+
+
+def truncate(text: str, limit: int) -> str:
+    """Cut ``text`` to ``limit`` characters, marking the cut with the number of chars dropped."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    dropped = len(text) - limit
+    return text[:limit] + f"\n...[truncated {dropped} chars]"
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """One group-memory entry."""
+
+    seq: int
+    time: float
+    author: str
+    section: str
+    text: str
+
+
+@dataclass
+class RequestRecord:
+    """A gate request and its state (mutable inside the workspace only)."""
+
+    request: GateRequest
+    state: RequestState = "pending"
+    decision_seq: int | None = None
+
+
+@dataclass
+class Workspace:
+    """Mutable shared state of one session (landed effects only).
+
+    Attributes:
+        cell_output_chars: Code outputs are cut to this many characters.
+        memory_sections: Sections of the group memory (empty: no memory).
+    """
+
+    cell_output_chars: int = 4000
+    memory_sections: tuple[str, ...] = ()
+    chat: list[ChatMessage] = field(default_factory=list)
+    cells: list[CodeCell] = field(default_factory=list)
+    editor_text: str = ""
+    editor_seq: int | None = None
+    memory: list[MemoryEntry] = field(default_factory=list)
+    memory_read_only: bool = False
+    agreed: list[str] = field(default_factory=list)
+    requests: dict[str, RequestRecord] = field(default_factory=dict)
+
+    @property
+    def has_memory(self) -> bool:
+        """Whether this session has a group memory."""
+        return bool(self.memory_sections)
+
+    def post_message(self, seq: int, time: float, sender: str, text: str) -> None:
+        """Append a chat message."""
+        self.chat.append(ChatMessage(seq=seq, time=time, sender=sender, text=text))
+
+    def add_cell(
+        self, seq: int, time: float, author: str, code: str, output: str, ok: bool
+    ) -> None:
+        """Append an executed code cell (output truncated)."""
+        self.cells.append(
+            CodeCell(
+                seq=seq,
+                time=time,
+                author=author,
+                code=code,
+                output=truncate(output, self.cell_output_chars),
+                ok=ok,
+            )
+        )
+
+    def set_editor(self, seq: int, text: str) -> None:
+        """Replace the result editor's text; ``seq`` is the event that wrote it."""
+        self.editor_text = text
+        self.editor_seq = seq
+
+    def add_memory(self, entry: MemoryEntry) -> None:
+        """Append a memory entry (the engine checks phase and section before)."""
+        self.memory.append(entry)
+
+    def agree(self, name: str) -> None:
+        """Record a member's ``MEMORY_AGREE`` (sticky)."""
+        if name not in self.agreed:
+            self.agreed.append(name)
+
+    def memory_view(self) -> MemoryView | None:
+        """The group memory as members see it (None without memory)."""
+        if not self.has_memory:
+            return None
+        sections: dict[str, tuple[str, ...]] = {}
+        for name in self.memory_sections:
+            sections[name] = tuple(e.text for e in self.memory if e.section == name)
+        return MemoryView(
+            sections=sections, read_only=self.memory_read_only, agreed=tuple(self.agreed)
+        )
+
+    def memory_entries(self, section: str) -> list[str]:
+        """Texts of one section in order."""
+        return [e.text for e in self.memory if e.section == section]
+
+    def add_request(self, request: GateRequest) -> None:
+        """Register a landed gate request."""
+        self.requests[request.request_id] = RequestRecord(request=request)
+
+    def pending_for(self, owner: str) -> tuple[GateRequest, ...]:
+        """Undecided requests that ``owner`` must decide."""
+        return tuple(
+            r.request
+            for r in self.requests.values()
+            if r.state == "pending" and r.request.owner == owner
+        )
+
+    def pending_by(self, author: str) -> tuple[GateRequest, ...]:
+        """Undecided requests authored by ``author``."""
+        return tuple(
+            r.request
+            for r in self.requests.values()
+            if r.state == "pending" and r.request.author == author
+        )
+
+    def snapshot(self) -> dict[str, Any]:
+        """Plain-data summary (for debugging and results; not written per event)."""
+        return {
+            "chat": len(self.chat),
+            "cells": len(self.cells),
+            "editor_text": self.editor_text,
+            "memory": {s: self.memory_entries(s) for s in self.memory_sections},
+            "requests": {k: r.state for k, r in self.requests.items()},
+        }
+
+
+def normalise_request_id(raw: str) -> str:
+    """Lenient request ids: ``"g3"``, ``"G3"``, ``"#g3"``, ``"3"`` all mean ``"g3"``."""
+    text = raw.strip().strip("#\"'`").strip().lower()
+    if text.isdigit():
+        return f"g{int(text)}"
+    return text
+
+
+def frozen_args(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Copy action args into a plain dict (trace/protocol records must not alias)."""
+    return {str(k): v for k, v in args.items()}
+
+
+def names_except(members: Sequence[str], me: str) -> tuple[str, ...]:
+    """The other members, in team order."""
+    return tuple(m for m in members if m != me)

@@ -1,0 +1,315 @@
+"""Load DiscoveryBench tasks (real and synth layouts) and generated suites.
+
+Layouts under a root folder:
+
+* real: ``real/<split>/<dataset>/metadata_<n>.json`` + data files, gold in
+  ``eval/answer_key_real.csv``;
+* synth: ``synth/<split>/<domain>_<h>_<d>/metadata_<n>.json`` + ``data.csv``, gold in
+  ``eval/answer_key_synth.csv``.
+
+Answer keys have the columns ``dataset, metadataid, query_id, gold_hypo``. Tasks are keyed
+``<dataset>/<metadata n>/<qid>`` - never by the metadata ``id`` field (0 everywhere). A root
+holding ``COLLABSIM_GENERATED.json`` is a generated suite (source ``generated``).
+
+Quirks handled: cp1252 metadata files (UTF-8 is tried first), CSVs with decimal commas
+(:func:`read_table`), metadata whose ``columns`` is a list instead of ``{"raw": [...]}``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task, TaskSource, make_task_id
+
+GENERATED_MARKER = "COLLABSIM_GENERATED.json"
+PACKAGED_REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "reference_workflows"
+_METADATA_RE = re.compile(r"^metadata_(\d+)\.json$")
+_DECIMAL_COMMA_RE = re.compile(r'"-?\d+,\d+(?:[eE][-+]?\d+)?"')
+_LAYOUTS: tuple[tuple[str, str, TaskSource], ...] = (
+    ("real", "answer_key_real.csv", "discoverybench-real"),
+    ("synth", "answer_key_synth.csv", "discoverybench-synth"),
+)
+
+
+class TaskLoadError(Exception):
+    """A task file could not be loaded.
+
+    Attributes:
+        path: The offending file.
+        field: The missing or malformed field (``None`` when the whole file is unusable).
+    """
+
+    def __init__(self, path: Path, field: str | None, message: str) -> None:
+        where = f"{path}" if field is None else f"{path} (field {field!r})"
+        super().__init__(f"{where}: {message}")
+        self.path = Path(path)
+        self.field = field
+        self.detail = message
+
+
+@dataclass(frozen=True)
+class TaskProblem:
+    """One problem found while loading a folder of tasks."""
+
+    path: Path
+    field: str | None
+    message: str
+
+
+@dataclass(frozen=True)
+class TaskLoadReport:
+    """Everything :func:`load_tasks` found: the tasks that loaded and the problems."""
+
+    tasks: tuple[Task, ...]
+    problems: tuple[TaskProblem, ...]
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """Read a CSV file, detecting decimal commas (``"-0,44"``) and ``;`` separators.
+
+    Args:
+        path: CSV file.
+
+    Returns:
+        The table; numeric columns are parsed with the detected decimal separator.
+
+    Raises:
+        TaskLoadError: The file is missing or cannot be parsed.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise TaskLoadError(path, None, f"cannot read data file: {err}") from err
+    text = _decode(raw)
+    head = text[:65536]
+    first_line = head.splitlines()[0] if head else ""
+    sep = ";" if first_line.count(";") > first_line.count(",") else ","
+    decimal = "," if sep == ";" or _DECIMAL_COMMA_RE.search(head) else "."
+    try:
+        return pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal)
+    except (ValueError, pd.errors.ParserError) as err:
+        raise TaskLoadError(path, None, f"cannot parse CSV: {err}") from err
+
+
+def load_tasks(root: Path) -> TaskLoadReport:
+    """Load every task under a DiscoveryBench-style root, collecting problems per file.
+
+    Args:
+        root: Folder holding ``real/`` and/or ``synth/`` (and ``eval/``).
+
+    Returns:
+        The tasks (sorted by task id) and the problems (a broken metadata file is one
+        problem; the other files still load).
+    """
+    root = Path(root)
+    tasks: dict[str, Task] = {}
+    problems: list[TaskProblem] = []
+    if not root.is_dir():
+        return TaskLoadReport((), (TaskProblem(root, None, "task root folder does not exist"),))
+    generated = (root / GENERATED_MARKER).is_file()
+    found_layout = False
+    for layout, key_name, source in _LAYOUTS:
+        if not (root / layout).is_dir():
+            continue
+        found_layout = True
+        gold = _read_answer_key(root / "eval" / key_name, problems)
+        for metadata_path in _metadata_files(root / layout):
+            try:
+                loaded = _load_metadata(
+                    root, metadata_path, "generated" if generated else source, gold
+                )
+            except TaskLoadError as err:
+                problems.append(TaskProblem(err.path, err.field, err.detail))
+                continue
+            for task in loaded:
+                if task.task_id in tasks:
+                    problems.append(
+                        TaskProblem(metadata_path, None, f"duplicate task id {task.task_id}")
+                    )
+                    continue
+                tasks[task.task_id] = task
+    if not found_layout:
+        problems.append(TaskProblem(root, None, "no real/ or synth/ folder under the root"))
+    ordered = tuple(tasks[k] for k in sorted(tasks, key=_task_sort_key))
+    return TaskLoadReport(ordered, tuple(problems))
+
+
+def load_task(root: Path, task_id: str) -> Task:
+    """Load one task by its id ``<dataset>/<metadata n>/<qid>``.
+
+    Raises:
+        TaskLoadError: The id is malformed, no metadata file matches, or it cannot load.
+    """
+    root = Path(root)
+    parts = task_id.split("/")
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].lstrip("-").isdigit():
+        raise TaskLoadError(root, "task_id", f"malformed task id {task_id!r}")
+    dataset, number, qid = parts[0], int(parts[1]), int(parts[2])
+    generated = (root / GENERATED_MARKER).is_file()
+    for layout, key_name, source in _LAYOUTS:
+        for split_dir in sorted((root / layout).glob("*")):
+            path = split_dir / dataset / f"metadata_{number}.json"
+            if not path.is_file():
+                continue
+            gold = _read_answer_key(root / "eval" / key_name, [])
+            for task in _load_metadata(root, path, "generated" if generated else source, gold):
+                if task.query_id == qid:
+                    return task
+            raise TaskLoadError(path, "queries", f"no query with qid {qid}")
+    raise TaskLoadError(root, "task_id", f"no metadata file for task {task_id!r}")
+
+
+def reference_workflow_path(root: Path, dataset: str, metadata_id: int, qid: int) -> Path | None:
+    """Locate a task's reference workflow graph: under the root first, then packaged."""
+    relative = Path(dataset) / str(metadata_id) / f"{qid}.json"
+    for base in (Path(root) / "reference_workflows", PACKAGED_REFERENCE_DIR):
+        candidate = base / relative
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+# ---------------------------------------------------------------------------------- helpers
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def _task_sort_key(task_id: str) -> tuple[str, int, int]:
+    dataset, number, qid = task_id.split("/")
+    return dataset, int(number), int(qid)
+
+
+def _metadata_files(layout_dir: Path) -> Iterator[Path]:
+    for split_dir in sorted(p for p in layout_dir.iterdir() if p.is_dir()):
+        for dataset_dir in sorted(p for p in split_dir.iterdir() if p.is_dir()):
+            files = [p for p in dataset_dir.iterdir() if _METADATA_RE.match(p.name)]
+            yield from sorted(files, key=lambda p: int(_METADATA_RE.match(p.name).group(1)))
+
+
+def _read_answer_key(
+    path: Path, problems: list[TaskProblem]
+) -> dict[tuple[str, int, int], str]:
+    gold: dict[tuple[str, int, int], str] = {}
+    if not path.is_file():
+        return gold
+    text = _decode(path.read_bytes())
+    reader = csv.DictReader(io.StringIO(text))
+    required = ("dataset", "metadataid", "query_id", "gold_hypo")
+    missing = [c for c in required if c not in (reader.fieldnames or ())]
+    if missing:
+        problems.append(TaskProblem(path, missing[0], "answer key lacks this column"))
+        return gold
+    for line, row in enumerate(reader, start=2):
+        try:
+            key = (row["dataset"], int(row["metadataid"]), int(row["query_id"]))
+        except (TypeError, ValueError):
+            problems.append(TaskProblem(path, "metadataid", f"bad ids on line {line}"))
+            continue
+        gold[key] = row["gold_hypo"]
+    return gold
+
+
+def _require(data: Mapping[str, Any], key: str, path: Path, field: str) -> Any:
+    if not isinstance(data, Mapping) or key not in data or data[key] is None:
+        raise TaskLoadError(path, field, "required field is missing")
+    return data[key]
+
+
+def _columns(entry: Mapping[str, Any], path: Path, field: str) -> tuple[ColumnInfo, ...]:
+    columns = entry.get("columns") or ()
+    if isinstance(columns, Mapping):
+        columns = columns.get("raw") or ()
+    if not isinstance(columns, list | tuple):
+        raise TaskLoadError(path, f"{field}.columns", "expected a list of columns")
+    out: list[ColumnInfo] = []
+    for j, col in enumerate(columns):
+        if isinstance(col, str):
+            out.append(ColumnInfo(col, ""))
+            continue
+        name = _require(col, "name", path, f"{field}.columns.raw[{j}].name")
+        out.append(ColumnInfo(str(name), str(col.get("description") or "")))
+    return tuple(out)
+
+
+def _load_metadata(
+    root: Path, path: Path, source: TaskSource, gold: Mapping[tuple[str, int, int], str]
+) -> list[Task]:
+    """Parse one metadata file into its tasks (one per query); raises TaskLoadError."""
+    try:
+        data = json.loads(_decode(path.read_bytes()))
+    except OSError as err:
+        raise TaskLoadError(path, None, f"cannot read metadata file: {err}") from err
+    except json.JSONDecodeError as err:
+        raise TaskLoadError(path, None, f"invalid JSON: {err}") from err
+    if not isinstance(data, Mapping):
+        raise TaskLoadError(path, None, "metadata must be a JSON object")
+    dataset = path.parent.name
+    metadata_id = int(_METADATA_RE.match(path.name).group(1))
+    raw_datasets = _require(data, "datasets", path, "datasets")
+    if not isinstance(raw_datasets, list) or not raw_datasets:
+        raise TaskLoadError(path, "datasets", "expected a non-empty list of datasets")
+    datasets: list[DatasetInfo] = []
+    for i, entry in enumerate(raw_datasets):
+        name = str(_require(entry, "name", path, f"datasets[{i}].name"))
+        file_path = path.parent / name
+        if not file_path.is_file():
+            raise TaskLoadError(path, f"datasets[{i}].name", f"data file not found: {file_path}")
+        datasets.append(
+            DatasetInfo(
+                name=name,
+                description=str(entry.get("description") or "").strip(),
+                columns=_columns(entry, path, f"datasets[{i}]"),
+                path=file_path,
+            )
+        )
+    raw_queries = _require(data, "queries", path, "queries")
+    if not isinstance(raw_queries, list):
+        raise TaskLoadError(path, "queries", "expected a list of query lists")
+    flat: list[tuple[str, Mapping[str, Any]]] = []
+    for i, group in enumerate(raw_queries):
+        items = group if isinstance(group, list) else [group]
+        flat.extend((f"queries[{i}][{j}]", q) for j, q in enumerate(items))
+    if not flat:
+        raise TaskLoadError(path, "queries", "no queries in metadata file")
+    tasks: list[Task] = []
+    for field, query in flat:
+        qid_raw = _require(query, "qid", path, f"{field}.qid")
+        question = _require(query, "question", path, f"{field}.question")
+        try:
+            qid = int(qid_raw)
+        except (TypeError, ValueError) as err:
+            raise TaskLoadError(path, f"{field}.qid", f"not an integer: {qid_raw!r}") from err
+        tasks.append(
+            Task(
+                task_id=make_task_id(dataset, metadata_id, qid),
+                dataset=dataset,
+                metadata_id=metadata_id,
+                query_id=qid,
+                query=str(question).strip(),
+                question_type=str(query.get("question_type") or ""),
+                domain=str(data.get("domain") or ""),
+                domain_knowledge=str(data.get("domain_knowledge") or ""),
+                workflow_tags=str(data.get("workflow_tags") or ""),
+                datasets=tuple(datasets),
+                source=source,
+                gold_hypothesis=gold.get((dataset, metadata_id, qid)),
+                reference_workflow_path=reference_workflow_path(root, dataset, metadata_id, qid),
+                metadata_path=path,
+            )
+        )
+    return tasks

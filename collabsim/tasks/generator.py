@@ -1,0 +1,327 @@
+"""Seeded archaeology-style tasks with planted, unambiguous events.
+
+Each generated task is one folder ``real/test/gen_<i>/`` with ``metadata_0.json`` (one
+query, DiscoveryBench format) and ``time_series_data.csv``: a ``CE`` column in 100-year
+bins plus a dozen proxy series, each as a raw column ``X`` (with gaps) and a gap-filled
+``X_inter``, and the pollen openness / growth-rate columns. One event is planted per task
+(peak, first/n-th rise or fall, simultaneous change of two series, highest sustained values,
+growth extreme inside a window) together with decoys that make the typical analysis
+mistakes (wrong column variant, first instead of n-th, peak vs plateau, ignoring the window)
+give a different answer. The gold hypothesis goes to ``eval/answer_key_real.csv`` and a
+reference workflow graph to ``reference_workflows/gen_<i>/0/0.json``.
+
+Definitions (stated in each task's domain knowledge, used by the scripted analysis):
+a significant change is a difference of at least :data:`THRESHOLD` between consecutive
+100-year bins (an increase or decrease *event* is the first bin of a run of such changes);
+sustained values span at least :data:`SUSTAIN_BINS` consecutive bins.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from collabsim.tasks.generator_events import (
+    CATEGORIES,
+    SUSTAIN_BINS,
+    THRESHOLD,
+    PlantedEvent,
+    plant_task,
+)
+from collabsim.tasks.vocabulary import GROWTH, PROXIES, year_text
+
+GENERATOR_VERSION = "1"
+MARKER_NAME = "COLLABSIM_GENERATED.json"
+DATA_FILE = "time_series_data.csv"
+
+__all__ = [
+    "CATEGORIES",
+    "GENERATOR_VERSION",
+    "SUSTAIN_BINS",
+    "THRESHOLD",
+    "GeneratedTask",
+    "build_task",
+    "default_suite_root",
+    "generate_suite",
+]
+
+
+@dataclass(frozen=True)
+class GeneratedTask:
+    """One generated task before it is written to disk."""
+
+    dataset: str
+    event: PlantedEvent
+    csv_text: str
+    metadata: dict[str, Any]
+    gold: str
+    reference: dict[str, Any]
+
+
+def generate_suite(root: Path, n_tasks: int = 38, seed: int = 0) -> Path:
+    """Write a generated suite in the DiscoveryBench real layout.
+
+    Args:
+        root: Output folder (created; existing generated files are overwritten).
+        n_tasks: Number of tasks.
+        seed: Seed; the same seed gives byte-identical files.
+
+    Returns:
+        ``root``.
+    """
+    root = Path(root)
+    width = max(3, len(str(max(n_tasks - 1, 0))))
+    key_rows: list[tuple[str, int, int, str]] = []
+    for index in range(n_tasks):
+        task = build_task(index, seed, f"gen_{index:0{width}d}")
+        folder = root / "real" / "test" / task.dataset
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / DATA_FILE).write_text(task.csv_text, encoding="utf-8", newline="")
+        _write_json(folder / "metadata_0.json", task.metadata)
+        ref_dir = root / "reference_workflows" / task.dataset / "0"
+        ref_dir.mkdir(parents=True, exist_ok=True)
+        _write_json(ref_dir / "0.json", task.reference)
+        key_rows.append((task.dataset, 0, 0, task.gold))
+    (root / "eval").mkdir(parents=True, exist_ok=True)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["dataset", "metadataid", "query_id", "gold_hypo"])
+    writer.writerows(key_rows)
+    (root / "eval" / "answer_key_real.csv").write_text(buffer.getvalue(), encoding="utf-8")
+    _write_json(
+        root / MARKER_NAME,
+        {"generator": "collabsim.tasks.generator", "generator_version": GENERATOR_VERSION,
+         "seed": seed, "n_tasks": n_tasks},
+    )
+    return root
+
+
+def default_suite_root(n_tasks: int = 38, seed: int = 0) -> Path:
+    """Return the cached built-in suite, generating it once (atomically) when absent.
+
+    The cache lives under ``$COLLABSIM_CACHE_DIR`` (default ``~/.cache/collabsim``) in
+    ``generated/v<version>-n<n>-s<seed>``.
+    """
+    base = Path(os.environ.get("COLLABSIM_CACHE_DIR") or Path.home() / ".cache" / "collabsim")
+    target = base / "generated" / f"v{GENERATOR_VERSION}-n{n_tasks}-s{seed}"
+    if (target / MARKER_NAME).is_file():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        generate_suite(tmp, n_tasks=n_tasks, seed=seed)
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if not (target / MARKER_NAME).is_file():
+                shutil.rmtree(target, ignore_errors=True)
+                os.rename(tmp, target)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+def build_task(index: int, seed: int, dataset: str) -> GeneratedTask:
+    """Build task ``index`` of the suite with ``seed`` (independent of the suite size)."""
+    rng = np.random.default_rng([seed, index, 20261130])
+    category = CATEGORIES[(index + seed) % len(CATEGORIES)]
+    event, columns = plant_task(rng, category)
+    csv_text = _csv_text(columns)
+    metadata = _metadata(event, rng)
+    gold = event.gold
+    reference = _reference(f"{dataset}/0/0", event)
+    return GeneratedTask(dataset, event, csv_text, metadata, gold, reference)
+
+
+# ---------------------------------------------------------------------------------- writers
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _fmt(value: float) -> str:
+    if not np.isfinite(value):
+        return ""
+    text = f"{value:.3f}"
+    return "0.000" if text == "-0.000" else text
+
+
+def _csv_text(columns: dict[str, np.ndarray]) -> str:
+    names = list(columns)
+    lines = [",".join(names)]
+    n = len(columns["CE"])
+    for i in range(n):
+        row = []
+        for name in names:
+            value = columns[name][i]
+            row.append(str(int(value)) if name in ("CE", "calBP") else _fmt(float(value)))
+        lines.append(",".join(row))
+    return "\n".join(lines) + "\n"
+
+
+def _column_entries() -> list[dict[str, str]]:
+    entries = [
+        {"name": "CE", "description": "Common Era year of the 100-year bin (BCE x (-1))"},
+        {"name": "calBP", "description": "Calibrated years before present (1950 CE)"},
+    ]
+    for var in PROXIES:
+        entries.append({"name": var.key, "description": f"{var.description} (raw, with gaps)"})
+        entries.append(
+            {"name": f"{var.key}_inter",
+             "description": f"Interpolated (gap-filled) {var.description[0].lower()}"
+                            f"{var.description[1:]}"}
+        )
+    entries += [
+        {"name": "pollen", "description": "Landscape openness score from pollen (raw, with gaps)"},
+        {"name": "pollen_inter", "description": "Interpolated (gap-filled) landscape openness score"},
+        {"name": GROWTH.key,
+         "description": "Growth rate of the openness score, percent per century (raw, with gaps)"},
+        {"name": f"{GROWTH.key}_inter",
+         "description": "Growth rate of the interpolated openness score, percent per century"},
+    ]
+    return entries
+
+
+def _metadata(event: PlantedEvent, rng: np.random.Generator) -> dict[str, Any]:
+    first, last = year_text(event.first_year), year_text(event.last_year)
+    knowledge = (
+        "1. Symbolic capital consists of Hatchets & Swords, Daggers, House Size. 2. Social "
+        "capital consists of Copper and Gold, Amber, Monument Count. 3. Cultural capital "
+        "consists of Diversity of Pottery Form and Diversity of Pottery Decoration. 4. Economic "
+        "capital consists of Depot, Sickle, Axes & Celts, Monument Size. "
+        f"5. The time series is analysed in 100-year bins from {first} to {last}; the column "
+        "CE gives the bin (negative values are BCE). "
+        "6. Each proxy is given as a raw column X with gaps (bins without dated finds) and as "
+        "an interpolated, gap-filled column X_inter; trends and events are read from the "
+        "interpolated columns. "
+        f"7. A change of at least {THRESHOLD} z between consecutive centuries is a significant "
+        "increase or decrease; smaller changes are noise. An increase (decrease) event is "
+        "dated to the first century of such a change. "
+        f"8. Sustained values last at least {SUSTAIN_BINS} consecutive centuries. "
+        "9. Human impact on the landscape is reflected by the pollen openness score; its growth "
+        "rate (pollen_grate_inter) is the percentage change per century of the interpolated "
+        "openness score and signifies demographic growth."
+    )
+    description = (
+        "Quantification of archaeological findings in 100-year bins, measured in z values for "
+        "cultural and economic indicators (tools, house sizes, materials, monuments), and the "
+        "pollen-based landscape openness score with its growth rate."
+    )
+    tags = ("time series analysis, data cleaning, data visualization, pollen modelling"
+            if event.relation.startswith("growth")
+            else "time series analysis, data cleaning, data visualization")
+    del rng  # wording is already chosen by the event planter
+    return {
+        "id": 0,
+        "domain": "humanities",
+        "workflow_tags": tags,
+        "domain_knowledge": knowledge,
+        "datasets": [
+            {"name": DATA_FILE, "description": description,
+             "columns": {"raw": _column_entries()}},
+        ],
+        "intermediate": [],
+        "hypotheses": {"main": [{}], "intermediate": []},
+        "queries": [[{"qid": 0, "question_type": "context", "question": event.query}]],
+    }
+
+
+def _reference(task_id: str, event: PlantedEvent) -> dict[str, Any]:
+    cols = [f"{v}_inter" for v in event.variables]
+    year = event.year
+    load = (
+        "import pandas as pd\n"
+        f"df = pd.read_csv({DATA_FILE!r}).set_index('CE')\n"
+    )
+    selected = f"print(df[{cols!r}].to_string())\n"
+    if event.relation in ("rise", "fall"):
+        op = ">=" if event.relation == "rise" else "<="
+        thr = THRESHOLD if event.relation == "rise" else -THRESHOLD
+        compute = (
+            f"d = df[{cols[0]!r}].diff()\nf = d {op} {thr}\n"
+            "onsets = [int(c) for c, a, b in zip(f.index, f, f.shift(1, fill_value=False)) "
+            "if a and not b]\n"
+            f"print('{event.relation} events:', onsets)\n"
+        )
+        kw = ["diff"]
+    elif event.relation == "peak":
+        compute = f"print('peak:', int(df[{cols[0]!r}].idxmax()))\n"
+        kw = ["max"]
+    elif event.relation == "plateau":
+        compute = (
+            f"m = df[{cols[0]!r}].rolling({SUSTAIN_BINS}).min()\n"
+            f"ok = m[m >= m.max() - 0.25]\nprint('sustained from:', int(ok.index[0]) - "
+            f"{100 * (SUSTAIN_BINS - 1)})\n"
+        )
+        kw = ["rolling"]
+    elif event.relation == "simultaneous":
+        parts = []
+        for col, direction in zip(cols, event.directions, strict=True):
+            op = ">=" if direction == "up" else "<="
+            thr = THRESHOLD if direction == "up" else -THRESHOLD
+            parts.append(f"(df[{col!r}].diff() {op} {thr})")
+        compute = (
+            f"f = {' & '.join(parts)}\n"
+            "onsets = [int(c) for c, a, b in zip(f.index, f, f.shift(1, fill_value=False)) "
+            "if a and not b]\nprint('simultaneous events:', onsets)\n"
+        )
+        kw = ["diff"]
+    else:
+        lo, hi = event.window
+        fn = "idxmax" if event.relation == "growth_max" else "idxmin"
+        compute = (
+            f"w = df.loc[{lo}:{hi}, {cols[0]!r}]\n"
+            f"print('window {lo}..{hi}:', int(w.{fn}()))\n"
+        )
+        kw = ["max" if event.relation == "growth_max" else "min"]
+    check_kw: list[str] = []
+    if event.ordinal > 1 or event.relation in ("rise", "fall", "simultaneous"):
+        check_kw = [{1: "first", 2: "second", 3: "third"}[event.ordinal]]
+    if event.window is not None:
+        check_kw = [str(-event.window[0]), str(-event.window[1])]
+    if event.relation == "plateau":
+        check_kw = ["sustained"]
+    nodes = [
+        {"id": "select", "kind": "evidence",
+         "description": f"Load {DATA_FILE} and select the interpolated column(s) {', '.join(cols)}",
+         "keywords": cols, "evidence_code": load + selected, "expected_output": cols},
+        {"id": "compute", "kind": "evidence",
+         "description": f"Compute the {event.category.replace('_', ' ')} event on 100-year bins",
+         "keywords": kw, "evidence_code": load + compute, "expected_output": [str(year)]},
+        {"id": "check", "kind": "reasoning",
+         "description": "Check the answer against the query: ordinal, direction, peak vs "
+                        "sustained values and the bounded period",
+         "keywords": check_kw, "evidence_code": None, "expected_output": []},
+        {"id": "claim", "kind": "reasoning",
+         "description": f"State the hypothesis dated to {year_text(year)}",
+         "keywords": [str(-year)], "evidence_code": None, "expected_output": []},
+    ]
+    return {
+        "task_id": task_id,
+        "category": event.category,
+        "nodes": nodes,
+        "edges": [["select", "compute"], ["compute", "check"], ["check", "claim"],
+                  ["compute", "claim"]],
+        "paths": [["select", "compute", "check", "claim"], ["select", "compute", "claim"]],
+        "completion": {
+            "variables": list(event.variables),
+            "relation": event.category,
+            "years": [year],
+            "tolerance_years": 100,
+            "ordinal": event.ordinal,
+            "directions": list(event.directions),
+            "window": list(event.window) if event.window else None,
+        },
+    }
+

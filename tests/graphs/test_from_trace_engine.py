@@ -1,0 +1,151 @@
+"""A real engine session (DR, scaffolded) converted to a WorkflowGraph.
+
+The participants here are tiny hand-written policies (the scripted policies live elsewhere);
+the trace is the engine's own, so the converter meets the engine's real conventions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from collabsim.graphs.from_trace import graph_from_trace_file
+from collabsim.metrics.dynamics import dynamics_row
+from collabsim.participants.protocol import Observation, Role
+from collabsim.participants.team import team_from_dict
+from collabsim.session.actions import format_action
+from collabsim.session.engine import SessionConfig, run_session_sync
+from collabsim.session.structures import builtin_structure
+from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
+
+WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
+
+
+class InProcessExecutor:
+    """Runs cells with exec (tests only; the session under test needs no sandbox)."""
+
+    def __init__(self, files: Sequence[Path], limits: Any = None) -> None:
+        self.namespace: dict[str, Any] = {}
+
+    def execute(self, code: str) -> Any:
+        buf = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(buf):
+                exec(compile(code, "<cell>", "exec"), self.namespace)  # noqa: S102
+        except Exception as exc:  # noqa: BLE001
+            return SimpleNamespace(output=buf.getvalue(), error=repr(exc), status="error")
+        return SimpleNamespace(output=buf.getvalue(), error=None, status="ok")
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class Policy:
+    name: str
+    role: Role
+    fn: Callable[[Observation, dict[str, Any]], str]
+    state: dict[str, Any] = field(default_factory=dict)
+
+    async def act(self, observation: Observation) -> str:
+        return self.fn(observation, self.state)
+
+
+def agent(obs: Observation, st: dict[str, Any]) -> str:
+    if obs.phase == "build":
+        if not st.get("gates"):
+            st["gates"] = True
+            return format_action("MEMORY_ADD", section="gates",
+                                 text="EDITOR_UPDATE: R\nFINISH: D")
+        if not st.get("agreed"):
+            st["agreed"] = True
+            return format_action("MEMORY_AGREE")
+        return WAIT
+    if obs.my_pending:
+        return WAIT
+    cells = [c for c in obs.code_cells if c.author == obs.me]
+    if st.get("ran", 0) == 0:
+        st["ran"] = 1
+        return format_action("EXECUTE_CODE", code="print(1 / 0)")
+    if st["ran"] == 1 and cells:
+        st["ran"] = 2
+        return format_action("EXECUTE_CODE", code="print(6 * 7)")
+    if st["ran"] < 2:
+        return WAIT
+    drafts = st.get("drafts", 0)
+    if drafts == 0:
+        st["drafts"] = 1
+        return format_action("EDITOR_UPDATE", text="dagger peaks at -2400")
+    if obs.editor_text == "" and any("rejected" in f for f in obs.feedback):
+        st["drafts"] = 2
+        return format_action("EDITOR_UPDATE", text="dagger first rises around -2800")
+    if obs.editor_text and not st.get("finished"):
+        st["finished"] = True
+        return format_action("FINISH")
+    return WAIT
+
+
+def collaborator(obs: Observation, st: dict[str, Any]) -> str:
+    if obs.phase == "build":
+        if not st.get("agreed") and obs.memory and obs.memory.sections.get("gates"):
+            st["agreed"] = True
+            return format_action("MEMORY_AGREE")
+        return WAIT
+    for req in obs.pending_for_me:
+        decided = st.setdefault("decided", 0)
+        st["decided"] = decided + 1
+        if obs.me == "R" and decided == 0:
+            return format_action("REJECT", request_id=req.request_id, reason="first, not peak")
+        return format_action("APPROVE", request_id=req.request_id)
+    if obs.me == "D" and not st.get("said") and obs.code_cells:
+        st["said"] = True
+        return format_action("SEND_TEAMMATE_MESSAGE", message="use the dagger column")
+    return WAIT
+
+
+def _task(root: Path) -> Task:
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "series.csv"
+    path.write_text("year,dagger\n-3000,1\n-2900,3\n", encoding="utf-8")
+    return Task(
+        task_id="tiny/0/0", dataset="tiny", metadata_id=0, query_id=0,
+        query="When does dagger first rise?", question_type="context", domain="archaeology",
+        domain_knowledge="", workflow_tags="",
+        datasets=(DatasetInfo(name="series.csv", description="dagger counts",
+                              columns=(ColumnInfo("year", "year"),
+                                       ColumnInfo("dagger", "count")), path=path),),
+        source="generated", gold_hypothesis="hidden",
+    )
+
+
+def test_engine_dr_scaffolded_session_converts(tmp_path: Path) -> None:
+    config = SessionConfig(task=_task(tmp_path / "task"), team=team_from_dict("DR"),
+                           structure=builtin_structure("scaffolded"), seed=1, max_turns=40)
+    participants = {"agent": Policy("agent", "agent", agent),
+                    "D": Policy("D", "collaborator", collaborator),
+                    "R": Policy("R", "collaborator", collaborator)}
+    trace = tmp_path / "trace.jsonl"
+    result = run_session_sync(config, participants, trace, executor_factory=InProcessExecutor)
+    assert result.status == "finished", result
+
+    g = graph_from_trace_file(trace)
+    assert g.session.session_id == "tiny/0/0|DR|scaffolded|seed1"
+    kinds = {n.actor_type for n in g.nodes}
+    assert kinds == {"human", "ai"}
+    assert {n.actor for n in g.nodes} == {"agent", "D", "R"}
+    assert [s.key for s in g.steps] == ["build", "analysis", "review", "submission"]
+    assert any(g.is_crossing(e) for e in g.edges)
+    labels = sorted(r.label for r in g.responses)
+    assert labels == ["adopt", "modify", "reject"]  # R rejects, approves the redo; D: FINISH
+    assert {e.type for e in g.edges} == {"sequential", "loop"}  # retry after the error
+    for n in g.nodes:  # intervals from the virtual clock
+        (start, end), = n.intervals
+        assert 0 <= start <= end <= result.virtual_seconds
+    row = dynamics_row(g)
+    assert row["responses_total"] == 3 and row["edges_crossing"] > 0
+    assert row["human_events"] == sum(n.actor_type == "human" for n in g.nodes)
