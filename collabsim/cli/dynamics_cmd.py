@@ -32,11 +32,13 @@ def register(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("path", type=Path, help="graph file, explorer dataset, node-link "
-                        "JSON, trace .jsonl, or folder of traces")
+    parser.add_argument(
+        "path",
+        type=Path,
+        help="graph file, explorer dataset, node-link JSON, trace .jsonl, or folder of traces",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the table as CSV here")
-    parser.add_argument("--quiet", action="store_true",
-                        help="do not print data-quality warnings")
+    parser.add_argument("--quiet", action="store_true", help="do not print data-quality warnings")
     parser.set_defaults(func=run)
 
 
@@ -90,8 +92,7 @@ def iter_graphs(path: Path, *, progress: bool = True) -> Iterator[WorkflowGraph]
             raise DynamicsInputError(f"{path}: no *.jsonl trace files in this folder")
         from tqdm import tqdm
 
-        for file in tqdm(files, desc="traces", unit="trace", disable=not progress,
-                         file=sys.stderr):
+        for file in tqdm(files, desc="traces", unit="trace", disable=not progress, file=sys.stderr):
             yield _trace_graph(file)
     elif not path.exists():
         raise DynamicsInputError(f"{path}: no such file or folder")
@@ -125,8 +126,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         for w in caught:
             print(f"warning: {w.message}", file=sys.stderr)
-    with pd.option_context("display.max_rows", None, "display.max_columns", None,
-                           "display.width", 250):
+    with pd.option_context(
+        "display.max_rows", None, "display.max_columns", None, "display.width", 250
+    ):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     if args.out is not None:
         try:

@@ -31,7 +31,7 @@ def _build_parser() -> argparse.ArgumentParser:
         help="run simulated sessions (Hydra app: `collabsim run team=DR structure=scaffolded`)",
         add_help=False,
     )
-    for name, module_name in SUBCOMMAND_MODULES.items():
+    for module_name in SUBCOMMAND_MODULES.values():
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:

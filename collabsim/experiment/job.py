@@ -22,11 +22,11 @@ from collabsim.experiment.results_table import summarise
 from collabsim.experiment.runner import RunSummary, run_plans
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
+from collabsim.participants.team import team_from_dict
 from collabsim.sandbox import SandboxLimits
 from collabsim.session.clock import ClockSpec
 from collabsim.session.engine import SessionConfig
 from collabsim.session.structures import structure_from_dict
-from collabsim.participants.team import team_from_dict
 
 
 @dataclass(frozen=True)

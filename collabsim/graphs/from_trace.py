@@ -182,8 +182,7 @@ def graph_from_trace(
 
     nodes: list[Node] = []
     for ev in node_events:
-        info: dict[str, Any] = {"seq": ev.seq, "action_type": ev.action_type,
-                                "status": ev.status}
+        info: dict[str, Any] = {"seq": ev.seq, "action_type": ev.action_type, "status": ev.status}
         if ev.args.get("request_id") is not None:
             info["request_id"] = ev.args["request_id"]
         sw = _SOFTWARE.get(ev.action_type)
@@ -236,13 +235,13 @@ def graph_from_trace(
                     continue
             if ref.actor != ev.actor:
                 add(node_of[r], nid)
-            elif (ev.action_type == "EDITOR_UPDATE" == ref.action_type
-                  and ev.status != "approved"):  # an outcome refs its own request
+            elif (
+                ev.action_type == "EDITOR_UPDATE" == ref.action_type and ev.status != "approved"
+            ):  # an outcome refs its own request
                 add(nid, node_of[r], "loop")
         if ev.action_type == "EXECUTE_CODE":
             prev_code = last_code.get(ev.actor)
-            if (ev.status != "approved" and prev_code is not None
-                    and prev_code.status == "error"):
+            if ev.status != "approved" and prev_code is not None and prev_code.status == "error":
                 add(nid, node_of[prev_code.seq], "loop")
             last_code[ev.actor] = ev
         if _is_request(ev):
@@ -272,18 +271,23 @@ def graph_from_trace(
             steps.append(Step(key=key, name=name, labels=(name,), time_range=(lo, hi)))
     for note in notes:
         warnings.warn(f"session {session_id}: {note}", GraphDataWarning, stacklevel=2)
-    return WorkflowGraph(session, steps, nodes, edges, responses,
-                         [f"session {session_id}: {n}" for n in notes])
+    return WorkflowGraph(
+        session, steps, nodes, edges, responses, [f"session {session_id}: {n}" for n in notes]
+    )
 
 
-def _source(ai_ev: TraceEvent, by_seq: Mapping[int, TraceEvent],
-            node_of: Mapping[int, str]) -> str | None:
+def _source(
+    ai_ev: TraceEvent, by_seq: Mapping[int, TraceEvent], node_of: Mapping[int, str]
+) -> str | None:
     """Latest human message among the AI node's refs (via its request for an outcome)."""
     refs = list(ai_ev.refs)
     if ai_ev.status in ("approved", "rejected") and refs and refs[0] in by_seq:
         refs = list(by_seq[refs[0]].refs)
-    msgs = [r for r in refs if r in by_seq and r in node_of
-            and by_seq[r].actor_type == "human" and by_seq[r].is_message]
+    msgs = [
+        r
+        for r in refs
+        if r in by_seq and r in node_of and by_seq[r].actor_type == "human" and by_seq[r].is_message
+    ]
     return node_of[max(msgs)] if msgs else None
 
 
@@ -313,15 +317,23 @@ def _responses(
                 else:
                     label = "modify" if rejected.get(key) else "adopt"
                     rejected[key] = False
-                out.append(Response(node_of[ev.seq], _source(req, by_seq, node_of),
-                                    node_of[r], label))  # type: ignore[arg-type]
+                out.append(
+                    Response(node_of[ev.seq], _source(req, by_seq, node_of), node_of[r], label)
+                )  # type: ignore[arg-type]
         elif ev.action_type == "EDITOR_UPDATE":
             for r in ev.refs:
                 ref = by_seq.get(r)
-                if (ref is not None and r in node_of and ref.actor_type == "ai"
-                        and ref.action_type == "EDITOR_UPDATE"):
-                    out.append(Response(node_of[ev.seq], _source(ref, by_seq, node_of),
-                                        node_of[r], "modify"))
+                if (
+                    ref is not None
+                    and r in node_of
+                    and ref.actor_type == "ai"
+                    and ref.action_type == "EDITOR_UPDATE"
+                ):
+                    out.append(
+                        Response(
+                            node_of[ev.seq], _source(ref, by_seq, node_of), node_of[r], "modify"
+                        )
+                    )
     return out
 
 
@@ -346,15 +358,17 @@ def read_trace(path: str | Path) -> list[TraceEvent]:
             events.append(TraceEvent.from_dict(json.loads(line)))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as err:
             if pos == len(numbered) - 1 and isinstance(err, json.JSONDecodeError):
-                warnings.warn(f"{path}:{lineno}: truncated last line skipped",
-                              GraphDataWarning, stacklevel=2)
+                warnings.warn(
+                    f"{path}:{lineno}: truncated last line skipped", GraphDataWarning, stacklevel=2
+                )
                 continue
             raise TraceFormatError(f"{path}:{lineno}: bad trace event: {err}") from err
     return events
 
 
-def graph_from_trace_file(path: str | Path, *, session_id: str | None = None,
-                          **info: Any) -> WorkflowGraph:
+def graph_from_trace_file(
+    path: str | Path, *, session_id: str | None = None, **info: Any
+) -> WorkflowGraph:
     """Read a JSONL trace and convert it with :func:`graph_from_trace`.
 
     Session information comes from the keyword arguments, else from the ``SESSION_START``
@@ -369,13 +383,11 @@ def graph_from_trace_file(path: str | Path, *, session_id: str | None = None,
     events = read_trace(path)
     start = next((e for e in events if e.action_type == "SESSION_START"), None)
     args: Mapping[str, Any] = start.args if start is not None else {}
-    extra = {k: args[k] for k in ("task_id", "team", "structure", "seed", "policy")
-             if k in args}
+    extra = {k: args[k] for k in ("task_id", "team", "structure", "seed", "policy") if k in args}
     extra["trace_path"] = str(path)
     if session_id is None:
         if {"task_id", "team", "structure", "seed"} <= set(args):
-            session_id = (f"{args['task_id']}|{args['team']}|{args['structure']}"
-                          f"|seed{args['seed']}")
+            session_id = f"{args['task_id']}|{args['team']}|{args['structure']}|seed{args['seed']}"
         else:
             session_id = path.parent.name if path.stem == "trace" else path.stem
     info.setdefault("team", str(args.get("team", "")))

@@ -13,7 +13,8 @@ Two formats:
                 "edges": [{"from", "to", "type"}]}]}
 
   Responses live on the responding node's ``user_response`` list (responder = that node).
-  Nodes without a step go into a trailing step entry whose ``step_id`` is null. An edge is
+  Nodes without a step go into a trailing step entry whose ``step_id`` is null (a node
+  whose step key has no step entry goes there too, with its key under ``"step"``). An edge is
   written in the step of its target node. When that grouping would reorder the graph's
   nodes, edges or responses, every entry of that kind carries an ``"order"`` index and the
   reader restores the order: the round trip is lossless.
@@ -167,8 +168,9 @@ def _response(
     if source is not None and source not in known:
         notes.add(f"response by {responder}: unknown source {source!r}, taken as None")
         source = None
-    return Response(str(responder), None if source is None else str(source), str(ai_node),
-                    label_text)  # type: ignore[arg-type]
+    return Response(
+        str(responder), None if source is None else str(source), str(ai_node), label_text
+    )  # type: ignore[arg-type]
 
 
 def _node_id(raw: Mapping[str, Any], session_id: str) -> str:
@@ -220,8 +222,17 @@ def explorer_session_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
     if not session_id:
         raise KolabFormatError(f"explorer session without session_id: keys {sorted(data)}")
     notes = _Notes(session_id)
-    known_keys = {"session_id", "participant_id", "occupation", "category", "steps", "nodes",
-                  "edges", "responses", "goal"}
+    known_keys = {
+        "session_id",
+        "participant_id",
+        "occupation",
+        "category",
+        "steps",
+        "nodes",
+        "edges",
+        "responses",
+        "goal",
+    }
     extra = {k: v for k, v in data.items() if k not in known_keys}
     session = SessionInfo(
         session_id=session_id,
@@ -270,8 +281,14 @@ def explorer_session_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
     responses = [
         r
         for r in (
-            _response(raw.get("responder"), raw.get("source"), raw.get("ai_node"),
-                      raw.get("label"), known, notes)
+            _response(
+                raw.get("responder"),
+                raw.get("source"),
+                raw.get("ai_node"),
+                raw.get("label"),
+                known,
+                notes,
+            )
             for raw in data.get("responses") or ()
         )
         if r
@@ -336,13 +353,15 @@ def graph_to_explorer_session(graph: WorkflowGraph) -> dict[str, Any]:
     out["nodes"] = [
         {
             "id": n.id,
-            "actor": n.actor if n.actor in ("Human", "AI") else
-            ("Human" if n.actor_type == "human" else "AI"),
+            "actor": n.actor
+            if n.actor in ("Human", "AI")
+            else ("Human" if n.actor_type == "human" else "AI"),
             "label": n.label,
             "detail": n.detail,
             "time": ", ".join(format_range(iv) for iv in n.intervals),
-            "step": None if n.step is None else step_index.get(n.step, _explorer_step_index(
-                n.step, -1)),
+            "step": None
+            if n.step is None
+            else step_index.get(n.step, _explorer_step_index(n.step, -1)),
         }
         for n in graph.nodes
     ]
@@ -374,12 +393,12 @@ def write_explorer(
 
 # --------------------------------------------------------------------------- Kolab graph JSON
 
-_SESSION_KEYS = ("session_id", "participant_id", "goal", "occupation", "domain", "steps",
-                 "extra", "warnings")
-_NODE_KEYS = ("id", "actor", "actor_type", "label", "detail", "time", "softwares",
-              "user_response", "order", "extra")
-_STEP_KEYS = ("step_id", "name", "labels", "time_range", "collaboration", "quality", "nodes",
-              "edges")
+# fmt: off
+_SESSION_KEYS = frozenset({"session_id", "participant_id", "goal", "occupation", "domain",
+                           "steps", "extra", "warnings"})
+_NODE_KEYS = frozenset({"id", "actor", "actor_type", "label", "detail", "time", "softwares",
+                        "user_response", "order", "step", "extra"})
+# fmt: on
 
 
 def _ordered(items: list[tuple[Any, Any]]) -> list[Any]:
@@ -449,7 +468,7 @@ def kolab_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
                 label=str(raw.get("label") or ""),
                 detail=str(raw.get("detail") or ""),
                 intervals=_intervals(raw.get("time"), notes, node_id),
-                step=step_key,
+                step=step_key if raw.get("step") is None else str(raw["step"]),
                 softwares=tuple(str(x) for x in raw.get("softwares") or ()),
                 extra=node_extra,
             )
@@ -464,8 +483,14 @@ def kolab_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
     responses = [
         r
         for r in (
-            _response(responder, raw.get("source_node_id"), raw.get("claude_node_id"),
-                      raw.get("label"), known, notes)
+            _response(
+                responder,
+                raw.get("source_node_id"),
+                raw.get("claude_node_id"),
+                raw.get("label"),
+                known,
+                notes,
+            )
             for responder, raw in _ordered(raw_resps)
         )
         if r
@@ -495,15 +520,15 @@ def graph_to_kolab(graph: WorkflowGraph) -> dict[str, Any]:
     for i, resp in enumerate(graph.responses):
         resp_by_node.setdefault(resp.responder, []).append((i, resp))
 
-    node_seq = sorted(range(len(graph.nodes)), key=lambda i: bucket_order[
-        node_step[graph.nodes[i].id]])
+    node_seq = sorted(
+        range(len(graph.nodes)), key=lambda i: bucket_order[node_step[graph.nodes[i].id]]
+    )
     nodes_need_order = node_seq != list(range(len(graph.nodes)))
-    resp_written = [
-        j for i in node_seq for j, _ in resp_by_node.get(graph.nodes[i].id, [])
-    ]
+    resp_written = [j for i in node_seq for j, _ in resp_by_node.get(graph.nodes[i].id, [])]
     resps_need_order = resp_written != list(range(len(graph.responses)))
-    edge_seq = sorted(range(len(graph.edges)), key=lambda i: bucket_order[
-        node_step[graph.edges[i].target]])
+    edge_seq = sorted(
+        range(len(graph.edges)), key=lambda i: bucket_order[node_step[graph.edges[i].target]]
+    )
     edges_need_order = edge_seq != list(range(len(graph.edges)))
 
     for i, n in enumerate(graph.nodes):
@@ -516,6 +541,8 @@ def graph_to_kolab(graph: WorkflowGraph) -> dict[str, Any]:
             "time": [format_range(iv) for iv in n.intervals],
             "softwares": list(n.softwares),
         }
+        if n.step is not None and n.step not in buckets:
+            entry["step"] = n.step  # a step key without a step entry
         clashing = {k: v for k, v in n.extra.items() if k in _NODE_KEYS}
         entry.update({k: v for k, v in n.extra.items() if k not in _NODE_KEYS})
         if clashing:

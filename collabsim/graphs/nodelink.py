@@ -71,8 +71,12 @@ def to_node_link(graph: WorkflowGraph) -> dict[str, Any]:
                 for st in graph.steps
             ],
             "responses": [
-                {"responder": r.responder, "source": r.source, "ai_node": r.ai_node,
-                 "label": r.label}
+                {
+                    "responder": r.responder,
+                    "source": r.source,
+                    "ai_node": r.ai_node,
+                    "label": r.label,
+                }
                 for r in graph.responses
             ],
             "warnings": list(graph.warnings),
@@ -161,8 +165,7 @@ def from_node_link(data: Mapping[str, Any]) -> WorkflowGraph:
             Response(r["responder"], r.get("source"), r["ai_node"], r["label"])
             for r in attrs.get("responses") or ()
         ]
-        return WorkflowGraph(session, steps, nodes, edges, responses,
-                             attrs.get("warnings") or ())
+        return WorkflowGraph(session, steps, nodes, edges, responses, attrs.get("warnings") or ())
     except (KeyError, TypeError, ValueError) as err:
         raise NodeLinkFormatError(f"session {session.session_id or '?'}: {err}") from err
 

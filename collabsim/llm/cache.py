@@ -42,12 +42,12 @@ def is_secret_param(name: str) -> bool:
     return bool(_SECRET_PARAM.search(name))
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Map a parameter value to canonical JSON-able data (exceptions become their repr)."""
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+        return {str(k): jsonable(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
     if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if value is None or isinstance(value, bool | int | float | str):
         return value
     if isinstance(value, BaseException):
@@ -55,10 +55,15 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
+def loggable_params(params: Mapping[str, Any]) -> dict[str, Any]:
+    """All parameters except credentials, as JSON-able data (for call logs)."""
+    return {k: jsonable(v) for k, v in sorted(params.items()) if not is_secret_param(k)}
+
+
 def sampling_params(params: Mapping[str, Any]) -> dict[str, Any]:
     """Keep the parameters that can change a reply: drop secrets and transport settings."""
     return {
-        k: _jsonable(v)
+        k: jsonable(v)
         for k, v in sorted(params.items())
         if not is_secret_param(k) and k not in NON_SAMPLING_PARAMS
     }
@@ -78,7 +83,7 @@ def cache_key(model: str, messages: Sequence[Mapping[str, str]], params: Mapping
     payload = {
         "format": CACHE_FORMAT,
         "model": model,
-        "messages": [_jsonable(dict(m)) for m in messages],
+        "messages": [jsonable(dict(m)) for m in messages],
         "params": sampling_params(params),
     }
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

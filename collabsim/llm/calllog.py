@@ -14,8 +14,9 @@ import json
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
+from collabsim.llm.cache import loggable_params
 from collabsim.llm.redact import redact_data
 
 CALL_LOG_SUFFIX = ".llm_calls.jsonl"
@@ -37,7 +38,8 @@ def call_log_path_for(trace_path: Path) -> Path:
 
 
 class CallLog:
-    """Appends redacted call records to a JSONL file (thread- and task-safe, flushed per line).
+    """Appends redacted call records to a JSONL file (thread- and task-safe; the file is
+    opened, appended to and closed per record, so a crash loses at most one line).
 
     The file is truncated when the first record is written, so a rerun of a session replaces
     its old log rather than appending to it.
@@ -46,7 +48,6 @@ class CallLog:
     def __init__(self, path: Path) -> None:
         """Log to ``path`` (created on the first record)."""
         self.path = Path(path)
-        self._handle: IO[str] | None = None
         self._lock = threading.Lock()
         self._seq = 0
         self._started = False
@@ -74,7 +75,7 @@ class CallLog:
             "call": self._seq,
             "tag": tag,
             "model": model,
-            "params": dict(params),
+            "params": loggable_params(params),
             "messages": [dict(m) for m in messages],
             "reply": reply,
             "prompt_tokens": prompt_tokens,
@@ -89,20 +90,15 @@ class CallLog:
         }
         line = json.dumps(redact_data(record), ensure_ascii=False)
         with self._lock:
-            if self._handle is None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                self._handle = self.path.open("a" if self._started else "w", encoding="utf-8")
-                self._started = True
-            self._handle.write(line + "\n")
-            self._handle.flush()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            mode = "a" if self._started else "w"
+            with self.path.open(mode, encoding="utf-8") as handle:
+                handle.write(line + "\n")
+            self._started = True
             self._seq += 1
 
     def close(self) -> None:
-        """Close the file (later records reopen it in append mode)."""
-        with self._lock:
-            if self._handle is not None:
-                self._handle.close()
-                self._handle = None
+        """Nothing to release (each record is appended and the file closed); kept for API."""
 
 
 def read_call_log(path: Path) -> list[dict[str, Any]]:

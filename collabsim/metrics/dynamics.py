@@ -119,14 +119,22 @@ def density_w(graph: WorkflowGraph) -> float:
 
 def human_event_times(graph: WorkflowGraph) -> list[float]:
     """Start times of human nodes, sorted, one per node (ties kept, untimed nodes skipped)."""
-    return sorted(
-        n.start for n in graph.nodes if n.actor_type == "human" and n.start is not None
-    )
+    return sorted(n.start for n in graph.nodes if n.actor_type == "human" and n.start is not None)
 
 
-def handoff_event_times(graph: WorkflowGraph) -> list[float]:
-    """Start times of the distinct target nodes of crossing edges, sorted."""
-    targets = dict.fromkeys(e.target for e in graph.edges if graph.is_crossing(e))
+def handoff_event_times(graph: WorkflowGraph, *, distinct_targets: bool = True) -> list[float]:
+    """Handoff event times, sorted.
+
+    Args:
+        graph: The graph.
+        distinct_targets: True (the definition used in the dynamics row): the start times of
+            the distinct target nodes of crossing edges - a node entered by several crossing
+            edges is one handoff. False: one event per crossing edge (duplicates included),
+            at its target's start.
+    """
+    targets = [e.target for e in graph.edges if graph.is_crossing(e)]
+    if distinct_targets:
+        targets = list(dict.fromkeys(targets))
     starts = (graph.node(t).start for t in targets)
     return sorted(s for s in starts if s is not None)
 

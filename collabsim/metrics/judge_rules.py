@@ -7,7 +7,10 @@
   time anchors against the gold's with a ±``tolerance_years`` tolerance (default 100: several
   DiscoveryBench golds differ from a plain pandas computation by one 100-year bin). Periods
   defined in the task's query/domain knowledge ("Middle Neolithic (3400-3000 BCE)") extend
-  the built-in period table. A gold without a time context leaves context at 1.0.
+  the built-in period table. Anchors restating the query's own window ("highest growth of
+  the period between 3000 and 2000 BCE") are dropped from both sides unless they are all
+  the text has (:func:`~collabsim.metrics.timespans.strip_frame`). A gold without a time
+  context leaves context at 1.0.
 * ``variable_f1``: F1 of canonical variables (synonym table + the task's column names and
   descriptions; a capital group matches its members). A gold without variables -> 1.0.
 * ``relation``: :func:`~collabsim.metrics.outcome.relation_score`.
@@ -23,9 +26,11 @@ from collabsim.metrics.outcome import HypothesisScore, relation_score
 from collabsim.metrics.timespans import (
     DEFAULT_PERIODS,
     DEFAULT_TOLERANCE_YEARS,
+    TimeAnchor,
     context_scores,
     extract_time_anchors,
     learn_periods,
+    strip_frame,
 )
 from collabsim.metrics.vocab import VariableLexicon, variable_f1
 from collabsim.tasks.model import Task, TaskBrief
@@ -67,6 +72,12 @@ class RuleJudge:
         learnt = learn_periods(f"{task.query}\n{task.domain_knowledge}")
         return {**self.periods, **learnt}
 
+    def query_frame(self, task: Task | TaskBrief | None) -> list[TimeAnchor]:
+        """Time anchors of the task's query (the question's own frame)."""
+        if task is None:
+            return []
+        return extract_time_anchors(task.query, self.periods_for(task), self.default_era)
+
     def extract(self, text: str, task: Task | TaskBrief | None = None) -> dict[str, object]:
         """What the judge reads from a text: anchors, variables (for inspection and tests)."""
         return {
@@ -92,8 +103,9 @@ class RuleJudge:
             return HypothesisScore.zero(self.name, "empty hypothesis")
         periods = self.periods_for(task)
         lex = self.lexicon(task)
-        c_anchors = extract_time_anchors(hypothesis, periods, self.default_era)
-        g_anchors = extract_time_anchors(gold, periods, self.default_era)
+        frame = self.query_frame(task)
+        c_anchors = strip_frame(extract_time_anchors(hypothesis, periods, self.default_era), frame)
+        g_anchors = strip_frame(extract_time_anchors(gold, periods, self.default_era), frame)
         recall, precision = context_scores(c_anchors, g_anchors, self.tolerance_years)
         context = 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
         c_vars, g_vars = lex.variables(hypothesis), lex.variables(gold)

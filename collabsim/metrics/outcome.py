@@ -36,6 +36,14 @@ from collabsim.tasks.model import Task, TaskBrief
 _STRONG_TAGS = frozenset({"extreme", "trough", "increase", "decrease", "sustained",
                           "simultaneous", "opposite", "positive", "negative", "outlier"})
 _OPPOSITE = {"increase": "decrease", "decrease": "increase"}
+_NEAR_TROUGH = frozenset({"trough", "extreme", "decrease"})
+
+
+def _implied(directions: Mapping[str, set[str]]) -> set[str]:
+    """Tags implied by variable directions: two variables moving opposite ways -> opposite."""
+    ups = {v for v, d in directions.items() if d == {"increase"}}
+    downs = {v for v, d in directions.items() if d == {"decrease"}}
+    return {"opposite"} if ups and downs else set()
 
 
 @dataclass(frozen=True)
@@ -104,12 +112,15 @@ def relation_score(
     """Relation score of a claim against a gold, with a short reason.
 
     Let G and C be the relation tags of gold and claim (see
-    :func:`collabsim.metrics.vocab.relation_tags`; ``high``/``low`` count only when the gold
-    has no stronger tag) and o_G, o_C their ordinals ("first", "second").
+    :func:`collabsim.metrics.vocab.relation_tags`, plus ``opposite`` when one variable goes up
+    and another down; ``high``/``low`` count only when the gold has no stronger tag) and
+    o_G, o_C their ordinals ("first", "second").
 
     * 1.0 when G is empty and the gold has no ordinal (nothing to match);
     * 0.0 on a contradiction: some variable goes up in one and down in the other (clause by
       clause), or the gold has exactly one direction and the claim only the opposite one;
+    * 0.5 when one side says "lowest" (trough) and the other "greatest/steepest decline"
+      (extreme + decrease);
     * 1.0 when every tag of G is in C and the ordinal matches (or the gold has none);
     * 0.0 when no tag of G is in C (and the ordinal does not match either);
     * 0.5 otherwise (some tags, or tags right but ordinal wrong or missing).
@@ -118,14 +129,15 @@ def relation_score(
         ``(score, reason)``.
     """
     lex = lexicon or VariableLexicon.build()
-    g_all, c_all = relation_tags(gold), relation_tags(claim)
+    g_dir = variable_directions(gold, lex)
+    c_dir = variable_directions(claim, lex)
+    g_all = relation_tags(gold) | _implied(g_dir)
+    c_all = relation_tags(claim) | _implied(c_dir)
     g_tags = g_all & _STRONG_TAGS or g_all
     c_tags = c_all
     o_g, o_c = ordinal(gold), ordinal(claim)
     if not g_tags and o_g is None:
         return 1.0, "gold states no relation"
-    g_dir = variable_directions(gold, lex)
-    c_dir = variable_directions(claim, lex)
     for var, dirs in g_dir.items():
         cd = c_dir.get(var, set())
         if len(dirs) == 1 and cd and not (cd & dirs):
@@ -136,6 +148,10 @@ def relation_score(
     share = len(g_tags & c_tags) / len(g_tags) if g_tags else 1.0
     ordinal_ok = o_g is None or o_g == o_c
     missing = sorted(g_tags - c_tags)
+    if share < 1.0 and (g_tags | c_tags) >= _NEAR_TROUGH and (
+        ("trough" in c_tags) != ("trough" in g_tags)
+    ):
+        return 0.5, "lowest value vs greatest decline: partly the same relation"
     if share == 1.0 and ordinal_ok:
         return 1.0, "relation matches"
     if share == 0.0 and not (o_g is not None and ordinal_ok):

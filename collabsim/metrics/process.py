@@ -25,7 +25,12 @@ from collabsim.metrics.initiative import action_text
 from collabsim.metrics.judge_llm import ask_json, load_prompt
 from collabsim.metrics.judge_rules import RuleJudge
 from collabsim.metrics.reference import RELATION_REQUIREMENTS, ReferenceWorkflow, RefNode
-from collabsim.metrics.timespans import DEFAULT_PERIODS, extract_time_anchors, years_in_text
+from collabsim.metrics.timespans import (
+    DEFAULT_PERIODS,
+    extract_time_anchors,
+    strip_frame,
+    years_in_text,
+)
 from collabsim.metrics.vocab import (
     VariableLexicon,
     canonical_column,
@@ -160,7 +165,9 @@ def hypothesis_support(
       (:data:`~collabsim.metrics.reference.RELATION_REQUIREMENTS`) and its ordinal matches
       the required one; 0.5 when only the ordinal is wrong or missing; 0 otherwise or when a
       completion variable is claimed to move against its completion direction;
-    * scope: share of completion years y that the claim dates within ``tolerance_years``
+    * scope (claim anchors restating the query's window are ignored, see
+      :func:`~collabsim.metrics.timespans.strip_frame`): share of completion years y that the
+      claim dates within ``tolerance_years``
       by an anchor that is itself within ``tolerance_years`` of a year printed in some code
       output of the trace (1.0 when the completion has no years);
     * evidence: mean of (a) some claimed variable matching a completion variable appears in
@@ -180,7 +187,7 @@ def hypothesis_support(
     judge = RuleJudge(tolerance_years=tol)
     lex = judge.lexicon(task)
     periods = judge.periods_for(task) if task is not None else dict(DEFAULT_PERIODS)
-    anchors = extract_time_anchors(hypothesis, periods)
+    anchors = strip_frame(extract_time_anchors(hypothesis, periods), judge.query_frame(task))
     seen_years = set().union(*(years_in_text(o) for o in view.outputs)) if view.outputs else set()
 
     def supported(lo: int, hi: int) -> bool:

@@ -178,7 +178,7 @@ def run_evidence(
     try:
         from collabsim.sandbox import Sandbox  # lazy: built by the sandbox helper
     except ImportError:
-        return _run_subprocess(codes, files, timeout_s)
+        return run_evidence_subprocess(codes, files, timeout_s)
     with Sandbox(list(files)) as sb:
         return [_from_exec(sb.execute(code)) for code in codes]
 
@@ -187,7 +187,11 @@ def _from_exec(result: Any) -> EvidenceRun:
     return EvidenceRun(str(result.output), result.error, str(result.status))
 
 
-def _run_subprocess(codes: Sequence[str], files: Sequence[Path], timeout_s: float) -> list[EvidenceRun]:
+def run_evidence_subprocess(
+    codes: Sequence[str], files: Sequence[Path], timeout_s: float = 120.0
+) -> list[EvidenceRun]:
+    """Run evidence cells in one subprocess (fresh namespace per cell) in a temporary
+    directory holding symlinks to ``files``; the fallback of :func:`run_evidence`."""
     with tempfile.TemporaryDirectory(prefix="collabsim-evidence-") as tmp:
         work = Path(tmp)
         for f in files:

@@ -54,7 +54,7 @@ _ERA = r"(?:b\.?\s?c\.?\s?e\.?|b\.?\s?c\.?|c\.?\s?e\.?|a\.?\s?d\.?|(?:cal\.?\s?)
 _NUM = r"(-?\d{1,5})"
 _NOT_DURATION = r"(?!\s*-?\s*(?:years?|yrs?|y)\b)"
 _LEFT = r"(?<![\w.,])"
-_RIGHT = r"(?![\w.]|,\d)"
+_RIGHT = r"(?!\w|[.,]\d)"
 _ORD = r"(\d{1,2})(?:st|nd|rd|th)"
 _QUAL_BEFORE = re.compile(
     r"(beginning|start|onset|dawn|middle|mid|end|close|early|late)(?:\s+(?:part|phase))?"
@@ -261,6 +261,18 @@ def extract_time_anchors(
     for a in numeric:
         found.append((work.find(a.text), a))
     return [a for _, a in sorted(found, key=lambda p: p[0])]
+
+
+def strip_frame(anchors: Sequence[TimeAnchor], frame: Sequence[TimeAnchor]) -> list[TimeAnchor]:
+    """Drop anchors that restate the query's own time frame (same span as a query anchor).
+
+    "the highest growth of the period between 3000 and 2000 BCE" restates the window the
+    query asked about; it is the question's frame, not the answer's context. When every
+    anchor is part of the frame (the context *is* the asked period) all are kept.
+    """
+    spans = {(f.lo, f.hi) for f in frame}
+    kept = [a for a in anchors if (a.lo, a.hi) not in spans]
+    return kept if kept else list(anchors)
 
 
 def _dilate(a: TimeAnchor, tol: int) -> tuple[int, int]:

@@ -130,15 +130,12 @@ def check_numbers(
         return ()
     years = claim_years(draft)
     target = year_text(reference.year)
-    if not years:
-        return (Issue("missing_year", f"The draft names no century; my recomputation on "
-                      f"{'+'.join(reference.columns)} gives {target}.",
-                      _full_fix(reference)),)
     if reference.year in years:
         return ()
-    claimed = year_text(years[0])
-    lead = (f"I recomputed it on {'+'.join(reference.columns)} and get {target}, "
-            f"not {claimed}.")
+    columns = "+".join(reference.columns)
+    lead = (f"I recomputed it on {columns} and get {target}, not {year_text(years[0])}."
+            if years else f"The draft names no century; my recomputation on {columns} gives "
+            f"{target}.")
     issues: list[Issue] = []
     if agent is not None:
         if agent.columns != reference.columns:
@@ -172,7 +169,8 @@ def check_numbers(
                 f"{reference.relation}.",
                 (("relation", reference.relation),)))
     if not issues:
-        issues.append(Issue("wrong_year", lead, _full_fix(reference)))
+        issues.append(Issue("wrong_year" if years else "missing_year", lead,
+                            _full_fix(reference)))
     return tuple(issues)
 
 

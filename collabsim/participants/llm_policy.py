@@ -37,7 +37,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import jinja2
 
@@ -264,6 +264,7 @@ class LLMParticipant:
     repair: bool = True
     scratchpad: str = ""
     turns: list[TurnRecord] = field(default_factory=list)
+    policy_name: ClassVar[str] = "llm"
 
     def _uses_state_block(self) -> bool:
         if self.state_block is not None:

@@ -154,20 +154,25 @@ class ScriptedAgent:
             return self._build(obs, ctx)
         if obs.my_pending:
             return format_action(WAIT)
-        plan, applied, ignored = self.current_plan(obs)
         mine = [c for c in obs.code_cells if c.author == obs.me]
+        for careful in (False, True):
+            # careful: after a binding rejection of this very draft, redo the analysis
+            # from the query without the session's mistakes (plus teammates' fixes)
+            plan, applied, ignored = self.current_plan(obs, careful=careful)
+            code = compute_cell(plan)
+            runs = [c for c in mine if c.code == code]
+            result = parse_result(runs[-1].output) if runs and runs[-1].ok else None
+            draft = draft_hypothesis(result, ctx.semantics)
+            if not runs or not self._was_rejected(obs, draft):
+                break
         if not any(c.code.startswith(INSPECT_MARK) for c in mine) and _allowed(obs, "EXECUTE_CODE"):
             return format_action("EXECUTE_CODE", code=inspect_cell(plan))
-        code = compute_cell(plan)
-        runs = [c for c in mine if c.code == code]
         if not runs and self._rejections(obs, "EXECUTE_CODE") < self._max_rejections:
             return format_action("EXECUTE_CODE", code=code)
-        result = parse_result(runs[-1].output) if runs and runs[-1].ok else None
-        draft = draft_hypothesis(result, ctx.semantics)
         if (obs.editor_text.strip() != draft.strip()
-                and self._rejections(obs, "EDITOR_UPDATE") < self._max_rejections):
+                and self._rejections(obs, "EDITOR_UPDATE", draft) < self._max_rejections):
             return format_action("EDITOR_UPDATE", text=draft)
-        message = self._team_message(obs, applied, ignored)
+        message = self._team_message(obs, plan, applied, ignored)
         if message is not None:
             return format_action("SEND_TEAMMATE_MESSAGE", message=message)
         if self._waiting_for_checks(obs) and obs.turn < int(self.params.get("finish_by_turn", 45)):
@@ -178,10 +183,17 @@ class ScriptedAgent:
     def _max_rejections(self) -> int:
         return int(self.params.get("max_rejections", 3))
 
-    def current_plan(self, obs: Observation) -> tuple[AnalysisPlan, list[str], list[str]]:
-        """The plan after teammates' accepted fixes, with accepted / ignored issue kinds."""
+    def current_plan(
+        self, obs: Observation, careful: bool = False
+    ) -> tuple[AnalysisPlan, list[str], list[str]]:
+        """The plan after teammates' accepted fixes, with accepted / ignored issue kinds.
+
+        Args:
+            obs: The observation.
+            careful: Start from the mistake-free plan instead of this session's plan.
+        """
         ctx = self.context(obs.task)
-        plan = ctx.mistaken_plan
+        plan = ctx.plan if careful else ctx.mistaken_plan
         binding = set(obs.gates.values())
         ignore = "ignore_teammate" in ctx.mistakes
         applied: list[str] = []
@@ -199,12 +211,28 @@ class ScriptedAgent:
                 plan = new
         return plan, applied, ignored
 
-    def _rejections(self, obs: Observation, action: str) -> int:
+    def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
+        """How often my ``action`` (with this text, when given) was rejected."""
+        key = None if text is None else text.strip()[:150]
         return sum(1 for h in obs.history
-                   if h.actor == obs.me and h.action_type == action and h.status == "rejected")
+                   if h.actor == obs.me and h.action_type == action and h.status == "rejected"
+                   and (key is None or key in h.summary))
 
-    def _team_message(self, obs: Observation, applied: list[str], ignored: list[str]
-                      ) -> str | None:
+    def _was_rejected(self, obs: Observation, draft: str) -> bool:
+        """Whether a gate owner rejected this draft (as an edit, or as the finished text)."""
+        if self._rejections(obs, "EDITOR_UPDATE", draft):
+            return True
+        if obs.editor_text.strip() != draft.strip():
+            return False
+        mine = [h for h in obs.history if h.actor == obs.me]
+        updated = [h.time for h in mine if h.action_type == "EDITOR_UPDATE"
+                   and h.status in ("ok", "approved")]
+        since = max(updated) if updated else 0.0
+        return any(h.action_type == "FINISH" and h.status == "rejected" and h.time >= since
+                   for h in mine)
+
+    def _team_message(self, obs: Observation, plan: AnalysisPlan, applied: list[str],
+                      ignored: list[str]) -> str | None:
         if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return None
         if not self.params.get("announce", True) or not obs.editor_text.strip():
@@ -212,7 +240,6 @@ class ScriptedAgent:
         fp = draft_fingerprint(obs.editor_text)
         mine = [m for m in obs.chat if m.sender == obs.me]
         if not any(fp in announced_drafts(m.text) for m in mine):
-            plan, _, _ = self.current_plan(obs)
             lead = ("Thanks - I redid the analysis with your fixes "
                     f"({', '.join(sorted(set(applied)))}). " if applied else "")
             return (f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "

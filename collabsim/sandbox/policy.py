@@ -1,16 +1,24 @@
-"""In-worker security policy: a ``sys.addaudithook`` guard plus an optional seccomp filter.
+"""In-worker security policy, three layers deep.
 
-The audit hook gives readable errors for the common cases (network, processes, files outside
-the working directory, loading native libraries, changing limits). Audit hooks are not a
-security boundary on their own -- native code can bypass them -- so on Linux x86-64/aarch64 the
-worker also installs a seccomp-BPF filter that makes the kernel refuse ``fork``/``exec``/
-non-unix sockets and a few namespace/debugging syscalls whatever the caller.
+1. A ``sys.addaudithook`` guard gives readable errors for the common cases: network,
+   processes, files outside the working directory (writes anywhere, reads outside the Python
+   installation and system directories), native libraries through ctypes, resource limits,
+   signals to other processes.
+2. Audit hooks are not a security boundary (native code or a tampered hook bypasses them), so
+   the kernel enforces the essentials too: a seccomp-BPF filter refuses ``fork``/``exec``,
+   non-unix sockets and namespace/debugging syscalls (Linux x86-64/aarch64), and
+3. Landlock (Linux >= 5.13, unprivileged) confines the file system to the working directory
+   (full access) plus read-only system/Python directories, refuses TCP, and with ABI >= 6
+   keeps signals and abstract unix sockets inside the worker.
+
+Layers 2 and 3 are best effort: when the kernel lacks them the worker still runs.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import platform
 import socket
@@ -47,11 +55,45 @@ _NETWORK_EVENTS = (
 )
 _DENIED_SYMBOLS = frozenset(
     {
-        "fork", "vfork", "_Fork", "clone", "clone3", "execve", "execv", "execvp", "execvpe",
-        "execl", "execlp", "execle", "fexecve", "execveat", "system", "popen", "posix_spawn",
-        "posix_spawnp", "socket", "connect", "bind", "sendto", "sendmsg", "getaddrinfo",
-        "ptrace", "syscall", "setrlimit", "prlimit", "prlimit64", "setrlimit64", "unshare",
-        "setns", "mount", "chroot", "kill", "killpg", "tgkill", "seccomp", "prctl",
+        "fork",
+        "vfork",
+        "_Fork",
+        "clone",
+        "clone3",
+        "execve",
+        "execv",
+        "execvp",
+        "execvpe",
+        "execl",
+        "execlp",
+        "execle",
+        "fexecve",
+        "execveat",
+        "system",
+        "popen",
+        "posix_spawn",
+        "posix_spawnp",
+        "socket",
+        "connect",
+        "bind",
+        "sendto",
+        "sendmsg",
+        "getaddrinfo",
+        "ptrace",
+        "syscall",
+        "setrlimit",
+        "prlimit",
+        "prlimit64",
+        "setrlimit64",
+        "unshare",
+        "setns",
+        "mount",
+        "chroot",
+        "kill",
+        "killpg",
+        "tgkill",
+        "seccomp",
+        "prctl",
     }
 )
 
@@ -292,10 +334,22 @@ _ARCHES: dict[str, dict[str, Any]] = {
         "audit_arch": 0xC000003E,
         "x32_bit": 0x40000000,
         "deny": {
-            57: "fork", 58: "vfork", 59: "execve", 322: "execveat", 101: "ptrace",
-            272: "unshare", 308: "setns", 165: "mount", 166: "umount2", 155: "pivot_root",
-            161: "chroot", 310: "process_vm_readv", 311: "process_vm_writev", 425: "io_uring_setup",
-            321: "bpf", 246: "kexec_load",
+            57: "fork",
+            58: "vfork",
+            59: "execve",
+            322: "execveat",
+            101: "ptrace",
+            272: "unshare",
+            308: "setns",
+            165: "mount",
+            166: "umount2",
+            155: "pivot_root",
+            161: "chroot",
+            310: "process_vm_readv",
+            311: "process_vm_writev",
+            425: "io_uring_setup",
+            321: "bpf",
+            246: "kexec_load",
         },
         "clone": 56,
         "clone3": 435,
@@ -305,9 +359,20 @@ _ARCHES: dict[str, dict[str, Any]] = {
         "audit_arch": 0xC00000B7,
         "x32_bit": None,
         "deny": {
-            221: "execve", 281: "execveat", 117: "ptrace", 97: "unshare", 268: "setns",
-            40: "mount", 39: "umount2", 41: "pivot_root", 51: "chroot", 270: "process_vm_readv",
-            271: "process_vm_writev", 425: "io_uring_setup", 280: "bpf", 104: "kexec_load",
+            221: "execve",
+            281: "execveat",
+            117: "ptrace",
+            97: "unshare",
+            268: "setns",
+            40: "mount",
+            39: "umount2",
+            41: "pivot_root",
+            51: "chroot",
+            270: "process_vm_readv",
+            271: "process_vm_writev",
+            425: "io_uring_setup",
+            280: "bpf",
+            104: "kexec_load",
         },
         "clone": 220,
         "clone3": 435,
@@ -350,6 +415,33 @@ def _seccomp_program(arch: dict[str, Any]) -> list[tuple[int, int, int, int]]:
     return prog
 
 
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+@functools.cache
+def _libc() -> Any:
+    """The C library with errno tracking (``None`` when it cannot be loaded)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:  # pragma: no cover - static or exotic builds
+        return None
+    libc.syscall.restype = ctypes.c_long
+    return libc
+
+
+@functools.cache
+def _seccomp_bytes(machine: str) -> bytes:
+    return b"".join(struct.pack("HBBI", *ins) for ins in _seccomp_program(_ARCHES[machine]))
+
+
+def prepare() -> None:
+    """Build the ctypes objects once (called in the zygote, so workers start faster)."""
+    _libc()
+    if platform.machine() in _ARCHES:
+        _seccomp_bytes(platform.machine())
+
+
 def install_seccomp() -> bool:
     """Install the seccomp filter in the calling process (Linux x86-64/aarch64 only).
 
@@ -357,22 +449,102 @@ def install_seccomp() -> bool:
         Whether the filter is active. Failure (unsupported platform, kernel refusal) is not
         an error: the audit hook and rlimits still apply.
     """
-    arch = _ARCHES.get(platform.machine())
-    if arch is None or not sys.platform.startswith("linux"):
+    machine = platform.machine()
+    libc = _libc()
+    if machine not in _ARCHES or not sys.platform.startswith("linux") or libc is None:
         return False
-    program = _seccomp_program(arch)
-    raw = b"".join(struct.pack("HBBI", *ins) for ins in program)
+    raw = _seccomp_bytes(machine)
     filters = ctypes.create_string_buffer(raw, len(raw))
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(program), ctypes.cast(filters, ctypes.c_void_p))
+    fprog = _SockFprog(len(raw) // 8, ctypes.cast(filters, ctypes.c_void_p))
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             return False
         rc = libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
-    except (OSError, AttributeError):
+    except AttributeError:  # pragma: no cover - libc without prctl
         return False
     return rc == 0
+
+
+# -- landlock -------------------------------------------------------------------------------
+_SYS_LANDLOCK = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
+_LL_EXECUTE, _LL_WRITE_FILE, _LL_READ_FILE, _LL_READ_DIR = 1, 2, 4, 8
+_LL_IOCTL_DEV = 1 << 15
+_LL_RULE_PATH_BENEATH = 1
+_LL_NET_ALL = 0b11  # BIND_TCP | CONNECT_TCP
+_LL_SCOPE_ALL = 0b11  # abstract unix sockets | signals
+
+
+def _landlock_fs_mask(abi: int) -> int:
+    if abi >= 5:
+        return (1 << 16) - 1
+    if abi >= 3:
+        return (1 << 15) - 1
+    return (1 << 14) - 1 if abi == 2 else (1 << 13) - 1
+
+
+def install_landlock(workdir: str, read_roots: tuple[str, ...]) -> int:
+    """Confine the calling process's file system view with Landlock (Linux >= 5.13).
+
+    The working directory gets every right, ``read_roots`` read-only rights, ``/dev/null``
+    read/write; everything else is refused by the kernel. With ABI >= 4 TCP bind/connect
+    are refused, with ABI >= 6 signals and abstract unix sockets are scoped to the process.
+
+    Args:
+        workdir: Directory with full access.
+        read_roots: Directories that may be read (missing ones are skipped).
+
+    Returns:
+        The Landlock ABI version in force, or 0 when Landlock is unavailable.
+    """
+    numbers = _SYS_LANDLOCK.get(platform.machine())
+    if numbers is None or not sys.platform.startswith("linux"):
+        return 0
+    create, add_rule, restrict = numbers
+    libc = _libc()
+    if libc is None:
+        return 0
+    abi = libc.syscall(ctypes.c_long(create), None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return 0
+    fs_mask = _landlock_fs_mask(abi)
+    fields = [fs_mask]
+    if abi >= 4:
+        fields.append(_LL_NET_ALL)
+    if abi >= 6:
+        fields.append(_LL_SCOPE_ALL)
+    attr = ctypes.create_string_buffer(struct.pack(f"{len(fields)}Q", *fields), 8 * len(fields))
+    ruleset = libc.syscall(
+        ctypes.c_long(create), attr, ctypes.c_size_t(8 * len(fields)), ctypes.c_uint32(0)
+    )
+    if ruleset < 0:
+        return 0
+    read_dir = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
+    rules = [(workdir, fs_mask)] + [(root, read_dir) for root in read_roots]
+    rules.append(("/dev/null", _LL_READ_FILE | _LL_WRITE_FILE | (fs_mask & _LL_IOCTL_DEV)))
+    try:
+        for path, access in rules:
+            try:
+                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                if not os.path.isdir(path):
+                    access &= (
+                        _LL_EXECUTE | _LL_READ_FILE | _LL_WRITE_FILE | _LL_IOCTL_DEV | (1 << 14)
+                    )
+                rule = ctypes.create_string_buffer(struct.pack("=Qi", access & fs_mask, fd), 12)
+                libc.syscall(
+                    ctypes.c_long(add_rule),
+                    ctypes.c_int(ruleset),
+                    ctypes.c_int(_LL_RULE_PATH_BENEATH),
+                    rule,
+                    ctypes.c_uint32(0),
+                )
+            finally:
+                os.close(fd)
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            return 0
+        rc = libc.syscall(ctypes.c_long(restrict), ctypes.c_int(ruleset), ctypes.c_uint32(0))
+    finally:
+        os.close(ruleset)
+    return abi if rc == 0 else 0

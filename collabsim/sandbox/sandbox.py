@@ -34,6 +34,8 @@ _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _ZYGOTE_START_TIMEOUT = 120.0
 _SPAWN_TIMEOUT = 30.0
 _DEATH_REPORT_WAIT = 2.0
+MAX_CODE_CHARS = 1_000_000
+"""Longest cell :meth:`Sandbox.execute` accepts (longer ones give an ``error`` result)."""
 _RESTART_NOTE = (
     "The Python process was restarted: variables and imports from earlier cells are lost."
 )
@@ -108,8 +110,11 @@ class _ZygoteClient:
         return _Worker(int(reply["pid"]), fds[0] if fds else None, ours)
 
     def close(self) -> None:
-        """Close the control socket; the zygote then kills its workers and exits."""
+        """Ask the zygote to kill its workers and exit, then close the control socket."""
         try:
+            if os.getpid() == self.owner:
+                with contextlib.suppress(OSError, wire.WireError):
+                    wire.send_msg(self.sock, {"op": "shutdown"})
             self.sock.close()
         finally:
             if os.getpid() == self.owner:
@@ -247,17 +252,26 @@ class _Worker:
                 else:
                     self.eof = True
 
-    def kill(self) -> dict[str, Any] | None:
-        """SIGKILL the worker and wait until it is reaped; returns its exit report if any."""
+    def kill(self, want_report: bool = False) -> dict[str, Any] | None:
+        """SIGKILL the worker and wait until it has exited.
+
+        Args:
+            want_report: Also wait (briefly) for the zygote's exit report and return it.
+        """
         try:
             if self.pidfd is not None:
                 signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
             elif not self.dead:  # pragma: no cover - kernels without pidfd
                 os.kill(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, OSError):
+        except OSError:
             pass
-        report = None
         deadline = time.monotonic() + _DEATH_REPORT_WAIT
+        if self.pidfd is not None and not want_report:
+            if not self.dead:
+                select.select([self.pidfd], [], [], _DEATH_REPORT_WAIT)
+                self.dead = True
+            return None
+        report = None
         while not self.eof and time.monotonic() < deadline:
             msg = self.receive(deadline)
             if msg is None:
@@ -346,20 +360,24 @@ class Sandbox:
             if self._closed:
                 raise RuntimeError("Sandbox is closed")
             start = time.monotonic()
+            if len(code) > MAX_CODE_CHARS:
+                error = f"ValueError: the cell is too long ({len(code)} > {MAX_CODE_CHARS} chars)"
+                return self._result("", error, "error", False, start)
             if self._worker is None:
                 try:
                     self._worker = self._spawn()
                 except (SandboxError, OSError, wire.WireError) as exc:
-                    return self._result("", f"sandbox worker could not start: {exc}", "crashed",
-                                        False, start)
+                    return self._result(
+                        "", f"sandbox worker could not start: {exc}", "crashed", False, start
+                    )
             worker = self._worker
             hard_deadline = start + self.limits.wall_seconds + _grace(self.limits.wall_seconds)
             msg: dict[str, Any] | None
             self._cells += 1
             if worker.send({"op": "exec", "code": code, "cell": self._cells}, hard_deadline):
                 msg = worker.receive(hard_deadline)
-            else:
-                msg = {"op": "eof"} if worker.dead or worker.eof else None
+            else:  # the worker is gone (or wedged): collect what is left, then restart it
+                msg = worker.receive(min(hard_deadline, time.monotonic() + 0.5)) or {"op": "eof"}
             if msg is not None and msg.get("op") is None:
                 return self._from_worker(msg, start)
             if msg is None:  # hard wall-clock timeout: the worker ignored the soft interrupt
@@ -375,7 +393,7 @@ class Sandbox:
                 self._discard_worker(kill=True)
                 return self._result("", detail, "crashed", False, start)
             if report is None:
-                report = self._discard_worker(kill=True)
+                report = self._discard_worker(kill=True, want_report=True)
             else:
                 self._discard_worker(kill=False)
             status, error = self._classify_death(report)
@@ -430,11 +448,11 @@ class Sandbox:
             shutdown_zygote()  # the zygote died; start a new one once
             return _zygote().spawn(self._workdir, self.limits)
 
-    def _discard_worker(self, kill: bool) -> dict[str, Any] | None:
+    def _discard_worker(self, kill: bool, want_report: bool = False) -> dict[str, Any] | None:
         worker, self._worker = self._worker, None
         if worker is None:
             return None
-        report = worker.kill() if kill else None
+        report = worker.kill(want_report) if kill else None
         worker.close()
         return report
 

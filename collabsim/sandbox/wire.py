@@ -21,7 +21,8 @@ class WireError(Exception):
 
 def encode(obj: Any) -> bytes:
     """Return one framed message for ``obj``."""
-    payload = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    # ensure_ascii: lone surrogates (possible in user output) survive the round trip
+    payload = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
     if len(payload) > MAX_MESSAGE_BYTES:
         raise WireError(f"message too large ({len(payload)} bytes)")
     return _HEADER.pack(len(payload)) + payload

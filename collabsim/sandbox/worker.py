@@ -23,7 +23,12 @@ import traceback
 from typing import Any, NoReturn
 
 from collabsim.sandbox import wire
-from collabsim.sandbox.policy import AuditPolicy, PolicyViolation, install_seccomp
+from collabsim.sandbox.policy import (
+    AuditPolicy,
+    PolicyViolation,
+    install_landlock,
+    install_seccomp,
+)
 
 _PR_SET_PDEATHSIG = 1
 _TRACEBACK_LINES = 12
@@ -69,8 +74,19 @@ class CappedOutput(io.TextIOBase):
         self.tail = ""
         self.total = 0
 
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    @property
+    def errors(self) -> str:  # type: ignore[override]
+        return "strict"
+
     def writable(self) -> bool:
         return True
+
+    def isatty(self) -> bool:
+        return False
 
     def write(self, s: str) -> int:  # type: ignore[override]
         if not isinstance(s, str):
@@ -113,6 +129,7 @@ class Worker:
         self.cell = 0
         self.policy: AuditPolicy | None = None
         self.namespace: dict[str, Any] = {}
+        self.layers: dict[str, int] = {}
 
     # -- set-up ---------------------------------------------------------------------------
     def setup(self, read_roots: tuple[str, ...]) -> None:
@@ -130,8 +147,9 @@ class Worker:
         _set_limit(resource.RLIMIT_FSIZE, int(self.limits["file_mb"]) * 1024 * 1024)
         _set_limit(resource.RLIMIT_NOFILE, 256)
         _set_limit(resource.RLIMIT_AS, _address_space() + int(self.limits["memory_mb"]) * 2**20)
-        install_seccomp()
         policy = AuditPolicy(self.workdir, read_roots)
+        self.layers["landlock"] = install_landlock(self.workdir, policy.read_roots[1:])
+        self.layers["seccomp"] = int(install_seccomp())
         sys.path[:] = [p for p in sys.path if p and policy.may_read(os.path.realpath(p))]
         import random
 

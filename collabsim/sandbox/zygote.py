@@ -67,8 +67,9 @@ class Zygote:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
-        from collabsim.sandbox.policy import python_read_roots
+        from collabsim.sandbox.policy import prepare, python_read_roots
 
+        prepare()
         self.read_roots = python_read_roots()
 
     def run(self) -> None:
@@ -102,7 +103,7 @@ class Zygote:
                     for fd in fds:
                         os.close(fd)
                     if msg.get("op") == "shutdown":
-                        self.shutdown()
+                        self.shutdown(remove_workdirs=False)
                     wire.send_msg(self.ctrl, {"ok": False, "error": "bad request"})
             self.reap()
 
@@ -185,13 +186,18 @@ class Zygote:
                 pass
             sock.close()
 
-    def shutdown(self) -> None:
-        """Kill all workers, remove their working directories and exit."""
+    def shutdown(self, remove_workdirs: bool = True) -> None:
+        """Kill all workers and exit.
+
+        Args:
+            remove_workdirs: Also remove the workers' working directories (done when the
+                parent vanished; an explicit shutdown leaves them to their Sandbox objects).
+        """
         for pid, (sock, workdir) in list(self.workers.items()):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
             sock.close()
-            if os.path.basename(workdir).startswith(WORKDIR_PREFIX):
+            if remove_workdirs and os.path.basename(workdir).startswith(WORKDIR_PREFIX):
                 shutil.rmtree(workdir, ignore_errors=True)
         os._exit(0)
 

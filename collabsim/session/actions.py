@@ -183,6 +183,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
 _STOP_RE = {q: re.compile(r"[\\" + q + "]") for q in ("'", '"')}
 _MAX_CANDIDATES = 64
 _CANDIDATE_CHAR_BUDGET = 4_000_000
+_OPENERS_RE = re.compile(r"[(\[{]+")
 _SPECIAL_RE = re.compile(r"[\"'()\[\]{},]")
 _MAX_DICT_CHARS = 100_000
 
@@ -252,7 +253,10 @@ def _read_unquoted(text: str, pos: int) -> tuple[str, int]:
                 i += 1
             continue
         if c in "([{":
-            depth += 1
+            run = _OPENERS_RE.match(text, i)
+            depth += run.end() - i if run else 1
+            i = run.end() if run else i + 1
+            continue
         elif c in closers:
             if depth == 0:
                 if c == ")":
@@ -459,7 +463,7 @@ def _parse(text: str) -> ParseResult:
             f"Unknown action {unknown[0]!r}. Known actions: {known}. "
             f"Expected syntax: {GENERIC_SYNTAX}",
         )
-    mentioned = [n for n in ACTION_SPECS if re.search(rf"\b{n}\b", text)]
+    mentioned = [n for n in ACTION_SPECS if n in text and re.search(rf"\b{n}\b", text)]
     hint = f" {_expected(ACTION_SPECS[mentioned[0]])}." if mentioned else ""
     return ParseResult(
         None,

@@ -201,7 +201,7 @@ class _Session:
         self.phase = "build" if self.structure.has_memory else "work"
         self.build_turns = 0
         self.gates: dict[str, str] = {} if self.structure.has_memory else self._preassigned()
-        self.gate_entries: list[str] = []
+        self.gate_entries: list[tuple[float, int, str]] = []
         self.n_requests = 0
         self.request_seq: dict[str, int] = {}
         self.status: str | None = None
@@ -267,7 +267,8 @@ class _Session:
         self.phase = "work"
         self.ws.memory_read_only = True
         if self.structure.gates_chosen_by_team:
-            self.gates = chosen_gates(self.gate_entries, self.members)
+            entries = [text for _, _, text in sorted(self.gate_entries)]
+            self.gates = chosen_gates(entries, self.members)
         else:
             self.gates = self._preassigned()
         self._emit(t, t, "env", "PHASE_START", {"phase": "work", "gates": dict(self.gates)})
@@ -608,11 +609,8 @@ class _Session:
             problem = self._memory_check(action)
             if problem is not None:
                 return self._invalid(name, t, text, problem, action)
-            action = Action(
-                "MEMORY_ADD", {**action.args, "section": action.args["section"].strip().lower()}
-            )
-            if action.args["section"] == GATES_SECTION:
-                self.gate_entries.append(action.args["text"])
+            section = action.args["section"].strip().lower()
+            action = Action("MEMORY_ADD", {**action.args, "section": section})
         owner = self.gates.get(action.name) if self.phase == "work" else None
         if owner is not None and owner != name:
             for req in self.ws.pending_by(name):
@@ -629,6 +627,8 @@ class _Session:
             return self._request(name, t, action, owner)
         t_end = t + self._duration(name, action.name)
         await self._effect(name, action, t, t_end)
+        if action.name == "MEMORY_ADD" and action.args["section"] == GATES_SECTION:
+            self.gate_entries.append((t_end, len(self.events) - 1, action.args["text"]))
         return t_end
 
     async def _decide(self, name: str, t: float) -> None:

@@ -28,8 +28,10 @@ team with ``first_collaborator``) is dropped.
 by ``;``; ``#`` starts a comment line; case-insensitive). Owner ``none`` / ``nobody`` / ``-``
 removes a gate. Only :data:`GATEABLE_ACTIONS` can be gated. Each entry is validated when it
 is added (an invalid entry is refused with an error to its author). At the end of the build
-phase all entries are read in trace order and **the last line for an action wins** (later
-decisions revise earlier ones). The result is the gate table enforced in the work phase.
+phase all entries are read in the order they land in the memory (the order members see;
+ties by trace order; entries still in flight when the phase ends count too) and **the last
+line for an action wins** (later entries revise earlier ones). The result is the gate table
+enforced in the work phase.
 """
 
 from __future__ import annotations
@@ -213,7 +215,7 @@ def parse_gate_entry(text: str, members: Sequence[str]) -> list[tuple[str, str |
 
 
 def chosen_gates(entries: Iterable[str], members: Sequence[str]) -> dict[str, str]:
-    """Gate table from ``gates`` entries in trace order; the last line per action wins.
+    """Gate table from ``gates`` entries in memory order; the last line per action wins.
 
     Entries that do not parse are ignored (the engine refuses them when they are added).
     """

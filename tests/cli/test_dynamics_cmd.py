@@ -27,8 +27,15 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 def _trace(path: Path, seed: int) -> None:
     kinds = {"agent": "ai", "D": "human", "env": "env"}
     rows = [
-        (0, 0, "env", "SESSION_START", "ok", (), {"task_id": "t/0/0", "team": "D",
-                                                   "structure": "default", "seed": seed}),
+        (
+            0,
+            0,
+            "env",
+            "SESSION_START",
+            "ok",
+            (),
+            {"task_id": "t/0/0", "team": "D", "structure": "default", "seed": seed},
+        ),
         (0, 0, "env", "PHASE_START", "ok", (), {"phase": "work"}),
         (0, 10, "agent", "EXECUTE_CODE", "ok", (), {"code": "1"}),
         (10, 12, "D", "SEND_TEAMMATE_MESSAGE", "ok", (2,), {"message": "check"}),
@@ -65,8 +72,10 @@ def test_single_graph_files(
     kolab_sessions_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     graph = load_explorer(kolab_sessions_path)[3]
-    for path in (write_kolab_graph(graph, tmp_path / "kolab.json"),
-                 write_node_link(graph, tmp_path / "nodelink.json")):
+    for path in (
+        write_kolab_graph(graph, tmp_path / "kolab.json"),
+        write_node_link(graph, tmp_path / "nodelink.json"),
+    ):
         out = tmp_path / f"{path.stem}.csv"
         assert main(["dynamics", str(path), "--out", str(out), "--quiet"]) == 0
         rows = _read_csv(out)

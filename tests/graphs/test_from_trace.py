@@ -24,8 +24,16 @@ from collabsim.session.events import TraceEvent
 _ACTOR_TYPE = {"agent": "ai", "D": "human", "R": "human", "env": "env"}
 
 
-def _ev(seq: int, t0: float, t1: float, actor: str, action: str, status: str = "ok",
-        refs: tuple[int, ...] = (), **args: Any) -> TraceEvent:
+def _ev(
+    seq: int,
+    t0: float,
+    t1: float,
+    actor: str,
+    action: str,
+    status: str = "ok",
+    refs: tuple[int, ...] = (),
+    **args: Any,
+) -> TraceEvent:
     return TraceEvent(seq, t0, t1, actor, _ACTOR_TYPE[actor], action, args, status, "", refs)
 
 
@@ -33,8 +41,18 @@ def dr_trace() -> list[TraceEvent]:
     """Build phase, a failed then fixed code cell, a rejected and a re-requested editor
     update, a teammate's edit of the agent's hypothesis, a gated submission."""
     return [
-        _ev(0, 0, 0, "env", "SESSION_START", task_id="gen_001/0/0", team="DR",
-            structure="scaffolded", seed=0, query="When did X first rise?"),
+        _ev(
+            0,
+            0,
+            0,
+            "env",
+            "SESSION_START",
+            task_id="gen_001/0/0",
+            team="DR",
+            structure="scaffolded",
+            seed=0,
+            query="When did X first rise?",
+        ),
         _ev(1, 0, 0, "env", "PHASE_START", phase="build"),
         _ev(2, 0, 5, "agent", "MEMORY_ADD", section="plan", text="agent computes"),
         _ev(3, 1, 4, "D", "MEMORY_ADD", section="trust", text="D checks numbers"),
@@ -45,14 +63,31 @@ def dr_trace() -> list[TraceEvent]:
         _ev(8, 10, 15, "D", "SEND_TEAMMATE_MESSAGE", refs=(7,), message="use column X_v2"),
         _ev(9, 20, 30, "agent", "EXECUTE_CODE", code="df['X_v2'].diff()"),
         _ev(10, 25, 32, "R", "SEND_TEAMMATE_MESSAGE", refs=(9,), message="draft it please"),
-        _ev(11, 32, 40, "agent", "EDITOR_UPDATE", "pending", refs=(10,), request_id="g1",
-            text="X peaked in 2000 BCE"),
+        _ev(
+            11,
+            32,
+            40,
+            "agent",
+            "EDITOR_UPDATE",
+            "pending",
+            refs=(10,),
+            request_id="g1",
+            text="X peaked in 2000 BCE",
+        ),
         _ev(12, 40, 45, "R", "REJECT", refs=(11,), request_id="g1", reason="first rise"),
         _ev(13, 45, 45, "agent", "EDITOR_UPDATE", "rejected", refs=(11, 12)),
         # R comments on the rejected attempt (refs the rejected outcome)
         _ev(14, 45, 47, "R", "SEND_TEAMMATE_MESSAGE", refs=(13,), message="first, not peak"),
-        _ev(15, 46, 50, "agent", "EDITOR_UPDATE", "pending", request_id="g2",
-            text="X first rose in 2300 BCE"),
+        _ev(
+            15,
+            46,
+            50,
+            "agent",
+            "EDITOR_UPDATE",
+            "pending",
+            request_id="g2",
+            text="X first rose in 2300 BCE",
+        ),
         _ev(16, 50, 52, "R", "APPROVE", refs=(15,), request_id="g2"),
         _ev(17, 52, 52, "agent", "EDITOR_UPDATE", "approved", refs=(15, 16)),
         _ev(18, 52, 58, "D", "EDITOR_UPDATE", refs=(17,), text="X first rose c. 2300 BCE"),
@@ -68,13 +103,18 @@ def test_nodes_follow_the_conventions() -> None:
     g = graph_from_trace(dr_trace(), session_id="s", team="DR")
     ids = [n.id for n in g.nodes]
     # no env events, no INVALID, no rejected outcome
-    assert ids == [f"e{i}" for i in (2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18,
-                                     19, 20, 21)]
+    assert ids == [
+        f"e{i}" for i in (2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19, 20, 21)
+    ]
     assert g.node("e7").actor_type == "ai" and g.node("e8").actor == "D"
     assert g.node("e8").actor_type == "human"
     assert g.node("e8").intervals == ((10.0, 15.0),)  # virtual clock; overlaps e7 (6-20)
-    assert g.node("e11").extra == {"seq": 11, "action_type": "EDITOR_UPDATE",
-                                   "status": "pending", "request_id": "g1"}
+    assert g.node("e11").extra == {
+        "seq": 11,
+        "action_type": "EDITOR_UPDATE",
+        "status": "pending",
+        "request_id": "g1",
+    }
     assert "use column X_v2" in g.node("e8").label
     assert g.session.participant_id == "DR"
 
@@ -100,9 +140,17 @@ def test_edges_lanes_refs_and_loops() -> None:
     assert Edge("e10", "e12") in edges and Edge("e12", "e14") in edges  # R's lane
     assert Edge("e14", "e16") in edges
     assert Edge("e11", "e14") in edges  # rejected outcome e13 stands for request e11
-    for u, v in [("e7", "e8"), ("e9", "e10"), ("e10", "e11"), ("e11", "e12"),
-                 ("e15", "e16"), ("e16", "e17"), ("e17", "e18"), ("e19", "e20"),
-                 ("e20", "e21")]:
+    for u, v in [
+        ("e7", "e8"),
+        ("e9", "e10"),
+        ("e10", "e11"),
+        ("e11", "e12"),
+        ("e15", "e16"),
+        ("e16", "e17"),
+        ("e17", "e18"),
+        ("e19", "e20"),
+        ("e20", "e21"),
+    ]:
         assert Edge(u, v) in edges, (u, v)
     loops = {e for e in edges if e.type == "loop"}
     assert loops == {Edge("e9", "e7", "loop"), Edge("e15", "e11", "loop")}
@@ -139,8 +187,13 @@ def test_trace_file_and_session_info(tmp_path: Path) -> None:
     assert g.session.session_id == "gen_001/0/0|DR|scaffolded|seed0"
     assert g.session.goal == "When did X first rise?"
     assert g.session.extra["structure"] == "scaffolded"
-    assert g == graph_from_trace(dr_trace(), session_id=g.session.session_id, team="DR",
-                                 goal="When did X first rise?", extra=g.session.extra)
+    assert g == graph_from_trace(
+        dr_trace(),
+        session_id=g.session.session_id,
+        team="DR",
+        goal="When did X first rise?",
+        extra=g.session.extra,
+    )
 
 
 def test_truncated_last_line_warns_bad_middle_line_fails(tmp_path: Path) -> None:

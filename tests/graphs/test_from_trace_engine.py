@@ -1,26 +1,34 @@
-"""A real engine session (DR, scaffolded) converted to a WorkflowGraph.
+"""Real engine sessions (DR, scaffolded) converted to WorkflowGraphs.
 
-The participants here are tiny hand-written policies (the scripted policies live elsewhere);
-the trace is the engine's own, so the converter meets the engine's real conventions.
+One session runs the project's scripted policies on a generated task in the real sandbox
+(acceptance: human and AI nodes, crossing edges, a response, virtual-clock intervals, the
+dynamics metrics run on it); one runs tiny hand-written policies that force every response
+kind (reject, approve after a rejection, adopt) and a retry loop.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from collabsim.graphs.from_trace import graph_from_trace_file
-from collabsim.metrics.dynamics import dynamics_row
+from collabsim.graphs.from_trace import graph_from_trace_file, read_trace
+from collabsim.graphs.kolab_io import graph_to_kolab, kolab_to_graph
+from collabsim.graphs.nodelink import from_node_link, to_node_link
+from collabsim.metrics.dynamics import DYNAMICS_COLUMNS, dynamics_row
 from collabsim.participants.protocol import Observation, Role
+from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
 from collabsim.session.actions import format_action
 from collabsim.session.engine import SessionConfig, run_session_sync
 from collabsim.session.structures import builtin_structure
+from collabsim.tasks.discoverybench import load_tasks
+from collabsim.tasks.generator import generate_suite
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
 
 WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
@@ -60,8 +68,7 @@ def agent(obs: Observation, st: dict[str, Any]) -> str:
     if obs.phase == "build":
         if not st.get("gates"):
             st["gates"] = True
-            return format_action("MEMORY_ADD", section="gates",
-                                 text="EDITOR_UPDATE: R\nFINISH: D")
+            return format_action("MEMORY_ADD", section="gates", text="EDITOR_UPDATE: R\nFINISH: D")
         if not st.get("agreed"):
             st["agreed"] = True
             return format_action("MEMORY_AGREE")
@@ -113,22 +120,41 @@ def _task(root: Path) -> Task:
     path = root / "series.csv"
     path.write_text("year,dagger\n-3000,1\n-2900,3\n", encoding="utf-8")
     return Task(
-        task_id="tiny/0/0", dataset="tiny", metadata_id=0, query_id=0,
-        query="When does dagger first rise?", question_type="context", domain="archaeology",
-        domain_knowledge="", workflow_tags="",
-        datasets=(DatasetInfo(name="series.csv", description="dagger counts",
-                              columns=(ColumnInfo("year", "year"),
-                                       ColumnInfo("dagger", "count")), path=path),),
-        source="generated", gold_hypothesis="hidden",
+        task_id="tiny/0/0",
+        dataset="tiny",
+        metadata_id=0,
+        query_id=0,
+        query="When does dagger first rise?",
+        question_type="context",
+        domain="archaeology",
+        domain_knowledge="",
+        workflow_tags="",
+        datasets=(
+            DatasetInfo(
+                name="series.csv",
+                description="dagger counts",
+                columns=(ColumnInfo("year", "year"), ColumnInfo("dagger", "count")),
+                path=path,
+            ),
+        ),
+        source="generated",
+        gold_hypothesis="hidden",
     )
 
 
 def test_engine_dr_scaffolded_session_converts(tmp_path: Path) -> None:
-    config = SessionConfig(task=_task(tmp_path / "task"), team=team_from_dict("DR"),
-                           structure=builtin_structure("scaffolded"), seed=1, max_turns=40)
-    participants = {"agent": Policy("agent", "agent", agent),
-                    "D": Policy("D", "collaborator", collaborator),
-                    "R": Policy("R", "collaborator", collaborator)}
+    config = SessionConfig(
+        task=_task(tmp_path / "task"),
+        team=team_from_dict("DR"),
+        structure=builtin_structure("scaffolded"),
+        seed=1,
+        max_turns=40,
+    )
+    participants = {
+        "agent": Policy("agent", "agent", agent),
+        "D": Policy("D", "collaborator", collaborator),
+        "R": Policy("R", "collaborator", collaborator),
+    }
     trace = tmp_path / "trace.jsonl"
     result = run_session_sync(config, participants, trace, executor_factory=InProcessExecutor)
     assert result.status == "finished", result
@@ -144,8 +170,43 @@ def test_engine_dr_scaffolded_session_converts(tmp_path: Path) -> None:
     assert labels == ["adopt", "modify", "reject"]  # R rejects, approves the redo; D: FINISH
     assert {e.type for e in g.edges} == {"sequential", "loop"}  # retry after the error
     for n in g.nodes:  # intervals from the virtual clock
-        (start, end), = n.intervals
+        ((start, end),) = n.intervals
         assert 0 <= start <= end <= result.virtual_seconds
     row = dynamics_row(g)
     assert row["responses_total"] == 3 and row["edges_crossing"] > 0
     assert row["human_events"] == sum(n.actor_type == "human" for n in g.nodes)
+
+
+def test_scripted_dr_scaffolded_session_converts(tmp_path: Path) -> None:
+    generate_suite(tmp_path / "suite", n_tasks=1, seed=0)
+    task = load_tasks(tmp_path / "suite").tasks[0]
+    team = team_from_dict("DR")
+    participants = {
+        m: build_scripted(m, team.role(m), team.profile(m), seed=0) for m in team.members
+    }
+    config = SessionConfig(task=task, team=team, structure=builtin_structure("scaffolded"), seed=0)
+    trace = tmp_path / "run" / "trace.jsonl"
+    trace.parent.mkdir()
+    result = run_session_sync(config, participants, trace)
+    assert result.status == "finished", result
+
+    g = graph_from_trace_file(trace)
+    assert {n.actor_type for n in g.nodes} == {"human", "ai"}
+    assert {"agent", "D", "R"} <= {n.actor for n in g.nodes}
+    assert sum(g.is_crossing(e) for e in g.edges) > 0
+    assert len(g.responses) >= 1
+    assert all(g.node(r.ai_node).actor_type == "ai" for r in g.responses)
+    assert all(g.node(r.responder).actor_type == "human" for r in g.responses)
+    events = {e.seq: e for e in read_trace(trace)}
+    for n in g.nodes:  # one interval per node, straight from the virtual clock
+        ev = events[n.extra["seq"]]
+        assert n.intervals == ((ev.t_start, ev.t_end),)
+        assert n.end <= result.virtual_seconds
+    assert g.steps[0].key == "build"
+    row = dynamics_row(g)
+    assert tuple(row) == DYNAMICS_COLUMNS
+    assert row["edges_crossing"] > 0 and row["responses_total"] == len(g.responses)
+    assert row["human_events"] >= 3 and -1 <= row["human_burstiness"] <= 1
+    # fractional virtual-clock times survive both file formats exactly
+    assert kolab_to_graph(json.loads(json.dumps(graph_to_kolab(g)))) == g
+    assert from_node_link(json.loads(json.dumps(to_node_link(g)))) == g

@@ -123,18 +123,39 @@ def test_kolab_json_structure_and_user_response() -> None:
                 "collaboration": 4,
                 "quality": None,
                 "nodes": [
-                    {"id": "u1", "actor": "user", "actor_type": "human", "label": "ask",
-                     "detail": "asks Claude", "time": ["00:00:00-00:01:00"],
-                     "softwares": ["Word"], "source_steps": []},
-                    {"id": "c1", "actor": "claude", "actor_type": "ai", "label": "draft",
-                     "time": ["00:01:00-00:02:00", "00:03:00-00:04:00"]},
-                    {"id": "u2", "actor": "user", "actor_type": "human", "label": "edit",
-                     "time": ["00:04:00-00:09:00"], "source_steps": ["a"],
-                     "user_response": [{"source_node_id": "u1", "claude_node_id": "c1",
-                                        "label": "modify"}]},
+                    {
+                        "id": "u1",
+                        "actor": "user",
+                        "actor_type": "human",
+                        "label": "ask",
+                        "detail": "asks Claude",
+                        "time": ["00:00:00-00:01:00"],
+                        "softwares": ["Word"],
+                        "source_steps": [],
+                    },
+                    {
+                        "id": "c1",
+                        "actor": "claude",
+                        "actor_type": "ai",
+                        "label": "draft",
+                        "time": ["00:01:00-00:02:00", "00:03:00-00:04:00"],
+                    },
+                    {
+                        "id": "u2",
+                        "actor": "user",
+                        "actor_type": "human",
+                        "label": "edit",
+                        "time": ["00:04:00-00:09:00"],
+                        "source_steps": ["a"],
+                        "user_response": [
+                            {"source_node_id": "u1", "claude_node_id": "c1", "label": "modify"}
+                        ],
+                    },
                 ],
-                "edges": [{"from": "u1", "to": "c1", "type": "sequential"},
-                          {"from": "c1", "to": "u2", "type": "sequential"}],
+                "edges": [
+                    {"from": "u1", "to": "c1", "type": "sequential"},
+                    {"from": "c1", "to": "u2", "type": "sequential"},
+                ],
             }
         ],
     }
@@ -156,6 +177,7 @@ def test_kolab_round_trip_restores_order_across_steps() -> None:
         Node("h1", "user", "human", intervals=((0.0, 1.0),), step="s2"),
         Node("a1", "claude", "ai", intervals=((1.0, 2.0),), step="s1"),
         Node("h2", "user", "human", intervals=((2.0, 3.5),), step=None),
+        Node("h3", "user", "human", step="unlisted", extra={"order": "kept", "x": 1}),
     ]
     edges = [Edge("a1", "h2"), Edge("h1", "a1"), Edge("h2", "h1", "loop"), Edge("h1", "a1")]
     responses = [Response("h2", None, "a1", "reject"), Response("h1", "h2", "a1", "adopt")]
@@ -163,8 +185,9 @@ def test_kolab_round_trip_restores_order_across_steps() -> None:
     g = WorkflowGraph(SessionInfo("x", extra={"k": [1, 2]}), steps, nodes, edges, responses)
     back = kolab_to_graph(json.loads(json.dumps(graph_to_kolab(g))))
     _same(back, g, warnings=False)
-    assert back.warnings == ("session x: edge h1->a1 (sequential) appears 2 times (kept, all "
-                             "counted)",)
+    assert back.warnings == (
+        "session x: edge h1->a1 (sequential) appears 2 times (kept, all counted)",
+    )
 
 
 def test_time_error_names_session_node_and_text() -> None:
@@ -183,10 +206,14 @@ def test_dangling_edge_and_unknown_actor_warn() -> None:
     data = {
         "session_id": "q",
         "steps": [],
-        "nodes": [{"id": "a", "actor": "Robot", "time": "00:00-00:01", "step": 4},
-                  {"id": "b", "actor": "AI", "time": "00:02-00:01", "step": None}],
-        "edges": [{"from": "a", "to": "zz", "type": "sequential"},
-                  {"from": "a", "to": "b", "type": "jump"}],
+        "nodes": [
+            {"id": "a", "actor": "Robot", "time": "00:00-00:01", "step": 4},
+            {"id": "b", "actor": "AI", "time": "00:02-00:01", "step": None},
+        ],
+        "edges": [
+            {"from": "a", "to": "zz", "type": "sequential"},
+            {"from": "a", "to": "b", "type": "jump"},
+        ],
         "responses": [{"responder": "a", "source": None, "ai_node": "b", "label": "maybe"}],
     }
     with pytest.warns(GraphDataWarning) as record:

@@ -56,12 +56,14 @@ def test_duplicates_become_multigraph_keys(graphs: list[WorkflowGraph]) -> None:
 
 def test_file_round_trip_with_ratings_and_extras(tmp_path: Path) -> None:
     g = WorkflowGraph(
-        SessionInfo("sim|1", "DR", "team DR", "archaeology", "When did X rise?",
-                    extra={"seed": 3}),
+        SessionInfo("sim|1", "DR", "team DR", "archaeology", "When did X rise?", extra={"seed": 3}),
         [Step("build", "Build", ("Build",), (0.0, 5.5), collaboration=2, quality=5)],
-        [Node("e1", "agent", "ai", "run", "code", ((0.25, 5.5),), "build", ("python",),
-              {"seq": 1}),
-         Node("e2", "D", "human", intervals=((1.0, 2.0), (3.0, 4.0)), step="build")],
+        [
+            Node(
+                "e1", "agent", "ai", "run", "code", ((0.25, 5.5),), "build", ("python",), {"seq": 1}
+            ),
+            Node("e2", "D", "human", intervals=((1.0, 2.0), (3.0, 4.0)), step="build"),
+        ],
         [Edge("e1", "e2"), Edge("e1", "e2"), Edge("e2", "e1", "loop")],
         [Response("e2", None, "e1", "modify"), Response("e2", None, "e1", "modify")],
         ["note"],
@@ -86,7 +88,10 @@ def test_bad_documents_raise_naming_the_file(tmp_path: Path) -> None:
     with pytest.raises(NodeLinkFormatError):
         from_node_link({"edges": []})
     path = tmp_path / "odd.json"
-    path.write_text(json.dumps({"directed": True, "nodes": [{"id": "a"}],
-                                "edges": [{"source": "a", "target": "zz"}]}))
+    path.write_text(
+        json.dumps(
+            {"directed": True, "nodes": [{"id": "a"}], "edges": [{"source": "a", "target": "zz"}]}
+        )
+    )
     with pytest.raises(NodeLinkFormatError, match="odd.json"):
         read_node_link(path)

@@ -69,6 +69,7 @@ def test_duplicates_count_in_branch_and_merge() -> None:
     assert dyn.branch_count(g) == 1 and dyn.merge_count(g) == 1
     assert dyn.edges_crossing(g) == 2
     assert dyn.handoff_event_times(g) == [1.0]  # one distinct target node
+    assert dyn.handoff_event_times(g, distinct_targets=False) == [1.0, 1.0]
 
 
 def test_event_streams(tiny: WorkflowGraph) -> None:
@@ -115,8 +116,9 @@ def test_solo_lead_in_uses_recorded_step_range_and_implicit_step() -> None:
     nodes = [_node("h", "human", 10, 20, "s"), _node("a", "ai", 20, 30, "s")]
     g = WorkflowGraph(SessionInfo("r"), [Step("s", "s", time_range=(0.0, 40.0))], nodes)
     assert dyn.solo_lead_in(g) == pytest.approx(0.5)
-    no_steps = WorkflowGraph(SessionInfo("n"), (), [_node("h", "human", 0, 30),
-                                                    _node("a", "ai", 30, 40)])
+    no_steps = WorkflowGraph(
+        SessionInfo("n"), (), [_node("h", "human", 0, 30), _node("a", "ai", 30, 40)]
+    )
     assert dyn.solo_lead_in(no_steps) == pytest.approx(0.75)
     solo = WorkflowGraph(SessionInfo("s"), (), [_node("h", "human", 0, 30)])
     assert math.isnan(dyn.solo_lead_in(solo))
@@ -126,25 +128,49 @@ def test_empty_graph_row_is_nan_not_error() -> None:
     row = dyn.dynamics_row(WorkflowGraph(SessionInfo("empty")))
     assert tuple(row) == dyn.DYNAMICS_COLUMNS
     assert row["edges_total"] == 0 and row["human_events"] == 0
-    for key in ("h_cross", "density_w", "topology_w", "human_burstiness", "handoff_memory",
-                "retention_strict", "solo_lead_in"):
+    for key in (
+        "h_cross",
+        "density_w",
+        "topology_w",
+        "human_burstiness",
+        "handoff_memory",
+        "retention_strict",
+        "solo_lead_in",
+    ):
         assert math.isnan(row[key]), key
 
 
 def test_dynamics_row_keys_and_values(tiny: WorkflowGraph) -> None:
     row = dyn.dynamics_row(tiny)
     assert list(row) == [
-        "session_id", "edges_total", "edges_crossing", "h_cross", "density_w", "branch",
-        "merge", "loop", "human_events", "human_burstiness", "human_memory",
-        "handoff_events", "handoff_burstiness", "handoff_memory", "responses_adopt",
-        "responses_modify", "responses_total", "retention_strict", "retention_broad",
-        "topology_w", "solo_lead_in",
+        "session_id",
+        "edges_total",
+        "edges_crossing",
+        "h_cross",
+        "density_w",
+        "branch",
+        "merge",
+        "loop",
+        "human_events",
+        "human_burstiness",
+        "human_memory",
+        "handoff_events",
+        "handoff_burstiness",
+        "handoff_memory",
+        "responses_adopt",
+        "responses_modify",
+        "responses_total",
+        "retention_strict",
+        "retention_broad",
+        "topology_w",
+        "solo_lead_in",
     ]
     assert row["human_events"] == 5 and row["handoff_events"] == 4
     assert row["responses_total"] == 4
 
 
 # --------------------------------------------------------------------------- Kolab dev figures
+
 
 @pytest.fixture(scope="module")
 def dev_rows(shared_data: Path) -> tuple[dict[str, dict], dict[str, dict]]:
@@ -162,13 +188,22 @@ def test_dev_file_covers_ten_sessions(dev_rows: tuple[dict, dict]) -> None:
     assert len(rows) == 31
 
 
-@pytest.mark.parametrize("session_id", [
-    "p1|session1", "p1|session2", "p3|session2", "p4|session1", "p6|session1",
-    "p11|session1", "p19|session2", "p23|session2", "p45|session2", "p48|session2",
-])
-def test_matches_explorer_printed_figures(
-    dev_rows: tuple[dict, dict], session_id: str
-) -> None:
+@pytest.mark.parametrize(
+    "session_id",
+    [
+        "p1|session1",
+        "p1|session2",
+        "p3|session2",
+        "p4|session1",
+        "p6|session1",
+        "p11|session1",
+        "p19|session2",
+        "p23|session2",
+        "p45|session2",
+        "p48|session2",
+    ],
+)
+def test_matches_explorer_printed_figures(dev_rows: tuple[dict, dict], session_id: str) -> None:
     rows, expected = dev_rows
     got, want = rows[session_id], expected[session_id]
     for key, value in want.items():

@@ -10,8 +10,7 @@ import pytest
 
 from collabsim.sandbox import SandboxLimits
 
-FAST = SandboxLimits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=512, output_chars=400,
-                     file_mb=5)
+FAST = SandboxLimits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=512, output_chars=400, file_mb=5)
 
 
 def parent_of(pid: int) -> int | None:

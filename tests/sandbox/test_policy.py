@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import time
@@ -165,10 +166,8 @@ def test_seccomp_filter_blocks_fork_exec_and_inet_sockets_at_kernel_level() -> N
                     code |= 4
                 except PermissionError:
                     pass
-                try:
-                    os.execv("/bin/true", ["true"])
-                except PermissionError:
-                    pass
+                with contextlib.suppress(PermissionError):
+                    os.execv("/bin/false", ["false"])  # exit code 1 if it ever ran
                 a, b = socket.socketpair()  # unix sockets still work
                 a.close()
                 b.close()
@@ -181,3 +180,35 @@ def test_seccomp_filter_blocks_fork_exec_and_inet_sockets_at_kernel_level() -> N
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_kernel_layers_hold_when_the_audit_hook_is_disabled(tmp_path: Path) -> None:
+    """Audit hooks can be subverted from Python; seccomp and Landlock must still refuse."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("gold hypothesis")
+    target = Path(f"/tmp/outside-{uuid.uuid4().hex}")
+    with Sandbox([], FAST) as sb:
+        disabled = sb.execute(
+            "import gc\n"
+            "from collabsim.sandbox.policy import AuditPolicy\n"
+            "hook = next(o for o in gc.get_objects() if isinstance(o, AuditPolicy))\n"
+            "hook.internal = 1\n"
+            "print('disabled')"
+        )
+        assert disabled.output == "disabled\n", disabled.error
+        attempts = {
+            "fork": "import os\nos.fork()",
+            "exec": "import os\nos.execv('/bin/true', ['true'])",
+            "inet socket": "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_STREAM)",
+            "write outside": f"open({str(target)!r}, 'w').write('x')",
+            "read outside": f"print(open({str(secret)!r}).read())",
+            "signal zygote": f"import os, signal\nos.kill({zygote_pid()}, signal.SIGKILL)",
+        }
+        for name, code in attempts.items():
+            result = sb.execute(code)
+            assert result.status in ("error", "blocked"), (name, result)
+            assert "PermissionError" in (result.error or ""), (name, result)
+            assert "gold hypothesis" not in result.output
+        assert sb.execute("print('alive')").output == "alive\n"
+    assert not target.exists()
+    assert zygote_pid() is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -31,8 +32,7 @@ def test_reads_task_csv_by_base_name_and_writes_inside_workdir(task_csv: Path) -
     original = task_csv.read_text()
     with Sandbox([task_csv], FAST) as sb:
         result = sb.execute(
-            "df = pd.read_csv('artifacts.csv')\n"
-            "print(df.loc[df['count'].idxmax(), 'year'])"
+            "df = pd.read_csv('artifacts.csv')\nprint(df.loc[df['count'].idxmax(), 'year'])"
         )
         assert result.status == "ok", result.error
         assert result.output.strip() == "-2100"
@@ -47,7 +47,9 @@ def test_reads_task_csv_by_base_name_and_writes_inside_workdir(task_csv: Path) -
         assert Path(cwd) == sb.workdir
         assert (sb.workdir / "derived.csv").is_file()
         # changing the task file inside the sandbox never touches the original
-        sb.execute("import os\nos.chmod('artifacts.csv', 0o644)\nopen('artifacts.csv', 'w').write('x')")
+        sb.execute(
+            "import os\nos.chmod('artifacts.csv', 0o644)\nopen('artifacts.csv', 'w').write('x')"
+        )
     assert task_csv.read_text() == original
 
 
@@ -225,24 +227,59 @@ def test_concurrent_sandboxes_from_threads(task_csv: Path) -> None:
 
 def test_no_process_survives_closed_sandboxes_or_zygote_shutdown() -> None:
     me = os.getpid()
+    with Sandbox([], FAST) as first:
+        first.execute("x = 1")
+        zygote = zygote_pid()
+    assert zygote is not None
+    unrelated = descendants(me) - {zygote} - descendants(zygote)
     pids = []
     for _ in range(3):
         with Sandbox([], FAST) as sb:
             sb.execute("x = 1")
             pids.append(sb.pid)
-    zygote = zygote_pid()
-    assert zygote is not None
-    assert descendants(me) == {zygote}
     assert all(pid is not None and gone(pid, timeout=0.5) for pid in pids)
+    assert descendants(zygote) == set()
+    assert descendants(me) - unrelated == {zygote}
     live = Sandbox([], FAST)
     worker = live.pid
     assert worker is not None
     shutdown_zygote()  # also takes live workers down
     assert gone(worker) and gone(zygote)
-    assert descendants(me) == set()
+    assert descendants(me) - unrelated == set()
+    # the orphaned sandbox reports the loss once, then works with a new zygote
+    lost = live.execute("print(1)")
+    assert lost.status == "crashed" and "restarted" in (lost.error or "")
+    assert live.execute("print('back')").output == "back\n"
+    assert zygote_pid() not in (None, zygote)
     live.close()
-    with Sandbox([], FAST) as again:  # a new zygote starts on demand
-        assert again.execute("print('back')").output == "back\n"
+
+
+def test_sandbox_survives_a_killed_zygote() -> None:
+    with Sandbox([], FAST) as sb:
+        sb.execute("x = 1")
+        zygote, worker = zygote_pid(), sb.pid
+        assert zygote is not None and worker is not None
+        os.kill(zygote, signal.SIGKILL)
+        assert gone(worker, timeout=5.0)  # PR_SET_PDEATHSIG
+        lost = sb.execute("print(x)")
+        assert lost.status == "crashed"
+        again = sb.execute("print('fresh')")
+        assert again.status == "ok" and again.output == "fresh\n"
+
+
+def test_odd_cells_never_raise() -> None:
+    with Sandbox([], FAST) as sb:
+        exits = sb.execute("import sys\nsys.exit(2)")
+        assert exits.status == "error" and "SystemExit" in (exits.error or "")
+        assert sb.execute("exit()").status == "error"
+        assert sb.execute("input()").status == "error"
+        surrogate = sb.execute("print('\\udcff')")
+        assert surrogate.status == "ok" and surrogate.output == "\udcff\n"
+        assert sb.execute("print('ünï ✓')").output == "ünï ✓\n"
+        huge = sb.execute("x = 1\n" * 200_000)
+        assert huge.status == "error" and "too long" in (huge.error or "")
+        assert sb.execute("").status == "ok"
+        assert sb.execute("print('still here')").output == "still here\n"
 
 
 def test_zygote_and_workers_die_with_the_parent_process(tmp_path: Path) -> None:

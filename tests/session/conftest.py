@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from session_helpers import FakeExecutor, make_task
+from session_helpers import make_task
 
 from collabsim.tasks.model import Task
 
@@ -44,11 +44,8 @@ class TrackingFactory:
 
 @pytest.fixture
 def executor_factory() -> TrackingFactory:
-    """The real sandbox once ``collabsim.sandbox`` provides it, wrapped to track closing."""
-    try:
-        from collabsim.sandbox import Sandbox, SandboxLimits
-    except ImportError:
-        return TrackingFactory(FakeExecutor)
+    """The real sandbox (``collabsim.sandbox``), wrapped to track creation and closing."""
+    from collabsim.sandbox import Sandbox, SandboxLimits
 
     def real(files: Sequence[Path], limits: Any) -> Any:
         return Sandbox(list(files), limits or SandboxLimits(wall_seconds=20.0))

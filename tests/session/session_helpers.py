@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from collabsim.participants.protocol import Observation, Role
+from collabsim.session.actions import ACTION_SPECS, format_action
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
 
 WAIT = "WAIT_TEAMMATE_CONTINUE()"
@@ -18,7 +19,10 @@ def make_task(root: Path) -> Task:
     """A one-file task: a short time series in ``series.csv``."""
     root.mkdir(parents=True, exist_ok=True)
     path = root / "series.csv"
-    rows = ["year,dagger"] + [f"{y},{v}" for y, v in zip(range(-3000, -2000, 100), [1, 1, 2, 5, 3, 3, 8, 2, 1, 1], strict=True)]
+    rows = ["year,dagger"] + [
+        f"{y},{v}"
+        for y, v in zip(range(-3000, -2000, 100), [1, 1, 2, 5, 3, 3, 8, 2, 1, 1], strict=True)
+    ]
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return Task(
         task_id="tiny/0/0",
@@ -73,29 +77,63 @@ class FnParticipant:
         return self.fn(observation)
 
 
-class FakeExecutor:
-    """In-process executor (tests only): exec with captured stdout, persistent namespace."""
+# --------------------------------------------------------------------------- fuzzing
+_ALPHABET = list("abcXYZ_ =,()[]{}'\"\\\n\t:#`é🎉\u2028") + ["\\n", '\\"', '"""', "'''"]
 
-    instances: list[FakeExecutor] = []
 
-    def __init__(self, files: Sequence[Path], limits: object = None) -> None:
-        self.files = list(files)
-        self.namespace: dict[str, object] = {}
-        self.closed = False
-        self.calls: list[str] = []
-        FakeExecutor.instances.append(self)
+def _random_text(rng: np.random.Generator, n: int) -> str:
+    return "".join([_ALPHABET[i] for i in rng.integers(0, len(_ALPHABET), size=n).tolist()])
 
-    def execute(self, code: str) -> object:
-        from types import SimpleNamespace
 
-        self.calls.append(code)
-        buf = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(buf):
-                exec(compile(code, "<cell>", "exec"), self.namespace)  # noqa: S102
-        except BaseException as exc:  # noqa: BLE001
-            return SimpleNamespace(output=buf.getvalue(), error=f"{type(exc).__name__}: {exc}", status="error")
-        return SimpleNamespace(output=buf.getvalue(), error=None, status="ok")
+def _mutate(rng: np.random.Generator, text: str) -> str:
+    kind = int(rng.integers(0, 9))
+    if not text:
+        return text
+    i = int(rng.integers(0, len(text)))
+    if kind == 0:  # truncation
+        return text[:i]
+    if kind in (1, 2):
+        coin = (rng.random(len(text)) < 0.5).tolist()
+    if kind == 1:  # delete quotes / parentheses
+        return "".join([c for c, keep in zip(text, coin, strict=True) if keep or c not in "\"'()"])
+    if kind == 2:  # duplicate quotes / parentheses
+        return "".join(
+            [c * 2 if dup and c in "\"'()" else c for c, dup in zip(text, coin, strict=True)]
+        )
+    if kind == 3:  # random unicode
+        codes = rng.integers(1, 0x10FFFF, size=8)
+        chars = "".join(chr(int(c)) for c in codes if not 0xD800 <= c < 0xE000)
+        return text[:i] + chars + text[i:]
+    if kind == 4:  # nested call
+        return text[:i] + text + text[i:]
+    if kind == 5:  # prose and fences
+        return f"Sure!\n```\n{text}\n```\nanything else?"
+    if kind == 6:  # case and spacing
+        return text.lower().replace("(", " ( ", 1)
+    if kind == 7:  # deep brackets
+        depth = int(rng.integers(1, 3000))
+        return text[:i] + "{" * depth + "(" * depth + text[i:]
+    return text[:i] + _random_text(rng, int(rng.integers(1, 20))) + text[i:]
 
-    def close(self) -> None:
-        self.closed = True
+
+def fuzz_strings(seed: int, n: int) -> list[str]:
+    """Random and mutated action strings (seeded)."""
+    rng = np.random.default_rng(seed)
+    names = sorted(ACTION_SPECS)
+    out: list[str] = []
+    for k in range(n):
+        if k % 10 == 0:
+            out.append(_random_text(rng, int(rng.integers(0, 200))))
+            continue
+        name = names[int(rng.integers(0, len(names)))]
+        spec = ACTION_SPECS[name]
+        args = {a: _random_text(rng, int(rng.integers(0, 40))) for a in spec.arg_names}
+        text = format_action(name, **args)
+        for _ in range(int(rng.integers(1, 4))):
+            text = _mutate(rng, text)
+        out.append(text)
+    out.append("EXECUTE_CODE(code=" + '"' * 200_000)
+    out.append("EXECUTE_CODE(" * 20_000)
+    out.append(format_action("EXECUTE_CODE", code="x" * 500_000)[:-1])
+    out.append("SEND_TEAMMATE_MESSAGE({" + '"message": {' * 5000 + "})")
+    return out

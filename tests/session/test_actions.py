@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from session_helpers import fuzz_strings
 
 from collabsim.session.actions import (
     ACTION_SPECS,
@@ -28,30 +28,60 @@ def ok(text: str) -> Action:
     [
         ('EXECUTE_CODE(code="print(1)")', Action("EXECUTE_CODE", {"code": "print(1)"})),
         ("execute_code(code='x = \"a\"')", Action("EXECUTE_CODE", {"code": 'x = "a"'})),
-        ('EXECUTE_CODE(code="""a = "x"\nprint(a)""")', Action("EXECUTE_CODE", {"code": 'a = "x"\nprint(a)'})),
+        (
+            'EXECUTE_CODE(code="""a = "x"\nprint(a)""")',
+            Action("EXECUTE_CODE", {"code": 'a = "x"\nprint(a)'}),
+        ),
         ("EXECUTE_CODE(code='''s = 'q'\n''')", Action("EXECUTE_CODE", {"code": "s = 'q'\n"})),
-        ('EXECUTE_CODE(code="a\\nb\\t\\"c\\" \\\\d")', Action("EXECUTE_CODE", {"code": 'a\nb\t"c" \\d'})),
-        ("EXECUTE_CODE(code=\"re.findall('\\d+', s)\")", Action("EXECUTE_CODE", {"code": "re.findall('\\d+', s)"})),
+        (
+            'EXECUTE_CODE(code="a\\nb\\t\\"c\\" \\\\d")',
+            Action("EXECUTE_CODE", {"code": 'a\nb\t"c" \\d'}),
+        ),
+        (
+            "EXECUTE_CODE(code=\"re.findall('\\d+', s)\")",
+            Action("EXECUTE_CODE", {"code": "re.findall('\\d+', s)"}),
+        ),
         ("APPROVE(g1)", Action("APPROVE", {"request_id": "g1"})),
         ("APPROVE(request_id=g1)", Action("APPROVE", {"request_id": "g1"})),
         ("approve( request_id = 3 , )", Action("APPROVE", {"request_id": "3"})),
-        ('REJECT(g1, "wrong period")', Action("REJECT", {"request_id": "g1", "reason": "wrong period"})),
-        ('REJECT(reason="no", request_id="g2")', Action("REJECT", {"request_id": "g2", "reason": "no"})),
+        (
+            'REJECT(g1, "wrong period")',
+            Action("REJECT", {"request_id": "g1", "reason": "wrong period"}),
+        ),
+        (
+            'REJECT(reason="no", request_id="g2")',
+            Action("REJECT", {"request_id": "g2", "reason": "no"}),
+        ),
         ("FINISH()", Action("FINISH", {})),
         ("FINISH", Action("FINISH", {})),
         ("```\nWAIT_TEAMMATE_CONTINUE\n```", Action("WAIT_TEAMMATE_CONTINUE", {})),
         ("Action: memory_agree", Action("MEMORY_AGREE", {})),
-        ('SEND_TEAMMATE_MESSAGE({"message": "hi"})', Action("SEND_TEAMMATE_MESSAGE", {"message": "hi"})),
-        ("SEND_TEAMMATE_MESSAGE({'message': 'hi'})", Action("SEND_TEAMMATE_MESSAGE", {"message": "hi"})),
-        ('SEND_TEAMMATE_MESSAGE("positional")', Action("SEND_TEAMMATE_MESSAGE", {"message": "positional"})),
-        ("MEMORY_ADD(section=gates, text=\"EDITOR_UPDATE: R\")", Action("MEMORY_ADD", {"section": "gates", "text": "EDITOR_UPDATE: R"})),
         (
-            "Thought: I should look at the data first.\n```python\nEXECUTE_CODE(code=\"print(df)\")\n```\nThen FINISH().",
+            'SEND_TEAMMATE_MESSAGE({"message": "hi"})',
+            Action("SEND_TEAMMATE_MESSAGE", {"message": "hi"}),
+        ),
+        (
+            "SEND_TEAMMATE_MESSAGE({'message': 'hi'})",
+            Action("SEND_TEAMMATE_MESSAGE", {"message": "hi"}),
+        ),
+        (
+            'SEND_TEAMMATE_MESSAGE("positional")',
+            Action("SEND_TEAMMATE_MESSAGE", {"message": "positional"}),
+        ),
+        (
+            'MEMORY_ADD(section=gates, text="EDITOR_UPDATE: R")',
+            Action("MEMORY_ADD", {"section": "gates", "text": "EDITOR_UPDATE: R"}),
+        ),
+        (
+            'Thought: I should look at the data first.\n```python\nEXECUTE_CODE(code="print(df)")\n```\nThen FINISH().',
             Action("EXECUTE_CODE", {"code": "print(df)"}),
         ),
         # lenient repair of unescaped inner quotes for one-argument actions
         ('EXECUTE_CODE(code="print("hi")")', Action("EXECUTE_CODE", {"code": 'print("hi")'})),
-        ("SEND_TEAMMATE_MESSAGE(message=Hello (see above), thanks)", Action("SEND_TEAMMATE_MESSAGE", {"message": "Hello (see above), thanks"})),
+        (
+            "SEND_TEAMMATE_MESSAGE(message=Hello (see above), thanks)",
+            Action("SEND_TEAMMATE_MESSAGE", {"message": "Hello (see above), thanks"}),
+        ),
     ],
 )
 def test_lenient_forms(text: str, expected: Action) -> None:
@@ -119,7 +149,7 @@ def test_format_round_trips_arbitrary_strings(name: str, values: list[str]) -> N
         '"',
         "",
         "x" * 100_000,
-        ")\")'(\"",
+        ')")\'("',
     ],
 )
 def test_format_round_trips_hard_strings(value: str) -> None:
@@ -140,72 +170,19 @@ def test_format_rejects_bad_calls() -> None:
 
 def test_specs_cover_design_actions_and_examples_parse() -> None:
     assert set(ACTION_SPECS) == {
-        "SEND_TEAMMATE_MESSAGE", "EXECUTE_CODE", "EDITOR_UPDATE", "WAIT_TEAMMATE_CONTINUE",
-        "FINISH", "APPROVE", "REJECT", "MEMORY_ADD", "MEMORY_AGREE",
+        "SEND_TEAMMATE_MESSAGE",
+        "EXECUTE_CODE",
+        "EDITOR_UPDATE",
+        "WAIT_TEAMMATE_CONTINUE",
+        "FINISH",
+        "APPROVE",
+        "REJECT",
+        "MEMORY_ADD",
+        "MEMORY_AGREE",
     }
     for name, spec in ACTION_SPECS.items():
         assert ok(spec.example).name == name
         assert spec.syntax() in describe_actions()
-
-
-# --------------------------------------------------------------------------- fuzzing
-_ALPHABET = list("abcXYZ_ =,()[]{}'\"\\\n\t:#`é🎉\u2028") + ["\\n", '\\"', '"""', "'''"]
-
-
-def _random_text(rng: np.random.Generator, n: int) -> str:
-    return "".join([_ALPHABET[i] for i in rng.integers(0, len(_ALPHABET), size=n).tolist()])
-
-
-def _mutate(rng: np.random.Generator, text: str) -> str:
-    kind = int(rng.integers(0, 9))
-    if not text:
-        return text
-    i = int(rng.integers(0, len(text)))
-    if kind == 0:  # truncation
-        return text[:i]
-    if kind in (1, 2):
-        coin = (rng.random(len(text)) < 0.5).tolist()
-    if kind == 1:  # delete quotes / parentheses
-        return "".join([c for c, keep in zip(text, coin, strict=True) if keep or c not in "\"'()"])
-    if kind == 2:  # duplicate quotes / parentheses
-        return "".join([c * 2 if dup and c in "\"'()" else c for c, dup in zip(text, coin, strict=True)])
-    if kind == 3:  # random unicode
-        codes = rng.integers(1, 0x10FFFF, size=8)
-        chars = "".join(chr(int(c)) for c in codes if not 0xD800 <= c < 0xE000)
-        return text[:i] + chars + text[i:]
-    if kind == 4:  # nested call
-        return text[:i] + text + text[i:]
-    if kind == 5:  # prose and fences
-        return f"Sure!\n```\n{text}\n```\nanything else?"
-    if kind == 6:  # case and spacing
-        return text.lower().replace("(", " ( ", 1)
-    if kind == 7:  # deep brackets
-        depth = int(rng.integers(1, 3000))
-        return text[:i] + "{" * depth + "(" * depth + text[i:]
-    return text[:i] + _random_text(rng, int(rng.integers(1, 20))) + text[i:]
-
-
-def fuzz_strings(seed: int, n: int) -> list[str]:
-    """Random and mutated action strings (seeded)."""
-    rng = np.random.default_rng(seed)
-    names = sorted(ACTION_SPECS)
-    out: list[str] = []
-    for k in range(n):
-        if k % 10 == 0:
-            out.append(_random_text(rng, int(rng.integers(0, 200))))
-            continue
-        name = names[int(rng.integers(0, len(names)))]
-        spec = ACTION_SPECS[name]
-        args = {a: _random_text(rng, int(rng.integers(0, 40))) for a in spec.arg_names}
-        text = format_action(name, **args)
-        for _ in range(int(rng.integers(1, 4))):
-            text = _mutate(rng, text)
-        out.append(text)
-    out.append("EXECUTE_CODE(code=" + '"' * 200_000)
-    out.append("EXECUTE_CODE(" * 20_000)
-    out.append(format_action("EXECUTE_CODE", code="x" * 500_000)[:-1])
-    out.append("SEND_TEAMMATE_MESSAGE({" + '"message": {' * 5000 + "})")
-    return out
 
 
 def test_fuzz_parse_never_raises() -> None:

@@ -24,6 +24,7 @@ from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
 from sklearn.linear_model import LogisticRegression, Ridge
 from sklearn.model_selection import LeaveOneGroupOut
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from collabsim.kolab.instances import Instance
@@ -88,12 +89,15 @@ class LearnedPredictor:
             notes.append("fewer than two participants: no cross-validation possible")
         else:
             folds = list(LeaveOneGroupOut().split(numeric, y, groups))
-            for train, test in tqdm(
-                folds, desc=f"learned {task} LOPO", disable=not self.progress, leave=False
-            ):
-                values = self._fit_predict(y, train, test, numeric, texts, kind)
-                for idx, value in zip(test, values, strict=True):
-                    predictions[idx] = value
+            # one BLAS thread: these problems are tiny, and OpenBLAS threads on a busy
+            # machine slow the solver down by an order of magnitude
+            with threadpool_limits(limits=1):
+                for train, test in tqdm(
+                    folds, desc=f"learned {task} LOPO", disable=not self.progress, leave=False
+                ):
+                    values = self._fit_predict(y, train, test, numeric, texts, kind)
+                    for idx, value in zip(test, values, strict=True):
+                        predictions[idx] = value
         return PredictionRun(
             predictor=self.name,
             task=task,

@@ -1,0 +1,79 @@
+"""``collabsim tasks``: list the tasks (and loading problems) of a task root.
+
+Without ``--root`` it lists the built-in generated suite (generated once into the cache).
+Exit status: 0 when at least one task loads, 1 when none does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from collabsim.tasks.discoverybench import TaskLoadReport, load_tasks
+from collabsim.tasks.generator import default_suite_root
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``tasks`` sub-command to the ``collabsim`` parser."""
+    parser = subparsers.add_parser(
+        "tasks",
+        help="list tasks and loading problems of a DiscoveryBench-style root",
+        description="List every task (id, dataset, query, gold present) and every problem "
+        "(file, field, message). Without --root: the built-in generated suite.",
+    )
+    parser.add_argument("--root", type=Path, default=None,
+                        help="task root holding real/ and/or synth/ (default: generated suite)")
+    parser.add_argument("--n-tasks", type=int, default=38,
+                        help="size of the generated suite when --root is not given")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the generated suite when --root is not given")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the command; returns the exit status."""
+    root = args.root if args.root is not None else default_suite_root(args.n_tasks, args.seed)
+    report = load_tasks(root)
+    if args.json:
+        print(json.dumps(_as_json(root, report), indent=2, ensure_ascii=False))
+    else:
+        _print_table(root, report)
+    return 0 if report.tasks else 1
+
+
+def _as_json(root: Path, report: TaskLoadReport) -> dict[str, Any]:
+    return {
+        "root": str(root),
+        "tasks": [
+            {"task_id": t.task_id, "dataset": t.dataset, "source": t.source, "query": t.query,
+             "has_gold": t.gold_hypothesis is not None,
+             "has_reference_workflow": t.reference_workflow_path is not None}
+            for t in report.tasks
+        ],
+        "problems": [
+            {"path": str(p.path), "field": p.field, "message": p.message}
+            for p in report.problems
+        ],
+    }
+
+
+def _print_table(root: Path, report: TaskLoadReport) -> None:
+    out = sys.stdout
+    out.write(f"root: {root}\n")
+    out.write(f"{len(report.tasks)} task(s), {len(report.problems)} problem(s)\n")
+    if report.tasks:
+        width = max(len(t.task_id) for t in report.tasks)
+        dwidth = max(len(t.dataset) for t in report.tasks)
+        out.write(f"{'task_id':<{width}}  {'dataset':<{dwidth}}  gold  query\n")
+        for t in report.tasks:
+            gold = "yes " if t.gold_hypothesis is not None else "no  "
+            out.write(f"{t.task_id:<{width}}  {t.dataset:<{dwidth}}  {gold}  {t.query}\n")
+    if report.problems:
+        out.write("problems:\n")
+        for p in report.problems:
+            field = p.field if p.field is not None else "-"
+            out.write(f"  {p.path}  [{field}]  {p.message}\n")

@@ -1,0 +1,61 @@
+"""``collabsim tasks``: lists tasks and problems; exit status reflects whether anything loads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from collabsim.cli.main import main
+from collabsim.tasks.generator import generate_suite
+
+
+def test_lists_real_tasks_with_gold(discoverybench_root: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tasks", "--root", str(discoverybench_root)]) == 0
+    out = capsys.readouterr().out
+    assert "44 task(s), 0 problem(s)" in out
+    line = next(x for x in out.splitlines() if x.startswith("archaeology/27/0 "))
+    assert "yes" in line and "simultaneously for the second time" in line
+
+
+def test_lists_problems_and_fails_only_when_nothing_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "real" / "test" / "broken"
+    folder.mkdir(parents=True)
+    (folder / "metadata_0.json").write_text(json.dumps({"datasets": [{"name": "gone.csv"}],
+                                                        "queries": []}), encoding="utf-8")
+    assert main(["tasks", "--root", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "0 task(s), 1 problem(s)" in out
+    assert "metadata_0.json" in out and "[datasets[0].name]" in out and "gone.csv" in out
+
+    good = tmp_path / "real" / "test" / "fine"
+    good.mkdir(parents=True)
+    (good / "d.csv").write_text("a\n1\n", encoding="utf-8")
+    (good / "metadata_0.json").write_text(json.dumps(
+        {"datasets": [{"name": "d.csv", "columns": {"raw": [{"name": "a", "description": "A"}]}}],
+         "queries": [[{"qid": 0, "question": "What is a?"}]]}), encoding="utf-8")
+    assert main(["tasks", "--root", str(tmp_path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [t["task_id"] for t in data["tasks"]] == ["fine/0/0"]
+    assert data["tasks"][0]["has_gold"] is False
+    assert data["problems"][0]["field"] == "datasets[0].name"
+
+
+def test_without_root_lists_the_generated_default_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLLABSIM_CACHE_DIR", str(tmp_path))
+    assert main(["tasks", "--n-tasks", "4", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "4 task(s), 0 problem(s)" in out
+    assert str(tmp_path / "generated") in out
+    rows = [x for x in out.splitlines() if x.startswith("gen_")]
+    assert len(rows) == 4 and all(" yes " in r for r in rows)
+    expected = generate_suite(tmp_path / "direct", 4, seed=1)
+    query = json.loads((expected / "real/test/gen_000/metadata_0.json").read_text())[
+        "queries"][0][0]["question"]
+    assert query in rows[0]

@@ -1,0 +1,115 @@
+"""Results tables: per-session rows, seed-then-task aggregation, printed layouts."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from collabsim.metrics.reference import load_reference, packaged_reference_path
+from collabsim.reporting.tables import (
+    METRIC_COLUMNS,
+    aggregate,
+    format_table,
+    session_metrics_row,
+)
+from collabsim.session.events import TraceEvent
+from collabsim.tasks.discoverybench import load_task
+
+
+def hand_example() -> pd.DataFrame:
+    """2 tasks x 2 seeds for (default, D); 1 task x 2 seeds for (single, solo)."""
+    rows = [
+        # structure, team, task, seed, W_total, Performance, A_profile
+        ("default", "D", "t1", 0, 4, 0.0, 0.5),
+        ("default", "D", "t1", 1, 6, 1.0, 0.7),
+        ("default", "D", "t2", 0, 10, 1.0, 0.9),
+        ("default", "D", "t2", 1, 12, 1.0, 0.9),
+        ("single", "solo", "t1", 0, 3, 0.5, math.nan),
+        ("single", "solo", "t1", 1, 5, 1.0, math.nan),
+    ]
+    df = pd.DataFrame(rows, columns=["structure", "team", "task_id", "seed", "W_total",
+                                     "Performance", "A_profile"])
+    for m in METRIC_COLUMNS:
+        if m not in df:
+            df[m] = 1.0
+    return df
+
+
+def test_aggregate_averages_seeds_first_then_se_over_tasks() -> None:
+    agg = aggregate(hand_example())
+    d = agg[(agg.structure == "default") & (agg.team == "D")].iloc[0]
+    # per-task seed means: W_total t1 = 5, t2 = 11 -> mean 8, SE = std([5, 11]) / sqrt(2) = 3
+    assert d["W_total_mean"] == pytest.approx(8.0)
+    assert d["W_total_se"] == pytest.approx(3.0)  # pooled sessions would give 1.826
+    # Performance t1 = 0.5, t2 = 1.0 -> 0.75, SE = 0.25
+    assert d["Performance_mean"] == pytest.approx(0.75)
+    assert d["Performance_se"] == pytest.approx(0.25)
+    assert d["A_profile_mean"] == pytest.approx(0.75)  # (0.6 + 0.9) / 2
+    assert d["n_tasks"] == 2 and d["n_sessions"] == 4
+    s = agg[agg.structure == "single"].iloc[0]
+    assert s["W_total_mean"] == pytest.approx(4.0)
+    assert math.isnan(s["W_total_se"])  # one task: SE undefined
+    assert math.isnan(s["A_profile_mean"]) and s["A_profile_n"] == 0
+    assert list(agg.structure) == ["single", "default"]  # design order
+
+
+def test_text_layout() -> None:
+    text = format_table(aggregate(hand_example()))
+    lines = text.splitlines()
+    header = lines[0].split()
+    assert header == ["structure", "team", "W_human", "W_total", "M_team", "H_init,norm",
+                      "A_profile", "C_wf", "S_hyp", "Performance"]
+    assert set(lines[1]) <= {"-", " "}
+    single, default = lines[2], lines[3]
+    assert single.startswith("single") and "4.0 (–)" in single
+    assert default.startswith("default") and "8.0 (3.0)" in default and "0.75 (0.25)" in default
+    assert len({len(line) for line in lines[:2]}) == 1
+
+
+def test_structure_printed_once_per_group() -> None:
+    df = pd.concat([hand_example(), hand_example().assign(team="R")])
+    lines = format_table(aggregate(df[df.structure == "default"])).splitlines()[2:]
+    assert lines[0].startswith("default") and lines[1].startswith(" ")
+    assert lines[1].split()[0] == "R"
+
+
+def test_markdown_latex_csv() -> None:
+    agg = aggregate(hand_example())
+    md = format_table(agg, "markdown").splitlines()
+    assert md[0].startswith("| structure | team | W_human") and md[1].startswith("|:---")
+    assert "| default | D |" in md[3] and "0.75 (0.25)" in md[3]
+    tex = format_table(agg, "latex")
+    assert tex.startswith(r"\begin{tabular}{llrrrrrrrr}") and r"\midrule" in tex
+    assert "single & solo" in tex and "(--)" in tex
+    csv_text = format_table(agg, "csv").splitlines()
+    assert csv_text[0].startswith("structure,team,n_tasks,W_human_mean,W_human_se")
+
+
+def test_session_metrics_row(discoverybench_root: Path) -> None:
+    task = load_task(discoverybench_root, "archaeology/1/0")
+    ref = load_reference(packaged_reference_path(task.task_id))
+    claim = "Around 2300 BCE, the number of daggers began to increase for the first time."
+    events = [
+        TraceEvent(0, 0, 0, "env", "env", "SESSION_START"),
+        TraceEvent(1, 0, 1, "D", "human", "SEND_TEAMMATE_MESSAGE",
+                   {"message": "Please compute the first rise of the Dagger column with diff."}),
+        TraceEvent(2, 1, 2, "agent", "ai", "EXECUTE_CODE",
+                   {"code": "d = b['Dagger'].diff()\nprint('first rise:', int(d[d > 0].index[0]))"},
+                   "ok", "Dagger first rise: -2300"),
+        TraceEvent(3, 2, 3, "agent", "ai", "EDITOR_UPDATE", {"text": claim}),
+        TraceEvent(4, 3, 3, "agent", "ai", "FINISH"),
+        TraceEvent(5, 3, 3, "env", "env", "SESSION_END", {"status": "finished"}),
+    ]
+    result = {"task_id": task.task_id, "team": "D", "structure": "default", "seed": 0,
+              "policy": "scripted", "status": "finished", "submitted_hypothesis": claim}
+    row = session_metrics_row(result, events, task, ref)
+    assert (row["W_human"], row["W_total"], row["M_team"]) == (0, 3, 1)
+    assert row["Performance"] == 1.0 and row["context_recall"] == 1.0
+    assert row["H_init_norm"] == pytest.approx(-(1 / 3 * math.log(1 / 3) + 2 / 3 * math.log(2 / 3)) / math.log(2))
+    assert row["C_wf"] == 1.0 and row["S_hyp"] == 1.0 and row["A_profile"] == 1.0
+    solo = session_metrics_row({**result, "team": "solo", "structure": "single"}, events[2:], task, ref)
+    assert math.isnan(solo["H_init_norm"]) and math.isnan(solo["A_profile"])
+    assert set(METRIC_COLUMNS) <= set(row)
