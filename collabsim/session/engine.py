@@ -56,7 +56,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from collabsim.participants.protocol import (
     GateRequest,
-    HistoryEntry,
     Observation,
     Participant,
     SessionAbort,
@@ -75,7 +74,13 @@ from collabsim.session.structures import (
     preassigned_gates,
 )
 from collabsim.session.trace import TraceWriter
-from collabsim.session.workspace import MemoryEntry, Workspace, normalise_request_id, truncate
+from collabsim.session.workspace import (
+    MemoryEntry,
+    Workspace,
+    normalise_request_id,
+    truncate,
+    visible_history,
+)
 from collabsim.tasks.model import Task
 
 if TYPE_CHECKING:
@@ -85,7 +90,6 @@ log = logging.getLogger(__name__)
 
 BUILD_ACTIONS = ("SEND_TEAMMATE_MESSAGE", "MEMORY_ADD", "MEMORY_AGREE", "WAIT_TEAMMATE_CONTINUE")
 WAIT = "WAIT_TEAMMATE_CONTINUE"
-_SUMMARY_CHARS = 200
 _INVALID_TEXT_CHARS = 1000
 
 
@@ -301,50 +305,6 @@ class _Session:
             out += ["APPROVE", "REJECT"]
         return tuple(out)
 
-    def _summary(self, e: TraceEvent) -> str:
-        a = e.args
-        if e.action_type == "EXECUTE_CODE":
-            text = f"{truncate(str(a.get('code', '')), _SUMMARY_CHARS)}"
-            if e.observation:
-                text += f" -> {truncate(e.observation, _SUMMARY_CHARS)}"
-        elif e.action_type == "MEMORY_ADD":
-            text = f"[{a.get('section', '')}] {truncate(str(a.get('text', '')), _SUMMARY_CHARS)}"
-        elif e.action_type in ("APPROVE", "REJECT"):
-            text = f"{a.get('request_id', '')} {a.get('reason', a.get('comment', ''))}".strip()
-        elif e.action_type == "INVALID":
-            text = truncate(e.observation, _SUMMARY_CHARS)
-        else:
-            values = [str(v) for k, v in a.items() if k != "request_id"]
-            text = truncate(" ".join(values), _SUMMARY_CHARS)
-        if e.status == "pending":
-            text += f" (request {a.get('request_id', '')}, awaiting approval)"
-        elif e.status in ("approved", "rejected"):
-            text += f" ({e.status})"
-        return text
-
-    def _history(self, name: str, t: float) -> tuple[HistoryEntry, ...]:
-        is_agent = name == self.team.agent
-        out = []
-        for e in self.events:
-            if e.actor_type == "env" or e.t_end > t:
-                continue
-            if is_agent:
-                if e.action_type == "INVALID" and e.actor != name:
-                    continue
-            elif e.actor != name:
-                continue
-            out.append(
-                HistoryEntry(
-                    seq=e.seq,
-                    time=e.t_end,
-                    actor=e.actor,
-                    action_type=e.action_type,
-                    status=e.status,
-                    summary=self._summary(e),
-                )
-            )
-        return tuple(out)
-
     def _observe(self, name: str, t: float) -> Observation:
         due = [text for (ft, text) in self.feedback[name] if ft <= t]
         self.feedback[name] = [(ft, text) for (ft, text) in self.feedback[name] if ft > t]
@@ -364,7 +324,7 @@ class _Session:
             gates=dict(self.gates) if self.phase == "work" else {},
             pending_for_me=self.ws.pending_for(name),
             my_pending=self.ws.pending_by(name),
-            history=self._history(name, t),
+            history=visible_history(self.events, name, name == self.team.agent, t),
             feedback=tuple(due),
             available_actions=self._available(name),
             turn=self.turns[name],

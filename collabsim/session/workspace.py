@@ -11,9 +11,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from collabsim.participants.protocol import ChatMessage, CodeCell, GateRequest, MemoryView
+from collabsim.participants.protocol import (
+    ChatMessage,
+    CodeCell,
+    GateRequest,
+    HistoryEntry,
+    MemoryView,
+)
+from collabsim.session.events import TraceEvent
 
 RequestState = Literal["pending", "approved", "rejected"]
+SUMMARY_CHARS = 200
 
 
 def truncate(text: str, limit: int) -> str:
@@ -164,3 +172,57 @@ def frozen_args(args: Mapping[str, Any]) -> dict[str, Any]:
 def names_except(members: Sequence[str], me: str) -> tuple[str, ...]:
     """The other members, in team order."""
     return tuple(m for m in members if m != me)
+
+
+def event_summary(e: TraceEvent, limit: int = SUMMARY_CHARS) -> str:
+    """One-line summary of a participant event for action histories."""
+    a = e.args
+    if e.action_type == "EXECUTE_CODE":
+        text = truncate(str(a.get("code", "")), limit)
+        if e.observation:
+            text += f" -> {truncate(e.observation, limit)}"
+    elif e.action_type == "MEMORY_ADD":
+        text = f"[{a.get('section', '')}] {truncate(str(a.get('text', '')), limit)}"
+    elif e.action_type in ("APPROVE", "REJECT"):
+        text = f"{a.get('request_id', '')} {a.get('reason', a.get('comment', ''))}".strip()
+    elif e.action_type == "INVALID":
+        text = truncate(e.observation, limit)
+    else:
+        values = [str(v) for k, v in a.items() if k != "request_id"]
+        text = truncate(" ".join(values), limit)
+    if e.status == "pending":
+        text += f" (request {a.get('request_id', '')}, awaiting approval)"
+    elif e.status in ("approved", "rejected"):
+        text += f" ({e.status})"
+    return text
+
+
+def visible_history(
+    events: Sequence[TraceEvent], me: str, is_agent: bool, now: float
+) -> tuple[HistoryEntry, ...]:
+    """The action history one member may see at ``now`` (events that have ended by then).
+
+    The agent sees the team-level history: every member's actions except other members'
+    ``INVALID`` attempts. A collaborator sees only its own actions. Environment events are
+    never part of a history.
+    """
+    out = []
+    for e in events:
+        if e.actor_type == "env" or e.t_end > now:
+            continue
+        if is_agent:
+            if e.action_type == "INVALID" and e.actor != me:
+                continue
+        elif e.actor != me:
+            continue
+        out.append(
+            HistoryEntry(
+                seq=e.seq,
+                time=e.t_end,
+                actor=e.actor,
+                action_type=e.action_type,
+                status=e.status,
+                summary=event_summary(e),
+            )
+        )
+    return tuple(out)

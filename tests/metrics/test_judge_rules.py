@@ -170,3 +170,29 @@ def test_relation_without_gold_relation_is_one() -> None:
 def test_years_in_code_output() -> None:
     years = years_in_text("peak: -2700 value 3.95\n  2300  0.8\n-1.13")
     assert {-2700, 2300, -2300} <= years and -1 not in years
+
+
+def test_restated_query_window_is_not_the_answer(
+    judge: RuleJudge, archaeology: dict[str, Task]
+) -> None:
+    task = archaeology["archaeology/36/0"]  # window 3000-2000 BCE, gold 2900-2800 BCE
+    gold = task.gold_hypothesis or ""
+    wrong = "Around 2300 BCE, the growth rate reached its highest value of the period between 3000 and 2000 BCE."
+    right = "Around 2800 BCE, the growth rate reached its highest value of the period between 3000 and 2000 BCE."
+    assert judge.score(wrong, gold, task).context == 0.0
+    assert judge.score(right, gold, task).performance == 1.0
+
+
+def test_lowest_value_vs_greatest_decline_is_partial(judge: RuleJudge) -> None:
+    gold = "Between 2500 BCE & 2300 BCE we see the greatest decline in smoothed growth rate."
+    claim = "Around 2400 BCE, the growth rate reached its lowest value."
+    assert judge.score(claim, gold).relation == 0.5
+
+
+def test_opposite_moves_imply_divergence(judge: RuleJudge) -> None:
+    gold = ("In 1700 BCE, for the first time, Diversity in Pottery Decoration shows a significant "
+            "increase while Diversity in Pottery Form experiences a notable decline. This marks a "
+            "unique divergence in the growth trends of these two cultural capital variables.")
+    claim = ("Around 1700 BCE, pottery decoration increased while pottery form declined "
+             "simultaneously for the first time.")
+    assert judge.score(claim, gold).performance == 1.0
