@@ -98,8 +98,9 @@ class TimeAnchor:
 
 
 def normalise(text: str) -> str:
-    """Unify dashes, minus signs and common misspellings."""
+    """Unify dashes and minus signs, drop thousands separators ("2,300"), fix misspellings."""
     out = re.sub("[\u2010-\u2015\u2212]", "-", text)
+    out = re.sub(r"(?<![\d.,])(\d{1,2}),(\d{3})(?![\d.,]*\d)", r"\1\2", out)  # 2,300 -> 2300
     return re.sub(r"millenium", "millennium", out, flags=re.IGNORECASE)
 
 

@@ -80,10 +80,13 @@ RELATION_PATTERNS: Mapping[str, tuple[str, ...]] = {
                 r"strongest", r"culminat\w*", r"top"),
     "trough": (r"lowest", r"minim\w*", r"trough", r"bottom\w*"),
     "increase": (r"increas\w*", r"ris(?:e|es|ing)", r"rose", r"grow(?:s|ing|n)?", r"gain\w*",
-                 r"expan\w*", r"climb\w*", r"surg\w*", r"upturn", r"boom\w*"),
+                 r"expan\w*", r"climb\w*", r"surg\w*", r"upturn", r"boom\w*",
+                 r"more\s+(?:important|common|frequent|numerous|abundant|prevalent)",
+                 r"(?:grew|gained?)\s+in\s+importance"),
     "decrease": (r"decreas\w*", r"declin\w*", r"drop\w*", r"fall(?:s|ing)?", r"fell",
                  r"dips?", r"dipp\w*", r"collaps\w*", r"reduc\w*", r"shrink\w*", r"shrank",
-                 r"diminish\w*", r"downturn", r"stoop\w*", r"los(?:e|es|s)"),
+                 r"diminish\w*", r"downturn", r"stoop\w*", r"los(?:e|es|s)",
+                 r"less\s+(?:important|common|frequent|numerous|abundant|prevalent)"),
     "sustained": (r"sustain\w*", r"plateau\w*", r"stabl\w*", r"remain\w*", r"consistent\w*",
                   r"persist\w*", r"steady", r"constant", r"low\s+fluctuation"),
     "simultaneous": (r"simultan\w*", r"at\s+the\s+same\s+time", r"concurrent\w*",
@@ -149,6 +152,8 @@ class VariableLexicon:
             (p, canon) for canon, pats in VARIABLE_SYNONYMS.items() for p in pats
         ]
         pairs += [(re.escape(col), canon) for col, canon in COLUMN_CANONICAL.items()]
+        pairs += [(re.escape(canon) + r"(?:_inter)?", canon) for canon in VARIABLE_SYNONYMS
+                  if canon not in VARIABLE_GROUPS and canon not in ("Growth", "Openness")]
         for ds in datasets:
             for col in ds.columns:
                 if col.name in _NOT_VARIABLES or not col.name.strip():

@@ -69,15 +69,26 @@ def draft_fingerprint(text: str) -> str:
 
 
 def claim_years(text: str) -> tuple[int, ...]:
-    """Years a hypothesis claims (CE, BCE negative), excluding a ``between A and B`` period."""
+    """Years a hypothesis claims (CE, BCE negative).
+
+    Years inside a ``between A and B`` period are left out when other years are named
+    (``"Around 2300 BCE, ... between 3000 and 2000 BCE"`` claims 2300 BCE); when the period
+    is all the text names, its years are the claim.
+    """
     spans = [m.span() for m in _WINDOW_TEXT_RE.finditer(text)]
-    years: list[int] = []
+    outside: list[int] = []
     for m in _YEAR_RE.finditer(text):
         if any(s <= m.start() < e for s, e in spans):
             continue
         value = int(m.group(1))
-        years.append(-value if m.group(2).upper() in ("BCE", "BC") else value)
-    return tuple(years)
+        outside.append(-value if m.group(2).upper() in ("BCE", "BC") else value)
+    if not outside:
+        for s, e in spans:  # "between 2400 and 2300 BCE": both ends are BCE years
+            window = _WINDOW_TEXT_RE.match(text, s, e)
+            if window is not None:
+                bce = (window.group(3) or "BCE").upper() in ("BCE", "BC")
+                outside += [(-int(g) if bce else int(g)) for g in window.group(1, 2)]
+    return tuple(outside)
 
 
 def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -87,6 +88,24 @@ def _clip(text: Any, limit: int) -> str:
     return text[:limit] + f"\n... [{len(text) - limit} more characters not shown]"
 
 
+@lru_cache(maxsize=16)
+def _environment(template_dir: str | None) -> jinja2.Environment:
+    """A Jinja2 environment per template folder, shared so templates compile once."""
+    dirs = [template_dir] if template_dir is not None else []
+    dirs.append(str(PROMPTS_DIR))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(dirs),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        autoescape=False,
+        auto_reload=False,
+    )
+    env.filters["clip"] = _clip
+    return env
+
+
 class PromptRenderer:
     """Renders participant prompts from Jinja2 templates.
 
@@ -98,18 +117,8 @@ class PromptRenderer:
     """
 
     def __init__(self, template_dir: Path | None = None, limits: PromptLimits | None = None):
-        dirs = [str(template_dir)] if template_dir is not None else []
-        dirs.append(str(PROMPTS_DIR))
         self.limits = limits or PromptLimits()
-        self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(dirs),
-            undefined=jinja2.StrictUndefined,
-            trim_blocks=True,
-            lstrip_blocks=True,
-            keep_trailing_newline=False,
-            autoescape=False,
-        )
-        self.env.filters["clip"] = _clip
+        self.env = _environment(str(template_dir) if template_dir is not None else None)
 
     def _actions_help(self, obs: Observation) -> str:
         names = tuple(n for n in obs.available_actions if n in ACTION_SPECS) or tuple(ACTION_SPECS)

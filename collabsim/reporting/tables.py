@@ -208,7 +208,7 @@ def format_table(
     agg: pd.DataFrame,
     fmt: Literal["text", "markdown", "latex", "csv"] = "text",
     metrics: Sequence[str] = METRIC_COLUMNS,
-    by: Sequence[str] = ("structure", "team"),
+    by: Sequence[str] | None = None,
     decimals: Mapping[str, int] | None = None,
 ) -> str:
     """Print an aggregated table (see :func:`aggregate`) with ``mean (SE)`` cells.
@@ -222,10 +222,12 @@ def format_table(
         fmt: ``text`` (aligned columns), ``markdown``, ``latex`` (booktabs tabular) or
             ``csv`` (numeric ``<m>_mean``/``<m>_se`` columns).
         metrics: Metrics to show, in column order.
-        by: Grouping columns, as passed to :func:`aggregate`.
+        by: Grouping columns as passed to :func:`aggregate` (default: the columns before
+            ``n_tasks``).
         decimals: Metric -> decimals.
     """
-    by = list(by)
+    cols = list(agg.columns)
+    by = list(by) if by is not None else cols[: cols.index("n_tasks")]
     metrics = [m for m in metrics if f"{m}_mean" in agg.columns]
     if fmt == "csv":
         cols = [*by, "n_tasks"] + [c for m in metrics for c in (f"{m}_mean", f"{m}_se")]

@@ -371,7 +371,10 @@ class Sandbox:
                         "", f"sandbox worker could not start: {exc}", "crashed", False, start
                     )
             worker = self._worker
-            hard_deadline = start + self.limits.wall_seconds + _grace(self.limits.wall_seconds)
+            # the deadline starts after a (re)spawn: a cold zygote start is not the cell's time
+            hard_deadline = (
+                time.monotonic() + self.limits.wall_seconds + _grace(self.limits.wall_seconds)
+            )
             msg: dict[str, Any] | None
             self._cells += 1
             if worker.send({"op": "exec", "code": code, "cell": self._cells}, hard_deadline):

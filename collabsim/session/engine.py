@@ -21,7 +21,9 @@ are shown through ``Task.brief()`` only.
 **Legality.** Only the agent may ``FINISH``, unless a ``FINISH`` gate is in force: then its
 owner may finish too (directly), and anyone else's ``FINISH`` is a gate request. During a
 build phase only ``SEND_TEAMMATE_MESSAGE``, ``MEMORY_ADD``, ``MEMORY_AGREE`` and waiting are
-allowed; ``MEMORY_*`` are illegal outside it. ``SEND_TEAMMATE_MESSAGE`` needs a teammate.
+allowed; ``MEMORY_*`` are illegal outside it (entries decided during the build phase still
+land after it ends; gate lines among them count). ``SEND_TEAMMATE_MESSAGE`` needs a teammate.
+A gated request identical to one of its author's still-pending requests is refused.
 ``APPROVE`` / ``REJECT`` need a landed, undecided request owned by the decider (request ids
 ``g1``, ``g2``...; ``"1"``, ``"#g1"`` are accepted). Unparseable or illegal actions are logged
 as ``INVALID`` (status ``error``) and their author gets the reason as feedback.
@@ -37,7 +39,8 @@ effect then (approved code runs then). A rejection's reason goes to the author.
 text when it lands). The session also ends when the agent has used ``max_turns`` decisions
 (``max_turns``), when the next decision would start after ``max_time`` (``timeout``), when a
 participant raises ``SessionAbort`` (its status), or when a participant raises anything else
-(``error``). Otherwise the submitted text is the editor text at the end. Actions in flight
+(``error``; also for an internal engine failure, which is logged, never raised). Otherwise
+the submitted text is the editor text at the end. Actions in flight
 at the end keep their trace events, but their effects are not applied. The sandbox is
 closed in every case.
 """

@@ -7,7 +7,7 @@ member at the current virtual time. Views are immutable protocol records.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -162,16 +162,6 @@ def normalise_request_id(raw: str) -> str:
     if text.isdigit():
         return f"g{int(text)}"
     return text
-
-
-def frozen_args(args: Mapping[str, Any]) -> dict[str, Any]:
-    """Copy action args into a plain dict (trace/protocol records must not alias)."""
-    return {str(k): v for k, v in args.items()}
-
-
-def names_except(members: Sequence[str], me: str) -> tuple[str, ...]:
-    """The other members, in team order."""
-    return tuple(m for m in members if m != me)
 
 
 def event_summary(e: TraceEvent, limit: int = SUMMARY_CHARS) -> str:

@@ -137,7 +137,7 @@ def build_task(index: int, seed: int, dataset: str) -> GeneratedTask:
     category = CATEGORIES[(index + seed) % len(CATEGORIES)]
     event, columns = plant_task(rng, category)
     csv_text = _csv_text(columns)
-    metadata = _metadata(event, rng)
+    metadata = _metadata(event)
     gold = event.gold
     reference = _reference(f"{dataset}/0/0", event)
     return GeneratedTask(dataset, event, csv_text, metadata, gold, reference)
@@ -193,7 +193,7 @@ def _column_entries() -> list[dict[str, str]]:
     return entries
 
 
-def _metadata(event: PlantedEvent, rng: np.random.Generator) -> dict[str, Any]:
+def _metadata(event: PlantedEvent) -> dict[str, Any]:
     first, last = year_text(event.first_year), year_text(event.last_year)
     knowledge = (
         "1. Symbolic capital consists of Hatchets & Swords, Daggers, House Size. 2. Social "
@@ -221,7 +221,6 @@ def _metadata(event: PlantedEvent, rng: np.random.Generator) -> dict[str, Any]:
     tags = ("time series analysis, data cleaning, data visualization, pollen modelling"
             if event.relation.startswith("growth")
             else "time series analysis, data cleaning, data visualization")
-    del rng  # wording is already chosen by the event planter
     return {
         "id": 0,
         "domain": "humanities",

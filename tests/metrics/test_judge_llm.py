@@ -47,3 +47,25 @@ def test_empty_hypothesis_needs_no_model_call() -> None:
 
 def test_parse_json_object_skips_chatter() -> None:
     assert parse_json_object('note {bad} then {"a": 1}') == {"a": 1}
+
+
+def test_llm_initiative_classifier_and_process_judge() -> None:
+    from collabsim.metrics.initiative import LLMInitiativeClassifier, initiative_counts
+    from collabsim.metrics.process import LLMProcessJudge
+    from collabsim.metrics.reference import load_reference, packaged_reference_path
+    from collabsim.session.events import TraceEvent
+
+    events = [
+        TraceEvent(0, 0, 1, "D", "human", "SEND_TEAMMATE_MESSAGE", {"message": "ok"}),
+        TraceEvent(1, 1, 2, "agent", "ai", "SEND_TEAMMATE_MESSAGE", {"message": "hm"}),
+    ]
+    yes = LLMSettings(model="gpt-4o-mini", extra={"mock_response": '{"initiative": true}'})
+    counts = initiative_counts(events, ["agent", "D"], LLMInitiativeClassifier(yes, LLMClient()))
+    assert counts == {"agent": 1, "D": 1}  # the model, not the rules, decided
+    ref = load_reference(packaged_reference_path("archaeology/1/0"))
+    judge = LLMProcessJudge(
+        LLMSettings(model="gpt-4o-mini", extra={"mock_response": '{"score": 1.7}'}), LLMClient()
+    )
+    assert judge.score("C_wf", events, ref) == 1.0  # clipped to [0, 1]
+    with pytest.raises(KeyError):
+        judge.score("unknown", events, ref)

@@ -89,7 +89,7 @@ def test_forced_mistake_gives_wrong_answer_and_is_caught(
     tasks200: tuple[Task, ...], kind: str, caught_by: str
 ) -> None:
     affected = 0
-    for task in tasks200[:72]:
+    for task in tasks200[:36]:  # four tasks of every category
         brief = task.brief()
         semantics = parse_query(brief)
         plan = resolve_plan(brief, semantics)
@@ -106,7 +106,7 @@ def test_forced_mistake_gives_wrong_answer_and_is_caught(
         issue = next(i for i in issues if i.kind == caught_by)
         assert apply_mistakes(plan, {kind}).with_fix(dict(issue.fix)) == plan, issue
         assert all(i.message for i in issues)
-    assert affected >= 8
+    assert affected >= 4
 
 
 def test_mistake_model_draws_are_seeded_and_off_by_default() -> None:

@@ -114,7 +114,7 @@ def _team_session(task: Task, structure: str, mistakes: dict[str, float],
                                   "peak_vs_plateau", "wrong_window"])
 def test_teammates_catch_forced_mistakes(tasks200: tuple[Task, ...], kind: str) -> None:
     solo_wrong = team_right = ignored_wrong = gated_right = 0
-    for task in tasks200[:18]:
+    for task in tasks200[:9]:  # one task of every category
         agent = ScriptedAgent(seed=0, mistakes=MistakeModel(**{kind: 1.0}))
         ctx = agent.context(task.brief())
         if ctx.mistaken_plan == ctx.plan:
@@ -132,7 +132,7 @@ def test_teammates_catch_forced_mistakes(tasks200: tuple[Task, ...], kind: str) 
         gated = _team_session(task, "preassigned_gates", {kind: 1.0, "ignore_teammate": 1.0})
         assert gated.status == "finished", gated.error
         gated_right += submitted_year(gated.submitted_hypothesis) == truth
-    assert solo_wrong >= 2
+    assert solo_wrong >= 1
     assert solo_wrong == team_right == ignored_wrong == gated_right
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -113,3 +114,31 @@ def test_session_metrics_row(discoverybench_root: Path) -> None:
     solo = session_metrics_row({**result, "team": "solo", "structure": "single"}, events[2:], task, ref)
     assert math.isnan(solo["H_init_norm"]) and math.isnan(solo["A_profile"])
     assert set(METRIC_COLUMNS) <= set(row)
+
+
+def test_rows_from_a_real_engine_session(tmp_path: Path) -> None:
+    from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
+    from collabsim.participants.team import team_from_dict
+    from collabsim.session.engine import SessionConfig, run_session_sync
+    from collabsim.session.structures import builtin_structure
+    from collabsim.tasks.discoverybench import load_tasks
+    from collabsim.tasks.generator import generate_suite
+
+    task = load_tasks(generate_suite(tmp_path / "suite", n_tasks=1, seed=5)).tasks[0]
+    team = team_from_dict("DR")
+    participants = {"agent": ScriptedAgent(seed=0)}
+    participants.update({p.key: ScriptedCollaborator(p, seed=0) for p in team.collaborators})
+    config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
+    trace = tmp_path / "trace.jsonl"
+    result = run_session_sync(config, participants, trace)
+    events = [TraceEvent.from_dict(json.loads(line))
+              for line in trace.read_text().splitlines()]
+    assert task.reference_workflow_path is not None
+    row = session_metrics_row(result, events, task, load_reference(task.reference_workflow_path))
+    assert row["status"] == "finished" and row["team"] == "DR"
+    assert row["Performance"] == 1.0  # the scripted agent without mistakes is right
+    for m in ("H_init_norm", "A_profile", "C_wf", "S_hyp"):
+        assert 0.0 <= row[m] <= 1.0, m
+    non_messages = sum(n for actor in result.counts.values() for a, n in actor.items()
+                       if a != "SEND_TEAMMATE_MESSAGE")
+    assert row["W_total"] == non_messages

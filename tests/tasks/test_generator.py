@@ -53,9 +53,9 @@ def test_same_seed_gives_byte_identical_files(tmp_path: Path) -> None:
 
 
 def test_generating_200_tasks_is_fast(tmp_path: Path) -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: robust to other processes on a busy machine
     generate_suite(tmp_path, 200, seed=3)
-    assert time.perf_counter() - start < 5.0
+    assert time.process_time() - start < 5.0
 
 
 def test_generated_suite_loads_with_gold_and_references(generated_200: Path) -> None:
