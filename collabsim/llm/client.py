@@ -378,7 +378,11 @@ class LLMClient:
     ) -> tuple[CacheEntry, int]:
         """Call litellm with retries; return the priced entry and the number of retries."""
         litellm = get_litellm()
-        rng = retry_generator(self.seed, key)
+        if settings.model.startswith(OFFLINE_MODEL_PREFIX):
+            from collabsim.llm.offline_provider import register_offline_model
+
+            register_offline_model(litellm, settings.model)
+        rng = None
         attempt = 0
         while True:
             try:
@@ -399,6 +403,7 @@ class LLMClient:
                     self._record_failure(tag, settings.model, attempt)
                     self._log_failure(tag, key, msgs, params, settings, exc, started, attempt)
                     raise LLMCallError(settings.model, tag, attempt + 1, exc) from exc
+                rng = rng if rng is not None else retry_generator(self.seed, key)
                 delay = backoff_delay(
                     attempt, rng, base_s=self.retry_base_s, cap_s=self.retry_cap_s, exc=exc
                 )

@@ -21,6 +21,7 @@ block too. Policy kinds in the block: ``scripted`` (rebuild
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import time
 from collections.abc import Mapping
@@ -125,12 +126,48 @@ def _make_handler(base: type) -> Any:
     return ScriptedProvider()
 
 
+_MODEL_INFO: dict[str, Any] = {
+    "input_cost_per_token": 0.0,
+    "output_cost_per_token": 0.0,
+    "litellm_provider": PROVIDER,
+    "mode": "chat",
+    "max_tokens": 1_000_000,
+    "max_input_tokens": 1_000_000,
+    "max_output_tokens": 1_000_000,
+}
+_registered_models: set[str] = set()
+
+
+def register_offline_model(litellm: Any, model: str) -> None:
+    """Give an offline model a zero price in litellm's cost map (idempotent).
+
+    litellm prices every reply itself; for a model it does not know that search is slow
+    (fallback lookups on each call). Registering the model makes it a direct hit.
+
+    Args:
+        litellm: The imported litellm module.
+        model: A ``collabsim/...`` model name.
+    """
+    if model in _registered_models or not model.startswith(PROVIDER + "/"):
+        return
+    logger = logging.getLogger("LiteLLM")
+    level = logger.level
+    logger.setLevel(logging.ERROR)  # register_model warns about the missing cache prices
+    try:
+        litellm.register_model({model: dict(_MODEL_INFO)})
+    finally:
+        logger.setLevel(level)
+    _registered_models.add(model)
+
+
 def register_offline_provider(litellm: Any) -> None:
     """Add the ``collabsim`` provider to ``litellm.custom_provider_map`` (idempotent).
 
     Args:
         litellm: The imported litellm module.
     """
+    for model in (SCRIPTED_MODEL, LATENCY_MODEL):
+        register_offline_model(litellm, model)
     if any(item.get("provider") == PROVIDER for item in litellm.custom_provider_map):
         return
     handler = _make_handler(litellm.CustomLLM)

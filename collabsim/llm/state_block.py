@@ -43,7 +43,12 @@ class StateBlockError(ValueError):
     """A prompt has no (valid) state block."""
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _plain(value: Any) -> Any:
+    if isinstance(value, _SCALARS):
+        return value
     if is_dataclass(value) and not isinstance(value, type):
         return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, Mapping):

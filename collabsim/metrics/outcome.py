@@ -36,7 +36,6 @@ from collabsim.tasks.model import Task, TaskBrief
 _STRONG_TAGS = frozenset({"extreme", "trough", "increase", "decrease", "sustained",
                           "simultaneous", "opposite", "positive", "negative", "outlier"})
 _OPPOSITE = {"increase": "decrease", "decrease": "increase"}
-_NEAR_TROUGH = frozenset({"trough", "extreme", "decrease"})
 
 
 def _implied(directions: Mapping[str, set[str]]) -> set[str]:
@@ -148,8 +147,10 @@ def relation_score(
     share = len(g_tags & c_tags) / len(g_tags) if g_tags else 1.0
     ordinal_ok = o_g is None or o_g == o_c
     missing = sorted(g_tags - c_tags)
-    if share < 1.0 and (g_tags | c_tags) >= _NEAR_TROUGH and (
-        ("trough" in c_tags) != ("trough" in g_tags)
+    decline = frozenset({"extreme", "decrease"})
+    if share < 1.0 and (
+        ("trough" in c_tags and "trough" not in g_tags and decline <= g_tags)
+        or ("trough" in g_tags and "trough" not in c_tags and decline <= c_tags)
     ):
         return 0.5, "lowest value vs greatest decline: partly the same relation"
     if share == 1.0 and ordinal_ok:

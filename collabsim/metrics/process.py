@@ -112,7 +112,7 @@ def node_score(node: RefNode, view: TraceView) -> float:
 
 
 def workflow_coverage(
-    events: Iterable[TraceEvent | Mapping[str, Any]], reference: ReferenceWorkflow
+    events: Iterable[TraceEvent | Mapping[str, Any]] | TraceView, reference: ReferenceWorkflow
 ) -> float:
     """Workflow Coverage C_wf.
 
@@ -153,7 +153,7 @@ def _relation_check(hypothesis: str, reference: ReferenceWorkflow, lex: Variable
 
 def hypothesis_support(
     hypothesis: str,
-    events: Iterable[TraceEvent | Mapping[str, Any]],
+    events: Iterable[TraceEvent | Mapping[str, Any]] | TraceView,
     reference: ReferenceWorkflow,
     task: Task | TaskBrief | None = None,
 ) -> float:
@@ -249,7 +249,7 @@ def _meets_need(profile: str, text: str, reference: ReferenceWorkflow) -> bool:
 
 
 def profile_alignment(
-    events: Iterable[TraceEvent | Mapping[str, Any]],
+    events: Iterable[TraceEvent | Mapping[str, Any]] | TraceView,
     profiles: Mapping[str, str],
     reference: ReferenceWorkflow,
 ) -> float:

@@ -4,7 +4,8 @@ from collabsim.reporting.tables import (
     METRIC_COLUMNS,
     aggregate,
     format_table,
+    metrics_table,
     session_metrics_row,
 )
 
-__all__ = ["METRIC_COLUMNS", "aggregate", "format_table", "session_metrics_row"]
+__all__ = ["METRIC_COLUMNS", "aggregate", "format_table", "metrics_table", "session_metrics_row"]

@@ -2,6 +2,7 @@
 
 * :func:`session_metrics_row` computes every metric of one session (activity, initiative,
   process, outcome) from its result record, trace events, task and reference workflow.
+* :func:`metrics_table` does that for many sessions, reading traces from their files.
 * :func:`aggregate` follows DESIGN.md "Aggregation": for every (variant, task) the mean over
   seeds; then, per variant, the mean and standard error over tasks,
   SE = sample std (ddof=1) / sqrt(n_tasks). With one task the SE is undefined (NaN). NaN
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
@@ -134,6 +136,47 @@ def session_metrics_row(
         row.update(Performance=math.nan, context_recall=math.nan, context=math.nan,
                    variable_f1=math.nan, relation=math.nan, judge=None)
     return row
+
+
+def metrics_table(
+    results: Iterable[Any],
+    tasks: Mapping[str, Task],
+    *,
+    judge: HypothesisJudge | None = None,
+) -> pd.DataFrame:
+    """One metrics row per session, reading each session's trace and reference workflow.
+
+    Args:
+        results: ``SessionResult`` records (or dicts) with a ``trace_path``.
+        tasks: Task id -> task (gold, columns, ``reference_workflow_path``).
+        judge: Hypothesis judge (default :class:`RuleJudge`, shared across sessions).
+
+    Returns:
+        A DataFrame of :func:`session_metrics_row` rows.
+
+    Raises:
+        KeyError: A result's task is not in ``tasks``.
+        ValueError: A result has no trace path.
+    """
+    from collabsim.metrics.reference import load_reference
+    from collabsim.session.trace import read_trace
+
+    shared_judge = judge or RuleJudge()
+    references: dict[str, ReferenceWorkflow | None] = {}
+    rows = []
+    for result in results:
+        task = tasks[str(_get(result, "task_id"))]
+        trace_path = _get(result, "trace_path")
+        if not trace_path:
+            raise ValueError(f"session {_get(result, 'task_id')} seed {_get(result, 'seed')} "
+                             "has no trace_path")
+        if task.task_id not in references:
+            path = task.reference_workflow_path
+            references[task.task_id] = load_reference(path) if path is not None else None
+        events = read_trace(Path(trace_path), allow_truncated_tail=True)
+        rows.append(session_metrics_row(result, events, task, references[task.task_id],
+                                        judge=shared_judge))
+    return pd.DataFrame(rows)
 
 
 def aggregate(

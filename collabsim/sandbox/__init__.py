@@ -1,8 +1,25 @@
 """Out-of-process Python sandbox for participants' ``EXECUTE_CODE`` cells (Linux only).
 
-Public API: :class:`Sandbox`, :class:`SandboxLimits`, :class:`ExecResult`, plus
-:class:`SandboxError`, :func:`set_preload_modules`, :func:`shutdown_zygote` and
-:func:`zygote_pid` for infrastructure control.
+Public API: :class:`Sandbox`, :class:`SandboxLimits`, :class:`ExecResult` (statuses in
+:data:`EXEC_STATUSES`), plus :class:`SandboxError`, :func:`set_preload_modules`,
+:func:`shutdown_zygote` and :func:`zygote_pid` for infrastructure control.
+
+Design (see the module docstrings for details):
+
+* One fork server ("zygote") per parent process, started lazily with a clean environment and
+  numpy/pandas imported; each :class:`Sandbox` gets a worker forked from it (a few ms) that
+  keeps a notebook-like namespace across cells.
+* Limits: wall clock per cell (soft interrupt in the worker, hard kill by the parent after a
+  grace period), CPU per cell (timer + RLIMIT_CPU backstop), address space (RLIMIT_AS:
+  ``memory_mb`` on top of the pre-loaded interpreter), file size, output size.
+* Isolation: scrubbed environment, private working directory, an audit-hook policy with
+  readable errors, and kernel layers (seccomp-BPF: no fork/exec/inet sockets; Landlock: file
+  system confined to the working directory plus read-only system/Python directories, no TCP,
+  no signals to other processes). Workers die with their zygote (PR_SET_PDEATHSIG) and the
+  zygote with its parent (control socket EOF).
+* Failures are results, never exceptions: a cell that kills its worker is reported (status
+  ``timeout``/``cpu_limit``/``memory_limit``/``crashed``) and the next cell gets a fresh worker
+  (its namespace is lost, which the error says).
 """
 
 from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits

@@ -354,11 +354,13 @@ class Sandbox:
             The cell's :class:`ExecResult`.
 
         Raises:
-            RuntimeError: The sandbox is closed.
+            RuntimeError: The sandbox is closed (or used from a forked child process).
         """
         with self._lock:
             if self._closed:
                 raise RuntimeError("Sandbox is closed")
+            if os.getpid() != self._owner:
+                raise RuntimeError("a Sandbox cannot be used from a forked child process")
             start = time.monotonic()
             if len(code) > MAX_CODE_CHARS:
                 error = f"ValueError: the cell is too long ({len(code)} > {MAX_CODE_CHARS} chars)"
@@ -366,7 +368,7 @@ class Sandbox:
             if self._worker is None:
                 try:
                     self._worker = self._spawn()
-                except (SandboxError, OSError, wire.WireError) as exc:
+                except Exception as exc:  # noqa: BLE001 - reported as a result, never raised
                     return self._result(
                         "", f"sandbox worker could not start: {exc}", "crashed", False, start
                     )

@@ -7,6 +7,7 @@ able to execute code in the parent.
 from __future__ import annotations
 
 import json
+import os
 import socket
 import struct
 from typing import Any
@@ -58,6 +59,8 @@ def recv_msg(sock: socket.socket, with_fds: bool = False) -> tuple[Any, list[int
     fds: list[int] = []
     if with_fds:
         head, fds, _flags, _addr = socket.recv_fds(sock, _HEADER.size, 4)
+        for fd in fds:
+            os.set_inheritable(fd, False)
         if not head:
             raise WireError("peer closed the connection")
         if len(head) < _HEADER.size:

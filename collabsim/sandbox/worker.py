@@ -1,8 +1,9 @@
 """The sandbox worker: runs in a process forked from the zygote and executes cells.
 
-Set-up order matters: process group and parent-death signal, fds, environment, working
-directory, rlimits, seccomp, and finally the audit hook (everything after it is user code or
-guarded internal work). The worker always leaves through ``os._exit``.
+Set-up order matters: process group and parent-death signal, fds (done by the zygote), then
+environment, working directory, rlimits, Landlock, seccomp, and finally the audit hook
+(everything after it is user code or guarded internal work). The worker always leaves through
+``os._exit``.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def clean_env(workdir: str) -> dict[str, str]:
         "MKL_NUM_THREADS": "1",
         "NUMEXPR_NUM_THREADS": "1",
         "MPLBACKEND": "Agg",
+        "JOBLIB_MULTIPROCESSING": "0",  # no process pools (they would be refused anyway)
     }
 
 
@@ -93,14 +95,17 @@ class CappedOutput(io.TextIOBase):
             raise TypeError(f"write() argument must be str, not {type(s).__name__}")
         n = len(s)
         self.total += n
+        used = 0
         room = self.head_limit - self.head_len
         if room > 0:
             part = s[:room]
             self.head.append(part)
             self.head_len += len(part)
-            s = s[room:]
-        if s:
-            self.tail = (self.tail + s[-self.tail_limit :])[-self.tail_limit :]
+            used = len(part)
+        rest = n - used
+        if rest > 0:  # never copy the (possibly gigantic) middle of ``s``
+            take = min(rest, self.tail_limit)
+            self.tail = (self.tail + s[n - take :])[-self.tail_limit :]
         return n
 
     def getvalue(self) -> tuple[str, bool]:
@@ -221,7 +226,11 @@ class Worker:
             self._disarm()
             sys.stdout, sys.stderr = saved
         output, truncated = capture.getvalue()
-        status, error = self._internal(lambda: self._classify(exc))
+        try:
+            status, error = self._internal(lambda: self._classify(exc))
+        except BaseException:  # noqa: BLE001 - e.g. an exception whose __str__ raises
+            status, error = "error", f"{type(exc).__name__}: <exception could not be printed>"
+        exc = None
         return {"output": output, "truncated": truncated, "status": status, "error": error}
 
     # -- limits ---------------------------------------------------------------------------

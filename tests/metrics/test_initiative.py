@@ -69,3 +69,20 @@ def test_counts_include_silent_members_and_skip_env() -> None:
     counts = initiative_counts(events, ["agent", "D", "R"])
     assert counts == {"agent": 1, "D": 1, "R": 0}
     assert initiative_entropy(counts, ["agent", "D", "R"]) == pytest.approx(math.log(2) / math.log(3))
+
+
+def test_entropy_is_bounded_for_any_counts() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    @given(st.lists(st.integers(min_value=0, max_value=50), min_size=2, max_size=5))
+    def check(values: list[int]) -> None:
+        members = [f"m{i}" for i in range(len(values))]
+        h = initiative_entropy(dict(zip(members, values, strict=True)), members)
+        if sum(values) == 0:
+            assert math.isnan(h)
+        else:
+            assert 0.0 <= h <= 1.0
+            assert (h == 0.0) == (sum(v > 0 for v in values) == 1)
+
+    check()

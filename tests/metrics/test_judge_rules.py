@@ -80,6 +80,8 @@ def test_wrong_variable_scores_zero_variable_f1(judge: RuleJudge) -> None:
 def test_wrong_relation_scores_zero_relation(judge: RuleJudge) -> None:
     score = judge.score("Around 1100 BCE, the depots declined.", DEPOTS)
     assert score.relation == 0.0 and score.performance == 0.0
+    lowest = judge.score("Around 1100 BCE, depots reached their lowest level.", DEPOTS)
+    assert lowest.relation == 0.0
 
 
 def test_named_period_matches_gold_years(judge: RuleJudge) -> None:
@@ -196,3 +198,19 @@ def test_opposite_moves_imply_divergence(judge: RuleJudge) -> None:
     claim = ("Around 1700 BCE, pottery decoration increased while pottery form declined "
              "simultaneously for the first time.")
     assert judge.score(claim, gold).performance == 1.0
+
+
+def test_periods_defined_in_the_task_query_are_learnt(archaeology: dict[str, Task]) -> None:
+    from dataclasses import replace
+
+    from collabsim.metrics.timespans import learn_periods
+
+    assert learn_periods("during the Funnel Beaker Culture (4000-3300 BCE)?") == {
+        "funnel beaker culture": (-4000, -3300)
+    }
+    task = replace(archaeology["archaeology/32/0"],
+                   query="When did axes peak during the Funnel Beaker Culture (4000-3300 BCE)?")
+    gold = "Around 3300 BCE, Axes & Celts peak."
+    claim = "Axes & Celts peak in the Funnel Beaker Culture."
+    assert RuleJudge().score(claim, gold, task).context_recall == 1.0
+    assert RuleJudge().score(claim, gold).context_recall == 0.0  # unknown without the task

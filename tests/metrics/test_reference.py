@@ -43,9 +43,9 @@ def test_all_38_archaeology_references_exist_and_validate(archaeology: dict[str,
 
 
 def test_generated_suite_references_validate(tmp_path: Path) -> None:
-    root = generate_suite(tmp_path / "suite", n_tasks=12, seed=3)
+    root = generate_suite(tmp_path / "suite", n_tasks=38, seed=0)  # the default suite
     tasks = load_tasks(root).tasks
-    assert len(tasks) == 12
+    assert len(tasks) == 38
     for task in tasks:
         assert task.reference_workflow_path is not None, task.task_id
         assert validate_reference(task.reference_workflow_path, task) == [], task.task_id

@@ -14,6 +14,7 @@ from collabsim.reporting.tables import (
     METRIC_COLUMNS,
     aggregate,
     format_table,
+    metrics_table,
     session_metrics_row,
 )
 from collabsim.session.events import TraceEvent
@@ -142,3 +143,6 @@ def test_rows_from_a_real_engine_session(tmp_path: Path) -> None:
     non_messages = sum(n for actor in result.counts.values() for a, n in actor.items()
                        if a != "SEND_TEAMMATE_MESSAGE")
     assert row["W_total"] == non_messages
+    table = metrics_table([result], {task.task_id: task})  # reads the trace file itself
+    assert table.iloc[0][list(METRIC_COLUMNS)].tolist() == pytest.approx(
+        [row[m] for m in METRIC_COLUMNS])

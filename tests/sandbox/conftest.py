@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from collabsim.sandbox import SandboxLimits
+from collabsim.sandbox import SandboxLimits, zygote_pid
 
 FAST = SandboxLimits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=512, output_chars=400, file_mb=5)
 
@@ -65,3 +65,12 @@ def task_csv(tmp_path: Path) -> Path:
     path = tmp_path / "artifacts.csv"
     path.write_text("year,count\n-2300,4\n-2200,7\n-2100,12\n-2000,9\n")
     return path
+
+
+@pytest.fixture(autouse=True)
+def no_worker_outlives_its_test():
+    """After every test (all its sandboxes closed) the zygote has no live descendants."""
+    yield
+    zygote = zygote_pid()
+    if zygote is not None:
+        assert descendants(zygote) == set()  # close() returns only once the worker exited

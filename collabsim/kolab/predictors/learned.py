@@ -2,7 +2,7 @@
 
 The model sees the features of :mod:`collabsim.kolab.predictors.features`: standardised
 numeric features plus TF-IDF of the ``focus`` and ``context`` texts (English stop words
-removed, unigrams and bigrams hashed into 4096 buckets, buckets seen in fewer than two training
+removed, unigrams and bigrams hashed into 2048 buckets, buckets seen in fewer than two training
 documents dropped, sublinear term frequency). Adoption uses a
 class-balanced logistic regression; ratings use ridge regression whose output is clipped to
 [1, 5] (kept continuous, so Spearman's rho can rank it; MAE and within-1 use the same values).
@@ -31,7 +31,7 @@ from collabsim.kolab.instances import Instance
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind, task_kind
 from collabsim.kolab.predictors.features import TEXT_COLUMNS, feature_table
 
-_HASH_FEATURES = 2**12
+_HASH_FEATURES = 2**11
 
 
 def _hashed_texts(frame: pd.DataFrame) -> dict[str, sparse.csr_matrix]:
