@@ -125,7 +125,9 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
         )
     finally:
         builder.close()
-    sessions, aggregate, report = summarise(plans, summary.results, store, tasks)
+    sessions, aggregate, report = summarise(
+        plans, summary.results, store, tasks, show_sessions=bool(run_cfg.get("show_sessions", True))
+    )
     sessions.to_csv(output_dir / "sessions.csv", index=False)
     aggregate.to_csv(output_dir / "aggregate.csv", index=False)
     (output_dir / "report.txt").write_text(report + "\n", encoding="utf-8")

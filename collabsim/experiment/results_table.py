@@ -1,4 +1,11 @@
-"""Turn a job's session results into the per-session table, the aggregate and the report."""
+"""Turn a job's session results into the per-session table, the aggregate and the report.
+
+Every session gets one row with its identifiers, status and every metric (activity,
+initiative entropy, process metrics against the task's reference workflow, and the
+deterministic judge's Performance where the task has a gold). The aggregate follows the
+paper convention: mean over seeds per (variant, task), then mean and standard error over
+tasks, printed as ``mean (SE)``.
+"""
 
 from __future__ import annotations
 
@@ -8,33 +15,12 @@ import pandas as pd
 
 from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.store import ResultStore
+from collabsim.reporting.tables import aggregate, format_table, metrics_table
 from collabsim.session.results import SessionResult
 from collabsim.tasks.model import Task
 
-IDENTIFIERS = ["task_id", "team", "structure", "seed", "status"]
-
-
-def session_rows(
-    plans: Sequence[SessionPlan], results: Sequence[SessionResult], store: ResultStore
-) -> pd.DataFrame:
-    """One row per session: identifiers, status, sizes and the submitted hypothesis."""
-    rows = []
-    for plan, result in zip(plans, results, strict=True):
-        rows.append(
-            {
-                "task_id": plan.task.task_id,
-                "team": plan.team,
-                "structure": plan.structure,
-                "seed": plan.seed,
-                "status": result.status,
-                "turns": result.turns,
-                "events": result.n_events,
-                "virtual_min": round(result.virtual_seconds / 60.0, 2),
-                "hypothesis": result.submitted_hypothesis,
-                "trace": str(store.trace_path(plan)),
-            }
-        )
-    return pd.DataFrame(rows)
+SESSION_COLUMNS = ["task_id", "team", "structure", "seed", "status", "turns", "virtual_min"]
+SHOWN_METRICS = ["W_total", "M_team", "H_init_norm", "C_wf", "Performance"]
 
 
 def summarise(
@@ -42,18 +28,44 @@ def summarise(
     results: Sequence[SessionResult],
     store: ResultStore,
     tasks: Sequence[Task],
+    *,
+    show_sessions: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """Build the per-session table, the aggregate table and the printed report."""
-    sessions = session_rows(plans, results, store)
-    aggregate = (
-        sessions.groupby(["structure", "team"], sort=False)
-        .agg(sessions=("task_id", "size"), finished=("status", lambda s: (s == "finished").mean()))
-        .reset_index()
+    """Build the per-session metrics table, the aggregate table and the printed report.
+
+    Args:
+        plans: The job's plans (in the same order as ``results``).
+        results: Their results.
+        store: Where the traces are (trace paths are taken from the store, so a moved
+            store still reads).
+        tasks: The job's tasks.
+        show_sessions: Include the per-session table in the report.
+    """
+    records = []
+    for plan, result in zip(plans, results, strict=True):
+        record = result.to_dict()
+        record.update(team=plan.team, trace_path=str(store.trace_path(plan)))
+        records.append(record)
+    by_id = {t.task_id: t for t in tasks}
+    sessions = metrics_table(records, by_id)
+    sessions.insert(sessions.columns.get_loc("status") + 1, "turns", [r.turns for r in results])
+    sessions.insert(
+        sessions.columns.get_loc("turns") + 1,
+        "virtual_min",
+        [round(r.virtual_seconds / 60.0, 1) for r in results],
     )
-    report = "\n\n".join(
-        [
-            "Sessions\n" + sessions.drop(columns=["trace"]).to_string(index=False),
-            "By structure and team\n" + aggregate.to_string(index=False),
-        ]
+    sessions["hypothesis"] = [r.submitted_hypothesis for r in results]
+    agg = aggregate(sessions)
+    parts = []
+    if show_sessions:
+        shown = sessions[SESSION_COLUMNS + [m for m in SHOWN_METRICS if m in sessions]]
+        parts.append("Sessions\n" + shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+    n_tasks = sessions["task_id"].nunique()
+    n_seeds = sessions["seed"].nunique()
+    parts.append(
+        f"By structure and team: mean (SE) over {n_tasks} task(s), seeds averaged first "
+        f"({n_seeds} seed(s))\n" + format_table(agg)
     )
-    return sessions, aggregate, report
+    statuses = sessions["status"].value_counts().to_dict()
+    parts.append("Session statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+    return sessions, agg, "\n\n".join(parts)

@@ -70,8 +70,8 @@ class TeamSpec:
 
     @property
     def label(self) -> str:
-        """Short team label: collaborator keys joined (``"DR"``), ``"solo"`` when none."""
-        return "".join(p.key for p in self.collaborators) or "solo"
+        """Short team label: collaborator keys joined (``"DR"``), ``"single"`` when none."""
+        return "".join(p.key for p in self.collaborators) or "single"
 
     def role(self, name: str) -> Role:
         """Return ``"agent"`` or ``"collaborator"`` for a member name."""

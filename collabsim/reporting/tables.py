@@ -51,7 +51,7 @@ LATEX_LABELS: Mapping[str, str] = {
 COUNT_METRICS: frozenset[str] = frozenset({"W_human", "W_total", "M_team"})
 STRUCTURE_ORDER: tuple[str, ...] = ("single", "default", "memory", "preassigned_gates",
                                     "scaffolded")
-TEAM_ORDER: tuple[str, ...] = ("solo", "D", "R", "DR")
+TEAM_ORDER: tuple[str, ...] = ("single", "D", "R", "DR")
 
 
 def _get(result: Any, key: str, default: Any = None) -> Any:
@@ -62,7 +62,7 @@ def _get(result: Any, key: str, default: Any = None) -> Any:
 
 def team_members(team: str, events: Sequence[TraceEvent]) -> list[str]:
     """Team members of a session: ``agent``, the profile keys in the team label (``"DR"``
-    -> D, R; ``"solo"`` adds none) and every actor with an ``ai``/``human`` event."""
+    -> D, R; ``"single"`` adds none) and every actor with an ``ai``/``human`` event."""
     members = ["agent"]
     if team and team not in ("solo", "single"):
         members += [ch for ch in team if ch in PROFILE_KINDS]

@@ -15,7 +15,7 @@ Design (see the module docstrings for details):
 * Isolation: scrubbed environment, private working directory, an audit-hook policy with
   readable errors, and kernel layers (seccomp-BPF: no fork/exec/inet sockets; Landlock: file
   system confined to the working directory plus read-only system/Python directories, no TCP,
-  no signals to other processes). Workers die with their zygote (PR_SET_PDEATHSIG) and the
+  no signals to other processes; all capabilities dropped). Workers die with their zygote (PR_SET_PDEATHSIG) and the
   zygote with its parent (control socket EOF).
 * Failures are results, never exceptions: a cell that kills its worker is reported (status
   ``timeout``/``cpu_limit``/``memory_limit``/``crashed``) and the next cell gets a fresh worker

@@ -10,8 +10,10 @@
 3. Landlock (Linux >= 5.13, unprivileged) confines the file system to the working directory
    (full access) plus read-only system/Python directories, refuses TCP, and with ABI >= 6
    keeps signals and abstract unix sockets inside the worker.
+4. All Linux capabilities are dropped, so a worker running as root no longer bypasses file
+   permissions, ptrace checks (other processes' ``/proc/<pid>/environ``) or rlimit ceilings.
 
-Layers 2 and 3 are best effort: when the kernel lacks them the worker still runs.
+Layers 2-4 are best effort: when the kernel lacks them the worker still runs.
 """
 
 from __future__ import annotations
@@ -548,3 +550,40 @@ def install_landlock(workdir: str, read_roots: tuple[str, ...]) -> int:
     finally:
         os.close(ruleset)
     return abi if rc == 0 else 0
+
+
+# -- capabilities -----------------------------------------------------------------------------
+_PR_CAPBSET_DROP = 24
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_CAP_VERSION_3 = 0x20080522
+_SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
+
+
+def drop_capabilities() -> bool:
+    """Drop every Linux capability (bounding, ambient, effective, permitted, inheritable).
+
+    The worker keeps its uid (the Python installation may live under a root-only home), but
+    without capabilities uid 0 no longer overrides file permissions, ptrace checks (reading
+    other processes' ``/proc/<pid>/environ``), or resource-limit ceilings.
+
+    Returns:
+        Whether the effective capability set is now empty.
+    """
+    libc = _libc()
+    number = _SYS_CAPSET.get(platform.machine())
+    if libc is None or number is None:
+        return False
+    for cap in range(64):
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == errno.EINVAL:
+            break  # past the last capability this kernel knows
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    header = ctypes.create_string_buffer(struct.pack("Ii", _CAP_VERSION_3, 0), 8)
+    data = ctypes.create_string_buffer(bytes(24), 24)  # two zeroed __user_cap_data_struct
+    if libc.syscall(ctypes.c_long(number), header, data) != 0:
+        return False
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("CapEff:"):
+                return int(line.split()[1], 16) == 0
+    return False  # pragma: no cover - /proc always reports CapEff

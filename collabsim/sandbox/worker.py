@@ -1,9 +1,9 @@
 """The sandbox worker: runs in a process forked from the zygote and executes cells.
 
 Set-up order matters: process group and parent-death signal, fds (done by the zygote), then
-environment, working directory, rlimits, Landlock, seccomp, and finally the audit hook
-(everything after it is user code or guarded internal work). The worker always leaves through
-``os._exit``.
+environment, working directory, rlimits, Landlock, capability drop, seccomp, and finally the
+audit hook (everything after it is user code or guarded internal work). The worker always
+leaves through ``os._exit``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from collabsim.sandbox import wire
 from collabsim.sandbox.policy import (
     AuditPolicy,
     PolicyViolation,
+    drop_capabilities,
     install_landlock,
     install_seccomp,
 )
@@ -146,7 +147,7 @@ class Worker:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         signal.signal(signal.SIGALRM, _raise_timeout)
         signal.signal(signal.SIGPROF, _raise_cpu)
-        signal.signal(signal.SIGXCPU, _raise_cpu)
+        signal.signal(signal.SIGXCPU, signal.SIG_DFL)  # RLIMIT_CPU backstop terminates
         signal.signal(signal.SIGINT, signal.default_int_handler)
         _set_limit(resource.RLIMIT_CORE, 0)
         _set_limit(resource.RLIMIT_FSIZE, int(self.limits["file_mb"]) * 1024 * 1024)
@@ -154,6 +155,7 @@ class Worker:
         _set_limit(resource.RLIMIT_AS, _address_space() + int(self.limits["memory_mb"]) * 2**20)
         policy = AuditPolicy(self.workdir, read_roots)
         self.layers["landlock"] = install_landlock(self.workdir, policy.read_roots[1:])
+        self.layers["capabilities_dropped"] = int(drop_capabilities())
         self.layers["seccomp"] = int(install_seccomp())
         sys.path[:] = [p for p in sys.path if p and policy.may_read(os.path.realpath(p))]
         import random
@@ -237,7 +239,7 @@ class Worker:
     def _arm(self) -> None:
         cpu = float(self.limits["cpu_seconds"])
         used = sum(os.times()[:2])
-        backstop = math.ceil(used + cpu) + 2
+        backstop = math.ceil(used + cpu) + 2  # the ITIMER_PROF interrupt comes first
         self._internal(lambda: _set_cpu_backstop(backstop))
         signal.setitimer(signal.ITIMER_PROF, cpu)
         signal.setitimer(signal.ITIMER_REAL, float(self.limits["wall_seconds"]))
@@ -347,14 +349,15 @@ def _set_limit(which: int, value: int) -> None:
 
 
 def _set_cpu_backstop(seconds: int) -> None:
-    """Hard CPU limit for the current cell: SIGXCPU at ``seconds``, SIGKILL one second later."""
-    try:
-        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
-    except (ValueError, OSError):
-        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        if hard == resource.RLIM_INFINITY or seconds <= hard:
-            with contextlib.suppress(ValueError, OSError):
-                resource.setrlimit(resource.RLIMIT_CPU, (seconds, hard))
+    """CPU backstop for the current cell: SIGXCPU (default action: terminate) at ``seconds``.
+
+    Only the soft limit moves (no privilege needed); the hard limit stays where it was.
+    """
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        seconds = min(seconds, hard)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, hard))
 
 
 def set_parent_death_signal() -> None:

@@ -86,17 +86,23 @@ class ClockSpec:
         return float(self.human.get(action, self.default_human))
 
 
-def participant_rng(seed: int, name: str) -> np.random.Generator:
-    """The generator for one participant's durations (stable across runs and platforms)."""
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, zlib.crc32(name.encode("utf-8"))])
+def participant_rng(seed: int, name: str, salt: str = "") -> np.random.Generator:
+    """The generator for one participant's durations (stable across runs and platforms).
+
+    ``salt`` (the task id in sessions) makes durations differ between tasks run with the
+    same seed.
+    """
+    return np.random.default_rng(
+        [int(seed) & 0xFFFFFFFF, zlib.crc32(name.encode("utf-8")), zlib.crc32(salt.encode("utf-8"))]
+    )
 
 
 class VirtualClock:
     """Draws action durations for the participants of one session."""
 
-    def __init__(self, spec: ClockSpec, seed: int, names: Sequence[str]) -> None:
+    def __init__(self, spec: ClockSpec, seed: int, names: Sequence[str], salt: str = "") -> None:
         self.spec = spec
-        self._rngs = {n: participant_rng(seed, n) for n in names}
+        self._rngs = {n: participant_rng(seed, n, salt) for n in names}
 
     def duration(self, name: str, kind: ParticipantKind, action: str) -> float:
         """Draw the duration of ``action`` by participant ``name`` of type ``kind``."""

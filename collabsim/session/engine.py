@@ -194,7 +194,9 @@ class _Session:
             cell_output_chars=config.cell_output_chars,
             memory_sections=self.structure.memory_sections,
         )
-        self.clock = VirtualClock(config.clock, config.seed, self.members)
+        self.clock = VirtualClock(
+            config.clock, config.seed, self.members, salt=config.task.task_id
+        )
         self.sched = Scheduler(self.members)
         self.writer = TraceWriter(trace_path) if trace_path is not None else None
         self.executor_factory = executor_factory

@@ -25,7 +25,7 @@ class SessionResult:
 
     Attributes:
         task_id: Task key.
-        team: Team label (``"solo"``, ``"D"``, ``"R"``, ``"DR"``).
+        team: Team label (``"single"``, ``"D"``, ``"R"``, ``"DR"``).
         structure: Structure name.
         seed: Session seed.
         policy: Policy label (from the session config, or participant class names).

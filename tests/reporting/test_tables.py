@@ -29,8 +29,8 @@ def hand_example() -> pd.DataFrame:
         ("default", "D", "t1", 1, 6, 1.0, 0.7),
         ("default", "D", "t2", 0, 10, 1.0, 0.9),
         ("default", "D", "t2", 1, 12, 1.0, 0.9),
-        ("single", "solo", "t1", 0, 3, 0.5, math.nan),
-        ("single", "solo", "t1", 1, 5, 1.0, math.nan),
+        ("single", "single", "t1", 0, 3, 0.5, math.nan),
+        ("single", "single", "t1", 1, 5, 1.0, math.nan),
     ]
     df = pd.DataFrame(rows, columns=["structure", "team", "task_id", "seed", "W_total",
                                      "Performance", "A_profile"])
@@ -85,7 +85,7 @@ def test_markdown_latex_csv() -> None:
     assert "| default | D |" in md[3] and "0.75 (0.25)" in md[3]
     tex = format_table(agg, "latex")
     assert tex.startswith(r"\begin{tabular}{llrrrrrrrr}") and r"\midrule" in tex
-    assert "single & solo" in tex and "(--)" in tex
+    assert "single & single" in tex and "(--)" in tex
     csv_text = format_table(agg, "csv").splitlines()
     assert csv_text[0].startswith("structure,team,n_tasks,W_human_mean,W_human_se")
 
@@ -112,7 +112,7 @@ def test_session_metrics_row(discoverybench_root: Path) -> None:
     assert row["Performance"] == 1.0 and row["context_recall"] == 1.0
     assert row["H_init_norm"] == pytest.approx(-(1 / 3 * math.log(1 / 3) + 2 / 3 * math.log(2 / 3)) / math.log(2))
     assert row["C_wf"] == 1.0 and row["S_hyp"] == 1.0 and row["A_profile"] == 1.0
-    solo = session_metrics_row({**result, "team": "solo", "structure": "single"}, events[2:], task, ref)
+    solo = session_metrics_row({**result, "team": "single", "structure": "single"}, events[2:], task, ref)
     assert math.isnan(solo["H_init_norm"]) and math.isnan(solo["A_profile"])
     assert set(METRIC_COLUMNS) <= set(row)
 

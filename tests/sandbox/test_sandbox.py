@@ -106,6 +106,18 @@ def test_cpu_bound_cell_hits_cpu_limit() -> None:
         assert sb.execute("print(n > 0)").output == "True\n"
 
 
+def test_cpu_burn_in_native_code_is_stopped_by_the_rlimit_backstop() -> None:
+    """``sum(range(...))`` never returns to the interpreter, so only the kernel can stop it."""
+    limits = SandboxLimits(wall_seconds=20.0, cpu_seconds=0.5, memory_mb=512)
+    with Sandbox([], limits) as sb:
+        start = time.monotonic()
+        result = sb.execute("sum(range(10**13))")
+        assert result.status == "cpu_limit", result
+        assert "restarted" in (result.error or "")
+        assert time.monotonic() - start < 10.0
+        assert sb.execute("print('next')").output == "next\n"
+
+
 def test_cell_ignoring_interrupts_is_killed_and_worker_restarts() -> None:
     limits = SandboxLimits(wall_seconds=1.0, cpu_seconds=30, memory_mb=512)
     with Sandbox([], limits) as sb:

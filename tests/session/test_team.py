@@ -36,8 +36,9 @@ def test_packaged_profiles_cover_the_design_focus() -> None:
 @pytest.mark.parametrize(
     ("data", "members", "label"),
     [
-        (None, ("agent",), "solo"),
-        ("solo", ("agent",), "solo"),
+        (None, ("agent",), "single"),
+        ("solo", ("agent",), "single"),
+        ("single", ("agent",), "single"),
         ("D", ("agent", "D"), "D"),
         ("DR", ("agent", "D", "R"), "DR"),
         (["R"], ("agent", "R"), "R"),

@@ -1,0 +1,157 @@
+"""``collabsim kolab``: the Kolab benchmark from the command line.
+
+* ``collabsim kolab report --data PATH --out DIR [--predictors ...] [--tasks ...]``: build the
+  instances, print their counts, run the predictors (progress bars), and write report.md,
+  metrics.csv, instances.csv, predictions.csv, dynamics.csv and PNG plots into DIR.
+* ``collabsim kolab instances --data PATH [--tasks ...]``: print the instance counts only.
+
+``--data`` is the Kolab explorer file (``explorer_sessions.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PREDICTORS = "majority,mode,learned"
+DEFAULT_TASKS = "1a,1b,1c,1d,2a,2b"
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``kolab`` command and its sub-commands to ``subparsers``."""
+    parser = subparsers.add_parser("kolab", help="Kolab benchmark: instances, predictors, report")
+    sub = parser.add_subparsers(dest="kolab_command", metavar="SUBCOMMAND")
+    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data", type=Path, required=True,
+                       help="Kolab explorer sessions file (explorer_sessions.json)")  # fmt: skip
+        p.add_argument("--tasks", default=DEFAULT_TASKS,
+                       help=f"comma-separated tasks (1c = its k=1..3 variants); default {DEFAULT_TASKS}")  # fmt: skip
+
+    inst = sub.add_parser("instances", help="print instance counts per task")
+    common(inst)
+    inst.set_defaults(func=_instances)
+
+    rep = sub.add_parser("report", help="run predictors and write the benchmark report")
+    common(rep)
+    rep.add_argument("--out", type=Path, required=True, help="output directory")
+    rep.add_argument("--predictors", default=DEFAULT_PREDICTORS,
+                     help="comma-separated: majority, mode, learned, llm:<litellm model>")  # fmt: skip
+    rep.add_argument("--modalities", default="graph",
+                     help="LLM modality combinations, comma-separated, each like graph+chat "
+                          "(graph, chat, frames); 'all' = all seven")  # fmt: skip
+    rep.add_argument("--runs", type=int, default=3, help="runs per LLM setting (default 3)")
+    rep.add_argument("--seed", type=int, default=0, help="seed (bootstrap, learned models)")
+    rep.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    rep.add_argument("--temperature", type=float, default=0.0, help="LLM temperature")
+    rep.add_argument("--llm-mock-response", default=None,
+                     help="offline runs: litellm mock_response given to every LLM call")  # fmt: skip
+    rep.add_argument("--llm-extra", default=None,
+                     help="JSON object of extra litellm arguments (no API keys)")  # fmt: skip
+    rep.add_argument("--llm-cache", type=Path, default=None, help="LLM reply cache directory")
+    rep.add_argument("--frames", type=Path, default=None,
+                     help="frame images root: <root>/<session>/<seconds>.jpg")  # fmt: skip
+    rep.add_argument("--no-dynamics", action="store_true", help="skip the dynamics study")
+    rep.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    rep.set_defaults(func=_report)
+
+
+def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], int]:
+    from collabsim.graphs.kolab_io import load_explorer
+    from collabsim.kolab.instances import build_instances, expand_tasks
+
+    path: Path = args.data
+    if not path.is_file():
+        raise SystemExit(f"collabsim kolab: data file not found: {path} (pass --data PATH)")
+    tasks = expand_tasks(args.tasks.split(","))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        graphs = load_explorer(path)
+    instances = build_instances(graphs, tasks)
+    return graphs, instances, tasks, len(caught)
+
+
+def _print_counts(counts: dict[str, int], n_sessions: int, n_warnings: int) -> None:
+    from collabsim.kolab.instances import TASK_DESCRIPTIONS
+
+    print(f"Kolab instances from {n_sessions} sessions ({n_warnings} data-quality warnings):")
+    print(f"{'task':<7} {'n':>5}  definition")
+    for task, n in counts.items():
+        print(f"{task:<7} {n:>5}  {TASK_DESCRIPTIONS.get(task, '')}")
+
+
+def _instances(args: argparse.Namespace) -> int:
+    try:
+        graphs, instances, tasks, n_warn = _load(args)
+    except ValueError as err:
+        print(f"collabsim kolab: {err}", file=sys.stderr)
+        return 2
+    _print_counts(instances.counts(tasks), len(graphs), n_warn)
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from collabsim.kolab.benchmark import make_predictors, run_benchmark
+    from collabsim.kolab.dynamics_study import dynamics_study
+    from collabsim.kolab.render import ALL_COMBINATIONS, DirectoryFrameSource, parse_modalities
+    from collabsim.kolab.report import write_report
+
+    try:
+        graphs, instances, tasks, n_warn = _load(args)
+        if args.modalities.strip().lower() == "all":
+            combos = list(ALL_COMBINATIONS)
+        else:
+            combos = [parse_modalities(c) for c in args.modalities.split(",") if c.strip()]
+        extra: dict[str, Any] = json.loads(args.llm_extra) if args.llm_extra else {}
+        if not isinstance(extra, dict):
+            raise ValueError("--llm-extra must be a JSON object")
+        if args.llm_mock_response is not None:
+            extra["mock_response"] = args.llm_mock_response
+        progress = not args.no_progress
+        predictors = make_predictors(
+            args.predictors,
+            modalities=combos,
+            runs=args.runs,
+            seed=args.seed,
+            temperature=args.temperature,
+            llm_extra=extra,
+            frame_source=DirectoryFrameSource(args.frames) if args.frames else None,
+            cache_dir=args.llm_cache,
+            progress=progress,
+        )
+    except ValueError as err:
+        print(f"collabsim kolab: {err}", file=sys.stderr)
+        return 2
+    _print_counts(instances.counts(tasks), len(graphs), n_warn)
+    result = run_benchmark(
+        instances, predictors, tasks, seed=args.seed, n_boot=args.bootstrap, progress=progress
+    )
+    study = None if args.no_dynamics else dynamics_study(graphs)
+    settings = {
+        "data": str(args.data),
+        "sessions": len(graphs),
+        "participants": len({g.session.participant_id for g in graphs}),
+        "data-quality warnings while loading": n_warn,
+        "tasks": ", ".join(tasks),
+        "predictors": ", ".join(dict.fromkeys(f"{p.name} [{p.modality}]" for p in predictors)),
+        "LLM runs per setting": args.runs,
+        "seed": args.seed,
+        "bootstrap resamples": args.bootstrap,
+        "learned predictor": "leave-one-participant-out cross-validation",
+    }
+    if extra:
+        settings["LLM extra arguments"] = ", ".join(sorted(extra))
+    written = write_report(
+        result,
+        args.out,
+        study=study,
+        settings=settings,
+        instances_by_id={i.instance_id: i for i in instances.instances},
+    )
+    print(f"wrote {len(written)} files to {args.out} (report: {written['report.md']})")
+    return 0

@@ -1,0 +1,447 @@
+"""Write the benchmark report: Markdown, CSV tables and PNG plots (matplotlib, Agg backend).
+
+Files written to the output directory:
+
+* ``report.md``: settings, instance counts, adoption and rating tables with bootstrap 95%
+  intervals, predicted vs true label distributions, skipped settings, the dynamics study.
+* ``metrics.csv``: one row per task x predictor x modality (see :data:`METRIC_COLUMNS`).
+* ``instances.csv``: instance counts per task.
+* ``predictions.csv``: every prediction of every run (with raw LLM replies).
+* ``dynamics.csv``: the per-session dynamics table.
+* PNGs: ``confusion_<task>_<predictor>_<modality>.png`` (row-normalised confusion matrix with
+  counts), ``ratings_<task>_<predictor>_<modality>.png`` (true x predicted heat map and
+  scatter), ``label_distribution_<task>.png`` (predicted vs true label shares) and
+  ``dynamics_w_vs_collaboration.png``.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from collabsim.kolab.benchmark import BenchmarkResult, ResultRow  # noqa: E402
+from collabsim.kolab.dynamics_study import DynamicsStudy  # noqa: E402
+from collabsim.kolab.evaluate import LABELS, RATINGS  # noqa: E402
+from collabsim.kolab.instances import TASK_DESCRIPTIONS  # noqa: E402
+
+METRIC_COLUMNS: tuple[str, ...] = (
+    "task", "predictor", "modality", "kind", "n", "n_missing_modality", "runs", "n_invalid",
+    "macro_f1", "macro_f1_std", "macro_f1_lo", "macro_f1_hi", "precision", "recall",
+    "f1_adopt", "f1_modify", "f1_reject",
+    "pred_share_adopt", "pred_share_modify", "pred_share_reject", "pred_share_invalid",
+    "true_share_adopt", "true_share_modify", "true_share_reject",
+    "mae", "mae_std", "mae_lo", "mae_hi", "within1", "within1_std", "within1_lo", "within1_hi",
+    "spearman", "spearman_std", "spearman_p", "spearman_lo", "spearman_hi",
+    "mae_true1", "mae_true2", "mae_true3", "mae_true4", "mae_true5",
+    "status", "notes",
+)  # fmt: skip
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return "–" if math.isnan(x) else f"{x:.{digits}f}"
+    return str(x)
+
+
+def metric_record(row: ResultRow) -> dict[str, Any]:
+    """The metrics.csv record of one result row."""
+    rec: dict[str, Any] = {c: "" for c in METRIC_COLUMNS}
+    rec.update(task=row.task, predictor=row.predictor, modality=row.modality)
+    rec["n_missing_modality"] = row.n_missing
+    rec["notes"] = "; ".join(row.notes)
+    ev = row.evaluation
+    if ev is None:
+        rec.update(n=0, status="skipped", kind="")
+        return rec
+    rec.update(kind=ev.kind, n=ev.n, runs=ev.runs, n_invalid=ev.n_invalid, status="ok")
+    for key, value in ev.values.items():
+        if key in rec:
+            rec[key] = value
+    for key, value in ev.stds.items():
+        if f"{key}_std" in rec:
+            rec[f"{key}_std"] = value
+    for key, (lo, hi) in ev.intervals.items():
+        rec[f"{key}_lo"], rec[f"{key}_hi"] = lo, hi
+    return rec
+
+
+def _write_csv(path: Path, columns: Sequence[str], records: Sequence[Mapping[str, Any]]) -> None:
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(columns), extrasaction="ignore")
+        writer.writeheader()
+        for rec in records:
+            writer.writerow(
+                {k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
+            )
+
+
+# ----------------------------------------------------------------------------- plots
+
+
+def plot_confusion(row: ResultRow, path: Path) -> Path:
+    """Row-normalised confusion matrix (true rows x predicted columns + invalid), counts shown."""
+    assert row.evaluation is not None
+    matrix = row.evaluation.confusion
+    cols = list(LABELS) + ["invalid"]
+    if matrix[:, -1].sum() == 0:
+        matrix, cols = matrix[:, :-1], list(LABELS)
+    totals = matrix.sum(axis=1, keepdims=True)
+    share = np.divide(matrix, totals, out=np.zeros(matrix.shape), where=totals > 0)
+    fig, ax = plt.subplots(figsize=(4.8, 3.9))
+    ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
+    for i in range(matrix.shape[0]):
+        for j in range(matrix.shape[1]):
+            colour = "white" if share[i, j] > 0.6 else "black"
+            ax.text(j, i, f"{matrix[i, j]}\n{share[i, j]:.0%}", ha="center", va="center",
+                    color=colour, fontsize=9)  # fmt: skip
+    ax.set_xticks(range(len(cols)), cols)
+    ax.set_yticks(
+        range(len(LABELS)),
+        [f"{lab} (n={int(t)})" for lab, t in zip(LABELS, totals[:, 0], strict=True)],
+    )
+    ax.set_xlabel("predicted")
+    ax.set_ylabel("true")
+    runs = f", summed over {row.evaluation.runs} runs" if row.evaluation.runs > 1 else ""
+    ax.set_title(
+        f"{row.task} {row.predictor} [{row.modality}]\nmacro-F1 "
+        f"{row.evaluation.values['macro_f1']:.3f}{runs}",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_ratings(row: ResultRow, path: Path) -> Path:
+    """True x predicted (rounded) heat map and a scatter of run-mean predictions."""
+    ev = row.evaluation
+    assert ev is not None
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8.6, 3.8))
+    ax1.imshow(ev.confusion, cmap="Oranges", origin="lower")
+    for i in range(5):
+        for j in range(5):
+            if ev.confusion[i, j]:
+                ax1.text(j, i, str(ev.confusion[i, j]), ha="center", va="center", fontsize=9)
+    ax1.set_xticks(range(5), [str(r) for r in RATINGS])
+    ax1.set_yticks(range(5), [str(r) for r in RATINGS])
+    ax1.set_xlabel("predicted (rounded)")
+    ax1.set_ylabel("true rating")
+    ax1.set_title("counts", fontsize=9)
+    y_true = np.asarray(ev.y_true, dtype=float)
+    preds = np.array(
+        [[np.nan if p is None else float(p) for p in r] for r in ev.y_pred_runs], dtype=float
+    )
+    with np.errstate(all="ignore"):
+        mean_pred = np.nanmean(preds, axis=0)
+    rng = np.random.default_rng(0)
+    jitter = rng.uniform(-0.15, 0.15, size=len(y_true))
+    ax2.scatter(y_true + jitter, mean_pred, s=14, alpha=0.6)
+    ax2.plot([1, 5], [1, 5], color="grey", lw=0.8, ls="--")
+    ax2.set_xlim(0.5, 5.5)
+    ax2.set_ylim(0.5, 5.5)
+    ax2.set_xlabel("true rating (jittered)")
+    ax2.set_ylabel("prediction (mean over runs)")
+    rho = ev.values.get("spearman", math.nan)
+    ax2.set_title(f"MAE {ev.values['mae']:.3f}, Spearman rho {_fmt(rho)}", fontsize=9)
+    fig.suptitle(f"{row.task} {row.predictor} [{row.modality}] (n={ev.n})", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_label_distribution(task: str, rows: Sequence[ResultRow], path: Path) -> Path:
+    """Grouped bars: true label shares and each predictor's predicted shares."""
+    rows = [r for r in rows if r.evaluation is not None]
+    assert rows
+    first = rows[0].evaluation
+    assert first is not None
+    series = [("true", [first.values[f"true_share_{lab}"] for lab in LABELS])]
+    for r in rows:
+        assert r.evaluation is not None
+        series.append(
+            (
+                f"{r.predictor} [{r.modality}]",
+                [r.evaluation.values[f"pred_share_{lab}"] for lab in LABELS],
+            )
+        )
+    x = np.arange(len(LABELS))
+    width = 0.8 / len(series)
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    for k, (name, shares) in enumerate(series):
+        ax.bar(x + k * width - 0.4 + width / 2, shares, width, label=name,
+               color="black" if name == "true" else None)  # fmt: skip
+    ax.set_xticks(x, list(LABELS))
+    ax.set_ylabel("share of instances")
+    ax.set_ylim(0, 1)
+    ax.set_title(f"{task}: predicted vs true label distribution", fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def plot_dynamics(study: DynamicsStudy, path: Path) -> Path:
+    """Topology W vs mean collaboration rating per session."""
+    table = study.table
+    corr = study.headline
+    fig, ax = plt.subplots(figsize=(5.2, 3.9))
+    ax.scatter(table["topology_w"].astype(float), table["mean_collaboration"].astype(float), s=22)
+    ax.set_xlabel("topology W = branch nodes / edges")
+    ax.set_ylabel("mean collaboration rating")
+    ax.set_title(
+        f"W vs collaboration: rho {_fmt(corr.rho)}, p {_fmt(corr.p)}, n {corr.n}", fontsize=10
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# ----------------------------------------------------------------------------- markdown
+
+
+def _ci(ev: Any, key: str) -> str:
+    lo, hi = ev.intervals.get(key, (math.nan, math.nan))
+    return f"[{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def _pm(ev: Any, key: str) -> str:
+    value = _fmt(ev.values.get(key, math.nan))
+    if ev.runs > 1:
+        return f"{value} ± {_fmt(ev.stds.get(key, math.nan))}"
+    return value
+
+
+def _markdown(
+    result: BenchmarkResult,
+    study: DynamicsStudy | None,
+    images: Mapping[str, list[str]],
+    settings: Mapping[str, Any],
+) -> str:
+    out: list[str] = ["# Kolab benchmark report", ""]
+    out.append("## Settings")
+    out.append("")
+    for key, value in settings.items():
+        out.append(f"- {key}: {value}")
+    out += ["", "## Instances", "", "| task | definition | n |", "|---|---|---|"]
+    for task, n in result.counts.items():
+        out.append(f"| {task} | {TASK_DESCRIPTIONS.get(task, '')} | {n} |")
+    out.append("")
+    out.append(
+        "Windows are cut by node time intervals: no window node starts after the window end; "
+        "forecasting windows never contain the responder; window graphs carry no response "
+        "labels and no step ratings. 1c uses only responses whose source and AI node lie in the "
+        "session's last step, and only when that step has at least k preceding steps."
+    )
+    if result.instance_notes:
+        out += ["", "Skipped while building instances:"]
+        out += [f"- {n}" for n in result.instance_notes]
+
+    adoption = [
+        r for r in result.rows if r.evaluation is not None and r.evaluation.kind == "adoption"
+    ]
+    rating = [r for r in result.rows if r.evaluation is not None and r.evaluation.kind == "rating"]
+    skipped = [r for r in result.rows if r.evaluation is None]
+    if adoption:
+        out += ["", "## Adoption (adopt / modify / reject)", ""]
+        out.append(
+            "Macro-F1 is the mean of the three labels' F1 (invalid replies count as wrong); "
+            "± is the std across runs, brackets the bootstrap 95% interval over instances."
+        )
+        out += [
+            "",
+            "| task | predictor | modality | n | invalid | macro-F1 | 95% CI | F1 adopt | F1 modify | F1 reject | P | R |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in adoption:
+            ev = r.evaluation
+            assert ev is not None
+            out.append(
+                f"| {r.task} | {r.predictor} | {r.modality} | {ev.n} | {ev.n_invalid} | "
+                f"{_pm(ev, 'macro_f1')} | {_ci(ev, 'macro_f1')} | {_fmt(ev.values['f1_adopt'])} | "
+                f"{_fmt(ev.values['f1_modify'])} | {_fmt(ev.values['f1_reject'])} | "
+                f"{_fmt(ev.values['precision'])} | {_fmt(ev.values['recall'])} |"
+            )
+        out += ["", "### Predicted vs true label distribution", ""]
+        out += [
+            "| task | predictor | modality | adopt pred/true | modify pred/true | reject pred/true | invalid |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in adoption:
+            ev = r.evaluation
+            assert ev is not None
+            cells = [
+                f"{ev.values[f'pred_share_{lab}']:.1%} / {ev.values[f'true_share_{lab}']:.1%}"
+                for lab in LABELS
+            ]
+            out.append(
+                f"| {r.task} | {r.predictor} | {r.modality} | {' | '.join(cells)} | "
+                f"{ev.values['pred_share_invalid']:.1%} |"
+            )
+    if rating:
+        out += ["", "## Ratings (1–5)", ""]
+        out.append(
+            "MAE and within-1 accuracy over valid predictions; Spearman rho is undefined (–) "
+            "for constant predictions. MAE per true rating shows whether low ratings are caught."
+        )
+        out += [
+            "",
+            "| task | predictor | modality | n | invalid | MAE | 95% CI | within-1 | 95% CI | Spearman rho | 95% CI | p | MAE@1 | MAE@2 | MAE@3 | MAE@4 | MAE@5 |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in rating:
+            ev = r.evaluation
+            assert ev is not None
+            bands = " | ".join(_fmt(ev.values.get(f"mae_true{k}", math.nan)) for k in RATINGS)
+            out.append(
+                f"| {r.task} | {r.predictor} | {r.modality} | {ev.n} | {ev.n_invalid} | "
+                f"{_pm(ev, 'mae')} | {_ci(ev, 'mae')} | {_pm(ev, 'within1')} | {_ci(ev, 'within1')} | "
+                f"{_pm(ev, 'spearman')} | {_ci(ev, 'spearman')} | {_fmt(ev.values.get('spearman_p'))} | {bands} |"
+            )
+    if skipped:
+        out += ["", "## Settings not evaluated", ""]
+        for r in skipped:
+            why = "; ".join(r.notes) or "nothing to evaluate"
+            out.append(f"- {r.task} {r.predictor} [{r.modality}]: {why}")
+    noted = [r for r in result.rows if r.evaluation is not None and r.notes]
+    if noted:
+        out += ["", "Notes from runs:"]
+        out += [f"- {r.task} {r.predictor} [{r.modality}]: {'; '.join(r.notes)}" for r in noted]
+    if study is not None:
+        out += ["", "## Dynamics study", ""]
+        for c in study.correlations:
+            out.append(
+                f"- Spearman rho({c.x}, {c.y}) = {_fmt(c.rho)}, p = {_fmt(c.p, 4)}, n = {c.n} sessions"
+            )
+        out += [
+            "",
+            f"Per-session table ({len(study.table)} sessions; full table in dynamics.csv):",
+            "",
+        ]
+        cols = ["session_id", "mean_collaboration", "human_burstiness", "topology_w", "h_cross",
+                "retention_strict", "retention_broad", "solo_lead_in"]  # fmt: skip
+        out.append("| " + " | ".join(cols) + " |")
+        out.append("|" + "---|" * len(cols))
+        for rec in study.table[cols].to_dict("records"):
+            out.append("| " + " | ".join(_fmt(rec[c]) for c in cols) + " |")
+    if images:
+        out += ["", "## Plots", ""]
+        for section, files in images.items():
+            out.append(f"### {section}")
+            out.append("")
+            out += [f"![{f}]({f})" for f in files]
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_report(
+    result: BenchmarkResult,
+    out_dir: Path,
+    *,
+    study: DynamicsStudy | None = None,
+    settings: Mapping[str, Any] | None = None,
+    instances_by_id: Mapping[str, Any] | None = None,
+) -> dict[str, Path]:
+    """Write report.md, the CSVs and the PNGs into ``out_dir``; return name -> path.
+
+    Args:
+        result: Benchmark result.
+        out_dir: Output directory (created).
+        study: Dynamics study to include.
+        settings: Settings listed at the top of the report.
+        instances_by_id: Instance id -> Instance, to add session/participant/target columns
+            to predictions.csv.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    images: dict[str, list[str]] = {}
+
+    metrics_path = out_dir / "metrics.csv"
+    _write_csv(metrics_path, METRIC_COLUMNS, [metric_record(r) for r in result.rows])
+    written["metrics.csv"] = metrics_path
+
+    inst_path = out_dir / "instances.csv"
+    _write_csv(
+        inst_path,
+        ("task", "definition", "n"),
+        [
+            {"task": t, "definition": TASK_DESCRIPTIONS.get(t, ""), "n": n}
+            for t, n in result.counts.items()
+        ],
+    )
+    written["instances.csv"] = inst_path
+
+    pred_path = out_dir / "predictions.csv"
+    pred_cols = ("task", "predictor", "modality", "run", "instance_id", "session_id",
+                 "participant_id", "target", "prediction", "raw")  # fmt: skip
+    records = []
+    for run in result.runs:
+        raws = run.raw or ("",) * len(run.instance_ids)
+        for iid, pred, raw in zip(run.instance_ids, run.predictions, raws, strict=True):
+            inst = instances_by_id.get(iid) if instances_by_id else None
+            records.append({
+                "task": run.task, "predictor": run.predictor, "modality": run.modality,
+                "run": run.run, "instance_id": iid,
+                "session_id": getattr(inst, "session_id", ""),
+                "participant_id": getattr(inst, "participant_id", ""),
+                "target": getattr(inst, "target", ""),
+                "prediction": "INVALID" if pred is None else pred, "raw": raw,
+            })  # fmt: skip
+    _write_csv(pred_path, pred_cols, records)
+    written["predictions.csv"] = pred_path
+
+    for row in result.rows:
+        ev = row.evaluation
+        if ev is None:
+            continue
+        name = f"{_slug(row.task)}_{_slug(row.predictor)}_{_slug(row.modality)}.png"
+        if ev.kind == "adoption":
+            path = plot_confusion(row, out_dir / f"confusion_{name}")
+            images.setdefault("Confusion matrices", []).append(path.name)
+        else:
+            path = plot_ratings(row, out_dir / f"ratings_{name}")
+            images.setdefault("Rating predictions", []).append(path.name)
+        written[path.name] = path
+    for task in dict.fromkeys(r.task for r in result.rows):
+        rows = [
+            r for r in result.rows
+            if r.task == task and r.evaluation is not None and r.evaluation.kind == "adoption"
+        ]  # fmt: skip
+        if rows:
+            path = plot_label_distribution(
+                task, rows, out_dir / f"label_distribution_{_slug(task)}.png"
+            )
+            images.setdefault("Label distributions", []).append(path.name)
+            written[path.name] = path
+    if study is not None:
+        dyn_path = out_dir / "dynamics.csv"
+        study.table.to_csv(dyn_path, index=False)
+        written["dynamics.csv"] = dyn_path
+        path = plot_dynamics(study, out_dir / "dynamics_w_vs_collaboration.png")
+        images.setdefault("Dynamics", []).append(path.name)
+        written[path.name] = path
+
+    report_path = out_dir / "report.md"
+    report_path.write_text(_markdown(result, study, images, settings or {}), encoding="utf-8")
+    written["report.md"] = report_path
+    return written
