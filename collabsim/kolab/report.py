@@ -138,7 +138,9 @@ def plot_ratings(row: ResultRow, path: Path) -> Path:
     for i in range(5):
         for j in range(5):
             if ev.confusion[i, j]:
-                ax1.text(j, i, str(ev.confusion[i, j]), ha="center", va="center", fontsize=9)
+                dark = ev.confusion[i, j] > 0.6 * ev.confusion.max()
+                ax1.text(j, i, str(ev.confusion[i, j]), ha="center", va="center", fontsize=9,
+                         color="white" if dark else "black")  # fmt: skip
     ax1.set_xticks(range(5), [str(r) for r in RATINGS])
     ax1.set_yticks(range(5), [str(r) for r in RATINGS])
     ax1.set_xlabel("predicted (rounded)")
@@ -414,7 +416,8 @@ def write_report(
         ev = row.evaluation
         if ev is None:
             continue
-        name = f"{_slug(row.task)}_{_slug(row.predictor)}_{_slug(row.modality)}.png"
+        modality = "none" if row.modality == "-" else row.modality
+        name = f"{_slug(row.task)}_{_slug(row.predictor)}_{_slug(modality)}.png"
         if ev.kind == "adoption":
             path = plot_confusion(row, out_dir / f"confusion_{name}")
             images.setdefault("Confusion matrices", []).append(path.name)

@@ -27,7 +27,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from collabsim.llm.state_block import decode_state
+from collabsim.llm.state_block import StateBlockError, decode_state
 from collabsim.llm.usage import estimate_prompt_tokens, estimate_tokens
 from collabsim.participants.protocol import Observation
 
@@ -97,6 +97,15 @@ def _fill(model_response: Any, model: str, messages: list[dict[str, Any]], text:
     return model_response
 
 
+def _bad_request(model: str, exc: Exception) -> Exception:
+    """A non-retryable litellm error for a request the offline provider cannot answer."""
+    from collabsim.llm.backend import get_litellm
+
+    return get_litellm().BadRequestError(
+        message=str(exc), model=f"{PROVIDER}/{model}", llm_provider=PROVIDER
+    )
+
+
 def _make_handler(base: type) -> Any:
     class ScriptedProvider(base):  # type: ignore[misc, valid-type]
         """litellm CustomLLM answering ``collabsim/*`` models with the scripted policies."""
@@ -105,8 +114,11 @@ def _make_handler(base: type) -> Any:
             self, model: str, messages: list, *args: Any, **kwargs: Any
         ) -> Any:
             optional = kwargs.get("optional_params") or {}
-            delay = latency_seconds(model, optional)
-            observation, policy = decode_state(messages)
+            try:
+                delay = latency_seconds(model, optional)
+                observation, policy = decode_state(messages)
+            except (OfflineProviderError, StateBlockError) as exc:
+                raise _bad_request(model, exc) from exc
             if delay > 0:
                 await asyncio.sleep(delay)
             text = await answer(observation, policy)
@@ -116,8 +128,11 @@ def _make_handler(base: type) -> Any:
             self, model: str, messages: list, *args: Any, **kwargs: Any
         ) -> Any:
             optional = kwargs.get("optional_params") or {}
-            delay = latency_seconds(model, optional)
-            observation, policy = decode_state(messages)
+            try:
+                delay = latency_seconds(model, optional)
+                observation, policy = decode_state(messages)
+            except (OfflineProviderError, StateBlockError) as exc:
+                raise _bad_request(model, exc) from exc
             if delay > 0:
                 time.sleep(delay)
             text = asyncio.run(answer(observation, policy))

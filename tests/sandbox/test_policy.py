@@ -10,7 +10,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from conftest import FAST, descendants
+from sandbox_helpers import FAST, descendants
 
 from collabsim.sandbox import Sandbox, shutdown_zygote, zygote_pid
 from collabsim.sandbox.policy import install_seccomp

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FAST, descendants, gone
+from sandbox_helpers import FAST, descendants, gone
 
 from collabsim.sandbox import Sandbox, SandboxLimits, shutdown_zygote, zygote_pid
 

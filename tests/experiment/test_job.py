@@ -1,0 +1,92 @@
+"""The pure ``run(cfg)`` job: results, tables, the store and reruns."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from collabsim.experiment.job import run
+from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
+from collabsim.session.trace import read_trace
+
+
+def job_cfg(tmp_path, **run_overrides):
+    return {
+        "tasks": {"kind": "generated", "n_tasks": 2, "seed": 3, "root": str(tmp_path / "suite")},
+        "team": {"compositions": ["single", "DR"]},
+        "structure": {"names": ["default", "scaffolded"]},
+        "policy": {"name": "scripted", "agent": {"mistakes": {"wrong_ordinal": 0.5}}},
+        "seeds": [0, 1],
+        "clock": {},
+        "sandbox": {"wall_seconds": 10.0},
+        "run": {
+            "max_concurrency": 3,
+            "store": str(tmp_path / "store"),
+            "max_turns": 40,
+            "max_virtual_seconds": 7200,
+            "progress": False,
+            **run_overrides,
+        },
+    }
+
+
+def test_job_runs_every_session_and_reports_metrics(tmp_path):
+    outcome = run(job_cfg(tmp_path), tmp_path / "out")
+    sessions = outcome.sessions
+    # 2 tasks x (single + DR x 2 structures) x 2 seeds
+    assert len(sessions) == 12
+    assert set(sessions["status"]) == {"finished"}
+    for column in ("W_human", "W_total", "M_team", "H_init_norm", "C_wf", "S_hyp", "Performance"):
+        assert column in sessions
+    assert sessions["Performance"].between(0, 1).all()
+    assert "Performance" in outcome.report and "mean (SE)" in outcome.report
+    assert (tmp_path / "out" / "sessions.csv").is_file()
+    assert (tmp_path / "out" / "aggregate.csv").is_file()
+    # one trace per session, readable, starting with the environment's SESSION_START
+    traces = sorted((tmp_path / "store" / "sessions").glob("*/trace.jsonl"))
+    assert len(traces) == 12
+    assert read_trace(traces[0])[0].action_type == "SESSION_START"
+    plan = json.loads((traces[0].parent / "plan.json").read_text())
+    assert plan["seed"] in (0, 1)
+
+
+def test_rerun_reuses_the_store_and_gives_identical_tables(tmp_path):
+    first = run(job_cfg(tmp_path), tmp_path / "out1")
+    second = run(job_cfg(tmp_path), tmp_path / "out2")
+    assert (first.summary.ran, first.summary.reused) == (12, 0)
+    assert (second.summary.ran, second.summary.reused) == (0, 12)
+    assert first.sessions.drop(columns=["trace_path"], errors="ignore").equals(
+        second.sessions.drop(columns=["trace_path"], errors="ignore")
+    )
+
+
+def test_equal_configs_in_fresh_stores_give_byte_identical_traces(tmp_path):
+    a = run(job_cfg(tmp_path / "a"), tmp_path / "a" / "out")
+    b = run(job_cfg(tmp_path / "b"), tmp_path / "b" / "out")
+    assert list(a.sessions["hypothesis"]) == list(b.sessions["hypothesis"])
+    traces_a = sorted((tmp_path / "a" / "store" / "sessions").glob("*/trace.jsonl"))
+    traces_b = sorted((tmp_path / "b" / "store" / "sessions").glob("*/trace.jsonl"))
+    assert [t.parent.name for t in traces_a] == [t.parent.name for t in traces_b]
+    assert all(x.read_bytes() == y.read_bytes() for x, y in zip(traces_a, traces_b, strict=True))
+
+
+def test_task_selection_errors_name_the_setting(tmp_path):
+    with pytest.raises(TaskSelectionError, match="tasks.root is required"):
+        resolve_tasks({"kind": "discoverybench", "root": None})
+    with pytest.raises(TaskSelectionError, match="tasks.kind"):
+        resolve_tasks({"kind": "kaggle"})
+    spec = {"kind": "generated", "n_tasks": 2, "seed": 0, "root": str(tmp_path / "g")}
+    with pytest.raises(TaskSelectionError, match="tasks.ids: not found"):
+        resolve_tasks({**spec, "ids": ["nope/0/0"]})
+
+
+def test_discoverybench_tasks_can_be_selected_by_dataset_and_id(discoverybench_root):
+    tasks, report = resolve_tasks(
+        {"kind": "discoverybench", "root": str(discoverybench_root), "datasets": ["archaeology"]}
+    )
+    assert len(tasks) == 38 and not report.problems
+    picked, _ = resolve_tasks(
+        {"kind": "discoverybench", "root": str(discoverybench_root), "ids": ["archaeology/27/0"]}
+    )
+    assert [t.task_id for t in picked] == ["archaeology/27/0"]
