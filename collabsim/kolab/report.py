@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import math
 import re
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -150,7 +151,8 @@ def plot_ratings(row: ResultRow, path: Path) -> Path:
     preds = np.array(
         [[np.nan if p is None else float(p) for p in r] for r in ev.y_pred_runs], dtype=float
     )
-    with np.errstate(all="ignore"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all runs invalid -> NaN, not plotted
         mean_pred = np.nanmean(preds, axis=0)
     rng = np.random.default_rng(0)
     jitter = rng.uniform(-0.15, 0.15, size=len(y_true))

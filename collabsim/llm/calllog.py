@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from collabsim.llm.cache import loggable_params
 from collabsim.llm.redact import redact_data
+from collabsim.llm.usage import UsageLedger
 
 CALL_LOG_SUFFIX = ".llm_calls.jsonl"
 
@@ -105,3 +106,33 @@ def read_call_log(path: Path) -> list[dict[str, Any]]:
     """Read a call log back as a list of dicts."""
     with Path(path).open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def summarize_call_logs(paths: Iterable[Path]) -> UsageLedger:
+    """Sum the usage recorded in call logs, per tag (participant).
+
+    Args:
+        paths: Call-log files.
+
+    Returns:
+        A ledger with calls, cached calls, tokens and cost per tag (failed calls counted).
+    """
+    ledger = UsageLedger()
+    for path in paths:
+        for record in read_call_log(path):
+            tag = str(record.get("tag", ""))
+            if record.get("reply") is None:
+                ledger.record_failure(tag, model=str(record["model"]),
+                                      retries=int(record.get("retries", 0)))
+                continue
+            ledger.record_reply(
+                tag,
+                model=str(record["model"]),
+                prompt_tokens=int(record["prompt_tokens"]),
+                completion_tokens=int(record["completion_tokens"]),
+                cost_usd=float(record["cost_usd"]),
+                cost_known=bool(record["cost_known"]),
+                cached=bool(record["cached"]),
+                retries=int(record.get("retries", 0)),
+            )
+    return ledger

@@ -205,7 +205,7 @@ class _Worker:
                 timeout = deadline - time.monotonic()
                 if timeout <= 0:
                     return False
-                select.select([], [self.sock], [], timeout)
+                _wait_for(self.sock.fileno(), select.POLLOUT, timeout)
             except OSError:
                 return False
         return True
@@ -268,7 +268,7 @@ class _Worker:
         deadline = time.monotonic() + _DEATH_REPORT_WAIT
         if self.pidfd is not None and not want_report:
             if not self.dead:
-                select.select([self.pidfd], [], [], _DEATH_REPORT_WAIT)
+                _wait_for(self.pidfd, select.POLLIN, _DEATH_REPORT_WAIT)
                 self.dead = True
             return None
         report = None
@@ -511,6 +511,13 @@ class Sandbox:
             truncated=truncated,
             wall_seconds=time.monotonic() - start,
         )
+
+
+def _wait_for(fd: int, events: int, timeout: float) -> bool:
+    """Wait until ``fd`` is ready (poll, so fds above 1024 work); returns readiness."""
+    poller = select.poll()
+    poller.register(fd, events)
+    return bool(poller.poll(max(0, int(timeout * 1000))))
 
 
 def _grace(wall_seconds: float) -> float:

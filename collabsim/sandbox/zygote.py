@@ -80,11 +80,11 @@ class Zygote:
         from collabsim.sandbox import wire
 
         wire.send_msg(self.ctrl, {"ok": True, "pid": os.getpid(), "ready": True})
+        poller = select.poll()  # not select(): the inherited fd may be numbered above 1024
+        poller.register(self.ctrl.fileno(), select.POLLIN)
+        poller.register(self.wake_r, select.POLLIN)
         while True:
-            try:
-                readable, _, _ = select.select([self.ctrl.fileno(), self.wake_r], [], [])
-            except InterruptedError:  # pragma: no cover - PEP 475 retries
-                continue
+            readable = [fd for fd, _ in poller.poll()]
             if self.wake_r in readable:
                 try:
                     while os.read(self.wake_r, 512):

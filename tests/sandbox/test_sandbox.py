@@ -320,3 +320,26 @@ def test_zygote_and_workers_die_with_the_parent_process(tmp_path: Path) -> None:
     while Path(workdir).exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not Path(workdir).exists()
+
+
+def test_works_when_the_parent_has_more_than_1024_open_files() -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 4096 if hard == resource.RLIM_INFINITY else min(4096, hard)
+    assert wanted > 1200, "the test needs a file limit above 1200"
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    fds = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        shutdown_zygote()  # the new zygote inherits a control fd numbered above 1024
+        limits = SandboxLimits(wall_seconds=1.0, cpu_seconds=30, memory_mb=512)
+        with Sandbox([], limits) as sb:
+            assert sb.execute("print(1)").output == "1\n"
+            stuck = "import time\nwhile True:\n    try:\n        time.sleep(5)\n    except BaseException:\n        pass"
+            assert sb.execute(stuck).status == "timeout"
+            assert sb.execute("print(2)").output == "2\n"
+    finally:
+        for fd in fds:
+            os.close(fd)
+        shutdown_zygote()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

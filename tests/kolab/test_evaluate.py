@@ -1,0 +1,53 @@
+"""Benchmark metrics: agreement with scikit-learn, invalid replies, seeded bootstrap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score
+
+from collabsim.kolab.evaluate import LABELS, confusion, evaluate_runs, macro_f1, rating_scores
+
+
+def test_macro_f1_agrees_with_sklearn() -> None:
+    rng = np.random.default_rng(3)
+    y_true = rng.choice(LABELS, size=200, p=[0.6, 0.3, 0.1]).tolist()
+    y_pred = rng.choice(LABELS, size=200).tolist()
+    expected = f1_score(y_true, y_pred, labels=list(LABELS), average="macro", zero_division=0)
+    assert macro_f1(y_true, y_pred) == pytest.approx(expected)
+
+
+def test_invalid_predictions_count_as_wrong() -> None:
+    y_true = ["adopt", "adopt", "modify", "reject"]
+    valid = ["adopt", "adopt", "modify", "reject"]
+    with_invalid = ["adopt", None, "modify", "reject"]
+    assert macro_f1(y_true, valid) == 1.0
+    assert macro_f1(y_true, with_invalid) < 1.0
+    matrix = confusion(y_true, with_invalid)
+    assert matrix.shape == (3, 4) and matrix[0, 3] == 1 and matrix.sum() == 4
+    ev = evaluate_runs("adoption", y_true, [with_invalid], n_boot=20)
+    assert ev.n_invalid == 1 and ev.values["pred_share_invalid"] == 0.25
+
+
+def test_rating_scores_by_hand() -> None:
+    scores = rating_scores([5, 4, 1, 3], [5.0, 5.0, 3.0, None])
+    assert scores["n_valid"] == 3
+    assert scores["mae"] == pytest.approx(1.0)
+    assert scores["within1"] == pytest.approx(2 / 3)
+    assert scores["mae_true1"] == 2.0 and np.isnan(scores["mae_true2"])
+
+
+def test_runs_give_mean_std_and_a_seeded_bootstrap() -> None:
+    y_true = ["adopt"] * 6 + ["modify"] * 3 + ["reject"] * 2
+    run1 = ["adopt"] * 6 + ["modify"] * 3 + ["reject"] * 2
+    run2 = ["adopt"] * 11
+    ev = evaluate_runs("adoption", y_true, [run1, run2], seed=7, n_boot=200)
+    one = macro_f1(y_true, run1)
+    two = macro_f1(y_true, run2)
+    assert ev.runs == 2
+    assert ev.values["macro_f1"] == pytest.approx((one + two) / 2)
+    assert ev.stds["macro_f1"] == pytest.approx(abs(one - two) / 2)
+    lo, hi = ev.intervals["macro_f1"]
+    assert lo <= ev.values["macro_f1"] <= hi
+    again = evaluate_runs("adoption", y_true, [run1, run2], seed=7, n_boot=200)
+    assert again.intervals == ev.intervals

@@ -1,0 +1,90 @@
+"""``collabsim kolab`` end to end: counts, offline LLM and learned runs, report files."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from collabsim.cli.main import main
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def test_instances_command_prints_counts(
+    kolab_sessions_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["kolab", "instances", "--data", str(kolab_sessions_path)]) == 0
+    out = capsys.readouterr().out
+    for task, n in [("1a", 247), ("1b", 247), ("1c-k1", 50), ("1c-k2", 50), ("1c-k3", 48),
+                    ("1d", 247), ("2a", 97), ("2b", 110)]:  # fmt: skip
+        assert any(line.split()[:2] == [task, str(n)] for line in out.splitlines()), task
+
+
+def test_report_writes_markdown_csvs_and_pngs(
+    kolab_sessions_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "report"
+    code = main([
+        "kolab", "report", "--data", str(kolab_sessions_path), "--out", str(out_dir),
+        "--tasks", "1c-k3,2a", "--predictors", "majority,mode,learned,llm:gpt-4o-mini",
+        "--modalities", "graph,chat", "--runs", "2", "--llm-mock-response", "ADOPT",
+        "--bootstrap", "200", "--no-progress",
+    ])  # fmt: skip
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "1c-k3" in printed and "48" in printed and "wrote" in printed
+    with (out_dir / "metrics.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    by_key = {(r["task"], r["predictor"], r["modality"]): r for r in rows}
+    # 1c-k3 has 23 adopt of 48: always-adopt F1 = 2*23 / (2*23 + 25), macro = that / 3
+    hand = 2 * 23 / (2 * 23 + 25) / 3
+    assert float(by_key[("1c-k3", "majority", "-")]["macro_f1"]) == pytest.approx(hand)
+    llm_1c = by_key[("1c-k3", "llm:gpt-4o-mini", "graph")]
+    assert llm_1c["runs"] == "2" and llm_1c["n"] == "48" and llm_1c["n_invalid"] == "0"
+    assert float(llm_1c["macro_f1"]) == pytest.approx(hand)  # the mock always says ADOPT
+    assert float(llm_1c["macro_f1_std"]) == 0.0
+    # 2a: ADOPT is not a rating: every reply is invalid and counted, never mapped
+    llm_2a = by_key[("2a", "llm:gpt-4o-mini", "graph")]
+    assert llm_2a["n_invalid"] == str(2 * 97)
+    # chat is missing in the explorer data: reported, not evaluated
+    chat = by_key[("1c-k3", "llm:gpt-4o-mini", "chat")]
+    assert chat["status"] == "skipped" and chat["n_missing_modality"] == "48"
+    learned = by_key[("1c-k3", "learned", "graph")]
+    assert (
+        float(learned["macro_f1_lo"]) <= float(learned["macro_f1"]) <= float(learned["macro_f1_hi"])
+    )
+    assert by_key[("2a", "learned", "graph")]["spearman"] != ""
+    with (out_dir / "instances.csv").open() as fh:
+        counts = {r["task"]: int(r["n"]) for r in csv.DictReader(fh)}
+    assert counts == {"1c-k3": 48, "2a": 97}
+    report = (out_dir / "report.md").read_text()
+    for heading in ("## Instances", "## Adoption", "## Ratings", "## Dynamics study"):
+        assert heading in report
+    assert "topology_w, mean_collaboration" in report and "n = 22 sessions" in report
+    pngs = sorted(p.name for p in out_dir.glob("*.png"))
+    assert "confusion_1c-k3_learned_graph.png" in pngs
+    assert "ratings_2a_learned_graph.png" in pngs
+    assert "label_distribution_1c-k3.png" in pngs and "dynamics_w_vs_collaboration.png" in pngs
+    for name in pngs:
+        assert (out_dir / name).read_bytes()[:8] == PNG_MAGIC
+        assert f"({name})" in report
+    with (out_dir / "dynamics.csv").open() as fh:
+        assert len(list(csv.DictReader(fh))) == 31
+
+
+def test_report_requires_existing_data(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["kolab", "report", "--out", str(tmp_path)])
+    assert "--data" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="data file not found"):
+        main(["kolab", "report", "--data", str(tmp_path / "nope.json"), "--out", str(tmp_path)])
+
+
+def test_unknown_predictor_is_a_clear_error(
+    kolab_sessions_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["kolab", "report", "--data", str(kolab_sessions_path), "--out", str(tmp_path),
+                 "--predictors", "oracle"])  # fmt: skip
+    assert code == 2 and "unknown predictor 'oracle'" in capsys.readouterr().err

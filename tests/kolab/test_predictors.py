@@ -1,0 +1,150 @@
+"""Predictors: baselines' arithmetic, LLM answer parsing and offline runs, LOPO learning."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from collabsim.kolab.evaluate import evaluate_runs
+from collabsim.kolab.instances import InstanceSet
+from collabsim.kolab.predictors.baselines import MajorityClass, ModeRating
+from collabsim.kolab.predictors.learned import LearnedPredictor
+from collabsim.kolab.predictors.llm import (
+    LLMPredictor,
+    build_messages,
+    parse_adoption,
+    parse_rating,
+)
+from collabsim.kolab.render import Modality, render
+
+
+def test_majority_baseline_macro_f1_matches_hand_arithmetic(
+    explorer_instances: InstanceSet,
+) -> None:
+    inst = explorer_instances.by_task("1b")
+    run = MajorityClass().predict(inst)
+    assert set(run.predictions) == {"adopt"}
+    ev = evaluate_runs("adoption", [i.target for i in inst], [run.predictions], n_boot=50)
+    # adopt 152, modify 63, reject 32: always "adopt" gives precision 152/247, recall 1
+    f1_adopt = 2 * 152 / (2 * 152 + (247 - 152))
+    assert ev.values["f1_adopt"] == pytest.approx(f1_adopt)
+    assert ev.values["macro_f1"] == pytest.approx(f1_adopt / 3)
+    assert round(ev.values["macro_f1"], 3) == 0.254
+    assert ev.values["pred_share_adopt"] == 1.0
+    assert ev.values["true_share_reject"] == pytest.approx(32 / 247)
+
+
+def test_mode_rating_baseline_matches_hand_arithmetic(explorer_instances: InstanceSet) -> None:
+    inst = explorer_instances.by_task("2a")
+    ratings = [int(i.target) for i in inst]
+    run = ModeRating().predict(inst)
+    assert set(run.predictions) == {5.0}
+    ev = evaluate_runs("rating", ratings, [run.predictions], n_boot=50)
+    assert ev.values["mae"] == pytest.approx(np.mean([5 - r for r in ratings]))
+    assert ev.values["within1"] == pytest.approx(np.mean([r >= 4 for r in ratings]))
+    assert np.isnan(ev.values["spearman"])  # constant predictions: undefined, not 0
+
+
+@pytest.mark.parametrize(
+    ("reply", "label"),
+    [
+        ("ADOPT", "adopt"),
+        ("Modify", "modify"),
+        ("REJECT/BYPASS", "reject"),
+        ("**Reject**.", "reject"),
+        ("Adopted", "adopt"),
+        ("I think they will modify it before using it.", "modify"),
+        ("Answer: REJECT", "reject"),
+        ("Looking at the workflow, the human checks it.\nMODIFY", "modify"),
+        ("adopt or modify", None),
+        ("They might adopt it, or modify it", None),
+        ("I cannot tell", None),
+        ("", None),
+    ],
+)
+def test_parse_adoption(reply: str, label: str | None) -> None:
+    assert parse_adoption(reply) == label
+
+
+@pytest.mark.parametrize(
+    ("reply", "rating"),
+    [
+        ("4", 4),
+        ("**2**", 2),
+        ("4/5", 4),
+        ("I'd say 3 out of 5.", 3),
+        ("Rating: 5", 5),
+        ("5.0", 5),
+        ("3 or 4", None),
+        ("4.5", None),
+        ("6", None),
+        ("excellent", None),
+    ],
+)
+def test_parse_rating(reply: str, rating: int | None) -> None:
+    assert parse_rating(reply) == rating
+
+
+def test_prompt_gives_profession_steps_and_window(explorer_instances: InstanceSet) -> None:
+    inst = explorer_instances.by_task("1b")[0]
+    messages = build_messages(inst, render(inst, [Modality.GRAPH]))
+    user = messages[1]["content"]
+    assert "Profession: Film editor" in user
+    assert "Goal of the session: (not recorded)" in user
+    assert "TARGET AI OUTPUT" in user and "ADOPT, MODIFY or REJECT" in user
+    rating = explorer_instances.by_task("2a")[0]
+    text = build_messages(rating, render(rating, [Modality.GRAPH]))[1]["content"]
+    assert "one integer from 1 to 5" in text and "Upload footage from iPhone" in text
+
+
+def test_llm_predictor_runs_offline_over_all_1b_and_2a(explorer_instances: InstanceSet) -> None:
+    b = explorer_instances.by_task("1b")
+    run = LLMPredictor("gpt-4o-mini", extra={"mock_response": "Modify."}, progress=False).predict(b)
+    assert len(run.predictions) == 247 and run.n_invalid == 0
+    assert set(run.predictions) == {"modify"}
+    a = explorer_instances.by_task("2a")
+    bad = LLMPredictor("gpt-4o-mini", extra={"mock_response": "hard to say"}, progress=False)
+    run_a = bad.predict(a, run=1)
+    assert len(run_a.predictions) == 97 and run_a.n_invalid == 97 and run_a.run == 1
+    assert run_a.raw[0] == "hard to say"
+    ev = evaluate_runs("rating", [i.target for i in a], [run_a.predictions], n_boot=20)
+    assert ev.n_invalid == 97 and ev.values["n_valid"] == 0
+
+
+def test_llm_predictor_does_not_ask_without_the_requested_modality(
+    explorer_instances: InstanceSet,
+) -> None:
+    a = explorer_instances.by_task("2a")
+    run = LLMPredictor(
+        "gpt-4o-mini", [Modality.GRAPH, Modality.CHAT], extra={"mock_response": "5"}, progress=False
+    ).predict(a)
+    assert run.instance_ids == () and len(run.missing) == 97
+    assert any("lack a requested modality" in n for n in run.notes)
+
+
+def test_learned_predictor_is_leave_one_participant_out(
+    explorer_instances: InstanceSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inst = explorer_instances.by_task("1b")
+    groups = np.array([i.participant_id for i in inst])
+    folds: list[tuple[set[str], set[str]]] = []
+    original = LearnedPredictor._fit_predict
+
+    def spy(self, y, train, test, *args):  # type: ignore[no-untyped-def]
+        folds.append((set(groups[train]), set(groups[test])))
+        return original(self, y, train, test, *args)
+
+    monkeypatch.setattr(LearnedPredictor, "_fit_predict", spy)
+    run = LearnedPredictor(progress=False).predict(inst)
+    assert len(folds) == len(set(groups))
+    for train, test in folds:
+        assert len(test) == 1 and not (train & test)
+    assert all(p in {"adopt", "modify", "reject"} for p in run.predictions)
+    again = LearnedPredictor(progress=False).predict(inst)
+    assert again.predictions == run.predictions  # deterministic
+
+
+def test_learned_rating_predictions_stay_in_range(explorer_instances: InstanceSet) -> None:
+    run = LearnedPredictor(progress=False).predict(explorer_instances.by_task("2b"))
+    assert len(run.predictions) == 110
+    assert all(isinstance(p, float) and 1.0 <= p <= 5.0 for p in run.predictions)
