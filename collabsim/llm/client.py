@@ -302,7 +302,12 @@ class LLMClient:
         """
         msgs = _normalise(messages)
         params = settings.request_params()
-        key = cache_key(settings.model, msgs, params)
+        # The key is needed for the cache and the call log (and seeds retry jitter).
+        key = (
+            cache_key(settings.model, msgs, params)
+            if self.cache is not None or self.call_log is not None
+            else ""
+        )
         reserved_tokens, reserved_usd = self._reserve(msgs, settings)
         started = time.perf_counter()
         try:
@@ -403,7 +408,10 @@ class LLMClient:
                     self._record_failure(tag, settings.model, attempt)
                     self._log_failure(tag, key, msgs, params, settings, exc, started, attempt)
                     raise LLMCallError(settings.model, tag, attempt + 1, exc) from exc
-                rng = rng if rng is not None else retry_generator(self.seed, key)
+                if rng is None:
+                    rng = retry_generator(
+                        self.seed, key or cache_key(settings.model, msgs, params)
+                    )
                 delay = backoff_delay(
                     attempt, rng, base_s=self.retry_base_s, cap_s=self.retry_cap_s, exc=exc
                 )

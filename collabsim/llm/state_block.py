@@ -18,7 +18,6 @@ the gold hypothesis or a reference workflow) plus the scripted policy's seed and
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import fields, is_dataclass
 from pathlib import Path
@@ -36,7 +35,6 @@ from collabsim.participants.protocol import (
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, TaskBrief
 
 STATE_FENCE = "collabsim-state"
-_BLOCK = re.compile(r"```" + STATE_FENCE + r"\s*\n(.*?)\n```", re.DOTALL)
 
 
 class StateBlockError(ValueError):
@@ -171,13 +169,19 @@ def decode_state(messages: Sequence[Mapping[str, Any]]) -> tuple[Observation, di
     Raises:
         StateBlockError: No block, or it does not decode.
     """
+    opening = "```" + STATE_FENCE
     for message in reversed(list(messages)):
         content = str(message.get("content") or "")
-        found = _BLOCK.findall(content)
-        if found:
-            try:
-                payload = json.loads(found[-1])
-                return observation_from_dict(payload["observation"]), dict(payload["policy"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise StateBlockError(f"invalid {STATE_FENCE} block: {exc}") from exc
+        start = content.rfind(opening)
+        if start < 0:
+            continue
+        body_start = content.find("\n", start)
+        end = content.find("\n```", body_start)
+        if body_start < 0 or end < 0:
+            raise StateBlockError(f"unterminated {STATE_FENCE} block")
+        try:
+            payload = json.loads(content[body_start + 1 : end])
+            return observation_from_dict(payload["observation"]), dict(payload["policy"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise StateBlockError(f"invalid {STATE_FENCE} block: {exc}") from exc
     raise StateBlockError(f"no ```{STATE_FENCE} block in the prompt")

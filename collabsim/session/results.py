@@ -85,7 +85,11 @@ class SessionResult:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` atomically (temporary file in the same folder + os.replace)."""
+    """Write JSON to ``path`` atomically (temporary file in the same folder + os.replace).
+
+    Readers never see a partial file. There is no fsync: a result lost to a power cut is
+    simply run again, and syncing every record costs more than a whole scripted session.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -93,8 +97,6 @@ def write_json_atomic(path: Path, data: Any) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh, ensure_ascii=False, indent=2, sort_keys=True)
             fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -16,8 +16,9 @@ features:
   nodes in between;
 * rating tasks: the same structure and timing over the step's subgraph.
 
-Texts: ``focus`` (label and detail of the AI node, the source and, in 1a, the responder; for
-ratings every node of the step) and ``context`` (labels of all window nodes).
+Texts: ``focus`` (label and detail of the AI node and the source; for ratings every node of
+the step), ``response`` (label and detail of the responder, 1a only: the key evidence of
+recognition gets its own vocabulary block) and ``context`` (labels of all window nodes).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from typing import Any
 from collabsim.graphs.model import Node, WorkflowGraph
 from collabsim.kolab.instances import Instance
 
-TEXT_COLUMNS: tuple[str, ...] = ("focus", "context")
+TEXT_COLUMNS: tuple[str, ...] = ("focus", "response", "context")
 
 
 def _dur(node: Node | None) -> float:
@@ -149,8 +150,7 @@ def instance_features(instance: Instance) -> dict[str, Any]:
                 and n.id != responder.id
             )
         )
-        focus.append(_text(responder))
-        focus.append(_text(responder))  # the response is the key evidence: weight it twice
+        feats["response"] = _text(responder)
     feats["focus"] = " ".join(t for t in focus if t)
     return feats
 

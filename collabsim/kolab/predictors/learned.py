@@ -1,7 +1,7 @@
 """Learned predictors evaluated with leave-one-participant-out cross-validation.
 
 The model sees the features of :mod:`collabsim.kolab.predictors.features`: standardised
-numeric features plus TF-IDF of the ``focus`` and ``context`` texts (English stop words
+numeric features plus TF-IDF of the ``focus``, ``response`` (1a) and ``context`` texts (English stop words
 removed, unigrams and bigrams hashed into 2048 buckets, buckets seen in fewer than two training
 documents dropped, sublinear term frequency). Adoption uses a
 class-balanced logistic regression; ratings use ridge regression whose output is clipped to
@@ -127,6 +127,8 @@ class LearnedPredictor:
             # document frequencies from the training fold only; terms seen once are dropped
             df_train = np.asarray((counts[train] > 0).sum(axis=0)).ravel()
             keep = np.flatnonzero(df_train >= 2)
+            if keep.size == 0:  # e.g. the response text outside 1a
+                continue
             tfidf = TfidfTransformer(sublinear_tf=True).fit(counts[train][:, keep])
             blocks_train.append(tfidf.transform(counts[train][:, keep]))
             blocks_test.append(tfidf.transform(counts[test][:, keep]))
