@@ -48,6 +48,8 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--runs", type=int, default=3, help="runs per LLM setting (default 3)")
     rep.add_argument("--seed", type=int, default=0, help="seed (bootstrap, learned models)")
     rep.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
+    rep.add_argument("--bootstrap-unit", choices=("instance", "participant"), default="instance",
+                     help="resample instances or whole participants (cluster bootstrap)")  # fmt: skip
     rep.add_argument("--temperature", type=float, default=0.0, help="LLM temperature")
     rep.add_argument("--llm-mock-response", default=None,
                      help="offline runs: litellm mock_response given to every LLM call")  # fmt: skip
@@ -129,7 +131,13 @@ def _report(args: argparse.Namespace) -> int:
         return 2
     _print_counts(instances.counts(tasks), len(graphs), n_warn)
     result = run_benchmark(
-        instances, predictors, tasks, seed=args.seed, n_boot=args.bootstrap, progress=progress
+        instances,
+        predictors,
+        tasks,
+        seed=args.seed,
+        n_boot=args.bootstrap,
+        bootstrap_unit=args.bootstrap_unit,
+        progress=progress,
     )
     study = None if args.no_dynamics else dynamics_study(graphs)
     settings = {
@@ -141,7 +149,7 @@ def _report(args: argparse.Namespace) -> int:
         "predictors": ", ".join(dict.fromkeys(f"{p.name} [{p.modality}]" for p in predictors)),
         "LLM runs per setting": args.runs,
         "seed": args.seed,
-        "bootstrap resamples": args.bootstrap,
+        "bootstrap": f"{args.bootstrap} resamples of {args.bootstrap_unit}s, 95% percentile",
         "learned predictor": "leave-one-participant-out cross-validation",
     }
     if extra:

@@ -121,6 +121,7 @@ def run_benchmark(
     *,
     seed: int = 0,
     n_boot: int = 1000,
+    bootstrap_unit: str = "instance",
     progress: bool = True,
 ) -> BenchmarkResult:
     """Run each predictor on each task it handles and evaluate it.
@@ -131,8 +132,11 @@ def run_benchmark(
         tasks: Tasks to run (instances of other tasks are ignored).
         seed: Seed of the bootstrap.
         n_boot: Bootstrap resamples.
+        bootstrap_unit: ``"instance"`` or ``"participant"`` (cluster bootstrap).
         progress: Show a progress bar over settings.
     """
+    if bootstrap_unit not in {"instance", "participant"}:
+        raise ValueError(f"bootstrap_unit must be instance or participant, got {bootstrap_unit!r}")
     jobs = [(task, p) for task in tasks for p in predictors if task_kind(task) in p.kinds]
     rows: list[ResultRow] = []
     all_runs: list[PredictionRun] = []
@@ -153,10 +157,16 @@ def run_benchmark(
         if not ids:
             rows.append(ResultRow(task, predictor.name, predictor.modality, None, n_missing, notes))
             continue
-        target = {i.instance_id: i.target for i in subset}
-        y_true = [target[i] for i in ids]
+        by_id = {i.instance_id: i for i in subset}
+        y_true = [by_id[i].target for i in ids]
+        groups = [by_id[i].participant_id for i in ids] if bootstrap_unit == "participant" else None
         evaluation = evaluate_runs(
-            task_kind(task), y_true, [r.predictions for r in runs], seed=seed, n_boot=n_boot
+            task_kind(task),
+            y_true,
+            [r.predictions for r in runs],
+            seed=seed,
+            n_boot=n_boot,
+            groups=groups,
         )
         rows.append(
             ResultRow(task, predictor.name, predictor.modality, evaluation, n_missing, notes)

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 from sklearn.metrics import f1_score
 
-from collabsim.kolab.evaluate import LABELS, confusion, evaluate_runs, macro_f1, rating_scores
+from collabsim.kolab.evaluate import (
+    LABELS,
+    Resampler,
+    confusion,
+    evaluate_runs,
+    macro_f1,
+    rating_scores,
+)
 
 
 def test_macro_f1_agrees_with_sklearn() -> None:
@@ -51,3 +58,21 @@ def test_runs_give_mean_std_and_a_seeded_bootstrap() -> None:
     assert lo <= ev.values["macro_f1"] <= hi
     again = evaluate_runs("adoption", y_true, [run1, run2], seed=7, n_boot=200)
     assert again.intervals == ev.intervals
+
+
+def test_participant_bootstrap_resamples_whole_participants() -> None:
+    groups = ["p1"] * 3 + ["p2"] * 2 + ["p3"]
+    resampler = Resampler(6, groups)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        idx = resampler.draw(rng).tolist()
+        for members in ([0, 1, 2], [3, 4], [5]):
+            # a participant is drawn whole, as often as it is picked
+            counts = {idx.count(m) for m in members}
+            assert len(counts) == 1
+    y_true = ["adopt", "adopt", "modify", "reject", "adopt", "modify"]
+    pred = ["adopt", "modify", "modify", "adopt", "adopt", "modify"]
+    clustered = evaluate_runs("adoption", y_true, [pred], n_boot=200, groups=groups)
+    plain = evaluate_runs("adoption", y_true, [pred], n_boot=200)
+    assert clustered.values == plain.values
+    assert clustered.intervals != plain.intervals

@@ -369,11 +369,13 @@ class LLMPredictor:
         task = instances[0].task if instances else ""
         asked: list[Instance] = []
         missing: list[str] = []
+        lacking: set[Modality] = set()
         batches: list[list[dict[str, Any]]] = []
         for inst in instances:
             rendered = render(inst, self.modalities, frame_source=self.frame_source)
             if not rendered.complete:
                 missing.append(inst.instance_id)
+                lacking.update(rendered.missing)
                 continue
             asked.append(inst)
             batches.append(build_messages(inst, rendered))
@@ -400,7 +402,8 @@ class LLMPredictor:
             notes.append(f"{failures} call(s) failed (counted as invalid)")
         if missing:
             notes.append(
-                f"{len(missing)} instance(s) lack a requested modality ({self.modality}); not asked"
+                f"{len(missing)} instance(s) lack a requested modality "
+                f"({modality_name(lacking)} missing); not asked"
             )
         assert all(p is None or p in RESPONSE_LABELS or isinstance(p, float) for p in predictions)
         return PredictionRun(
