@@ -63,7 +63,8 @@ class Instance:
         session_id: Session the instance comes from.
         participant_id: The professional (the grouping unit for cross-validation).
         target: Adoption label (``adopt``/``modify``/``reject``) or rating 1-5.
-        window_start: Start of the window in seconds (None when nothing is timed).
+        window_start: Start of the window in seconds: the source start (1a/1b), the earliest
+            kept node (1c/1d) or the earliest step node (2a/2b).
         window_end: End of the window in seconds; no window node starts after it.
         window: The input workflow graph (no responses, no step ratings).
         response: The response predicted (adoption tasks), else None.
@@ -269,7 +270,7 @@ def _adoption_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance]
                 clipped = _clip(node, cut, inclusive=False) if inside else None
             if clipped is not None:
                 keep[node.id] = clipped
-        if task == "1d":
+        if task == "1d" or k:
             starts = [n.start for n in keep.values() if n.start is not None]
             window_start = min(starts, default=window_start)
         out.append(

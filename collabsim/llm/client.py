@@ -25,6 +25,7 @@ API keys are never passed in: litellm reads them from the environment.
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -131,6 +132,24 @@ class LLMCallError(RuntimeError):
         self.retryable = is_retryable(cause)
         message = redact(f"{type(cause).__name__}: {cause}")
         super().__init__(f"model call to {model!r} failed after {attempts} tries: {message}")
+
+
+_SYNC_LOOP: asyncio.AbstractEventLoop | None = None
+_SYNC_LOCK = threading.Lock()
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    """The process-wide event loop (in a daemon thread) that serves ``complete_sync``."""
+    global _SYNC_LOOP
+    with _SYNC_LOCK:
+        if _SYNC_LOOP is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(
+                target=loop.run_forever, name="collabsim-llm-sync", daemon=True
+            )
+            thread.start()
+            _SYNC_LOOP = loop
+    return _SYNC_LOOP
 
 
 def price(model: str, prompt_tokens: int, completion_tokens: int) -> tuple[float, bool]:
@@ -472,11 +491,18 @@ class LLMClient:
         *,
         tag: str = "",
     ) -> LLMReply:
-        """Blocking :meth:`complete` (for scripts; not callable from a running event loop)."""
+        """Blocking :meth:`complete` (for scripts; not callable from a running event loop).
+
+        Calls run on one background event loop shared by all clients of the process, so
+        litellm's connection pools stay bound to a loop that lives as long as the process.
+        """
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.complete(messages, settings, tag=tag))
+            future = asyncio.run_coroutine_threadsafe(
+                self.complete(messages, settings, tag=tag), _background_loop()
+            )
+            return future.result()
         raise RuntimeError("complete_sync() called inside an event loop: await complete()")
 
     def close(self) -> None:

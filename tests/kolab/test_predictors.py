@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -15,7 +17,7 @@ from collabsim.kolab.predictors.llm import (
     parse_adoption,
     parse_rating,
 )
-from collabsim.kolab.render import Modality, render
+from collabsim.kolab.render import DirectoryFrameSource, Modality, render
 
 
 def test_majority_baseline_macro_f1_matches_hand_arithmetic(
@@ -148,3 +150,27 @@ def test_learned_rating_predictions_stay_in_range(explorer_instances: InstanceSe
     run = LearnedPredictor(progress=False).predict(explorer_instances.by_task("2b"))
     assert len(run.predictions) == 110
     assert all(isinstance(p, float) and 1.0 <= p <= 5.0 for p in run.predictions)
+
+
+def test_llm_predictor_sends_frames_as_image_parts(
+    explorer_instances: InstanceSet, tmp_path: Path
+) -> None:
+    inst = explorer_instances.by_task("1b")[:2]
+    for i in inst:
+        folder = tmp_path / i.session_id.replace("|", "_")
+        folder.mkdir(exist_ok=True)
+        assert i.window_start is not None
+        (folder / f"{int(i.window_start)}.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    source = DirectoryFrameSource(tmp_path)
+    rendered = render(inst[0], [Modality.GRAPH, Modality.FRAMES], frame_source=source)
+    content = build_messages(inst[0], rendered)[1]["content"]
+    assert content[0]["type"] == "text" and content[1]["type"] == "image_url"
+    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    run = LLMPredictor(
+        "gpt-4o-mini",
+        [Modality.GRAPH, Modality.FRAMES],
+        extra={"mock_response": "REJECT"},
+        frame_source=source,
+        progress=False,
+    ).predict(inst)
+    assert run.predictions == ("reject", "reject") and run.modality == "graph+frames"

@@ -60,3 +60,30 @@ def test_host_classification() -> None:
         assert netguard.is_local_host(host), host
     for host in ("10.0.0.1", "8.8.8.8", "api.openai.com", "2001:db8::1"):
         assert not netguard.is_local_host(host), host
+
+
+def test_pytest_plugin_fails_a_test_that_swallowed_the_error(tmp_path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "conftest.py").write_text(
+        'pytest_plugins = ["collabsim.llm.pytest_netguard"]\n', encoding="utf-8"
+    )
+    (tmp_path / "test_inner.py").write_text(
+        "import socket\n\n"
+        "def test_sneaky():\n"
+        "    try:\n"
+        "        socket.create_connection(('203.0.113.9', 443), timeout=0.5)\n"
+        "    except Exception:\n"
+        "        pass\n\n"
+        "def test_local():\n"
+        "    s = socket.socket(); s.bind(('127.0.0.1', 0)); s.close()\n",
+        encoding="utf-8",
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "1 failed, 1 passed" in run.stdout
+    assert "network access beyond loopback" in run.stdout

@@ -12,6 +12,8 @@ mapped to a label. Instances lacking a requested modality are not sent; their id
 
 Model calls go through the project's LLM entry point ``collabsim.llm.client.LLMClient`` when it
 is importable, else straight to ``litellm.acompletion`` (:func:`_complete_with_litellm`).
+Messages with image parts (the ``frames`` modality) also go straight to litellm for now,
+because the client flattens message content to text.
 Extra keyword arguments (e.g. ``{"mock_response": "ADOPT"}`` for offline runs) are passed
 through to litellm.
 """
@@ -321,7 +323,10 @@ class LLMPredictor:
 
     async def _complete(self, messages: list[dict[str, Any]], tag: str) -> str:
         module = _project_client_module()
-        if module is None:
+        multimodal = any(not isinstance(m["content"], str) for m in messages)
+        # collabsim.llm.client flattens message content to text, which would turn image parts
+        # into their repr; frames therefore go to litellm directly until it carries them.
+        if module is None or multimodal:
             return await _complete_with_litellm(
                 messages,
                 self.model,
