@@ -1,9 +1,10 @@
 """Benchmark: many LLM sessions in flight in one process (issue #3, acceptance 4).
 
-Runs ``--sessions`` single-agent sessions whose agent is an LLM participant on the offline
-latency model ``collabsim/scripted-latency`` (``--latency-ms`` per call, default 100) - the
-whole LLM path: prompt rendering, the litellm call, parsing, accounting - once with
-``max_concurrency=1`` and once with ``max_concurrency=--concurrency`` (default 32), and
+Runs ``--sessions`` sessions (default: the agent and collaborator D under the ``default``
+structure; ``--team solo`` for the agent alone) whose participants are LLM participants on
+the offline latency model ``collabsim/scripted-latency`` (``--latency-ms`` per call, default
+100) - the whole LLM path: prompt rendering, the litellm call, parsing, accounting - once
+with ``max_concurrency=1`` and once with ``max_concurrency=--concurrency`` (default 32), and
 prints both wall times and their ratio. The disk cache is off, so every call reaches the
 provider.
 
@@ -32,7 +33,7 @@ from collabsim.llm import LLMClient, LLMSettings, gather_bounded
 from collabsim.llm.backend import get_litellm
 from collabsim.participants.llm_policy import build_llm_participants
 from collabsim.participants.scripted import build_scripted
-from collabsim.participants.team import TeamSpec
+from collabsim.participants.team import TeamSpec, team_from_dict
 from collabsim.session.engine import SessionConfig, default_executor_factory, run_session
 from collabsim.session.results import SessionResult
 from collabsim.session.structures import builtin_structure
@@ -87,12 +88,14 @@ class Recorder:
         return Replaying()
 
 
-def _configs(tasks: Sequence[Task], n: int, max_turns: int) -> list[SessionConfig]:
+def _configs(
+    tasks: Sequence[Task], n: int, max_turns: int, team: TeamSpec, structure: str
+) -> list[SessionConfig]:
     return [
         SessionConfig(
             task=tasks[i % len(tasks)],
-            team=TeamSpec(),
-            structure=builtin_structure("single"),
+            team=team,
+            structure=builtin_structure(structure),
             seed=i,
             max_turns=max_turns,
         )
@@ -102,8 +105,12 @@ def _configs(tasks: Sequence[Task], n: int, max_turns: int) -> list[SessionConfi
 
 async def _warm_up(configs: Sequence[SessionConfig], recorder: Recorder) -> None:
     for cfg in configs:
-        agent = build_scripted("agent", "agent", None, seed=cfg.seed)
-        await run_session(cfg, {"agent": agent}, None, executor_factory=recorder.factory)
+        team = cfg.team
+        participants = {
+            name: build_scripted(name, team.role(name), team.profile(name), seed=cfg.seed)
+            for name in team.members
+        }
+        await run_session(cfg, participants, None, executor_factory=recorder.factory)
 
 
 async def _run_all(
@@ -116,7 +123,9 @@ async def _run_all(
 
     async def one(cfg: SessionConfig) -> SessionResult:
         client = root.for_session()
-        participants = build_llm_participants(cfg.team, {"agent": settings}, client, cfg.seed)
+        participants = build_llm_participants(
+            cfg.team, {"agent": settings, "collaborator": settings}, client, cfg.seed
+        )
         return await run_session(cfg, participants, None, executor_factory=recorder.replay_factory)
 
     started = time.perf_counter()
@@ -132,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-ms", type=float, default=100.0)
     parser.add_argument("--tasks", type=int, default=8, help="generated tasks to cycle through")
     parser.add_argument("--max-turns", type=int, default=12)
+    parser.add_argument("--team", default="D", help="team label: solo, D, R or DR")
+    parser.add_argument("--structure", default=None, help="default: single (solo), else default")
     parser.add_argument("--target", type=float, default=20.0, help="minimum speed-up ratio")
     args = parser.parse_args(argv)
 
@@ -141,7 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     with tempfile.TemporaryDirectory(prefix="collabsim-bench-") as tmp:
         tasks = load_tasks(generate_suite(Path(tmp) / "suite", n_tasks=args.tasks, seed=0)).tasks
-        configs = _configs(tasks, args.sessions, args.max_turns)
+        team = team_from_dict(args.team)
+        structure = args.structure or ("single" if not team.collaborators else "default")
+        configs = _configs(tasks, args.sessions, args.max_turns, team, structure)
         recorder = Recorder()
         asyncio.run(_warm_up(configs, recorder))
         asyncio.run(_run_all(configs[:2], recorder, settings, 2))  # one-time costs, untimed
@@ -157,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         r.submitted_hypothesis for r in parallel_results
     ]
     ratio = serial / parallel if parallel > 0 else float("inf")
-    print(f"sessions: {args.sessions}, model calls per run: {calls}, "
+    print(f"sessions: {args.sessions} (team {team.label}, {structure}), model calls per run: {calls}, "
           f"latency: {args.latency_ms:.0f} ms/call, statuses: {statuses}, "
           f"identical results: {same}")
     print(f"max_concurrency=1:  {serial:8.2f} s")
