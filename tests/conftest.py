@@ -12,6 +12,10 @@ from pathlib import Path
 
 import pytest
 
+# Fails any test that opens a network connection to a non-loopback address (or resolves a
+# remote host name), even when the code under test caught the error.
+pytest_plugins = ["collabsim.llm.pytest_netguard"]
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
