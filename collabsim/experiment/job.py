@@ -71,7 +71,10 @@ def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
 def _session_config(plan: SessionPlan) -> SessionConfig:
     settings = plan.settings
     profiles = settings.get("profiles") or {}
-    collaborators = [profiles.get(key, key) for key in TEAM_COMPOSITIONS[plan.team]]
+    collaborators = [
+        {**profiles[key], "key": key} if profiles.get(key) else key
+        for key in TEAM_COMPOSITIONS[plan.team]
+    ]
     overrides = (settings.get("structure_overrides") or {}).get(plan.structure) or {}
     structure = structure_from_dict({"name": plan.structure, **overrides})
     clock_cfg = {k: v for k, v in (settings.get("clock") or {}).items() if k != "seed_offset"}
