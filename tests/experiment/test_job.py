@@ -49,6 +49,14 @@ def test_job_runs_every_session_and_reports_metrics(tmp_path):
     assert read_trace(traces[0])[0].action_type == "SESSION_START"
     plan = json.loads((traces[0].parent / "plan.json").read_text())
     assert plan["seed"] in (0, 1)
+    # virtual clock: in every scripted DR session a collaborator works while the agent does
+    for trace in (t for t in traces if "__DR__" in t.parent.name):
+        events = read_trace(trace)
+        agent = [e for e in events if e.actor == "agent"]
+        others = [e for e in events if e.actor in ("D", "R")]
+        assert any(
+            a.t_start < o.t_end and o.t_start < a.t_end for a in agent for o in others
+        ), trace
 
 
 def test_rerun_reuses_the_store_and_gives_identical_tables(tmp_path):
