@@ -43,7 +43,8 @@ def register(subparsers: Any) -> None:
 
 
 def _json_graphs(path: Path) -> list[WorkflowGraph]:
-    from collabsim.graphs.kolab_io import kolab_to_graph, read_explorer
+    from collabsim.graphs.explorer_io import read_explorer
+    from collabsim.graphs.kolab_io import kolab_to_graph
     from collabsim.graphs.nodelink import from_node_link, is_node_link
 
     try:

@@ -64,7 +64,7 @@ def register(subparsers: Any) -> None:
 
 
 def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], int]:
-    from collabsim.graphs.kolab_io import load_explorer
+    from collabsim.graphs.explorer_io import load_explorer
     from collabsim.kolab.instances import build_instances, expand_tasks
 
     path: Path = args.data

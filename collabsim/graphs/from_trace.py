@@ -59,7 +59,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from collabsim.graphs.kolab_io import GraphDataWarning
+from collabsim.graphs.kolab_common import GraphDataWarning
 from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
 from collabsim.session.events import ENV_ACTIONS, TraceEvent
 

@@ -1,8 +1,4 @@
-"""Readers and writers for Kolab workflow-graph files.
-
-Two formats:
-
-* **Kolab graph JSON** (one session per file)::
+"""Reader and writer of the Kolab graph JSON format (one session per file)::
 
     {"session_id", "participant_id", "goal", "occupation", "domain",
      "steps": [{"step_id", "name", "labels", "time_range", "collaboration", "quality",
@@ -19,32 +15,31 @@ Two formats:
   nodes, edges or responses, every entry of that kind carries an ``"order"`` index and the
   reader restores the order: the round trip is lossless.
 
-* **Kolab explorer dataset** (``explorer_sessions.json``, all sessions in one file; shape
-  in the data README). Step indices become step keys (``"0"``, ``"1"``, ...), ``"Human"`` /
-  ``"AI"`` become actor types (the source string is kept as ``Node.actor``), time text in
-  every listed format becomes intervals in seconds, the category becomes
-  ``SessionInfo.domain``.
-
-Annotation quirks (a response whose responder is an AI node or whose ``ai_node`` is drawn as
-a Human node, duplicate edges or responses, unknown step indices, unsorted intervals) never
-fail a load: each is recorded in ``WorkflowGraph.warnings`` and emitted as a
-:class:`GraphDataWarning`. Structural errors that leave no sensible graph (unparseable time
-text, a missing node id) raise :class:`KolabFormatError` naming the session, the node and
-the offending text.
+The explorer dataset has its own module (:mod:`collabsim.graphs.explorer_io`); both share
+:mod:`collabsim.graphs.kolab_common` (errors, warnings, tolerant field parsing).
 """
 
 from __future__ import annotations
 
 import json
-import warnings
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from collabsim.graphs.kolab_common import (
+    GraphDataWarning,
+    KolabFormatError,
+    Notes,
+    check_quirks,
+    node_id_of,
+    parse_actor_type,
+    parse_edge,
+    parse_node_intervals,
+    parse_rating,
+    parse_response,
+    unique_nodes,
+)
 from collabsim.graphs.model import (
-    RESPONSE_LABELS,
-    Edge,
     Node,
     Response,
     SessionInfo,
@@ -52,348 +47,11 @@ from collabsim.graphs.model import (
     WorkflowGraph,
 )
 from collabsim.graphs.timefmt import (
-    Interval,
     TimeFormatError,
     format_range,
-    parse_intervals,
     parse_range,
 )
 
-EDGE_TYPES = ("sequential", "loop")
-_ACTOR_TYPES = {"human": "human", "user": "human", "ai": "ai", "claude": "ai", "agent": "ai"}
-
-
-class GraphDataWarning(UserWarning):
-    """A data-quality note about a loaded graph (the graph still loads)."""
-
-
-class KolabFormatError(ValueError):
-    """A Kolab file cannot be turned into a graph; the message names session, node, text."""
-
-
-class _Notes:
-    """Collects warnings for one session and emits them."""
-
-    def __init__(self, session_id: str) -> None:
-        self.session_id = session_id
-        self.items: list[str] = []
-
-    def add(self, message: str) -> None:
-        text = f"session {self.session_id}: {message}"
-        self.items.append(text)
-        warnings.warn(text, GraphDataWarning, stacklevel=4)
-
-
-# --------------------------------------------------------------------------- shared helpers
-
-
-def _actor_type(raw_type: Any, actor: str, notes: _Notes, node_id: str) -> str:
-    """Resolve a node's actor type from an explicit type or the actor name."""
-    for candidate in (raw_type, actor):
-        if isinstance(candidate, str) and candidate.strip().lower() in _ACTOR_TYPES:
-            return _ACTOR_TYPES[candidate.strip().lower()]
-    notes.add(f"node {node_id}: unknown actor {actor!r} / type {raw_type!r}, taken as human")
-    return "human"
-
-
-def _intervals(raw: Any, notes: _Notes, node_id: str) -> tuple[Interval, ...]:
-    """Parse a node's time field; raise naming session, node and text."""
-    try:
-        if raw is None or isinstance(raw, str):
-            intervals = parse_intervals(raw)
-        elif isinstance(raw, Sequence):
-            intervals = parse_intervals([str(r) for r in raw])
-        else:
-            raise TimeFormatError(f"unsupported time value {raw!r}")
-    except TimeFormatError as err:
-        raise KolabFormatError(
-            f"session {notes.session_id}: node {node_id}: cannot parse time {raw!r}: {err}"
-        ) from None
-    fixed = []
-    for start, end in intervals:
-        if end < start:
-            notes.add(f"node {node_id}: reversed time range in {raw!r}, ends swapped")
-            start, end = end, start
-        fixed.append((start, end))
-    if fixed != sorted(fixed):
-        notes.add(f"node {node_id}: time ranges out of order in {raw!r}, sorted")
-        fixed.sort()
-    return tuple(fixed)
-
-
-def _edge(raw: Mapping[str, Any], known: set[str], notes: _Notes) -> Edge | None:
-    src, dst = raw.get("from", raw.get("source")), raw.get("to", raw.get("target"))
-    etype = raw.get("type") or "sequential"
-    if src not in known or dst not in known:
-        notes.add(f"edge {src}->{dst} names an unknown node, dropped")
-        return None
-    if etype not in EDGE_TYPES:
-        notes.add(f"edge {src}->{dst}: unknown type {etype!r}, taken as sequential")
-        etype = "sequential"
-    return Edge(str(src), str(dst), etype)
-
-
-def _check_quirks(
-    nodes: Mapping[str, Node], edges: Sequence[Edge], responses: Sequence[Response], notes: _Notes
-) -> None:
-    """Record duplicate edges/responses and responses with odd actor types."""
-    for (src, dst, etype), n in Counter((e.source, e.target, e.type) for e in edges).items():
-        if n > 1:
-            notes.add(f"edge {src}->{dst} ({etype}) appears {n} times (kept, all counted)")
-    for resp, n in Counter(responses).items():
-        if n > 1:
-            notes.add(
-                f"response {resp.responder} on {resp.ai_node} ({resp.label}) appears {n} times"
-                " (kept)"
-            )
-    for resp in responses:
-        if nodes[resp.responder].actor_type != "human":
-            notes.add(f"response by {resp.responder}: the responder is an AI node")
-        if nodes[resp.ai_node].actor_type != "ai":
-            notes.add(f"response by {resp.responder}: responded-to node {resp.ai_node} is human")
-        if resp.source is not None and nodes[resp.source].actor_type != "human":
-            notes.add(f"response by {resp.responder}: source node {resp.source} is an AI node")
-
-
-def _response(
-    responder: str, source: Any, ai_node: Any, label: Any, known: set[str], notes: _Notes
-) -> Response | None:
-    label_text = str(label).strip().lower() if label is not None else ""
-    if label_text not in RESPONSE_LABELS:
-        notes.add(f"response by {responder}: unknown label {label!r}, dropped")
-        return None
-    if ai_node not in known or responder not in known:
-        notes.add(f"response by {responder} on {ai_node}: unknown node, dropped")
-        return None
-    if source is not None and source not in known:
-        notes.add(f"response by {responder}: unknown source {source!r}, taken as None")
-        source = None
-    return Response(
-        str(responder), None if source is None else str(source), str(ai_node), label_text
-    )  # type: ignore[arg-type]
-
-
-def _node_id(raw: Mapping[str, Any], session_id: str) -> str:
-    node_id = raw.get("id")
-    if node_id is None or str(node_id) == "":
-        raise KolabFormatError(f"session {session_id}: a node has no id: {dict(raw)!r}")
-    return str(node_id)
-
-
-def _unique_nodes(nodes: list[Node], notes: _Notes) -> list[Node]:
-    seen: dict[str, Node] = {}
-    for node in nodes:
-        if node.id in seen:
-            notes.add(f"node id {node.id} repeats; later copy dropped")
-            continue
-        seen[node.id] = node
-    return list(seen.values())
-
-
-def _rating(value: Any, what: str, notes: _Notes) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        rating = int(value)
-    except (TypeError, ValueError):
-        notes.add(f"{what}: rating {value!r} is not a number, ignored")
-        return None
-    if not 1 <= rating <= 5:
-        notes.add(f"{what}: rating {rating} outside 1-5 (kept)")
-    return rating
-
-
-# --------------------------------------------------------------------------- explorer format
-
-
-def explorer_session_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
-    """Convert one session of the explorer dataset into a :class:`WorkflowGraph`.
-
-    Args:
-        data: One entry of ``explorer_sessions.json``'s ``sessions`` list.
-
-    Returns:
-        The graph; quirks are listed in ``graph.warnings`` (and emitted as warnings).
-
-    Raises:
-        KolabFormatError: If a node has no id or its time text cannot be parsed.
-    """
-    session_id = str(data.get("session_id") or "")
-    if not session_id:
-        raise KolabFormatError(f"explorer session without session_id: keys {sorted(data)}")
-    notes = _Notes(session_id)
-    known_keys = {
-        "session_id",
-        "participant_id",
-        "occupation",
-        "category",
-        "steps",
-        "nodes",
-        "edges",
-        "responses",
-        "goal",
-    }
-    extra = {k: v for k, v in data.items() if k not in known_keys}
-    session = SessionInfo(
-        session_id=session_id,
-        participant_id=str(data.get("participant_id") or ""),
-        occupation=str(data.get("occupation") or ""),
-        domain=str(data.get("category") or ""),
-        goal=str(data.get("goal") or ""),
-        extra=extra,
-    )
-    steps = []
-    for pos, raw in enumerate(data.get("steps") or ()):
-        index = raw.get("index", pos)
-        what = f"step {index}"
-        steps.append(
-            Step(
-                key=str(index),
-                name=str(raw.get("name") or ""),
-                labels=tuple(str(x) for x in raw.get("labels") or ()),
-                collaboration=_rating(raw.get("collaboration"), what, notes),
-                quality=_rating(raw.get("quality"), what, notes),
-            )
-        )
-    step_keys = {s.key for s in steps}
-    nodes = []
-    for raw in data.get("nodes") or ():
-        node_id = _node_id(raw, session_id)
-        actor = str(raw.get("actor") or "")
-        step = raw.get("step")
-        step_key = None if step is None else str(step)
-        if step_key is not None and step_key not in step_keys:
-            notes.add(f"node {node_id}: step {step!r} is not among the session's steps")
-        nodes.append(
-            Node(
-                id=node_id,
-                actor=actor,
-                actor_type=_actor_type(None, actor, notes, node_id),  # type: ignore[arg-type]
-                label=str(raw.get("label") or ""),
-                detail=str(raw.get("detail") or ""),
-                intervals=_intervals(raw.get("time"), notes, node_id),
-                step=step_key,
-            )
-        )
-    nodes = _unique_nodes(nodes, notes)
-    known = {n.id for n in nodes}
-    edges = [e for e in (_edge(r, known, notes) for r in data.get("edges") or ()) if e]
-    responses = [
-        r
-        for r in (
-            _response(
-                raw.get("responder"),
-                raw.get("source"),
-                raw.get("ai_node"),
-                raw.get("label"),
-                known,
-                notes,
-            )
-            for raw in data.get("responses") or ()
-        )
-        if r
-    ]
-    _check_quirks({n.id: n for n in nodes}, edges, responses, notes)
-    return WorkflowGraph(session, steps, nodes, edges, responses, notes.items)
-
-
-def read_explorer(data: Mapping[str, Any]) -> list[WorkflowGraph]:
-    """Convert a decoded explorer dataset (``{"sessions": [...]}``) into graphs."""
-    sessions = data.get("sessions")
-    if not isinstance(sessions, list):
-        raise KolabFormatError("explorer dataset has no 'sessions' list")
-    return [explorer_session_to_graph(s) for s in sessions]
-
-
-def load_explorer(path: str | Path) -> list[WorkflowGraph]:
-    """Load every session of an explorer dataset file (``explorer_sessions.json``).
-
-    Raises:
-        KolabFormatError: Naming the file, when it cannot be read as an explorer dataset.
-    """
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return read_explorer(data)
-    except (OSError, json.JSONDecodeError, KolabFormatError, AttributeError) as err:
-        raise KolabFormatError(f"{path}: {err}") from err
-
-
-def _explorer_step_index(key: str, position: int) -> int | str:
-    return int(key) if key.isdigit() else key if key else position
-
-
-def graph_to_explorer_session(graph: WorkflowGraph) -> dict[str, Any]:
-    """Convert a graph into one explorer-dataset session entry (inverse of the reader).
-
-    Step keys that are digit strings become integer indices; other keys are written as they
-    are. Times are written as ``"HH:MM:SS-HH:MM:SS"`` ranges joined by ``", "``.
-    """
-    s = graph.session
-    step_index = {st.key: _explorer_step_index(st.key, i) for i, st in enumerate(graph.steps)}
-    out: dict[str, Any] = {
-        "session_id": s.session_id,
-        "participant_id": s.participant_id,
-        **{k: v for k, v in s.extra.items()},
-        "occupation": s.occupation,
-        "category": s.domain,
-    }
-    if s.goal:
-        out["goal"] = s.goal
-    out["steps"] = [
-        {
-            "index": step_index[st.key],
-            "labels": list(st.labels),
-            "name": st.name,
-            "collaboration": st.collaboration,
-            "quality": st.quality,
-        }
-        for st in graph.steps
-    ]
-    out["nodes"] = [
-        {
-            "id": n.id,
-            "actor": n.actor
-            if n.actor in ("Human", "AI")
-            else ("Human" if n.actor_type == "human" else "AI"),
-            "label": n.label,
-            "detail": n.detail,
-            "time": ", ".join(format_range(iv) for iv in n.intervals),
-            "step": None
-            if n.step is None
-            else step_index.get(n.step, _explorer_step_index(n.step, -1)),
-        }
-        for n in graph.nodes
-    ]
-    out["edges"] = [{"from": e.source, "to": e.target, "type": e.type} for e in graph.edges]
-    out["responses"] = [
-        {"responder": r.responder, "source": r.source, "ai_node": r.ai_node, "label": r.label}
-        for r in graph.responses
-    ]
-    return out
-
-
-def write_explorer(
-    graphs: Iterable[WorkflowGraph],
-    path: str | Path,
-    *,
-    name: str = "collabsim-graphs",
-    description: str = "",
-) -> Path:
-    """Write graphs as an explorer-format dataset file; returns the path."""
-    path = Path(path)
-    data = {
-        "name": name,
-        "description": description,
-        "sessions": [graph_to_explorer_session(g) for g in graphs],
-    }
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return path
-
-
-# --------------------------------------------------------------------------- Kolab graph JSON
-
-# fmt: off
 _SESSION_KEYS = frozenset({"session_id", "participant_id", "goal", "occupation", "domain",
                            "steps", "extra", "warnings"})
 _NODE_KEYS = frozenset({"id", "actor", "actor_type", "label", "detail", "time", "softwares",
@@ -417,7 +75,7 @@ def kolab_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
     session_id = str(data.get("session_id") or "")
     if not session_id:
         raise KolabFormatError(f"Kolab graph without session_id: keys {sorted(data)}")
-    notes = _Notes(session_id)
+    notes = Notes(session_id)
     extra = dict(data.get("extra") or {})
     extra.update({k: v for k, v in data.items() if k not in _SESSION_KEYS})
     session = SessionInfo(
@@ -452,22 +110,22 @@ def kolab_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
                     name=str(raw_step.get("name") or ""),
                     labels=tuple(str(x) for x in raw_step.get("labels") or ()),
                     time_range=time_range,
-                    collaboration=_rating(raw_step.get("collaboration"), what, notes),
-                    quality=_rating(raw_step.get("quality"), what, notes),
+                    collaboration=parse_rating(raw_step.get("collaboration"), what, notes),
+                    quality=parse_rating(raw_step.get("quality"), what, notes),
                 )
             )
         for raw in raw_step.get("nodes") or ():
-            node_id = _node_id(raw, session_id)
+            node_id = node_id_of(raw, session_id)
             actor = str(raw.get("actor") or "")
             node_extra = dict(raw.get("extra") or {})
             node_extra.update({k: v for k, v in raw.items() if k not in _NODE_KEYS})
             node = Node(
                 id=node_id,
                 actor=actor,
-                actor_type=_actor_type(raw.get("actor_type"), actor, notes, node_id),  # type: ignore[arg-type]
+                actor_type=parse_actor_type(raw.get("actor_type"), actor, notes, node_id),  # type: ignore[arg-type]
                 label=str(raw.get("label") or ""),
                 detail=str(raw.get("detail") or ""),
-                intervals=_intervals(raw.get("time"), notes, node_id),
+                intervals=parse_node_intervals(raw.get("time"), notes, node_id),
                 step=step_key if raw.get("step") is None else str(raw["step"]),
                 softwares=tuple(str(x) for x in raw.get("softwares") or ()),
                 extra=node_extra,
@@ -477,13 +135,13 @@ def kolab_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
                 raw_resps.append((resp.get("order"), (node_id, resp)))
         for raw in raw_step.get("edges") or ():
             raw_edges.append((raw.get("order"), raw))
-    nodes = _unique_nodes(_ordered(raw_nodes), notes)
+    nodes = unique_nodes(_ordered(raw_nodes), notes)
     known = {n.id for n in nodes}
-    edges = [e for e in (_edge(r, known, notes) for r in _ordered(raw_edges)) if e]
+    edges = [e for e in (parse_edge(r, known, notes) for r in _ordered(raw_edges)) if e]
     responses = [
         r
         for r in (
-            _response(
+            parse_response(
                 responder,
                 raw.get("source_node_id"),
                 raw.get("claude_node_id"),
@@ -495,7 +153,7 @@ def kolab_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
         )
         if r
     ]
-    _check_quirks({n.id: n for n in nodes}, edges, responses, notes)
+    check_quirks({n.id: n for n in nodes}, edges, responses, notes)
     stored = [str(w) for w in data.get("warnings") or ()]
     fresh = [w for w in notes.items if w not in stored]
     return WorkflowGraph(session, steps, nodes, edges, responses, stored + fresh)
@@ -625,13 +283,8 @@ def write_kolab_graph(graph: WorkflowGraph, path: str | Path) -> Path:
 __all__ = [
     "GraphDataWarning",
     "KolabFormatError",
-    "explorer_session_to_graph",
-    "graph_to_explorer_session",
     "graph_to_kolab",
     "kolab_to_graph",
-    "load_explorer",
-    "read_explorer",
     "read_kolab_graph",
-    "write_explorer",
     "write_kolab_graph",
 ]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from collabsim.cli.main import main
-from collabsim.graphs.kolab_io import load_explorer, write_kolab_graph
+from collabsim.graphs.explorer_io import load_explorer
+from collabsim.graphs.kolab_io import write_kolab_graph
 from collabsim.graphs.nodelink import write_node_link
 from collabsim.metrics.dynamics import DYNAMICS_COLUMNS
 from collabsim.session.events import TraceEvent

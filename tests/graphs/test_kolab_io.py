@@ -8,16 +8,18 @@ from pathlib import Path
 
 import pytest
 
+from collabsim.graphs.explorer_io import (
+    explorer_session_to_graph,
+    graph_to_explorer_session,
+    load_explorer,
+    write_explorer,
+)
 from collabsim.graphs.kolab_io import (
     GraphDataWarning,
     KolabFormatError,
-    explorer_session_to_graph,
-    graph_to_explorer_session,
     graph_to_kolab,
     kolab_to_graph,
-    load_explorer,
     read_kolab_graph,
-    write_explorer,
     write_kolab_graph,
 )
 from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph

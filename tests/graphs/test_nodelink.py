@@ -9,7 +9,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from collabsim.graphs.kolab_io import load_explorer
+from collabsim.graphs.explorer_io import load_explorer
 from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
 from collabsim.graphs.nodelink import (
     NodeLinkFormatError,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from collabsim.graphs.kolab_io import load_explorer
+from collabsim.graphs.explorer_io import load_explorer
 from collabsim.graphs.model import WorkflowGraph
 from collabsim.kolab.instances import InstanceSet, build_instances
 
