@@ -49,6 +49,13 @@ def hydra_main(cfg: DictConfig) -> float:
 
 def main_with_args(args: list[str]) -> int:
     """Run the Hydra app with ``args`` as its command line (used by ``collabsim run``)."""
+    if not Path(CONFIG_DIR, "config.yaml").is_file():
+        print(
+            f"collabsim run: no Hydra configs at {CONFIG_DIR}. The configs live in the "
+            "repository's configs/ folder: install from a checkout with `pip install -e .`.",
+            file=sys.stderr,
+        )
+        return 2
     saved = sys.argv
     sys.argv = ["collabsim-run", *args]
     try:
