@@ -94,6 +94,13 @@ def _fill(model_response: Any, model: str, messages: list[dict[str, Any]], text:
         total_tokens=prompt_tokens + completion_tokens,
     )
     model_response.model = f"{PROVIDER}/{model}"
+    # The offline models are free: state the price on the reply, as a provider that knows its
+    # cost does. litellm then uses it ("response_cost" already in _hidden_params) instead of
+    # running its cost calculator twice per call (before returning and in the success
+    # handler); LLMClient prices the call itself either way (see client.price).
+    hidden = getattr(model_response, "_hidden_params", None)
+    if isinstance(hidden, dict):
+        hidden["response_cost"] = 0.0
     return model_response
 
 

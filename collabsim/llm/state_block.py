@@ -44,11 +44,44 @@ class StateBlockError(ValueError):
 _SCALARS = (str, int, float, bool, type(None))
 
 
+# Field names per dataclass type: ``dataclasses.fields()`` rebuilds a tuple on every call,
+# and an observation holds ~40 dataclass instances (a prompt is rendered per model call).
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+# Plain copies of task briefs, keyed by id() (the brief is kept alive in the entry, so an id
+# is never reused while cached). A session shows the same brief in every observation, and
+# converting its datasets and columns was most of the per-call encoding cost.
+_BRIEF_CACHE: dict[int, tuple[TaskBrief, dict[str, Any]]] = {}
+_BRIEF_CACHE_MAX = 256
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = tuple(f.name for f in fields(cls))
+        _FIELD_NAMES[cls] = names
+    return names
+
+
+def _plain_brief(brief: TaskBrief) -> dict[str, Any]:
+    """A TaskBrief as plain data, cached (callers never mutate the result)."""
+    found = _BRIEF_CACHE.get(id(brief))
+    if found is not None and found[0] is brief:
+        return found[1]
+    data = {name: _plain(getattr(brief, name)) for name in _field_names(type(brief))}
+    if len(_BRIEF_CACHE) >= _BRIEF_CACHE_MAX:
+        _BRIEF_CACHE.clear()
+    _BRIEF_CACHE[id(brief)] = (brief, data)
+    return data
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, _SCALARS):
         return value
+    if type(value) is TaskBrief:
+        return _plain_brief(value)
     if is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+        return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

@@ -333,7 +333,8 @@ def apply_mistakes(plan: AnalysisPlan, mistakes: Iterable[str]) -> AnalysisPlan:
 
 # ------------------------------------------------------------------------------ code cells
 
-_PRELUDE = '''import re
+_PRELUDE = '''import os
+import re
 import pandas as pd
 
 
@@ -361,6 +362,18 @@ def _bins(df):
     return t.set_index("_year")
 
 
+_TABLES = globals().setdefault("_collabsim_tables", {})
+
+
+def _table(path, df=None):
+    # Like a notebook, load and bin a file once per session; re-read if the file changes.
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    if key not in _TABLES:
+        _TABLES[key] = _bins(_read(path) if df is None else df)
+    return _TABLES[key]
+
+
 def _onsets(flag):
     before = flag.shift(1, fill_value=False)
     return [int(y) for y, now, prev in zip(flag.index, flag, before) if now and not prev]
@@ -372,7 +385,7 @@ def inspect_cell(plan: AnalysisPlan) -> str:
     return (
         f"{INSPECT_MARK}\n{_PRELUDE}\n"
         f"df = _read({plan.dataset!r})\n"
-        "t = _bins(df)\n"
+        f"t = _table({plan.dataset!r}, df)\n"
         "print('rows', len(df), 'bins', len(t), 'from', t.index.min(), 'to', t.index.max())\n"
         f"for col in {list(plan.columns) + list(plan.raw_columns)!r}:\n"
         "    if col in t.columns:\n"
@@ -390,7 +403,10 @@ def compute_cell(plan: AnalysisPlan) -> str:
         f"COLS = {list(plan.columns)!r}\n"
         f"WINDOW = {plan.window!r}\n"
         f"ORDINAL = {plan.ordinal}\n"
-        "t = _bins(_read(" + repr(plan.dataset) + "))\n"
+        # The session's sandbox keeps its namespace: a file already loaded by an earlier
+        # cell (inspect, a teammate's check) is reused instead of re-read and re-binned,
+        # which was most of a compute cell's time. The answer is still computed here.
+        f"t = _table({plan.dataset!r})\n"
         "data = t[COLS].apply(pd.to_numeric, errors='coerce')\n"
         "if WINDOW is not None:\n"
         "    data = data.loc[WINDOW[0]:WINDOW[1]]\n"

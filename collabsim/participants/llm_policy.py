@@ -106,6 +106,19 @@ def _environment(template_dir: str | None) -> jinja2.Environment:
     return env
 
 
+def _system_key(obs: Observation) -> tuple[Any, ...]:
+    """Every observation field the packaged ``*_system.j2`` templates read (keep in sync)."""
+    profile = obs.profile
+    return (
+        obs.role,
+        obs.me,
+        obs.structure,
+        obs.teammates,
+        obs.memory is None,
+        None if profile is None else (profile.title, profile.guidance),
+    )
+
+
 class PromptRenderer:
     """Renders participant prompts from Jinja2 templates.
 
@@ -119,6 +132,11 @@ class PromptRenderer:
     def __init__(self, template_dir: Path | None = None, limits: PromptLimits | None = None):
         self.limits = limits or PromptLimits()
         self.env = _environment(str(template_dir) if template_dir is not None else None)
+        # The system prompt is the same on every turn of a session; with the packaged
+        # templates (whose inputs are known, see _system_key) it is rendered once.
+        self._system_cache: dict[tuple[Any, ...], str] | None = (
+            {} if template_dir is None else None
+        )
 
     def _actions_help(self, obs: Observation) -> str:
         names = tuple(n for n in obs.available_actions if n in ACTION_SPECS) or tuple(ACTION_SPECS)
@@ -126,7 +144,17 @@ class PromptRenderer:
 
     def system(self, obs: Observation) -> str:
         """The system prompt for ``obs.role``."""
-        return self.env.get_template(f"{obs.role}_system.j2").render(obs=obs).strip()
+        cache = self._system_cache
+        if cache is None:
+            return self.env.get_template(f"{obs.role}_system.j2").render(obs=obs).strip()
+        key = _system_key(obs)
+        text = cache.get(key)
+        if text is None:
+            text = self.env.get_template(f"{obs.role}_system.j2").render(obs=obs).strip()
+            if len(cache) >= 64:
+                cache.clear()
+            cache[key] = text
+        return text
 
     def turn(self, obs: Observation, scratchpad: str, state_block: str | None) -> str:
         """The turn prompt: everything the participant sees now."""
