@@ -55,7 +55,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from collabsim.participants.protocol import (
     GateRequest,
@@ -63,15 +63,18 @@ from collabsim.participants.protocol import (
     Participant,
     SessionAbort,
 )
-from collabsim.participants.team import TeamSpec
 from collabsim.session.actions import Action, parse_action
-from collabsim.session.clock import ClockSpec, Scheduler, VirtualClock
+from collabsim.session.clock import Scheduler, VirtualClock
+from collabsim.session.config import (
+    CodeExecutor,
+    ExecutorFactory,
+    SessionConfig,
+    default_executor_factory,
+)
 from collabsim.session.events import MESSAGE_ACTIONS, TraceEvent
 from collabsim.session.results import SessionResult
 from collabsim.session.structures import (
     GATES_SECTION,
-    StructureSpec,
-    builtin_structure,
     chosen_gates,
     parse_gate_entry,
     preassigned_gates,
@@ -84,87 +87,15 @@ from collabsim.session.workspace import (
     truncate,
     visible_history,
 )
-from collabsim.tasks.model import Task
 
 if TYPE_CHECKING:
-    from collabsim.sandbox.limits import SandboxLimits
+    pass
 
 log = logging.getLogger(__name__)
 
 BUILD_ACTIONS = ("SEND_TEAMMATE_MESSAGE", "MEMORY_ADD", "MEMORY_AGREE", "WAIT_TEAMMATE_CONTINUE")
 WAIT = "WAIT_TEAMMATE_CONTINUE"
 _INVALID_TEXT_CHARS = 1000
-
-
-class ExecutionResult(Protocol):
-    """What an executor returns (``collabsim.sandbox.ExecResult`` satisfies it)."""
-
-    output: str
-    error: str | None
-    status: str
-
-
-class CodeExecutor(Protocol):
-    """A persistent code runner for one session (``collabsim.sandbox.Sandbox`` satisfies it)."""
-
-    def execute(self, code: str) -> ExecutionResult:
-        """Run one cell; never raises on user code."""
-        ...
-
-    def close(self) -> None:
-        """Release the runner (idempotent)."""
-        ...
-
-
-ExecutorFactory = Callable[[Sequence[Path], Any], CodeExecutor]
-
-
-def default_executor_factory(files: Sequence[Path], limits: Any) -> CodeExecutor:
-    """Create the real sandbox (imported lazily) for a task's files."""
-    from collabsim.sandbox import Sandbox, SandboxLimits
-
-    return Sandbox(list(files), limits if limits is not None else SandboxLimits())
-
-
-@dataclass(frozen=True)
-class SessionConfig:
-    """Everything that defines a session (equal configs + policies -> identical traces).
-
-    Attributes:
-        task: The task (participants only see ``task.brief()``).
-        team: Team composition.
-        structure: Collaboration structure.
-        seed: Session seed (clock durations; policies get it from their own config).
-        clock: Virtual-clock duration model.
-        limits: Sandbox limits (None: sandbox defaults).
-        max_turns: Decisions per participant (waits included); the session ends when the
-            agent has used them, a collaborator just stops.
-        max_time: Virtual-time budget in seconds.
-        policy: Policy label for the result record ("" = derived from participant classes).
-        trace_observation_chars: Trace ``observation`` fields are cut to this length.
-        cell_output_chars: Code-cell outputs in the workspace are cut to this length.
-    """
-
-    task: Task
-    team: TeamSpec = field(default_factory=TeamSpec)
-    structure: StructureSpec = field(default_factory=lambda: builtin_structure("default"))
-    seed: int = 0
-    clock: ClockSpec = field(default_factory=ClockSpec)
-    limits: SandboxLimits | None = None
-    max_turns: int = 60
-    max_time: float = 7200.0
-    policy: str = ""
-    trace_observation_chars: int = 2000
-    cell_output_chars: int = 4000
-
-    def __post_init__(self) -> None:
-        if self.structure.solo and self.team.collaborators:
-            raise ValueError(
-                f"structure {self.structure.name!r} is for the agent alone, but team "
-                f"{self.team.label!r} has collaborators"
-            )
-        if self.max_turns < 1 or not self.max_time > 0:
-            raise ValueError("max_turns and max_time must be positive")
 
 
 @dataclass(order=True)
@@ -770,3 +701,13 @@ def run_session_sync(
             run_session(config, participants, trace_path, executor_factory=executor_factory)
         )
     raise RuntimeError("run_session_sync called inside an event loop; await run_session instead")
+
+
+__all__ = [
+    "CodeExecutor",
+    "ExecutorFactory",
+    "SessionConfig",
+    "default_executor_factory",
+    "run_session",
+    "run_session_sync",
+]
