@@ -113,6 +113,15 @@ def _bad_request(model: str, exc: Exception) -> Exception:
     )
 
 
+def _request(model: str, messages: list, kwargs: dict[str, Any]) -> tuple[float, Any, Any]:
+    """Latency, observation and policy of one call (a malformed call is a bad request)."""
+    optional = kwargs.get("optional_params") or {}
+    try:
+        return latency_seconds(model, optional), *decode_state(messages)
+    except (OfflineProviderError, StateBlockError) as exc:
+        raise _bad_request(model, exc) from exc
+
+
 def _make_handler(base: type) -> Any:
     class ScriptedProvider(base):  # type: ignore[misc, valid-type]
         """litellm CustomLLM answering ``collabsim/*`` models with the scripted policies."""
@@ -120,12 +129,7 @@ def _make_handler(base: type) -> Any:
         async def acompletion(  # noqa: D102
             self, model: str, messages: list, *args: Any, **kwargs: Any
         ) -> Any:
-            optional = kwargs.get("optional_params") or {}
-            try:
-                delay = latency_seconds(model, optional)
-                observation, policy = decode_state(messages)
-            except (OfflineProviderError, StateBlockError) as exc:
-                raise _bad_request(model, exc) from exc
+            delay, observation, policy = _request(model, messages, kwargs)
             if delay > 0:
                 await asyncio.sleep(delay)
             text = await answer(observation, policy)
@@ -134,12 +138,7 @@ def _make_handler(base: type) -> Any:
         def completion(  # noqa: D102
             self, model: str, messages: list, *args: Any, **kwargs: Any
         ) -> Any:
-            optional = kwargs.get("optional_params") or {}
-            try:
-                delay = latency_seconds(model, optional)
-                observation, policy = decode_state(messages)
-            except (OfflineProviderError, StateBlockError) as exc:
-                raise _bad_request(model, exc) from exc
+            delay, observation, policy = _request(model, messages, kwargs)
             if delay > 0:
                 time.sleep(delay)
             text = asyncio.run(answer(observation, policy))
