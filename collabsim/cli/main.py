@@ -17,6 +17,8 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "tasks": "collabsim.cli.tasks_cmd",
     "dynamics": "collabsim.cli.dynamics_cmd",
     "kolab": "collabsim.cli.kolab_cmd",
+    "calibrate": "collabsim.cli.calibrate_cmd",
+    "fidelity": "collabsim.cli.fidelity_cmd",
 }
 
 

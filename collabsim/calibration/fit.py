@@ -1,0 +1,132 @@
+"""Fit the behavioural model (timing and reactions) to real sessions.
+
+* **Timing** (:class:`~collabsim.participants.behaviour.timing.TimingModel`). Gaps shorter
+  than the data's 1-second resolution are raised to 1 s before taking logs. Each session's
+  mean log-gap is its tempo (``tempo_mean`` / ``tempo_sd`` are the mean and sample standard
+  deviation over sessions); the centred log-gaps of all sessions are fitted jointly with a
+  two-state Gaussian HMM (:mod:`collabsim.calibration.hmm`). ``continuous_share`` is the
+  share of human nodes that last until the next human node starts; the remaining duration
+  shares are fitted with a Beta distribution by maximum likelihood.
+* **Reactions** (:class:`~collabsim.participants.behaviour.reactions.ReactionModel`). The
+  population rates are the pooled label shares (so they equal the data's counts); the
+  Dirichlet concentration is fitted by maximum marginal likelihood over participants
+  (:mod:`collabsim.calibration.dirichlet`).
+
+Nothing here looks at simulated results or published team tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from collabsim.calibration.dirichlet import ConcentrationFit, fit_concentration
+from collabsim.calibration.hmm import HMMFit, fit_two_state
+from collabsim.calibration.kolab_sample import KolabSample
+from collabsim.participants.behaviour.params import Param
+from collabsim.participants.behaviour.profile import BehaviourModel
+from collabsim.participants.behaviour.reactions import ReactionModel
+from collabsim.participants.behaviour.timing import TimingModel
+
+MIN_INTERVAL_S = 1.0  # the Kolab times are whole seconds
+_SHARE_CLIP = 1e-3
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A fitted behaviour model with the fits behind it."""
+
+    model: BehaviourModel
+    sample: KolabSample
+    hmm: HMMFit
+    concentration: ConcentrationFit
+
+
+def _src(sample: KolabSample, statistic: str) -> str:
+    return f"kolab:{sample.file_name}: {statistic}"
+
+
+def fit_timing(sample: KolabSample) -> tuple[TimingModel, HMMFit]:
+    """Fit the timing model (module docstring) to a Kolab sample."""
+    seqs = [np.log(np.maximum(t, MIN_INTERVAL_S)) for t in sample.intervals if len(t) >= 2]
+    if len(seqs) < 2:
+        raise ValueError("need at least 2 sessions with 3 or more human events")
+    tempos = np.array([s.mean() for s in seqs])
+    hmm = fit_two_state([s - s.mean() for s in seqs])
+    n_gaps = sum(len(s) for s in seqs)
+    n_sess = len(seqs)
+    shares = sample.duration_shares
+    whole = shares >= 1.0
+    part = np.clip(shares[~whole], _SHARE_CLIP, 1.0 - _SHARE_CLIP)
+    if len(part) >= 2:
+        a, b, _, _ = stats.beta.fit(part, floc=0.0, fscale=1.0)
+        beta_src = _src(
+            sample, f"Beta maximum-likelihood fit to {len(part)} duration/gap shares below 1"
+        )
+    else:
+        a, b = 1.0, 1.0
+        beta_src = "prior:uniform share (too few human nodes ending before the next one)"
+    hmm_src = (
+        f"two-state Gaussian HMM (Baum-Welch) on centred log gaps, {n_gaps} gaps "
+        f"in {n_sess} sessions"
+    )
+    model = TimingModel(
+        tempo_mean=Param(
+            float(tempos.mean()),
+            _src(sample, f"mean over {n_sess} sessions of the mean log gap between human events"),
+        ),
+        tempo_sd=Param(
+            float(tempos.std(ddof=1)),
+            _src(sample, f"sample SD over {n_sess} sessions of the mean log gap"),
+        ),
+        fast_mean=Param(hmm.means[0], _src(sample, f"{hmm_src}: state 0 mean")),
+        fast_sd=Param(hmm.sds[0], _src(sample, f"{hmm_src}: state 0 SD")),
+        slow_mean=Param(hmm.means[1], _src(sample, f"{hmm_src}: state 1 mean")),
+        slow_sd=Param(hmm.sds[1], _src(sample, f"{hmm_src}: state 1 SD")),
+        stay_fast=Param(hmm.trans[0][0], _src(sample, f"{hmm_src}: P(0 -> 0)")),
+        stay_slow=Param(hmm.trans[1][1], _src(sample, f"{hmm_src}: P(1 -> 1)")),
+        start_fast=Param(hmm.start[0], _src(sample, f"{hmm_src}: P(first gap in state 0)")),
+        continuous_share=Param(
+            float(whole.mean()) if len(shares) else 0.0,
+            _src(
+                sample,
+                f"{int(whole.sum())}/{len(shares)} human nodes lasting until the next human "
+                "node starts",
+            ),
+        ),
+        duration_a=Param(float(a), beta_src),
+        duration_b=Param(float(b), beta_src),
+        min_interval=Param(MIN_INTERVAL_S, "prior:time resolution of the Kolab graphs (1 s)"),
+    )
+    return model, hmm
+
+
+def fit_reactions(sample: KolabSample) -> tuple[ReactionModel, ConcentrationFit]:
+    """Fit the reaction model (module docstring) to a Kolab sample."""
+    totals = sample.reaction_totals
+    n = int(totals.sum())
+    mean = totals / n
+    counts = sample.participant_counts
+    conc = fit_concentration(counts, mean)
+    rate_src = [_src(sample, f"{int(k)}/{n} responses") for k in totals]
+    kappa_src = _src(
+        sample,
+        f"Dirichlet-multinomial maximum marginal likelihood over {len(counts)} participants "
+        "(mean fixed to the pooled shares)" + (" - at the search bound" if conc.at_bound else ""),
+    )
+    model = ReactionModel(
+        adopt=Param(float(mean[0]), rate_src[0]),
+        modify=Param(float(mean[1]), rate_src[1]),
+        reject=Param(float(mean[2]), rate_src[2]),
+        concentration=Param(conc.kappa, kappa_src),
+    )
+    return model, conc
+
+
+def calibrate(sample: KolabSample) -> Calibration:
+    """Fit the whole behaviour model to a Kolab sample."""
+    timing, hmm = fit_timing(sample)
+    reactions, conc = fit_reactions(sample)
+    return Calibration(BehaviourModel(timing, reactions), sample, hmm, conc)

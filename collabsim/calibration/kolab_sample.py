@@ -1,0 +1,149 @@
+"""The figures calibration needs from real workflow graphs, read once.
+
+Human event streams use the same conventions as the dynamics metrics
+(:func:`collabsim.metrics.dynamics.human_event_times` and
+:func:`~collabsim.metrics.dynamics.inter_event_intervals`); reactions are the graphs'
+response triples grouped by participant (a professional's sessions pooled, because a
+person's habits are what the per-person spread describes).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from collabsim.graphs.model import WorkflowGraph
+from collabsim.metrics.dynamics import (
+    burstiness,
+    human_event_times,
+    inter_event_intervals,
+    memory_coefficient,
+)
+from collabsim.participants.behaviour.reactions import LABELS
+
+
+class CalibrationInputError(ValueError):
+    """Input data cannot be used; the message (one line) names the file or folder."""
+
+
+@dataclass(frozen=True)
+class KolabSample:
+    """What calibration reads from a set of real sessions.
+
+    Attributes:
+        file_name: Name of the source file (for parameter sources).
+        session_ids: Session ids, in file order.
+        intervals: Per session, the inter-event intervals of human events (seconds).
+        burstiness: Per session, burstiness B of human events (NaN when undefined).
+        memory: Per session, memory coefficient M of human events (NaN when undefined).
+        duration_shares: For consecutive human nodes with a positive gap, the first node's
+            duration divided by the gap (start to next start).
+        reactions: Participant id -> counts ``[adopt, modify, reject]``.
+    """
+
+    file_name: str
+    session_ids: tuple[str, ...]
+    intervals: tuple[np.ndarray, ...]
+    burstiness: np.ndarray
+    memory: np.ndarray
+    duration_shares: np.ndarray
+    reactions: dict[str, np.ndarray]
+
+    @property
+    def event_counts(self) -> np.ndarray:
+        """Number of human events per session (intervals + 1)."""
+        return np.array([len(t) + 1 for t in self.intervals])
+
+    @property
+    def reaction_totals(self) -> np.ndarray:
+        """Pooled counts ``[adopt, modify, reject]``."""
+        if not self.reactions:
+            return np.zeros(3, dtype=int)
+        return np.sum(list(self.reactions.values()), axis=0)
+
+    @property
+    def participant_counts(self) -> np.ndarray:
+        """Participants x 3 count matrix (participants with at least one response)."""
+        rows = [c for c in self.reactions.values() if c.sum() > 0]
+        return np.array(rows, dtype=int).reshape(-1, 3)
+
+
+def _duration_shares(graph: WorkflowGraph) -> list[float]:
+    humans = sorted(
+        (n for n in graph.nodes if n.actor_type == "human" and n.start is not None),
+        key=lambda n: n.start,  # type: ignore[arg-type, return-value]
+    )
+    out = []
+    for a, b in zip(humans, humans[1:], strict=False):
+        gap = float(b.start) - float(a.start)  # type: ignore[arg-type]
+        if gap > 0:
+            out.append((float(a.end) - float(a.start)) / gap)  # type: ignore[arg-type]
+    return out
+
+
+def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> KolabSample:
+    """Collect the calibration figures of ``graphs``.
+
+    Raises:
+        CalibrationInputError: When there are no sessions, no human intervals or no responses.
+    """
+    if not graphs:
+        raise CalibrationInputError(f"{file_name}: no sessions")
+    intervals, bursts, memories, shares = [], [], [], []
+    reactions: dict[str, Counter[str]] = {}
+    for g in graphs:
+        times = human_event_times(g)
+        intervals.append(inter_event_intervals(times))
+        bursts.append(burstiness(times))
+        memories.append(memory_coefficient(times))
+        shares.extend(_duration_shares(g))
+        person = g.session.participant_id or g.session.session_id
+        counter = reactions.setdefault(person, Counter())
+        counter.update(r.label for r in g.responses)
+    if sum(len(t) for t in intervals) < 3:
+        raise CalibrationInputError(f"{file_name}: fewer than 3 gaps between human events")
+    if not any(sum(c.values()) for c in reactions.values()):
+        raise CalibrationInputError(f"{file_name}: no adopt/modify/reject responses")
+    return KolabSample(
+        file_name=file_name,
+        session_ids=tuple(g.session.session_id for g in graphs),
+        intervals=tuple(intervals),
+        burstiness=np.array(bursts, dtype=float),
+        memory=np.array(memories, dtype=float),
+        duration_shares=np.array(shares, dtype=float),
+        reactions={p: np.array([c[k] for k in LABELS], dtype=int) for p, c in reactions.items()},
+    )
+
+
+def load_kolab_sample(path: str | Path) -> tuple[list[WorkflowGraph], KolabSample]:
+    """Read a Kolab explorer dataset file and collect its calibration figures.
+
+    Data-quality warnings of the reader (documented quirks of the source) are silenced.
+
+    Raises:
+        CalibrationInputError: One line naming the file when it is missing, unreadable,
+            empty or lacks the figures calibration needs.
+    """
+    from collabsim.graphs.explorer_io import load_explorer
+    from collabsim.graphs.kolab_common import KolabFormatError
+
+    path = Path(path)
+    if not path.is_file():
+        raise CalibrationInputError(f"{path}: no such Kolab file")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graphs = load_explorer(path)
+    except (KolabFormatError, ValueError) as err:
+        raise CalibrationInputError(" ".join(str(err).split())) from None
+    if not graphs:
+        raise CalibrationInputError(f"{path}: the Kolab file has no sessions")
+    try:
+        return graphs, sample_from_graphs(graphs, path.name)
+    except CalibrationInputError as err:
+        raise CalibrationInputError(f"{path}: {str(err).split(': ', 1)[-1]}") from None

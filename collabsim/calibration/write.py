@@ -1,0 +1,193 @@
+"""Write a calibration: profile YAMLs with a ``behaviour:`` block, and calibration.md.
+
+Each profile (by default the packaged ``D`` and ``R``) is written with its existing content
+unchanged (comments included) and the fitted ``behaviour:`` block appended; a profile that
+already has such a block gets it replaced. The Kolab data has one kind of human (the
+professional using the agent), so D and R receive the same fitted block.
+
+Files are first written into a staging folder beside the output folder and moved into place
+only when all of them were written, so a failure leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from collabsim.calibration.checks import SpreadCheck, StatCheck, spread_check, timing_checks
+from collabsim.calibration.fit import Calibration
+from collabsim.participants.behaviour.reactions import LABELS
+
+DEFAULT_PROFILES: tuple[str, ...] = ("D", "R")
+TIMING_CHECK_TOL_SE = 2.5
+
+
+def packaged_profile_text(key: str) -> str:
+    """Text of the packaged profile ``collabsim/participants/profiles/<key>.yaml``."""
+    ref = resources.files("collabsim.participants.profiles").joinpath(f"{key}.yaml")
+    return ref.read_text(encoding="utf-8")
+
+
+def profile_with_behaviour(text: str, behaviour: dict, note: str) -> str:
+    """Profile text with ``behaviour`` as its ``behaviour:`` block (see module docstring)."""
+    data = yaml.safe_load(text) or {}
+    if not isinstance(data, dict):
+        raise ValueError("a profile must be a YAML mapping")
+    block = yaml.safe_dump({"behaviour": behaviour}, sort_keys=False, width=200)
+    if "behaviour" in data:
+        data.pop("behaviour")
+        text = yaml.safe_dump(data, sort_keys=False, width=200)
+    return text.rstrip("\n") + f"\n# {note}\n" + block
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def calibration_markdown(
+    cal: Calibration, checks: Sequence[StatCheck], spread: SpreadCheck, profiles: Sequence[str]
+) -> str:
+    """The short calibration report."""
+    s = cal.sample
+    tm, rm = cal.model.timing, cal.model.reactions
+    totals = s.reaction_totals
+    n = int(totals.sum())
+    lines = [
+        "# Calibration of the simulated-human behaviour model",
+        "",
+        f"Source: `{s.file_name}` - {len(s.session_ids)} sessions, "
+        f"{len(s.reactions)} participants, {int(sum(len(t) for t in s.intervals))} gaps between "
+        f"human events, {n} responses to AI outputs. Profiles written: "
+        + ", ".join(f"`{p}.yaml`" for p in profiles)
+        + " (the same fitted block for each: the data has one kind of human).",
+        "",
+        "## Reactions to AI outputs",
+        "",
+        "| label | count | fitted rate |",
+        "|---|---:|---:|",
+    ]
+    for k, label in enumerate(LABELS):
+        lines.append(f"| {label} | {int(totals[k])} | {getattr(rm, label).value:.4f} |")
+    lines += [
+        "",
+        f"Per-person spread: Dirichlet concentration kappa = {rm.concentration.value:.2f} "
+        "(maximum marginal likelihood"
+        + (", at the search bound: no spread beyond chance" if cal.concentration.at_bound else "")
+        + f"). Observed per-participant adopt share: {spread.observed.min():.2f} to "
+        f"{spread.observed.max():.2f} (SD {spread.observed_sd:.3f}, {len(spread.observed)} "
+        f"participants). Model: 90 % of simulated people adopt at a rate in "
+        f"[{spread.latent_q05:.2f}, {spread.latent_q95:.2f}]; at the real response counts the "
+        f"SD of observed shares would lie in [{spread.predicted_sd_q05:.3f}, "
+        f"{spread.predicted_sd_q95:.3f}] (90 %).",
+        "",
+        "## Timing of human actions",
+        "",
+        "Two-state lognormal HMM on the gaps between human events, with a per-session tempo "
+        "(see `collabsim/participants/behaviour/timing.py` for why this family).",
+        "",
+        "| parameter | value |",
+        "|---|---:|",
+        f"| tempo: mean log gap (median gap {math.exp(tm.tempo_mean.value):.0f} s) | "
+        f"{tm.tempo_mean.value:.3f} |",
+        f"| tempo: SD over sessions | {tm.tempo_sd.value:.3f} |",
+        f"| state 0: mean / SD (log, relative to tempo) | {tm.fast_mean.value:.3f} / "
+        f"{tm.fast_sd.value:.3f} |",
+        f"| state 1: mean / SD | {tm.slow_mean.value:.3f} / {tm.slow_sd.value:.3f} |",
+        f"| P(stay in state 0) / P(stay in state 1) | {tm.stay_fast.value:.3f} / "
+        f"{tm.stay_slow.value:.3f} |",
+        f"| action lasts the whole gap | {tm.continuous_share.value:.3f} |",
+        f"| otherwise duration share ~ Beta(a, b) | a = {tm.duration_a.value:.3f}, "
+        f"b = {tm.duration_b.value:.3f} |",
+        "",
+        f"EM: log-likelihood {cal.hmm.loglik:.2f}, {cal.hmm.iterations} iterations, "
+        f"{'converged' if cal.hmm.converged else 'NOT converged'}.",
+        "",
+        "Check: sessions simulated at the real numbers of human events against the real ones "
+        f"(pass = simulated mean within {TIMING_CHECK_TOL_SE} standard errors of the real mean; "
+        "the real mean over about 30 sessions is itself uncertain by that SE).",
+        "",
+        "| statistic | real mean (SE) | real SD | simulated mean | simulated SD | "
+        "distance in SE | KS D (p) | pass |",
+        "|---|---|---:|---:|---:|---:|---|---|",
+    ]
+    for c in checks:
+        ok = c.diff_in_se <= TIMING_CHECK_TOL_SE
+        lines.append(
+            f"| {c.name} | {_fmt(c.real_mean)} ({_fmt(c.real_se)}) | {_fmt(c.real_sd)} | "
+            f"{_fmt(c.sim_mean)} | {_fmt(c.sim_sd)} | {_fmt(c.diff_in_se, 2)} | "
+            f"{_fmt(c.ks_stat)} ({_fmt(c.ks_p)}) | {'yes' if ok else 'NO'} |"
+        )
+    lines += [
+        "",
+        "## Limits",
+        "",
+        "- Kolab participants are professionals on their own long tasks with one AI "
+        "assistant, not data analysts in a simulated team; the fitted values are the best "
+        "available real reference, not a measurement of D or R.",
+        "- Every parameter's source is in the profile YAMLs (`kolab:<file>: <statistic>` or "
+        "`prior:<reference>`). No published team result was used.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_calibration(
+    cal: Calibration,
+    out_dir: str | Path,
+    *,
+    profile_texts: dict[str, str] | None = None,
+    check_seed: int = 0,
+) -> list[Path]:
+    """Write the profiles and calibration.md into ``out_dir``; returns the written paths.
+
+    Args:
+        cal: The fitted calibration.
+        out_dir: Output folder (created; files of the same name are replaced).
+        profile_texts: Profile key -> existing profile YAML text (default: packaged D and R).
+        check_seed: Seed of the simulation checks in calibration.md.
+    """
+    out = Path(out_dir)
+    texts = profile_texts or {k: packaged_profile_text(k) for k in DEFAULT_PROFILES}
+    behaviour = cal.model.to_dict()
+    note = (
+        f"behaviour: fitted by `collabsim calibrate` from {cal.sample.file_name} "
+        "(see calibration.md); every parameter names its source"
+    )
+    checks = timing_checks(cal.model.timing, cal.sample, seed=check_seed)
+    spread = spread_check(cal.model.reactions, cal.sample, seed=check_seed)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        names = []
+        for key, text in texts.items():
+            (staging / f"{key}.yaml").write_text(
+                profile_with_behaviour(text, behaviour, note), encoding="utf-8"
+            )
+            names.append(f"{key}.yaml")
+        (staging / "calibration.md").write_text(
+            calibration_markdown(cal, checks, spread, list(texts)), encoding="utf-8"
+        )
+        names.append("calibration.md")
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in names:
+            os.replace(staging / name, out / name)
+            written.append(out / name)
+        return written
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def observed_adopt_range(cal: Calibration) -> tuple[float, float]:
+    """Min and max observed per-participant adopt share."""
+    counts = cal.sample.participant_counts
+    shares = counts[:, 0] / counts.sum(axis=1)
+    return float(np.min(shares)), float(np.max(shares))

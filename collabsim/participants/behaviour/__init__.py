@@ -1,0 +1,25 @@
+"""The stochastic, data-fitted parts of a simulated human (timing and reactions to AI output).
+
+Parameters are frozen records whose every value carries its source (:class:`Param`); they
+are fitted by ``collabsim calibrate`` (:mod:`collabsim.calibration`) from the Kolab graphs
+and stored in a profile's ``behaviour:`` block. All sampling takes a seeded
+``numpy.random.Generator``.
+"""
+
+from collabsim.participants.behaviour.params import BehaviourConfigError, Param
+from collabsim.participants.behaviour.profile import BehaviourModel, load_behaviour
+from collabsim.participants.behaviour.reactions import LABELS, ReactionModel, ReactionRates
+from collabsim.participants.behaviour.timing import HumanTiming, TimingModel, event_times
+
+__all__ = [
+    "LABELS",
+    "BehaviourConfigError",
+    "BehaviourModel",
+    "HumanTiming",
+    "Param",
+    "ReactionModel",
+    "ReactionRates",
+    "TimingModel",
+    "event_times",
+    "load_behaviour",
+]

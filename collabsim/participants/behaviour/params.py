@@ -1,0 +1,89 @@
+"""A behavioural parameter: a value together with where it comes from.
+
+Every number of the behavioural model carries its provenance so that a reader of a profile
+can tell a fitted value from an assumption:
+
+* ``kolab:<file>: <statistic>`` — fitted by ``collabsim calibrate`` from a Kolab file, with
+  the statistic that produced it (e.g. ``kolab:explorer_sessions.json: 152/247 responses``);
+* ``prior:<reference>`` — a documented prior (a citation or a stated assumption).
+
+The YAML form of a parameter is ``{value: ..., source: ...}``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+SOURCE_PREFIXES: tuple[str, ...] = ("kolab:", "prior:")
+
+
+class BehaviourConfigError(ValueError):
+    """A behaviour block is malformed; the message names the offending key."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One scalar parameter of the behavioural model.
+
+    Attributes:
+        value: The parameter value.
+        source: ``kolab:<file>: <statistic>`` or ``prior:<reference>``.
+    """
+
+    value: float
+    source: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, int | float) or not math.isfinite(self.value):
+            raise BehaviourConfigError(f"parameter value must be a finite number: {self.value!r}")
+        if not self.source.startswith(SOURCE_PREFIXES):
+            raise BehaviourConfigError(
+                f"parameter source must start with 'kolab:' or 'prior:': {self.source!r}"
+            )
+        object.__setattr__(self, "value", float(self.value))
+
+    def __float__(self) -> float:
+        return self.value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The YAML form ``{value, source}``."""
+        return {"value": self.value, "source": self.source}
+
+    @classmethod
+    def from_dict(cls, data: Any, name: str) -> Param:
+        """Read ``{value, source}``; ``name`` is used in error messages.
+
+        Raises:
+            BehaviourConfigError: Naming ``name`` when the entry is not a valid parameter.
+        """
+        if not isinstance(data, Mapping) or "value" not in data or "source" not in data:
+            raise BehaviourConfigError(f"{name}: expected a mapping with 'value' and 'source'")
+        value = data["value"]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise BehaviourConfigError(f"{name}: value must be a number, got {value!r}")
+        try:
+            return cls(float(value), str(data["source"]))
+        except BehaviourConfigError as err:
+            raise BehaviourConfigError(f"{name}: {err}") from None
+
+
+def params_from_mapping(
+    data: Any, names: tuple[str, ...], block: str
+) -> dict[str, Param]:
+    """Read the parameters ``names`` of block ``block`` (unknown or missing keys are errors).
+
+    Raises:
+        BehaviourConfigError: Naming ``block.key`` for a missing, unknown or invalid entry.
+    """
+    if not isinstance(data, Mapping):
+        raise BehaviourConfigError(f"{block}: expected a mapping")
+    unknown = sorted(set(data) - set(names))
+    if unknown:
+        raise BehaviourConfigError(f"{block}: unknown parameter(s) {', '.join(unknown)}")
+    missing = [n for n in names if n not in data]
+    if missing:
+        raise BehaviourConfigError(f"{block}: missing parameter(s) {', '.join(missing)}")
+    return {n: Param.from_dict(data[n], f"{block}.{n}") for n in names}

@@ -1,0 +1,90 @@
+"""The ``behaviour:`` block of a collaborator profile: timing and reactions.
+
+A profile YAML (``collabsim/participants/profiles/D.yaml`` or one written by
+``collabsim calibrate``) may carry::
+
+    behaviour:
+      timing:    {tempo_mean: {value: ..., source: ...}, ...}   # TimingModel
+      reactions: {adopt: {value: ..., source: ...}, ...}        # ReactionModel
+
+Every parameter names its source (``kolab:...`` or ``prior:...``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from collabsim.participants.behaviour.params import BehaviourConfigError
+from collabsim.participants.behaviour.reactions import ReactionModel
+from collabsim.participants.behaviour.timing import TimingModel
+
+BLOCKS: tuple[str, ...] = ("timing", "reactions")
+
+
+@dataclass(frozen=True)
+class BehaviourModel:
+    """The fitted stochastic parts of one simulated human."""
+
+    timing: TimingModel
+    reactions: ReactionModel
+
+    def to_dict(self) -> dict[str, Any]:
+        """YAML form of the ``behaviour:`` block."""
+        return {"timing": self.timing.to_dict(), "reactions": self.reactions.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Any, block: str = "behaviour") -> BehaviourModel:
+        """Read a ``behaviour:`` block.
+
+        Raises:
+            BehaviourConfigError: Naming the key that is missing, unknown or invalid.
+        """
+        if not isinstance(data, Mapping):
+            raise BehaviourConfigError(f"{block}: expected a mapping")
+        unknown = sorted(set(data) - set(BLOCKS))
+        if unknown:
+            raise BehaviourConfigError(f"{block}: unknown key(s) {', '.join(unknown)}")
+        for key in BLOCKS:
+            if key not in data:
+                raise BehaviourConfigError(f"{block}: missing '{key}'")
+        try:
+            return cls(
+                timing=TimingModel.from_dict(data["timing"], f"{block}.timing"),
+                reactions=ReactionModel.from_dict(data["reactions"], f"{block}.reactions"),
+            )
+        except ValueError as err:
+            if isinstance(err, BehaviourConfigError):
+                raise
+            raise BehaviourConfigError(f"{block}: {err}") from None
+
+    def sources(self) -> dict[str, str]:
+        """``"timing.tempo_mean" -> source`` for every parameter."""
+        out: dict[str, str] = {}
+        for name, section in (("timing", self.timing), ("reactions", self.reactions)):
+            for key, entry in section.to_dict().items():
+                out[f"{name}.{key}"] = entry["source"]
+        return out
+
+
+def load_behaviour(path: str | Path) -> BehaviourModel:
+    """Read the ``behaviour:`` block of a profile YAML file.
+
+    Raises:
+        BehaviourConfigError: Naming the file when it cannot be read or has no valid block.
+    """
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as err:
+        raise BehaviourConfigError(f"{path}: {err}") from None
+    if not isinstance(data, Mapping) or "behaviour" not in data:
+        raise BehaviourConfigError(f"{path}: no 'behaviour:' block")
+    try:
+        return BehaviourModel.from_dict(data["behaviour"])
+    except BehaviourConfigError as err:
+        raise BehaviourConfigError(f"{path}: {err}") from None
