@@ -70,9 +70,7 @@ class Param:
             raise BehaviourConfigError(f"{name}: {err}") from None
 
 
-def params_from_mapping(
-    data: Any, names: tuple[str, ...], block: str
-) -> dict[str, Param]:
+def params_from_mapping(data: Any, names: tuple[str, ...], block: str) -> dict[str, Param]:
     """Read the parameters ``names`` of block ``block`` (unknown or missing keys are errors).
 
     Raises:

@@ -1,0 +1,229 @@
+"""Fidelity: how far simulated sessions are from real ones, on dynamics both have.
+
+Every session (real Kolab graph or simulated trace converted with
+:func:`collabsim.graphs.from_trace.graph_from_trace_file`) gives one value per metric:
+
+========================  ==============================================================
+``human_burstiness``      B of human events (:func:`collabsim.metrics.dynamics.burstiness`)
+``human_memory``          memory coefficient M of human events
+``h_cross``               crossing share ``|E_x| / |E|``
+``retention_strict``      adopt / responses
+``retention_broad``       (adopt + modify) / responses
+``solo_lead_in``          share of a step elapsed before its first AI node, mean over steps
+``response_time_q50``     median human response time (below)
+``response_time_q90``     90 % quantile of it
+========================  ==============================================================
+
+*Human response time* to an AI output: for every crossing edge from an AI node ``u`` to a
+human node ``v`` (v directly follows from u), ``max(0, end(v) - end(u))`` seconds - the time
+from the AI output being there to the human's reaction being done. (Start-to-end gaps are
+no use here: Kolab nodes abut, so ``start(v) - end(u)`` is 0 for 98 % of such edges.)
+
+Undefined values (NaN: too few events, no responses, no AI node) are left out of the
+distributions and counted. For each metric the two distributions are compared with the
+two-sample Kolmogorov-Smirnov test (statistic D in [0, 1] and its p-value) and the
+Wasserstein-1 distance (in the metric's unit), whose *chance level* is the 95 % quantile
+of the distance between random splits of the pooled values into groups of the two sizes
+(a permutation null: what the distance would be if both came from one distribution).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from collabsim.graphs.model import WorkflowGraph
+from collabsim.metrics.dynamics import dynamics_row, retention
+
+FIDELITY_METRICS: dict[str, str] = {
+    "human_burstiness": "human-action burstiness B",
+    "human_memory": "human-action memory coefficient M",
+    "h_cross": "crossing share H_cross",
+    "retention_strict": "retention strict (adopt share)",
+    "retention_broad": "retention broad (adopt + modify share)",
+    "solo_lead_in": "solo lead-in",
+    "response_time_q50": "human response time, median (s)",
+    "response_time_q90": "human response time, 90 % quantile (s)",
+}
+_FROM_DYNAMICS = (
+    "human_burstiness",
+    "human_memory",
+    "h_cross",
+    "retention_strict",
+    "retention_broad",
+    "solo_lead_in",
+)
+NULL_PERMUTATIONS = 500
+
+
+def response_times(graph: WorkflowGraph) -> np.ndarray:
+    """Human response times of a graph (module docstring), one per AI -> human edge."""
+    out = []
+    for e in graph.edges:
+        u, v = graph.node(e.source), graph.node(e.target)
+        if u.actor_type == "ai" and v.actor_type == "human" and None not in (u.end, v.end):
+            out.append(max(0.0, v.end - u.end))  # type: ignore[operator]
+    return np.array(out, dtype=float)
+
+
+def session_metrics(graph: WorkflowGraph) -> dict[str, Any]:
+    """The fidelity metrics of one session, keyed as :data:`FIDELITY_METRICS`."""
+    dyn = dynamics_row(graph)
+    row: dict[str, Any] = {"session_id": graph.session.session_id}
+    row.update({k: float(dyn[k]) for k in _FROM_DYNAMICS})
+    rt = response_times(graph)
+    row["response_time_q50"] = float(np.quantile(rt, 0.5)) if len(rt) else math.nan
+    row["response_time_q90"] = float(np.quantile(rt, 0.9)) if len(rt) else math.nan
+    return row
+
+
+@dataclass(frozen=True)
+class MetricComparison:
+    """Real against simulated distribution of one metric.
+
+    Attributes:
+        metric: Metric key.
+        label: Human-readable name.
+        real: Defined real values.
+        sim: Defined simulated values.
+        real_undefined: Real sessions where the metric is undefined.
+        sim_undefined: Simulated sessions where it is undefined.
+        ks_stat: KS statistic D (NaN when a side has no values).
+        ks_p: Its p-value.
+        wasserstein: Wasserstein-1 distance.
+        wasserstein_null95: 95 % quantile of the distance under the permutation null.
+    """
+
+    metric: str
+    label: str
+    real: np.ndarray
+    sim: np.ndarray
+    real_undefined: int
+    sim_undefined: int
+    ks_stat: float
+    ks_p: float
+    wasserstein: float
+    wasserstein_null95: float
+
+    @property
+    def comparable(self) -> bool:
+        """Both sides have at least one value."""
+        return len(self.real) > 0 and len(self.sim) > 0
+
+    @property
+    def verdict(self) -> str:
+        """One-phrase reading of the comparison."""
+        if not len(self.sim):
+            return "not measurable in the simulation"
+        if not len(self.real):
+            return "not measurable in the real data"
+        if self.ks_p < 0.05 or self.wasserstein > self.wasserstein_null95:
+            return "differs"
+        return "no detectable difference"
+
+
+def _null_w95(real: np.ndarray, sim: np.ndarray, rng: np.random.Generator) -> float:
+    pooled = np.concatenate([real, sim])
+    n = len(real)
+    null = np.empty(NULL_PERMUTATIONS)
+    for i in range(NULL_PERMUTATIONS):
+        perm = rng.permutation(pooled)
+        null[i] = stats.wasserstein_distance(perm[:n], perm[n:])
+    return float(np.quantile(null, 0.95))
+
+
+def compare_metric(
+    metric: str, real: Sequence[float], sim: Sequence[float], *, seed: int = 0
+) -> MetricComparison:
+    """Compare the real and simulated values of one metric (NaNs are counted, then dropped)."""
+    r = np.asarray(real, dtype=float)
+    s = np.asarray(sim, dtype=float)
+    r_ok, s_ok = r[~np.isnan(r)], s[~np.isnan(s)]
+    nan = math.nan
+    ks_stat = ks_p = w = w95 = nan
+    if len(r_ok) and len(s_ok):
+        ks = stats.ks_2samp(r_ok, s_ok)
+        ks_stat, ks_p = float(ks.statistic), float(ks.pvalue)
+        w = float(stats.wasserstein_distance(r_ok, s_ok))
+        w95 = _null_w95(r_ok, s_ok, np.random.default_rng(seed))
+    return MetricComparison(
+        metric=metric,
+        label=FIDELITY_METRICS.get(metric, metric),
+        real=r_ok,
+        sim=s_ok,
+        real_undefined=int(len(r) - len(r_ok)),
+        sim_undefined=int(len(s) - len(s_ok)),
+        ks_stat=ks_stat,
+        ks_p=ks_p,
+        wasserstein=w,
+        wasserstein_null95=w95,
+    )
+
+
+@dataclass(frozen=True)
+class AdoptCheck:
+    """Pooled simulated adopt share against the real per-participant range."""
+
+    sim_adopt: int
+    sim_total: int
+    real_min: float
+    real_max: float
+
+    @property
+    def sim_share(self) -> float:
+        """Simulated adopt share (NaN without simulated responses)."""
+        return self.sim_adopt / self.sim_total if self.sim_total else math.nan
+
+    @property
+    def within(self) -> bool | None:
+        """Whether the simulated share lies in the real range (None: no simulated responses)."""
+        if not self.sim_total:
+            return None
+        return self.real_min <= self.sim_share <= self.real_max
+
+
+def adopt_check(real: Sequence[WorkflowGraph], sim: Sequence[WorkflowGraph]) -> AdoptCheck:
+    """Simulated adopt share (all responses pooled) against real per-participant shares."""
+    per: dict[str, list[int]] = {}
+    for g in real:
+        ret = retention(g)
+        acc = per.setdefault(g.session.participant_id or g.session.session_id, [0, 0])
+        acc[0] += ret.adopt
+        acc[1] += ret.total
+    shares = [a / n for a, n in per.values() if n]
+    adopt = sum(retention(g).adopt for g in sim)
+    total = sum(retention(g).total for g in sim)
+    lo = min(shares) if shares else math.nan
+    hi = max(shares) if shares else math.nan
+    return AdoptCheck(adopt, total, lo, hi)
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """Everything the fidelity report shows."""
+
+    real_rows: list[dict[str, Any]]
+    sim_rows: list[dict[str, Any]]
+    comparisons: list[MetricComparison]
+    adopt: AdoptCheck
+
+
+def fidelity(
+    real: Sequence[WorkflowGraph], sim: Sequence[WorkflowGraph], *, seed: int = 0
+) -> Fidelity:
+    """Compute every fidelity metric on both sides and compare them."""
+    real_rows = [session_metrics(g) for g in real]
+    sim_rows = [session_metrics(g) for g in sim]
+    for row, g in zip(sim_rows, sim, strict=True):
+        row["team"] = str(g.session.extra.get("team", g.session.participant_id))
+        row["structure"] = str(g.session.extra.get("structure", ""))
+    comps = [
+        compare_metric(m, [r[m] for r in real_rows], [r[m] for r in sim_rows], seed=seed)
+        for m in FIDELITY_METRICS
+    ]
+    return Fidelity(real_rows, sim_rows, comps, adopt_check(real, sim))

@@ -1,0 +1,240 @@
+"""Write a fidelity report: report.md, sessions.csv and one PNG per metric.
+
+Each plot overlays the empirical distribution functions (ECDFs) of the real and the simulated
+values of one metric, with the sample sizes, the KS statistic and the Wasserstein distance in
+the title; ``fidelity_overview.png`` puts all metrics on one page. Files are written into a
+staging folder beside the output folder and moved into place at the end, so a failure leaves
+nothing half-written.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from collabsim.calibration.fidelity import FIDELITY_METRICS, Fidelity, MetricComparison
+
+REAL_COLOUR = "#1f77b4"
+SIM_COLOUR = "#d62728"
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
+
+
+def _summary(values: np.ndarray, digits: int) -> str:
+    if not len(values):
+        return "-"
+    q1, med, q3 = np.quantile(values, [0.25, 0.5, 0.75])
+    return f"{med:.{digits}f} [{q1:.{digits}f}, {q3:.{digits}f}]"
+
+
+def _digits(metric: str) -> int:
+    return 0 if metric.startswith("response_time") else 3
+
+
+def _draw(ax: Any, comp: MetricComparison, *, compact: bool = False) -> None:
+    for values, colour, name in (
+        (comp.real, REAL_COLOUR, "real (Kolab)"),
+        (comp.sim, SIM_COLOUR, "simulated"),
+    ):
+        if len(values):
+            x = np.sort(values)
+            y = np.arange(1, len(x) + 1) / len(x)
+            ax.step(
+                np.concatenate([[x[0]], x]),
+                np.concatenate([[0.0], y]),
+                where="post",
+                color=colour,
+                lw=1.8,
+                label=f"{name}, n={len(x)}",
+            )
+            ax.plot(x, np.full(len(x), -0.04), "|", color=colour, ms=8, alpha=0.6)
+    if not len(comp.sim):
+        ax.text(
+            0.5,
+            0.5,
+            f"no simulated values\n({comp.sim_undefined} sessions undefined)",
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            color=SIM_COLOUR,
+            fontsize=8 if compact else 10,
+        )
+    ax.set_ylim(-0.08, 1.05)
+    ax.set_ylabel("share of sessions ≤ x", fontsize=8 if compact else 10)
+    ax.set_xlabel(comp.label, fontsize=8 if compact else 10)
+    stats_text = (
+        f"KS D={_fmt(comp.ks_stat, 2)} (p={_fmt(comp.ks_p, 3)}), "
+        f"W={_fmt(comp.wasserstein, _digits(comp.metric) or 1)} "
+        f"(chance {_fmt(comp.wasserstein_null95, _digits(comp.metric) or 1)})"
+    )
+    ax.set_title(
+        stats_text if compact else f"{comp.label}\n{stats_text}", fontsize=7 if compact else 10
+    )
+    ax.legend(fontsize=7 if compact else 9, loc="lower right")
+    ax.grid(alpha=0.3)
+
+
+def plot_metric(comp: MetricComparison, path: Path) -> None:
+    """One metric's real vs simulated ECDFs as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    _draw(ax, comp)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_overview(comps: Sequence[MetricComparison], path: Path) -> None:
+    """All metrics on one page (2 columns)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = math.ceil(len(comps) / 2)
+    fig, axes = plt.subplots(rows, 2, figsize=(11, 3.2 * rows))
+    flat = np.atleast_1d(axes).ravel()
+    for ax, comp in zip(flat, comps, strict=False):
+        _draw(ax, comp, compact=True)
+    for ax in flat[len(comps) :]:
+        ax.axis("off")
+    fig.suptitle("Real (Kolab) vs simulated sessions: empirical distribution functions")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
+    """The fidelity report text."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in fid.sim_rows:
+        groups.setdefault((row["team"], row["structure"]), []).append(row)
+    group_text = ", ".join(f"{t}/{s or '?'}: {len(r)}" for (t, s), r in sorted(groups.items()))
+    lines = [
+        "# Fidelity: simulated vs real (Kolab) sessions",
+        "",
+        f"Simulated: `{sim_dir}` - {len(fid.sim_rows)} sessions (team/structure: {group_text}).",
+        f"Real: `{kolab}` - {len(fid.real_rows)} sessions.",
+        "",
+        "Per metric: median [interquartile range] of the per-session values, the number of "
+        "sessions where the metric is defined (undefined in brackets), the two-sample "
+        "Kolmogorov-Smirnov statistic D with its p-value, and the Wasserstein distance W with "
+        "its chance level (95 % quantile of W between random splits of the pooled values: "
+        "W above it means the difference is larger than sampling noise). The reading is 'differs' when "
+        "KS p < 0.05 or W is above its chance level. Simulated human "
+        "events merge all simulated collaborators (D and R) into one stream, as the dynamics "
+        "metrics do.",
+        "",
+        "| metric | real: median [IQR] | n (undef.) | simulated: median [IQR] | n (undef.) | "
+        "KS D (p) | W (chance) | reading | plot |",
+        "|---|---|---:|---|---:|---|---|---|---|",
+    ]
+    for c in fid.comparisons:
+        d = _digits(c.metric)
+        lines.append(
+            f"| {c.label} | {_summary(c.real, d)} | {len(c.real)} ({c.real_undefined}) | "
+            f"{_summary(c.sim, d)} | {len(c.sim)} ({c.sim_undefined}) | "
+            f"{_fmt(c.ks_stat, 2)} ({_fmt(c.ks_p, 3)}) | "
+            f"{_fmt(c.wasserstein, d or 1)} ({_fmt(c.wasserstein_null95, d or 1)}) | "
+            f"{c.verdict} | [png](fidelity_{c.metric}.png) |"
+        )
+    a = fid.adopt
+    if a.within is None:
+        adopt_line = (
+            "Simulated adopt share: not measurable - the simulated sessions contain no "
+            "adopt/modify/reject responses (responses arise from gate decisions and "
+            f"collaborators' edits of the agent's hypothesis). Real per-participant range: "
+            f"{_fmt(a.real_min, 2)} to {_fmt(a.real_max, 2)}."
+        )
+    else:
+        adopt_line = (
+            f"Simulated adopt share: {a.sim_share:.3f} ({a.sim_adopt}/{a.sim_total} responses, "
+            f"all simulated sessions pooled); real per-participant range "
+            f"{a.real_min:.2f} to {a.real_max:.2f}: "
+            + ("within the range." if a.within else "OUTSIDE the range.")
+        )
+    differs = [c.label for c in fid.comparisons if c.verdict == "differs"]
+    missing = [c.label for c in fid.comparisons if c.verdict.startswith("not measurable")]
+    close = [c.label for c in fid.comparisons if c.verdict == "no detectable difference"]
+    lines += [
+        "",
+        adopt_line,
+        "",
+        "## Summary",
+        "",
+        f"- Differs from the real data ({len(differs)}): " + ("; ".join(differs) or "none") + ".",
+        f"- Not measurable on one side ({len(missing)}): " + ("; ".join(missing) or "none") + ".",
+        f"- No detectable difference ({len(close)}): " + ("; ".join(close) or "none") + ".",
+        "",
+        "No detectable difference is not agreement: with few sessions the tests have little "
+        "power, so read it together with the plots.",
+        "",
+    ]
+    if len(groups) > 1:
+        lines += [
+            "## Simulated means by team and structure",
+            "",
+            "| team | structure | sessions | " + " | ".join(FIDELITY_METRICS) + " |",
+            "|---|---|---:|" + "---:|" * len(FIDELITY_METRICS),
+        ]
+        for (team, structure), rows in sorted(groups.items()):
+            means = []
+            for m in FIDELITY_METRICS:
+                vals = np.array([r[m] for r in rows], dtype=float)
+                vals = vals[~np.isnan(vals)]
+                means.append(_fmt(float(vals.mean()), _digits(m) or 1) if len(vals) else "n/a")
+            lines.append(f"| {team} | {structure} | {len(rows)} | " + " | ".join(means) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_fidelity_report(
+    fid: Fidelity, out_dir: str | Path, *, sim_dir: str, kolab: str
+) -> list[Path]:
+    """Write report.md, sessions.csv, fidelity_overview.png and one PNG per metric.
+
+    Returns:
+        The written paths.
+    """
+    import pandas as pd
+
+    out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        names = []
+        for comp in fid.comparisons:
+            name = f"fidelity_{comp.metric}.png"
+            plot_metric(comp, staging / name)
+            names.append(name)
+        plot_overview(fid.comparisons, staging / "fidelity_overview.png")
+        names.append("fidelity_overview.png")
+        rows = [{"source": "real", **r} for r in fid.real_rows] + [
+            {"source": "simulated", **r} for r in fid.sim_rows
+        ]
+        cols = ["source", "session_id", "team", "structure", *FIDELITY_METRICS]
+        pd.DataFrame(rows).reindex(columns=cols).to_csv(staging / "sessions.csv", index=False)
+        names.append("sessions.csv")
+        (staging / "report.md").write_text(report_markdown(fid, sim_dir, kolab), encoding="utf-8")
+        names.append("report.md")
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in names:
+            os.replace(staging / name, out / name)
+            written.append(out / name)
+        return written
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

@@ -1,0 +1,50 @@
+"""Read a folder of simulated sessions (``trace.jsonl`` files from ``collabsim run``)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from collabsim.calibration.kolab_sample import CalibrationInputError
+from collabsim.graphs.model import WorkflowGraph
+
+TRACE_NAME = "trace.jsonl"
+
+
+def trace_files(folder: str | Path) -> list[Path]:
+    """Every ``trace.jsonl`` under ``folder`` (searched recursively), sorted.
+
+    Only files called ``trace.jsonl`` count: a session folder also holds other JSONL files
+    (``llm_calls.jsonl``) that are not traces.
+
+    Raises:
+        CalibrationInputError: When the folder is missing or holds no trace.
+    """
+    folder = Path(folder)
+    if not folder.exists():
+        raise CalibrationInputError(f"{folder}: no such folder")
+    if not folder.is_dir():
+        raise CalibrationInputError(f"{folder}: not a folder")
+    files = sorted(folder.rglob(TRACE_NAME))
+    if not files:
+        raise CalibrationInputError(f"{folder}: no {TRACE_NAME} files in this folder")
+    return files
+
+
+def load_simulated_graphs(folder: str | Path) -> list[WorkflowGraph]:
+    """Convert every trace under ``folder`` into a workflow graph.
+
+    Raises:
+        CalibrationInputError: Naming the folder, or the first trace that cannot be read.
+    """
+    from collabsim.graphs.from_trace import TraceFormatError, graph_from_trace_file
+
+    graphs = []
+    for path in trace_files(folder):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                graphs.append(graph_from_trace_file(path))
+        except (TraceFormatError, ValueError) as err:
+            raise CalibrationInputError(" ".join(str(err).split())) from None
+    return graphs
