@@ -130,3 +130,65 @@ def spread_check(
         predicted_sd_q05=float(np.quantile(sds, 0.05)),
         predicted_sd_q95=float(np.quantile(sds, 0.95)),
     )
+
+
+@dataclass(frozen=True)
+class FamilyRow:
+    """How one candidate family of gap distributions reproduces the real streams."""
+
+    family: str
+    burstiness: StatCheck
+    memory: StatCheck
+    gaps_ks: float
+
+
+def family_comparison(
+    timing: TimingModel, sample: KolabSample, *, reps: int = 100, seed: int = 0
+) -> list[FamilyRow]:
+    """The fitted two-state model against simpler families fitted to the same data.
+
+    * ``lognormal``: one lognormal per session, log-SD = SD of the pooled centred log gaps,
+      with the same per-session tempo;
+    * ``exponential``: Poisson events whose mean gap is that lognormal's mean.
+
+    Each is simulated at the real stream lengths; the rows give the B and M checks and the
+    KS distance between the pooled simulated and real gaps.
+    """
+    logs = [np.log(np.maximum(t, timing.min_interval.value)) for t in sample.intervals if len(t)]
+    sd = float(np.concatenate([s - s.mean() for s in logs]).std())
+
+    def lognormal(n: int, rng: np.random.Generator) -> np.ndarray:
+        return np.exp(timing.sample_tempo(rng) + rng.normal(0.0, sd, n))
+
+    def exponential(n: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.exponential(np.exp(timing.sample_tempo(rng) + sd * sd / 2.0), n)
+
+    def two_state(n: int, rng: np.random.Generator) -> np.ndarray:
+        return timing.sample_intervals(n, rng)
+
+    real_gaps = np.concatenate(sample.intervals)
+    counts = sample.event_counts[sample.event_counts >= 3]
+    rows = []
+    for name, draw in (
+        ("two-state lognormal (fitted)", two_state),
+        (f"one lognormal (log-SD {sd:.2f})", lognormal),
+        ("exponential (Poisson events)", exponential),
+    ):
+        rng = np.random.default_rng(seed)
+        bs, ms, gaps = [], [], []
+        for _ in range(reps):
+            for n in counts:
+                iv = draw(int(n) - 1, rng)
+                times = event_times(iv)
+                bs.append(burstiness(times))
+                ms.append(memory_coefficient(times))
+                gaps.append(iv)
+        rows.append(
+            FamilyRow(
+                family=name,
+                burstiness=_check("human burstiness B", sample.burstiness, np.array(bs)),
+                memory=_check("human memory M", sample.memory, np.array(ms)),
+                gaps_ks=float(stats.ks_2samp(real_gaps, np.concatenate(gaps)).statistic),
+            )
+        )
+    return rows

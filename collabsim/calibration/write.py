@@ -22,7 +22,14 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from collabsim.calibration.checks import SpreadCheck, StatCheck, spread_check, timing_checks
+from collabsim.calibration.checks import (
+    FamilyRow,
+    SpreadCheck,
+    StatCheck,
+    family_comparison,
+    spread_check,
+    timing_checks,
+)
 from collabsim.calibration.fit import Calibration
 from collabsim.participants.behaviour.reactions import LABELS
 
@@ -53,7 +60,11 @@ def _fmt(x: float, digits: int = 3) -> str:
 
 
 def calibration_markdown(
-    cal: Calibration, checks: Sequence[StatCheck], spread: SpreadCheck, profiles: Sequence[str]
+    cal: Calibration,
+    checks: Sequence[StatCheck],
+    spread: SpreadCheck,
+    profiles: Sequence[str],
+    families: Sequence[FamilyRow] = (),
 ) -> str:
     """The short calibration report."""
     s = cal.sample
@@ -125,6 +136,30 @@ def calibration_markdown(
             f"{_fmt(c.sim_mean)} | {_fmt(c.sim_sd)} | {_fmt(c.diff_in_se, 2)} | "
             f"{_fmt(c.ks_stat)} ({_fmt(c.ks_p)}) | {'yes' if ok else 'NO'} |"
         )
+    if families:
+        lines += [
+            "",
+            "Why this family: simpler families fitted to the same data, simulated the same way "
+            "(B and M: simulated mean, its distance from the real mean in SE, KS p; gaps: KS "
+            "distance between all simulated and all real gaps, lower is closer).",
+            "",
+            "| family | B mean (SE dist.; KS p) | M mean (SE dist.; KS p) | gaps KS D |",
+            "|---|---|---|---:|",
+        ]
+        for f in families:
+            b, m = f.burstiness, f.memory
+            lines.append(
+                f"| {f.family} | {_fmt(b.sim_mean)} ({_fmt(b.diff_in_se, 1)}; {_fmt(b.ks_p)}) | "
+                f"{_fmt(m.sim_mean)} ({_fmt(m.diff_in_se, 1)}; {_fmt(m.ks_p)}) | "
+                f"{_fmt(f.gaps_ks)} |"
+            )
+        if all(f.memory.sim_sd < f.memory.real_sd for f in families):
+            lines += [
+                "",
+                "No family reproduces the spread of M across real sessions (real SD above "
+                "every simulated SD): sessions differ in memory more than these stationary "
+                "models produce.",
+            ]
     lines += [
         "",
         "## Limits",
@@ -163,6 +198,7 @@ def write_calibration(
     )
     checks = timing_checks(cal.model.timing, cal.sample, seed=check_seed)
     spread = spread_check(cal.model.reactions, cal.sample, seed=check_seed)
+    families = family_comparison(cal.model.timing, cal.sample, seed=check_seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -173,7 +209,7 @@ def write_calibration(
             )
             names.append(f"{key}.yaml")
         (staging / "calibration.md").write_text(
-            calibration_markdown(cal, checks, spread, list(texts)), encoding="utf-8"
+            calibration_markdown(cal, checks, spread, list(texts), families), encoding="utf-8"
         )
         names.append("calibration.md")
         out.mkdir(parents=True, exist_ok=True)

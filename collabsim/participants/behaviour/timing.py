@@ -13,7 +13,10 @@ in the data, nor any persistence of either. A two-state Markov-switching lognorm
 Markov model with Gaussian emissions in log-seconds: a *fast* state and a *slow* state) covers
 ``B`` from about -0.3 up to strongly bursty streams through the two states' means and spreads,
 and ``M`` from about 0 (states that do not persist) to clearly positive (sticky states),
-while staying a two-line sampler. A session-level *tempo* (the mean log-interval of a
+while staying a two-line sampler. On the Kolab explorer data it is the family that passes
+both the ``B`` and the ``M`` check and matches the gap distribution best; ``calibration.md``
+(written by ``collabsim calibrate``) compares it with one lognormal (fails ``B``) and an
+exponential (passes ``B`` and ``M`` but fits the gaps worse). A session-level *tempo* (the mean log-interval of a
 session, normal across sessions) carries the between-session differences, so the state
 parameters describe the within-session shape that ``B`` and ``M`` measure (both are
 scale-free).
