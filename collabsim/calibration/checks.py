@@ -117,11 +117,11 @@ def spread_check(
     n_i = counts.sum(axis=1)
     observed = counts[:, 0] / n_i
     rng = np.random.default_rng(seed)
-    latent = rng.dirichlet(reactions.dirichlet_alpha(), size=reps)[:, 0]
-    sds = np.empty(reps)
-    for r in range(reps):
-        sim = np.array([reactions.sample_counts(int(n), rng)[0] / n for n in n_i])
-        sds[r] = sim.std(ddof=1)
+    alpha = reactions.dirichlet_alpha()
+    latent = rng.dirichlet(alpha, size=reps)[:, 0]
+    # a person's adopt count is binomial given their adopt rate (the multinomial's margin)
+    theta = rng.dirichlet(alpha, size=(reps, len(n_i)))[..., 0]
+    sds = (rng.binomial(n_i[None, :], theta) / n_i[None, :]).std(axis=1, ddof=1)
     return SpreadCheck(
         observed=observed,
         latent_q05=float(np.quantile(latent, 0.05)),

@@ -154,7 +154,7 @@ def fit_two_state(
     q25, q75 = np.percentile(pooled, [25, 75])
     sd0 = max(float(pooled.std()) * 0.7, _SD_FLOOR)
     best = None
-    for stay in (0.5, 0.8, 0.95):
+    for stay in (0.5, 0.9):
         init = (
             np.array([q25, q75], dtype=float),
             np.array([sd0, sd0]),

@@ -198,7 +198,7 @@ def write_calibration(
     )
     checks = timing_checks(cal.model.timing, cal.sample, seed=check_seed)
     spread = spread_check(cal.model.reactions, cal.sample, seed=check_seed)
-    families = family_comparison(cal.model.timing, cal.sample, seed=check_seed)
+    families = family_comparison(cal.model.timing, cal.sample, reps=50, seed=check_seed)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
