@@ -19,7 +19,9 @@ human node ``v`` (v directly follows from u), ``max(0, end(v) - end(u))`` second
 from the AI output being there to the human's reaction being done. (Start-to-end gaps are
 no use here: Kolab nodes abut, so ``start(v) - end(u)`` is 0 for 98 % of such edges.)
 
-Undefined values (NaN: too few events, no responses, no AI node) are left out of the
+Simulated sessions without any human node (the single agent) have no human-AI dynamics and
+are left out (and counted). Undefined values (NaN: too few events, no responses, no AI node)
+are left out of the
 distributions and counted. For each metric the two distributions are compared with the
 two-sample Kolmogorov-Smirnov test (statistic D in [0, 1] and its p-value) and the
 Wasserstein-1 distance (in the metric's unit), whose *chance level* is the 95 % quantile
@@ -173,6 +175,7 @@ class AdoptCheck:
     sim_total: int
     real_min: float
     real_max: float
+    real_pooled: float
 
     @property
     def sim_share(self) -> float:
@@ -200,7 +203,9 @@ def adopt_check(real: Sequence[WorkflowGraph], sim: Sequence[WorkflowGraph]) -> 
     total = sum(retention(g).total for g in sim)
     lo = min(shares) if shares else math.nan
     hi = max(shares) if shares else math.nan
-    return AdoptCheck(adopt, total, lo, hi)
+    real_total = sum(n for _, n in per.values())
+    pooled = sum(a for a, _ in per.values()) / real_total if real_total else math.nan
+    return AdoptCheck(adopt, total, lo, hi, pooled)
 
 
 @dataclass(frozen=True)
@@ -211,12 +216,19 @@ class Fidelity:
     sim_rows: list[dict[str, Any]]
     comparisons: list[MetricComparison]
     adopt: AdoptCheck
+    sim_without_humans: int = 0
 
 
 def fidelity(
     real: Sequence[WorkflowGraph], sim: Sequence[WorkflowGraph], *, seed: int = 0
 ) -> Fidelity:
-    """Compute every fidelity metric on both sides and compare them."""
+    """Compute every fidelity metric on both sides and compare them.
+
+    Simulated sessions without a human node are dropped (module docstring).
+    """
+    with_humans = [g for g in sim if any(n.actor_type == "human" for n in g.nodes)]
+    dropped = len(sim) - len(with_humans)
+    sim = with_humans
     real_rows = [session_metrics(g) for g in real]
     sim_rows = [session_metrics(g) for g in sim]
     for row, g in zip(sim_rows, sim, strict=True):
@@ -226,4 +238,4 @@ def fidelity(
         compare_metric(m, [r[m] for r in real_rows], [r[m] for r in sim_rows], seed=seed)
         for m in FIDELITY_METRICS
     ]
-    return Fidelity(real_rows, sim_rows, comps, adopt_check(real, sim))
+    return Fidelity(real_rows, sim_rows, comps, adopt_check(real, sim), dropped)

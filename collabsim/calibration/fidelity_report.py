@@ -126,7 +126,13 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
     lines = [
         "# Fidelity: simulated vs real (Kolab) sessions",
         "",
-        f"Simulated: `{sim_dir}` - {len(fid.sim_rows)} sessions (team/structure: {group_text}).",
+        f"Simulated: `{sim_dir}` - {len(fid.sim_rows)} sessions (team/structure: {group_text})"
+        + (
+            f"; {fid.sim_without_humans} sessions without a simulated human (single agent) "
+            "left out."
+            if fid.sim_without_humans
+            else "."
+        ),
         f"Real: `{kolab}` - {len(fid.real_rows)} sessions.",
         "",
         "Per metric: median [interquartile range] of the per-session values, the number of "
@@ -156,15 +162,16 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
         adopt_line = (
             "Simulated adopt share: not measurable - the simulated sessions contain no "
             "adopt/modify/reject responses (responses arise from gate decisions and "
-            f"collaborators' edits of the agent's hypothesis). Real per-participant range: "
+            "collaborators' edits of the agent's hypothesis). Real: "
+            f"{_fmt(a.real_pooled)} pooled, per-participant range "
             f"{_fmt(a.real_min, 2)} to {_fmt(a.real_max, 2)}."
         )
     else:
         adopt_line = (
             f"Simulated adopt share: {a.sim_share:.3f} ({a.sim_adopt}/{a.sim_total} responses, "
-            f"all simulated sessions pooled); real per-participant range "
-            f"{a.real_min:.2f} to {a.real_max:.2f}: "
-            + ("within the range." if a.within else "OUTSIDE the range.")
+            f"all simulated sessions pooled); real: {a.real_pooled:.3f} pooled, per-participant "
+            f"range {a.real_min:.2f} to {a.real_max:.2f}. The simulated share is "
+            + ("within the real range." if a.within else "OUTSIDE the real range.")
         )
     differs = [c.label for c in fid.comparisons if c.verdict == "differs"]
     missing = [c.label for c in fid.comparisons if c.verdict.startswith("not measurable")]

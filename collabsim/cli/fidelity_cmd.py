@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         return _error(f"--out {args.out}: {' '.join(str(err).split())}")
     differs = sum(c.verdict == "differs" for c in fid.comparisons)
     print(
-        f"compared {len(sim)} simulated with {len(real)} real sessions on "
+        f"compared {len(fid.sim_rows)} simulated with {len(real)} real sessions on "
         f"{len(fid.comparisons)} metrics ({differs} differ); wrote {len(written)} files to "
         f"{args.out} (see report.md)"
     )
