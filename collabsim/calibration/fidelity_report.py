@@ -29,6 +29,10 @@ def _fmt(x: float, digits: int = 3) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
 
 
+def _p(p: float) -> str:
+    return "p n/a" if math.isnan(p) else "p<0.001" if p < 0.001 else f"p={p:.3f}"
+
+
 def _summary(values: np.ndarray, digits: int) -> str:
     if not len(values):
         return "-"
@@ -72,14 +76,14 @@ def _draw(ax: Any, comp: MetricComparison, *, compact: bool = False) -> None:
     ax.set_ylabel("share of sessions ≤ x", fontsize=8 if compact else 10)
     ax.set_xlabel(comp.label, fontsize=8 if compact else 10)
     stats_text = (
-        f"KS D={_fmt(comp.ks_stat, 2)} (p={_fmt(comp.ks_p, 3)}), "
+        f"KS D={_fmt(comp.ks_stat, 2)} ({_p(comp.ks_p)}), "
         f"W={_fmt(comp.wasserstein, _digits(comp.metric) or 1)} "
         f"(chance {_fmt(comp.wasserstein_null95, _digits(comp.metric) or 1)})"
     )
     ax.set_title(
         stats_text if compact else f"{comp.label}\n{stats_text}", fontsize=7 if compact else 10
     )
-    ax.legend(fontsize=7 if compact else 9, loc="lower right")
+    ax.legend(fontsize=7 if compact else 9, loc="best", framealpha=0.85)
     ax.grid(alpha=0.3)
 
 
@@ -153,7 +157,7 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
         lines.append(
             f"| {c.label} | {_summary(c.real, d)} | {len(c.real)} ({c.real_undefined}) | "
             f"{_summary(c.sim, d)} | {len(c.sim)} ({c.sim_undefined}) | "
-            f"{_fmt(c.ks_stat, 2)} ({_fmt(c.ks_p, 3)}) | "
+            f"{_fmt(c.ks_stat, 2)} ({_p(c.ks_p)}) | "
             f"{_fmt(c.wasserstein, d or 1)} ({_fmt(c.wasserstein_null95, d or 1)}) | "
             f"{c.verdict} | [png](fidelity_{c.metric}.png) |"
         )
