@@ -131,3 +131,21 @@ def test_reaction_rates_spread_per_person_around_the_population_mean():
     labels = spread.mean.sample_many(20_000, rng)
     assert labels.count("adopt") / 20_000 == pytest.approx(0.6, abs=0.015)
     assert set(labels) == {"adopt", "modify", "reject"}
+
+
+def test_behaviour_and_calibration_code_never_import_hydra_wandb_or_the_cli():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import collabsim.participants.behaviour, collabsim.calibration.fit\n"
+        "import collabsim.calibration.write, collabsim.calibration.fidelity_report\n"
+        "import collabsim.calibration.simulated\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('hydra', 'wandb')"
+        " or m.startswith('collabsim.cli')]\n"
+        "print(bad)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
