@@ -57,6 +57,11 @@ def run(args: argparse.Namespace) -> int:
         real, _ = load_kolab_sample(args.kolab)
     except CalibrationInputError as err:
         return _error(f"--kolab {err}")
+    if not any(n.actor_type == "human" for g in sim for n in g.nodes):
+        return _error(
+            f"SIM_DIR {args.sim_dir}: none of the {len(sim)} sessions has a simulated human "
+            "(single-agent runs have no human-AI dynamics to compare)"
+        )
     fid = fidelity(real, sim, seed=args.seed)
     try:
         written = write_fidelity_report(

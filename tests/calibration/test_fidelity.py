@@ -186,6 +186,27 @@ def test_bad_simulation_folder_is_one_line_exit_2_and_nothing_written(
     assert not out.exists()
 
 
+def test_a_run_without_simulated_humans_is_refused(kolab_sessions_path: Path, tmp_path, capsys):
+    session = tmp_path / "sim" / "s1"
+    session.mkdir(parents=True)
+    events = [
+        {"seq": 0, "t_start": 0, "t_end": 0, "actor": "env", "actor_type": "env",
+         "action_type": "SESSION_START", "args": {}, "status": "ok", "observation": "", "refs": []},
+        {"seq": 1, "t_start": 0, "t_end": 5, "actor": "agent", "actor_type": "ai",
+         "action_type": "EDITOR_UPDATE", "args": {"text": "x"}, "status": "ok",
+         "observation": "", "refs": []},
+    ]  # fmt: skip
+    (session / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    out = tmp_path / "out"
+    rc = main(
+        ["fidelity", str(tmp_path / "sim"), "--kolab", str(kolab_sessions_path), "--out", str(out)]
+    )
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none of the 1 sessions has a simulated human" in err
+    assert not out.exists()
+
+
 def test_empty_kolab_file_is_one_line_exit_2(sim_run: Path, tmp_path, capsys):
     kolab = tmp_path / "empty.json"
     kolab.write_text('{"name": "empty", "sessions": []}')
