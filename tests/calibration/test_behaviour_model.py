@@ -81,9 +81,9 @@ def test_behaviour_block_round_trips_through_yaml_and_rejects_bad_keys(tmp_path)
 
 def test_timing_samples_are_seeded_and_split_each_gap_into_action_and_think_time():
     model = timing()
-    a = model.sample_session(500, np.random.default_rng(3))
-    b = model.sample_session(500, np.random.default_rng(3))
-    c = model.sample_session(500, np.random.default_rng(4))
+    a = model.sample(500, np.random.default_rng(3))
+    b = model.sample(500, np.random.default_rng(3))
+    c = model.sample(500, np.random.default_rng(4))
     assert np.array_equal(a.intervals, b.intervals) and np.array_equal(a.durations, b.durations)
     assert not np.array_equal(a.intervals, c.intervals)
     assert np.all(a.intervals >= 1.0)
@@ -91,7 +91,7 @@ def test_timing_samples_are_seeded_and_split_each_gap_into_action_and_think_time
     assert np.allclose(a.durations + a.think, a.intervals)
     # about continuous_share of actions fill their whole gap
     assert np.mean(a.think == 0) == pytest.approx(0.6, abs=0.06)
-    always = timing(continuous_share=1.0).sample_session(50, np.random.default_rng(0))
+    always = timing(continuous_share=1.0).sample(50, np.random.default_rng(0))
     assert np.all(always.think == 0)
 
 

@@ -21,8 +21,8 @@ from collabsim.participants.behaviour import load_behaviour
 
 # Timing check tolerance, in standard errors of the real mean over the 31 sessions (SE about
 # 0.018 for B and 0.049 for M). The real mean is itself an estimate from 31 short streams;
-# 2.5 SE accepts a model the data cannot distinguish from the truth at about the 1 % level
-# and rejects, e.g., a plain exponential (Poisson) stream's B (too high by several SE).
+# 2.5 SE accepts a model the data cannot tell from the truth at about the 1 % level, and still
+# rejects the simulator's present clock and a single lognormal fitted to the data (below).
 TOL_SE = 2.5
 
 

@@ -8,18 +8,17 @@ coefficient ``M`` (correlation of consecutive gaps) that varies around 0, while 
 overall tempo differs several-fold (median gap from about 40 s to about 340 s).
 
 Why this family. A single lognormal fixes ``B`` through its log-space spread and has
-``M = 0``; it cannot express the mixture of quick follow-ups and long stretches of work seen
-in the data, nor any persistence of either. A two-state Markov-switching lognormal (a hidden
-Markov model with Gaussian emissions in log-seconds: a *fast* state and a *slow* state) covers
-``B`` from about -0.3 up to strongly bursty streams through the two states' means and spreads,
-and ``M`` from about 0 (states that do not persist) to clearly positive (sticky states),
-while staying a two-line sampler. On the Kolab explorer data it is the family that passes
-both the ``B`` and the ``M`` check and matches the gap distribution best; ``calibration.md``
-(written by ``collabsim calibrate``) compares it with one lognormal (fails ``B``) and an
-exponential (passes ``B`` and ``M`` but fits the gaps worse). A session-level *tempo* (the mean log-interval of a
-session, normal across sessions) carries the between-session differences, so the state
-parameters describe the within-session shape that ``B`` and ``M`` measure (both are
-scale-free).
+``M = 0``; it cannot express a mixture of quick follow-ups and long stretches of work, nor
+any persistence of either. A two-state Markov-switching lognormal (a hidden Markov model with
+Gaussian emissions in log-seconds; state 0 has the lower mean, called *fast*, state 1 the
+higher, *slow*) moves ``B`` through the two states' means and spreads and ``M`` from about 0
+(states that do not persist) to clearly positive (sticky states), while staying a two-line
+sampler. On the Kolab explorer data it passes both the ``B`` and the ``M`` check;
+``calibration.md`` (written by ``collabsim calibrate``) compares it with one lognormal (fits
+the pooled gaps about as well but fails ``B``) and an exponential (passes ``B`` and ``M``
+but fits the gaps worse). A session-level *tempo* (the mean log-interval of a session,
+normal across sessions) carries the between-session differences, so the state parameters
+describe the within-session shape that ``B`` and ``M`` measure (both are scale-free).
 
 Action duration versus think time. An interval ``tau`` from the start of one human action to
 the start of the next is split into the action's duration and the think time after it. In the
@@ -144,7 +143,7 @@ class TimingModel:
         """Draw one session's tempo (its mean log-interval)."""
         return float(rng.normal(self.tempo_mean.value, self.tempo_sd.value))
 
-    def sample_session(
+    def sample(
         self, n: int, rng: np.random.Generator, *, tempo: float | None = None
     ) -> HumanTiming:
         """Draw the timing of ``n`` consecutive actions of one simulated human.
@@ -181,8 +180,8 @@ class TimingModel:
     def sample_intervals(
         self, n: int, rng: np.random.Generator, *, tempo: float | None = None
     ) -> np.ndarray:
-        """Start-to-start intervals of ``n`` consecutive actions (see :meth:`sample_session`)."""
-        return self.sample_session(n, rng, tempo=tempo).intervals
+        """Start-to-start intervals of ``n`` consecutive actions (see :meth:`sample`)."""
+        return self.sample(n, rng, tempo=tempo).intervals
 
 
 def event_times(intervals: np.ndarray, start: float = 0.0) -> np.ndarray:
