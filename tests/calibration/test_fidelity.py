@@ -215,3 +215,17 @@ def test_empty_kolab_file_is_one_line_exit_2(sim_run: Path, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err == f"collabsim fidelity: error: --kolab {kolab}: the Kolab file has no sessions\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["calibrate", "fidelity"])
+def test_an_output_path_that_is_a_file_is_refused(
+    command, sim_run: Path, kolab_sessions_path: Path, tmp_path, capsys
+):
+    out = tmp_path / "taken"
+    out.write_text("keep me")
+    args = ["--kolab", str(kolab_sessions_path), "--out", str(out)]
+    argv = [command, *([str(sim_run)] if command == "fidelity" else []), *args]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == f"collabsim {command}: error: --out {out}: exists and is not a folder\n"
+    assert out.read_text() == "keep me"
