@@ -17,6 +17,9 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "tasks": "collabsim.cli.tasks_cmd",
     "dynamics": "collabsim.cli.dynamics_cmd",
     "kolab": "collabsim.cli.kolab_cmd",
+    "view": "collabsim.cli.view_cmd",
+    "report": "collabsim.cli.report_cmd",
+    "data": "collabsim.cli.data_cmd",
 }
 
 
