@@ -63,9 +63,10 @@ def _asset(name: str) -> str:
 
 
 def _json_for_script(payload: object) -> str:
-    # "</" would close the script element early; "<!--" could open a comment
+    # a "<" inside the data could close the script element or open a comment: JSON's
+    # \u003c escape keeps the text identical after parsing
     text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return text.replace("<", "\\u003c")
 
 
 def render_html(graph: WorkflowGraph, title: str | None = None) -> str:
