@@ -82,7 +82,7 @@ def paired_deltas(
     cols = ["structure", "team", "n_tasks", "baseline", "variant", "delta", "ci_low", "ci_high"]
     data = sessions[["structure", "team", "task_id", metric]].copy()
     data[metric] = pd.to_numeric(data[metric], errors="coerce")
-    per_task = data.groupby(["structure", "team", "task_id"], sort=False)[metric].mean().dropna()
+    per_task = data.groupby(["structure", "team", "task_id"])[metric].mean().dropna().sort_index()
     if baseline not in per_task.index.droplevel("task_id"):
         return pd.DataFrame(columns=cols)
     base = per_task.loc[baseline]
