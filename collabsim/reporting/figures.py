@@ -21,6 +21,7 @@ import pandas as pd  # noqa: E402
 from collabsim.reporting.tables import METRIC_LABELS, STRUCTURE_ORDER, TEAM_ORDER  # noqa: E402
 
 TEAM_COLOURS = {"single": "#7f7f7f", "D": "#2f6fb0", "R": "#3a9a5b", "DR": "#8e44ad"}
+TEAM_MARKERS = {"single": "o", "D": "s", "R": "^", "DR": "D"}
 STRUCTURE_COLOURS = {"single": "#7f7f7f", "default": "#e07b28", "memory": "#c9a227",
                      "preassigned_gates": "#2aa198", "scaffolded": "#2f6fb0"}
 
@@ -49,8 +50,9 @@ def _save(fig: plt.Figure, path: Path) -> Path:
 
 def _grouped_bars(ax: plt.Axes, agg: pd.DataFrame, metric: str) -> None:
     """Bars of ``metric`` grouped by structure on the x axis, one bar per team."""
-    structures = _ordered(agg["structure"], STRUCTURE_ORDER)
-    teams = _ordered(agg["team"], TEAM_ORDER)
+    present = agg[agg[f"{metric}_mean"].notna()]
+    structures = _ordered(present["structure"], STRUCTURE_ORDER)
+    teams = _ordered(present["team"], TEAM_ORDER)
     width = 0.8 / max(1, len(teams))
     for j, team in enumerate(teams):
         xs, ys, es = [], [], []
@@ -90,10 +92,10 @@ def h_init_by_structure(agg: pd.DataFrame, path: Path) -> Path | None:
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     _grouped_bars(ax, agg, "H_init_norm")
     ax.axhline(1.0, color="#444", lw=0.8, ls=":")
-    ax.text(ax.get_xlim()[1], 1.0, " equal initiative", va="bottom", ha="right", fontsize=8)
-    ax.set_ylim(0, 1.12)
+    ax.text(ax.get_xlim()[1], 1.0, "equal initiative ", va="bottom", ha="right", fontsize=8)
+    ax.set_ylim(0, 1.25)
     ax.set_title("Initiative entropy H_init,norm by structure (mean ± SE over tasks)")
-    ax.legend(title="team", ncols=4, fontsize=8, loc="lower left")
+    ax.legend(title="team", ncols=4, fontsize=8, loc="upper left")
     return _save(fig, path)
 
 
@@ -133,16 +135,17 @@ def performance_vs_h_init(sessions: pd.DataFrame, agg: pd.DataFrame, path: Path,
             continue
         xe, ye = row.get("H_init_norm_se"), row.get("Performance_se")
         ax.errorbar(x, y, xerr=None if _isnan(xe) else xe, yerr=None if _isnan(ye) else ye,
-                    fmt="x", color="black", ms=7, capsize=2, lw=1)
-        ax.annotate(f"{row['structure']}/{row['team']}", (x, y), fontsize=7,
-                    xytext=(4, 4), textcoords="offset points")
+                    fmt=TEAM_MARKERS.get(row["team"], "o"), ms=8, capsize=2, lw=1,
+                    color=STRUCTURE_COLOURS.get(row["structure"], "#333"), mec="black",
+                    label=f"mean {row['structure']}/{row['team']}")
     ax.set_xlabel("H_init,norm (0 = one member took all initiative, 1 = equal)")
     ax.set_ylabel("Performance")
     ax.set_xlim(-0.03, 1.05)
     ax.set_ylim(-0.05, 1.08)
     ax.grid(alpha=0.3)
-    ax.set_title("Performance vs initiative entropy (dots: sessions; x: variant mean ± SE)")
-    ax.legend(title="structure", fontsize=8, loc="lower left")
+    ax.set_title("Performance vs initiative entropy (dots: sessions; markers: variant mean ± SE)",
+                 fontsize=10)
+    ax.legend(fontsize=7, loc="center left", ncols=2)
     return _save(fig, path)
 
 

@@ -38,7 +38,7 @@ FIGURE_CAPTIONS: dict[str, str] = {
     "activity": "Activity: W_human (non-message actions by simulated humans) and M_team "
     "(messages by all members).",
     "performance_vs_h_init": "Performance against H_init,norm: one dot per session (small "
-    "jitter), crosses are variant means ± SE.",
+    "jitter), coloured by structure; large markers (shape = team) are variant means ± SE.",
     "deltas_vs_single": "Difference in Performance from the single agent, paired by task, "
     "with bootstrap 95% intervals.",
 }
