@@ -148,6 +148,39 @@ def _match_folder(candidates: list[Path], row: pd.Series, settings: str | None) 
     return agree[0] if len(agree) == 1 else None
 
 
+def settings_fingerprint(cfg: dict[str, Any] | None) -> str | None:
+    """Canonical JSON of the outcome settings of a job config (as stored in plan.json)."""
+    if cfg is None:
+        return None
+    from collabsim.experiment.job import outcome_settings
+
+    try:
+        return _canonical(json.loads(_canonical(outcome_settings(cfg))))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def match_session_dirs(rows: pd.DataFrame, store: Path, cfg: dict[str, Any] | None) -> list[Path | None]:
+    """The store folder of every row of a job's sessions table (None when not found).
+
+    A folder is matched by task, team, structure and seed; when a shared store holds the
+    same identifiers under other settings, the job's settings (``cfg``) pick the folder.
+    """
+    settings = settings_fingerprint(cfg)
+    folders: dict[str, list[Path]] = {}
+    sessions_dir = Path(store) / "sessions"
+    if sessions_dir.is_dir():
+        for folder in sessions_dir.iterdir():
+            if folder.is_dir():
+                prefix = folder.name[: folder.name.rfind("__") + 2]
+                folders.setdefault(prefix, []).append(folder)
+    out = []
+    for _, row in rows.iterrows():
+        prefix = _slug_prefix(row["task_id"], row["team"], row["structure"], row["seed"])
+        out.append(_match_folder(sorted(folders.get(prefix, [])), row, settings))
+    return out
+
+
 def _job_rows(job: Path, notes: list[str]) -> pd.DataFrame:
     try:
         rows = pd.read_csv(job / "sessions.csv", keep_default_na=True)
@@ -157,26 +190,10 @@ def _job_rows(job: Path, notes: list[str]) -> pd.DataFrame:
     if missing:
         raise ReportInputError(f"{job / 'sessions.csv'}: missing columns {sorted(missing)}")
     cfg = job_config(job)
-    store = job_store(job, cfg)
-    settings = None
-    if cfg is not None:
-        from collabsim.experiment.job import outcome_settings
-
-        try:
-            settings = _canonical(json.loads(_canonical(outcome_settings(cfg))))
-        except (KeyError, TypeError, ValueError):
-            settings = None
-    folders: dict[str, list[Path]] = {}
-    sessions_dir = store / "sessions"
-    if sessions_dir.is_dir():
-        for folder in sessions_dir.iterdir():
-            if folder.is_dir():
-                prefix = folder.name[: folder.name.rfind("__") + 2]
-                folders.setdefault(prefix, []).append(folder)
+    folders = match_session_dirs(rows, job_store(job, cfg), cfg)
     keys, dirs = [], []
-    for _, row in rows.iterrows():
+    for (_, row), folder in zip(rows.iterrows(), folders, strict=True):
         prefix = _slug_prefix(row["task_id"], row["team"], row["structure"], row["seed"])
-        folder = _match_folder(sorted(folders.get(prefix, [])), row, settings)
         plan = _read_json(folder / "plan.json") if folder is not None else None
         if plan is None or not plan.get("key"):
             notes.append(f"{job}: no session folder for {prefix.rstrip('_')}; "
