@@ -49,8 +49,8 @@ def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
             root_value = cached_root()
             if root_value is None:
                 raise TaskSelectionError(
-                    "tasks.root is not set and no DiscoveryBench download is cached: run "
-                    f"`{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)"
+                    "tasks.root is required for tasks=discoverybench when no download is "
+                    f"cached: run `{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)"
                 )
         root = Path(root_value).expanduser()
         if not root.is_dir():
