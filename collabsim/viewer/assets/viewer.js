@@ -4,7 +4,7 @@
   "use strict";
   var SVGNS = "http://www.w3.org/2000/svg";
   var data = JSON.parse(document.getElementById("collabsim-data").textContent);
-  var LANE_H = 46, NODE_H = 22, LEFT = 150, TOP = 64, RIGHT = 40, AXIS_H = 26;
+  var ROW_H = 28, PAD = 9, NODE_H = 22, LEFT = 150, TOP = 64, RIGHT = 40, AXIS_H = 26;
 
   function el(name, attrs, parent) {
     var node = document.createElementNS(SVGNS, name);
@@ -31,8 +31,24 @@
 
   var nodes = data.nodes, byId = {};
   nodes.forEach(function (n) { byId[n.id] = n; });
-  var laneIndex = {};
-  data.lanes.forEach(function (l, i) { laneIndex[l.actor] = i; });
+  // overlapping nodes of one participant (a few occur in real recordings) get sub-rows
+  var rowEnds = {}, laneTop = {}, lanesH = 0;
+  data.lanes.forEach(function (l) { rowEnds[l.actor] = []; });
+  nodes.slice().sort(function (a, b) {
+    return (a.intervals.length ? a.intervals[0][0] : 0) - (b.intervals.length ? b.intervals[0][0] : 0);
+  }).forEach(function (n) {
+    var ends = rowEnds[n.actor], start = n.intervals.length ? n.intervals[0][0] : 0;
+    var end = n.intervals.length ? n.intervals[n.intervals.length - 1][1] : start;
+    var r = 0;
+    while (r < ends.length && ends[r] > start + 1e-6) { r++; }
+    ends[r] = end;
+    n.row = r;
+  });
+  data.lanes.forEach(function (l) {
+    laneTop[l.actor] = lanesH;
+    l.height = 2 * PAD + Math.max(1, rowEnds[l.actor].length) * ROW_H;
+    lanesH += l.height;
+  });
   var t0 = Infinity, t1 = -Infinity;
   nodes.forEach(function (n) {
     n.intervals.forEach(function (iv) { t0 = Math.min(t0, iv[0]); t1 = Math.max(t1, iv[1]); });
@@ -60,18 +76,18 @@
     var baseWidth = Math.max(700, (box && box.clientWidth) || 1000);
     var width = baseWidth * Number(zoomInput.value);
     var plotW = width - LEFT - RIGHT;
-    var height = TOP + data.lanes.length * LANE_H + AXIS_H + 10;
+    var height = TOP + lanesH + AXIS_H + 10;
     svg.setAttribute("width", width);
     svg.setAttribute("height", height);
     function x(t) { return LEFT + (t - t0) / (t1 - t0) * plotW; }
-    function laneY(actor) { return TOP + laneIndex[actor] * LANE_H; }
+    function nodeY(n) { return TOP + laneTop[n.actor] + PAD + n.row * ROW_H + (ROW_H - NODE_H) / 2; }
 
     // step bands, with the professional's ratings where the data has them
     var bands = el("g", { "class": "steps" }, svg);
     data.steps.forEach(function (s, i) {
       if (!s.time_range) { return; }
       var x0 = x(s.time_range[0]), x1 = Math.max(x(s.time_range[1]), x0 + 2);
-      el("rect", { x: x0, y: TOP - 40, width: x1 - x0, height: data.lanes.length * LANE_H + 40,
+      el("rect", { x: x0, y: TOP - 40, width: x1 - x0, height: lanesH + 40,
                    fill: i % 2 ? "var(--band2)" : "var(--band)" }, bands);
       var label = text(bands, x0 + 4, TOP - 26, fit(s.name, x1 - x0 - 8), "step-name");
       el("title", {}, label).textContent = s.name;
@@ -83,18 +99,18 @@
 
     // swimlanes
     var lanes = el("g", { "class": "lanes" }, svg);
-    data.lanes.forEach(function (l, i) {
-      var y = TOP + i * LANE_H;
-      el("line", { x1: LEFT, x2: width - RIGHT, y1: y + LANE_H / 2, y2: y + LANE_H / 2,
+    data.lanes.forEach(function (l) {
+      var y = TOP + laneTop[l.actor];
+      el("line", { x1: LEFT, x2: width - RIGHT, y1: y + PAD + ROW_H / 2, y2: y + PAD + ROW_H / 2,
                    stroke: "#e3e7eb" }, lanes);
       var name = l.actor.toLowerCase() === l.actor_type ? l.actor : l.actor + " (" + l.actor_type + ")";
-      var t = text(lanes, LEFT - 10, y + LANE_H / 2 + 4, name, "lane-label", "end");
+      var t = text(lanes, LEFT - 10, y + PAD + ROW_H / 2 + 4, name, "lane-label", "end");
       t.setAttribute("fill", l.actor_type === "human" ? "var(--human)" : "var(--ai)");
     });
 
     // time axis
     var axis = el("g", { "class": "axis" }, svg);
-    var axisY = TOP + data.lanes.length * LANE_H + 4;
+    var axisY = TOP + lanesH + 4;
     var ticks = 8;
     for (var k = 0; k <= ticks; k++) {
       var tt = t0 + (t1 - t0) * k / ticks;
@@ -106,7 +122,7 @@
     var edgeLayer = el("g", { "class": "edges" }, svg);
     data.edges.forEach(function (e, i) {
       var a = byId[e.source], b = byId[e.target];
-      var ya = laneY(a.actor) + LANE_H / 2, yb = laneY(b.actor) + LANE_H / 2;
+      var ya = nodeY(a) + NODE_H / 2, yb = nodeY(b) + NODE_H / 2;
       var ia = a.intervals[a.intervals.length - 1] || [0, 0], ib = b.intervals[0] || [0, 0];
       var d;
       if (e.type === "loop") {
@@ -130,7 +146,7 @@
     var drawn = 0;
     nodes.forEach(function (n) {
       var g = el("g", { "class": "node " + n.actor_type + " " + n.kind, "data-id": n.id }, nodeLayer);
-      var y = laneY(n.actor) + (LANE_H - NODE_H) / 2;
+      var y = nodeY(n);
       var ivs = n.intervals.length ? n.intervals : [[t0, t0]];
       ivs.forEach(function (iv, j) {
         var x0 = x(iv[0]), w = Math.max(x(iv[1]) - x0, 5);
