@@ -59,7 +59,7 @@ def test_simulated_dr_scaffolded_session_is_drawn(dr_scaffolded_session, tmp_pat
     assert_drawn(page, tmp_path / "profile", len(graph))
 
 
-@pytest.mark.parametrize("session", ["p1|s1", "p12|session2"])
+@pytest.mark.parametrize("session", ["p1|s1", "p12|session2", "p13|s1"])  # p13: overlaps
 def test_kolab_session_is_drawn(kolab_sessions_path, tmp_path, session):
     graph = load_graph(kolab_sessions_path, session)
     page = write_view(graph, tmp_path / "kolab.html")

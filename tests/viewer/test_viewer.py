@@ -115,3 +115,18 @@ def test_view_command_user_errors_are_one_line_exit_2(tmp_path, kolab_sessions_p
     assert needle in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "v.html").exists()
+
+
+def test_every_kolab_session_renders(kolab_sessions_path):
+    import warnings
+
+    from collabsim.graphs.explorer_io import load_explorer
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        graphs = load_explorer(kolab_sessions_path)
+    assert len(graphs) == 31
+    for graph in graphs:
+        payload = embedded_payload(render_html(graph))
+        assert payload["counts"]["nodes"] == len(graph)
+        assert payload["counts"]["edges"] == len(graph.edges)
