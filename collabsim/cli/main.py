@@ -19,6 +19,9 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "kolab": "collabsim.cli.kolab_cmd",
     "calibrate": "collabsim.cli.calibrate_cmd",
     "fidelity": "collabsim.cli.fidelity_cmd",
+    "view": "collabsim.cli.view_cmd",
+    "report": "collabsim.cli.report_cmd",
+    "data": "collabsim.cli.data_cmd",
 }
 
 

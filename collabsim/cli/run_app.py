@@ -56,6 +56,12 @@ def main_with_args(args: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    from collabsim.cli.launchers import missing_launcher_hint
+
+    hint = missing_launcher_hint(args)
+    if hint:
+        print(hint, file=sys.stderr)
+        return 2
     saved = sys.argv
     sys.argv = ["collabsim-run", *args]
     try:

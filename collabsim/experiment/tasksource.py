@@ -44,10 +44,14 @@ def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
     elif kind == "discoverybench":
         root_value = spec.get("root")
         if not root_value or root_value == "???":
-            raise TaskSelectionError(
-                "tasks.root is required for tasks=discoverybench "
-                "(e.g. tasks.root=/data/discoverybench)"
-            )
+            from collabsim.datafetch import FETCH_COMMAND, cached_root
+
+            root_value = cached_root()
+            if root_value is None:
+                raise TaskSelectionError(
+                    "tasks.root is required for tasks=discoverybench when no download is "
+                    f"cached: run `{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)"
+                )
         root = Path(root_value).expanduser()
         if not root.is_dir():
             raise TaskSelectionError(f"tasks.root: no such folder: {root}")

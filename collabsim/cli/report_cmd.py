@@ -1,0 +1,53 @@
+"""``collabsim report PATH... [--out DIR]``: one report over jobs, sweeps and result stores.
+
+PATH may be a job folder (``outputs/<date>/<time>``), a multirun folder, a result store
+(``run.store``), or any folder above them (searched recursively). Sessions are counted once
+per session key. Writes report.md, report.html, CSV and LaTeX tables, figures and one HTML
+view per session into DIR (default ``report``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``report`` sub-command to ``subparsers``."""
+    parser = subparsers.add_parser(
+        "report",
+        help="combine job folders, sweeps and result stores into one report with figures",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("paths", nargs="+", type=Path, help="job, multirun or store folders")
+    parser.add_argument("--out", type=Path, default=Path("report"),
+                        help="output folder (default: ./report)")
+    parser.add_argument("--tasks-root", action="append", type=Path, default=[],
+                        help="task root for sessions found only in a store (repeatable)")
+    parser.add_argument("--no-views", action="store_true",
+                        help="do not write one HTML page per session")
+    parser.set_defaults(func=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from collabsim.reporting.collect import ReportInputError
+    from collabsim.reporting.sweep_report import build_report
+
+    try:
+        report = build_report(args.paths, args.out, tasks_roots=args.tasks_root,
+                              views=not args.no_views)
+    except ReportInputError as err:
+        print(f"collabsim report: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"collabsim report: --out: cannot write {args.out}: {err.strerror}", file=sys.stderr)
+        return 2
+    for note in report.notes:
+        print(f"note: {note}")
+    print(f"{len(report.sessions)} sessions, {len(report.aggregate)} variants, "
+          f"{len(report.figures)} figures, {report.views} session views -> "
+          f"{report.out_dir / 'report.md'}")
+    return 0

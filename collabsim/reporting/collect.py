@@ -1,0 +1,349 @@
+"""Gather finished sessions from job folders, multirun folders and result stores.
+
+A **job folder** is what one ``collabsim run`` job writes: ``sessions.csv`` (one metrics row
+per session), ``aggregate.csv``, ``.hydra/config.yaml`` and, unless ``run.store`` pointed
+elsewhere, the store folders ``sessions/<slug>/{plan.json,result.json,trace.jsonl}``. A
+**multirun folder** holds one job folder per sweep point. A **result store** holds session
+folders only (``run.store=PATH`` shared by many jobs).
+
+Rows from job folders are used as written (they were computed by the job itself). Sessions
+found only in a store get their row computed here with the same
+:func:`collabsim.reporting.tables.metrics_table`; their task is found by recomputing the
+store key (:func:`collabsim.experiment.plan.session_key`) for candidate tasks, so a task is
+only ever matched to the exact task the session ran. Every row carries its ``session_key``;
+the combined table keeps one row per key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from collabsim.reporting.tables import STRUCTURE_ORDER, TEAM_ORDER
+
+SKIP_DIRS = frozenset({"sessions", ".hydra", "wandb", "figures", "views", "__pycache__"})
+
+
+class ReportInputError(ValueError):
+    """A report input cannot be used; the message names the path."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Where the results are.
+
+    Attributes:
+        jobs: Job folders (each with ``sessions.csv``).
+        stores: Result-store roots (each with ``sessions/*/result.json``).
+    """
+
+    jobs: tuple[Path, ...] = ()
+    stores: tuple[Path, ...] = ()
+
+
+@dataclass
+class Collected:
+    """The combined sessions table and what was noticed while building it."""
+
+    sessions: pd.DataFrame
+    inputs: Inputs
+    notes: list[str] = field(default_factory=list)
+
+
+def _has_store_sessions(folder: Path) -> bool:
+    sessions = folder / "sessions"
+    return sessions.is_dir() and any(sessions.glob("*/result.json"))
+
+
+def find_inputs(paths: Iterable[str | Path]) -> Inputs:
+    """Classify every given path (searched recursively) into job folders and stores.
+
+    Raises:
+        ReportInputError: A path does not exist or holds no job folder and no store.
+    """
+    jobs: list[Path] = []
+    stores: list[Path] = []
+    for raw in paths:
+        root = Path(raw).expanduser()
+        if not root.is_dir():
+            raise ReportInputError(f"{root}: no such folder")
+        found = False
+        for dirpath, dirnames, filenames in os.walk(root):
+            here = Path(dirpath)
+            if "sessions.csv" in filenames:
+                jobs.append(here.resolve())
+                found = True
+            elif _has_store_sessions(here):
+                stores.append(here.resolve())
+                found = True
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+        if not found:
+            raise ReportInputError(
+                f"{root}: no job folder (sessions.csv) or result store (sessions/*/result.json)"
+            )
+    return Inputs(tuple(dict.fromkeys(jobs)), tuple(dict.fromkeys(stores)))
+
+
+def job_config(job: Path) -> dict[str, Any] | None:
+    """The resolved config a job ran with (``.hydra/config.yaml``), or None."""
+    path = job / ".hydra" / "config.yaml"
+    if not path.is_file():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def job_store(job: Path, cfg: dict[str, Any] | None) -> Path:
+    """Where a job's session folders are: ``run.store`` when set, else the job folder."""
+    store = ((cfg or {}).get("run") or {}).get("store")
+    if store:
+        path = Path(store).expanduser()
+        return path if path.is_absolute() else (job / path if (job / path).is_dir() else path)
+    return job
+
+
+def _slug_prefix(task_id: str, team: str, structure: str, seed: Any) -> str:
+    task = re.sub(r"[^A-Za-z0-9_.-]+", "-", str(task_id))
+    return f"{task}__{team}__{structure}__s{int(seed)}__"
+
+
+def _read_json(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _match_folder(candidates: list[Path], row: pd.Series, settings: str | None) -> Path | None:
+    if len(candidates) == 1:
+        return candidates[0]
+    if settings is not None:
+        same = [c for c in candidates
+                if _canonical((_read_json(c / "plan.json") or {}).get("settings")) == settings]
+        if len(same) == 1:
+            return same[0]
+        candidates = same or candidates
+    # same identifiers under other settings: the result record must agree with the row
+    agree = [c for c in candidates
+             if (r := _read_json(c / "result.json")) is not None
+             and r.get("status") == row.get("status")
+             and (r.get("submitted_hypothesis") or "") == (row.get("hypothesis") or "")]
+    return agree[0] if len(agree) == 1 else None
+
+
+def settings_fingerprint(cfg: dict[str, Any] | None) -> str | None:
+    """Canonical JSON of the outcome settings of a job config (as stored in plan.json)."""
+    if cfg is None:
+        return None
+    from collabsim.experiment.job import outcome_settings
+
+    try:
+        return _canonical(json.loads(_canonical(outcome_settings(cfg))))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def match_session_dirs(rows: pd.DataFrame, store: Path, cfg: dict[str, Any] | None) -> list[Path | None]:
+    """The store folder of every row of a job's sessions table (None when not found).
+
+    A folder is matched by task, team, structure and seed; when a shared store holds the
+    same identifiers under other settings, the job's settings (``cfg``) pick the folder.
+    """
+    settings = settings_fingerprint(cfg)
+    folders: dict[str, list[Path]] = {}
+    sessions_dir = Path(store) / "sessions"
+    if sessions_dir.is_dir():
+        for folder in sessions_dir.iterdir():
+            if folder.is_dir():
+                prefix = folder.name[: folder.name.rfind("__") + 2]
+                folders.setdefault(prefix, []).append(folder)
+    out = []
+    for _, row in rows.iterrows():
+        prefix = _slug_prefix(row["task_id"], row["team"], row["structure"], row["seed"])
+        out.append(_match_folder(sorted(folders.get(prefix, [])), row, settings))
+    return out
+
+
+def _job_rows(job: Path, notes: list[str]) -> pd.DataFrame:
+    try:
+        rows = pd.read_csv(job / "sessions.csv", keep_default_na=True)
+    except (OSError, ValueError, pd.errors.EmptyDataError) as err:
+        raise ReportInputError(f"{job / 'sessions.csv'}: cannot read ({err})") from err
+    missing = {"task_id", "team", "structure", "seed"} - set(rows.columns)
+    if missing:
+        raise ReportInputError(f"{job / 'sessions.csv'}: missing columns {sorted(missing)}")
+    cfg = job_config(job)
+    folders = match_session_dirs(rows, job_store(job, cfg), cfg)
+    keys, dirs = [], []
+    for (_, row), folder in zip(rows.iterrows(), folders, strict=True):
+        prefix = _slug_prefix(row["task_id"], row["team"], row["structure"], row["seed"])
+        plan = _read_json(folder / "plan.json") if folder is not None else None
+        if plan is None or not plan.get("key"):
+            notes.append(f"{job}: no session folder for {prefix.rstrip('_')}; "
+                         "kept without a store key")
+            keys.append(f"{job}::{prefix}{row.get('policy', '')}")
+            dirs.append("")
+        else:
+            keys.append(str(plan["key"]))
+            dirs.append(str(folder))
+    rows["session_key"] = keys
+    rows["session_dir"] = dirs
+    rows["source"] = str(job)
+    return rows
+
+
+class _TaskFinder:
+    """Finds the exact task a stored session ran by recomputing its store key."""
+
+    def __init__(self, roots: Sequence[Path], specs: Sequence[dict[str, Any]]) -> None:
+        self._roots = list(dict.fromkeys(Path(r) for r in roots))
+        self._specs = list(specs)
+        self._tasks: dict[str, list[Any]] | None = None
+
+    def _load(self) -> dict[str, list[Any]]:
+        from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
+        from collabsim.tasks.discoverybench import load_tasks
+
+        by_id: dict[str, list[Any]] = {}
+        found = []
+        for spec in self._specs:
+            try:
+                found += resolve_tasks({**spec, "limit": None, "ids": None, "datasets": None})[0]
+            except (TaskSelectionError, OSError, ValueError):
+                continue
+        cache = Path(os.environ.get("COLLABSIM_CACHE_DIR") or Path.home() / ".cache" / "collabsim")
+        generated = sorted((cache / "generated").glob("v*-n*-s*")) if (cache / "generated").is_dir() else []
+        for root in [*self._roots, *generated]:
+            found += list(load_tasks(root).tasks)
+        for task in found:
+            by_id.setdefault(task.task_id, []).append(task)
+        return by_id
+
+    def find(self, plan: dict[str, Any]) -> Any | None:
+        from collabsim.experiment.plan import session_key
+
+        if self._tasks is None:
+            self._tasks = self._load()
+        for task in self._tasks.get(str(plan.get("task_id")), []):
+            key = session_key(task, str(plan["team"]), str(plan["structure"]), int(plan["seed"]),
+                              plan.get("settings") or {})
+            if key == plan.get("key"):
+                return task
+        return None
+
+
+def _store_rows(store: Path, known: set[str], finder: _TaskFinder, notes: list[str]) -> pd.DataFrame:
+    from collabsim.metrics.reference import load_reference
+    from collabsim.reporting.tables import session_metrics_row
+    from collabsim.session.trace import read_trace
+
+    rows, extra = [], []
+    unresolved = 0
+    references: dict[str, Any] = {}
+    for folder in sorted((store / "sessions").iterdir()):
+        plan = _read_json(folder / "plan.json")
+        result = _read_json(folder / "result.json")
+        if plan is None or result is None or not plan.get("key") or plan["key"] in known:
+            continue
+        trace = folder / "trace.jsonl"
+        if not trace.is_file():
+            notes.append(f"{folder}: result without trace.jsonl; left out")
+            continue
+        known.add(str(plan["key"]))
+        task = finder.find(plan)
+        reference = None
+        if task is None:
+            unresolved += 1
+        elif task.reference_workflow_path is not None:
+            path = str(task.reference_workflow_path)
+            if path not in references:
+                references[path] = load_reference(task.reference_workflow_path)
+            reference = references[path]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            events = read_trace(trace, allow_truncated_tail=True)
+            row = session_metrics_row({**result, "team": plan["team"]}, events, task, reference)
+        rows.append(row)
+        extra.append({
+            "turns": result.get("turns"),
+            "virtual_min": round(float(result.get("virtual_seconds") or 0) / 60.0, 1),
+            "hypothesis": result.get("submitted_hypothesis"),
+            "session_key": str(plan["key"]), "session_dir": str(folder), "source": str(store),
+        })
+    if unresolved:
+        notes.append(f"{store}: {unresolved} stored session(s) whose task was not found "
+                     "(pass --tasks-root); their outcome and process metrics are empty")
+    if not rows:
+        return pd.DataFrame()
+    out = pd.DataFrame(rows)
+    more = pd.DataFrame(extra)
+    out.insert(out.columns.get_loc("status") + 1, "turns", more["turns"])
+    out.insert(out.columns.get_loc("turns") + 1, "virtual_min", more["virtual_min"])
+    for col in ("hypothesis", "session_key", "session_dir", "source"):
+        out[col] = more[col]
+    return out
+
+
+def _order(df: pd.DataFrame) -> pd.DataFrame:
+    def rank(values: pd.Series, order: Sequence[str]) -> list[int]:
+        return [order.index(v) if v in order else len(order) for v in values]
+
+    keyed = df.assign(_s=rank(df["structure"], STRUCTURE_ORDER), _t=rank(df["team"], TEAM_ORDER))
+    keyed = keyed.sort_values(["_s", "structure", "_t", "team", "task_id", "seed"], kind="stable")
+    return keyed.drop(columns=["_s", "_t"]).reset_index(drop=True)
+
+
+def collect_sessions(
+    paths: Iterable[str | Path], tasks_roots: Sequence[str | Path] = ()
+) -> Collected:
+    """One sessions table from any mix of job folders, multirun folders and result stores.
+
+    Args:
+        paths: Folders to read (searched recursively).
+        tasks_roots: Task roots to look in for sessions found only in a store (the jobs'
+            own task settings and the generated suites in the cache are always tried).
+
+    Returns:
+        The table (one row per session key, ordered by structure, team, task, seed) with
+        ``session_key``, ``session_dir`` and ``source`` columns, plus notes.
+
+    Raises:
+        ReportInputError: Naming a path that cannot be used, or when no session is found.
+    """
+    inputs = find_inputs(paths)
+    notes: list[str] = []
+    frames = [_job_rows(job, notes) for job in inputs.jobs]
+    known = {k for f in frames for k in f["session_key"]}
+    specs = [cfg["tasks"] for job in inputs.jobs
+             if (cfg := job_config(job)) is not None and isinstance(cfg.get("tasks"), dict)]
+    finder = _TaskFinder([Path(r) for r in tasks_roots], specs)
+    for store in inputs.stores:
+        frame = _store_rows(store, known, finder, notes)
+        if len(frame):
+            frames.append(frame)
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        raise ReportInputError("no finished session found in " + ", ".join(map(str, paths)))
+    combined = pd.concat(frames, ignore_index=True)
+    before = len(combined)
+    combined = combined.drop_duplicates("session_key", keep="first")
+    if len(combined) < before:
+        notes.append(f"{before - len(combined)} duplicate session(s) (same key) counted once")
+    return Collected(_order(combined), inputs, notes)
