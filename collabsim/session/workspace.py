@@ -11,14 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from collabsim.participants.protocol import (
+from collabsim.core.events import TraceEvent
+from collabsim.core.records import (
     ChatMessage,
     CodeCell,
     GateRequest,
     HistoryEntry,
+    MemoryEntry,
     MemoryView,
 )
-from collabsim.session.events import TraceEvent
 
 RequestState = Literal["pending", "approved", "rejected"]
 SUMMARY_CHARS = 200
@@ -30,17 +31,6 @@ def truncate(text: str, limit: int) -> str:
         return text
     dropped = len(text) - limit
     return text[:limit] + f"\n...[truncated {dropped} chars]"
-
-
-@dataclass(frozen=True)
-class MemoryEntry:
-    """One group-memory entry."""
-
-    seq: int
-    time: float
-    author: str
-    section: str
-    text: str
 
 
 @dataclass

@@ -13,7 +13,8 @@ import pytest
 from collabsim.llm import Budget, BudgetExceeded, LLMCallError, LLMClient, LLMSettings
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.calllog import read_call_log
-from collabsim.llm.state_block import encode_state
+from collabsim.participants import offline_provider  # noqa: F401 - registers collabsim/* models
+from collabsim.participants.state_block import encode_state
 
 MSGS = [{"role": "system", "content": "You are a test."}, {"role": "user", "content": "Go."}]
 
