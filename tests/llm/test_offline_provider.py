@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import pytest
-from tests_llm_obs import sample_observation
+from helpers.observations import sample_observation
 
 from collabsim.llm import LLMCallError, LLMClient, LLMSettings
 from collabsim.participants.protocol import (

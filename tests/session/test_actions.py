@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from helpers.participants import fuzz_strings
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from session_helpers import fuzz_strings
 
 from collabsim.session.actions import (
     ACTION_SPECS,

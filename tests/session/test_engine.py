@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from session_helpers import WAIT, FnParticipant, ScriptParticipant
+from helpers.participants import WAIT, FnParticipant, ScriptParticipant
 
 from collabsim.participants.protocol import Observation, SessionAbort
 from collabsim.participants.team import team_from_dict

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session_helpers import FnParticipant, fuzz_strings
+from helpers.participants import FnParticipant, fuzz_strings
 
 from collabsim.participants.protocol import Observation
 from collabsim.participants.team import team_from_dict
