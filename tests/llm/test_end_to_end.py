@@ -73,6 +73,7 @@ def provider_calls(monkeypatch) -> dict[str, int]:
     return count
 
 
+@pytest.mark.slow
 def test_offline_llm_team_submits_what_the_scripted_team_submits(
     tasks: tuple[Task, ...], tmp_path: Path
 ) -> None:

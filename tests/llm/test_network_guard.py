@@ -62,6 +62,7 @@ def test_host_classification() -> None:
         assert not netguard.is_local_host(host), host
 
 
+@pytest.mark.slow
 def test_pytest_plugin_fails_a_test_that_swallowed_the_error(tmp_path) -> None:
     import os
     import subprocess

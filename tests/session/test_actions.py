@@ -185,6 +185,7 @@ def test_specs_cover_design_actions_and_examples_parse() -> None:
         assert spec.syntax() in describe_actions()
 
 
+@pytest.mark.slow
 def test_fuzz_parse_never_raises() -> None:
     strings = fuzz_strings(seed=1234, n=10_000)
     parsed = 0
