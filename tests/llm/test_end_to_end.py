@@ -21,7 +21,8 @@ from collabsim.llm.calllog import read_call_log
 from collabsim.participants.llm_policy import build_llm_participants
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import TeamSpec, team_from_dict
-from collabsim.session.engine import SessionConfig, run_session
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session
 from collabsim.session.results import SessionResult, write_result
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
