@@ -24,7 +24,8 @@ from collabsim.participants.protocol import Observation, Role
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
 from collabsim.session.actions import format_action
-from collabsim.session.engine import SessionConfig, run_session_sync
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import generate_suite

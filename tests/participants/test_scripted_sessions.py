@@ -13,7 +13,8 @@ from helpers.executors import InProcessExecutor
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.team import team_from_dict
-from collabsim.session.engine import SessionConfig, run_session_sync
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
