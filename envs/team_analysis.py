@@ -239,6 +239,7 @@ class TeamAnalysisEnv(gym.Env[str, str]):
         self._done = False
         self._start(task, session_seed)
         text, _, terminated, truncated, info = self._next()
+        info["session_seed"] = session_seed
         if terminated or truncated:
             raise RuntimeError(f"session for {task.task_id} ended before the agent's first turn")
         return text, info
