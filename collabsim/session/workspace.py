@@ -1,7 +1,7 @@
 """The shared workspace: team chat, code history, result editor, group memory, gate requests.
 
-The workspace holds only what has *landed*: the engine adds an action's effect at the
-action's ``t_end`` (see ``collabsim.session.engine``), so everything here is visible to every
+The workspace holds only what has *landed*: the orchestrator adds an action's effect at the
+action's ``t_end`` (see ``collabsim.session.effects``), so everything here is visible to every
 member at the current virtual time. Views are immutable protocol records.
 """
 
