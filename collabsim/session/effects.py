@@ -16,12 +16,13 @@ seen when deciding; an ``EDITOR_UPDATE`` refs the update it revises.
 
 from __future__ import annotations
 
+import bisect
+import math
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from collabsim.core.actions import ACTION_SPECS, Action, ActionName, ActionSpec
-from collabsim.core.events import MESSAGE_ACTIONS, TraceEvent
 from collabsim.core.records import MemoryEntry
 from collabsim.session.sandboxing import CodeRun
 from collabsim.session.state import SessionState
@@ -49,20 +50,18 @@ class Effect:
 
 
 def message_refs(s: SessionState, name: str, t: float) -> tuple[int, ...]:
-    """The latest non-message event by another member that had ended by ``t``."""
-    best: TraceEvent | None = None
-    for e in s.events:
-        if (
-            e.actor_type == "env"
-            or e.actor == name
-            or e.action_type in MESSAGE_ACTIONS
-            or e.action_type == "INVALID"
-            or e.t_end > t
-        ):
-            continue
-        if best is None or (e.t_end, e.seq) >= (best.t_end, best.seq):
-            best = e
-    return () if best is None else (best.seq,)
+    """The latest non-message event by another member that had ended by ``t``.
+
+    "Latest" orders by ``(t_end, seq)``; environment events and ``INVALID`` attempts never
+    count.
+    """
+    i = bisect.bisect_right(s.respondable, (t, math.inf, ""))
+    while i > 0:
+        i -= 1
+        _, seq, actor = s.respondable[i]
+        if actor != name:
+            return (seq,)
+    return ()
 
 
 def _execute_code(

@@ -9,12 +9,13 @@ session, end the build phase, apply landed effects.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from collabsim.core.events import TraceEvent
+from collabsim.core.events import MESSAGE_ACTIONS, TraceEvent
 from collabsim.session.clock import VirtualClock
 from collabsim.session.config import SessionConfig
 from collabsim.session.scheduler import LandingQueue, Scheduler
@@ -49,6 +50,9 @@ class SessionState:
         self.sched = Scheduler(self.members)
         self.writer = TraceWriter(trace_path) if trace_path is not None else None
         self.events: list[TraceEvent] = []
+        # (t_end, seq, actor) of events a message may respond to, sorted, so that finding a
+        # message's refs does not scan the whole trace (see effects.message_refs).
+        self.respondable: list[tuple[float, int, str]] = []
         self.landings = LandingQueue()
         self.feedback: dict[str, list[tuple[float, str]]] = {m: [] for m in self.members}
         self.turns: dict[str, int] = {m: 0 for m in self.members}
@@ -93,6 +97,8 @@ class SessionState:
             refs=tuple(refs),
         )
         self.events.append(event)
+        if actor != "env" and action_type != "INVALID" and action_type not in MESSAGE_ACTIONS:
+            bisect.insort(self.respondable, (t_end, event.seq, actor))
         if self.writer is not None:
             self.writer.write(event)
         return event
