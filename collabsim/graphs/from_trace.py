@@ -61,7 +61,7 @@ from typing import Any
 
 from collabsim.graphs.kolab_common import GraphDataWarning
 from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
-from collabsim.session.events import ENV_ACTIONS, TraceEvent
+from collabsim.core.events import ENV_ACTIONS, TraceEvent
 
 STEP_NAMES: dict[str, str] = {
     "build": "Group-memory build phase",
