@@ -13,7 +13,7 @@ module                      holds
 ``core.team``               :class:`TeamSpec`
 ``core.events``             :class:`TraceEvent` (one trace line)
 ``core.actions``            :class:`ActionName`, :data:`ACTION_SPECS`, :func:`format_action`
-``core.action_parser``      :func:`parse_action`
+``core.action_parser``      :func:`parse_action` (``core.action_args``: argument lists)
 ``core.errors``             :class:`SessionAbort`
 ==========================  =================================================================
 """

@@ -31,12 +31,18 @@ Writing actions (:func:`collabsim.core.actions.format_action`) is the exact inve
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from collabsim.core.action_args import (
+    KEYWORD_RE,
+    ArgsError,
+    ArityError,
+    bind,
+    read_args,
+    skip_ws,
+    unescape,
+)
 from collabsim.core.actions import ACTION_SPECS, GENERIC_SYNTAX, Action, ActionSpec
 
 
@@ -53,216 +59,18 @@ class ParseResult:
         return self.action is not None
 
 
-class _ParseError(Exception):
-    """Internal: a candidate call is not well-formed."""
-
-
-class _ArityError(_ParseError):
-    """Internal: too many or misplaced positional values (a lenient repair may help)."""
-
-
 _CALL_RE = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
 _UNKNOWN_NAME_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_KEYWORD_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*")
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
-_STOP_RE = {q: re.compile(r"[\\" + q + "]") for q in ("'", '"')}
 _MAX_CANDIDATES = 64
 _CANDIDATE_CHAR_BUDGET = 4_000_000
-_OPENERS_RE = re.compile(r"[(\[{]+")
-_SPECIAL_RE = re.compile(r"[\"'()\[\]{},]")
-_MAX_DICT_CHARS = 100_000
-
-
-def _read_string(text: str, pos: int) -> tuple[str, int]:
-    """Read a quoted string starting at ``text[pos]``; return (value, index after it)."""
-    quote = text[pos : pos + 3] if text.startswith(('"""', "'''"), pos) else text[pos]
-    stop = _STOP_RE[quote[0]]
-    out: list[str] = []
-    i = pos + len(quote)
-    while True:
-        m = stop.search(text, i)
-        if m is None:
-            raise _ParseError(f"unterminated string starting with {quote} at offset {pos}")
-        j = m.start()
-        out.append(text[i:j])
-        if text[j] == "\\":
-            if j + 1 >= len(text):
-                raise _ParseError(f"unterminated string starting with {quote} at offset {pos}")
-            nxt = text[j + 1]
-            out.append(_ESCAPES.get(nxt, "\\" + nxt))
-            i = j + 2
-        elif text.startswith(quote, j):
-            return "".join(out), j + len(quote)
-        else:
-            out.append(text[j])
-            i = j + 1
-
-
-def _unescape(raw: str) -> str:
-    """Apply the string escapes to ``raw`` (quotes inside are literal)."""
-    out: list[str] = []
-    i = 0
-    while i < len(raw):
-        j = raw.find("\\", i)
-        if j < 0 or j + 1 >= len(raw):
-            out.append(raw[i:])
-            break
-        out.append(raw[i:j])
-        nxt = raw[j + 1]
-        out.append(_ESCAPES.get(nxt, "\\" + nxt))
-        i = j + 2
-    return "".join(out)
-
-
-def _skip_ws(text: str, pos: int) -> int:
-    while pos < len(text) and text[pos].isspace():
-        pos += 1
-    return pos
-
-
-def _read_unquoted(text: str, pos: int) -> tuple[str, int]:
-    """Read a bare value up to the next top-level ``,`` or ``)``; brackets nest."""
-    depth = 0
-    i = pos
-    closers = {")": "(", "]": "[", "}": "{"}
-    while True:
-        m = _SPECIAL_RE.search(text, i)
-        if m is None:
-            raise _ParseError("missing closing ')'")
-        i = m.start()
-        c = text[i]
-        if c in "\"'":
-            try:
-                _, i = _read_string(text, i)
-            except _ParseError:
-                i += 1
-            continue
-        if c in "([{":
-            run = _OPENERS_RE.match(text, i)
-            depth += run.end() - i if run else 1
-            i = run.end() if run else i + 1
-            continue
-        elif c in closers:
-            if depth == 0:
-                if c == ")":
-                    break
-                raise _ParseError(f"unbalanced {c!r} at offset {i}")
-            depth -= 1
-        elif depth == 0:  # a top-level comma
-            break
-        i += 1
-    return text[pos:i].strip(), i
-
-
-def _dict_args(raw: str) -> dict[str, str] | None:
-    """Decode ``{...}`` as JSON or a Python literal dict; None when it is not one."""
-    if len(raw) > _MAX_DICT_CHARS:
-        return None
-    value: Any = None
-    try:
-        value = json.loads(raw)
-    except Exception:  # noqa: BLE001 - includes RecursionError on deep nesting
-        try:
-            value = ast.literal_eval(raw)
-        except Exception:  # noqa: BLE001 - any failure means "not a dict literal"
-            return None
-    if not isinstance(value, dict):
-        return None
-    return {
-        str(k): v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
-        for k, v in value.items()
-    }
-
-
-def _read_args(text: str, pos: int) -> tuple[list[tuple[str | None, str]], int, bool]:
-    """Read an argument list after the ``(`` at ``pos - 1``.
-
-    Returns:
-        (arguments as (keyword or None, value), index after ``)``, whether the list was a
-        single dict literal).
-    """
-    args: list[tuple[str | None, str]] = []
-    i = _skip_ws(text, pos)
-    if i < len(text) and text[i] == ")":
-        return args, i + 1, False
-    while True:
-        i = _skip_ws(text, i)
-        if i >= len(text):
-            raise _ParseError("missing closing ')'")
-        key: str | None = None
-        m = _KEYWORD_RE.match(text, i)
-        if m:
-            key = m.group(1)
-            i = m.end()
-        if i >= len(text):
-            raise _ParseError("missing closing ')'")
-        if text[i] in "\"'":
-            value, i = _read_string(text, i)
-        else:
-            start = i
-            value, i = _read_unquoted(text, i)
-            if not value:
-                what = f"argument {key!r}" if key else "an argument"
-                raise _ParseError(f"empty value for {what} at offset {start}")
-            if key is None and not args and value.startswith("{"):
-                end = _skip_ws(text, i)
-                if end < len(text) and text[end] == ")":
-                    decoded = _dict_args(value)
-                    if decoded is not None:
-                        return list(decoded.items()), end + 1, True
-        args.append((key, value))
-        i = _skip_ws(text, i)
-        if i >= len(text):
-            raise _ParseError("missing closing ')'")
-        if text[i] == ")":
-            return args, i + 1, False
-        if text[i] != ",":
-            raise _ParseError(
-                f"expected ',' or ')' after an argument value at offset {i}, found {text[i]!r} "
-                '(quote values that contain quotes or parentheses, escaping inner quotes as \\")'
-            )
-        i = _skip_ws(text, i + 1)
-        if i < len(text) and text[i] == ")":  # trailing comma
-            return args, i + 1, False
-
-
-def _bind(spec: ActionSpec, raw: list[tuple[str | None, str]]) -> Action:
-    """Match raw arguments to ``spec``; raise _ParseError naming the problem."""
-    bound: dict[str, str] = {}
-    names = spec.arg_names
-    n_positional = 0
-    seen_keyword = False
-    for key, value in raw:
-        if key is None:
-            if seen_keyword:
-                raise _ArityError("a positional argument follows a keyword argument")
-            if n_positional >= len(names):
-                raise _ParseError(f"{spec.name} takes {len(names)} argument(s) but more were given")
-            bound[names[n_positional]] = value
-            n_positional += 1
-            continue
-        seen_keyword = True
-        name = key.lower()
-        if name not in names:
-            valid = ", ".join(names) if names else "no arguments"
-            raise _ParseError(f"{spec.name} has no argument {key!r} (valid: {valid})")
-        if name in bound:
-            raise _ParseError(f"argument {name!r} given twice")
-        bound[name] = value
-    missing = [a for a in spec.required if a not in bound]
-    if missing:
-        raise _ParseError(
-            f"{spec.name} is missing required argument(s) {', '.join(repr(a) for a in missing)}"
-        )
-    return Action(spec.name, {a: bound[a] for a in names if a in bound})
 
 
 def _repair(spec: ActionSpec, text: str, pos: int) -> Action | None:
     """Lenient fallback for one-argument actions: take everything to the last close."""
     if len(spec.arg_names) != 1:
         return None
-    i = _skip_ws(text, pos)
-    m = _KEYWORD_RE.match(text, i)
+    i = skip_ws(text, pos)
+    m = KEYWORD_RE.match(text, i)
     if m:
         if m.group(1).lower() != spec.arg_names[0]:
             return None
@@ -275,7 +83,7 @@ def _repair(spec: ActionSpec, text: str, pos: int) -> Action | None:
         if not closes:
             return None
         raw = text[i + len(quote) : i + len(quote) + closes[-1].start()]
-        value = _unescape(raw)
+        value = unescape(raw)
     else:
         end = text.rfind(")")
         if end <= i or text[i] == ")":
@@ -318,17 +126,17 @@ def _parse(text: str) -> ParseResult:
         if tried > max_tried:
             break
         try:
-            raw, _, _ = _read_args(text, m.end())
-        except _ParseError as exc:
+            raw, _, _ = read_args(text, m.end())
+        except ArgsError as exc:
             syntax_failures.append((spec, m.end()))
             error = str(exc)
         else:
             try:
-                return ParseResult(_bind(spec, raw))
-            except _ArityError as exc:
+                return ParseResult(bind(spec, raw))
+            except ArityError as exc:
                 syntax_failures.append((spec, m.end()))
                 error = str(exc)
-            except _ParseError as exc:
+            except ArgsError as exc:
                 error = str(exc)
         if first_error is None:
             first_error = f"Could not parse {spec.name}: {error}. {_expected(spec)}"
