@@ -34,7 +34,8 @@ from collabsim.llm.backend import get_litellm
 from collabsim.participants.llm_policy import build_llm_participants
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import TeamSpec, team_from_dict
-from collabsim.session.engine import SessionConfig, default_executor_factory, run_session
+from collabsim.session.config import SessionConfig, default_executor_factory
+from collabsim.session.engine import run_session
 from collabsim.session.results import SessionResult
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks

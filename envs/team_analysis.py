@@ -16,32 +16,33 @@ one session on one task:
 * **terminated** when the agent's ``FINISH`` takes effect; **truncated** when the session
   hits its turn or virtual-time limit.
 
-The session engine is asynchronous; the environment runs each episode's session in a
-background thread and hands observations and actions across with queues, so the engine
-itself needs no changes to be stepped.
+The environment steps the session's :class:`~collabsim.session.orchestrator.Orchestrator`
+directly, in the caller's thread: ``step`` submits the learner's action (code runs then),
+then plays the scripted collaborators' turns until it is the agent's turn again or the
+session has ended. No threads, queues or event loops are involved.
 """
 
 from __future__ import annotations
 
-import asyncio
-import queue
 import string
-import threading
-from dataclasses import dataclass
+import time
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from collabsim.core.errors import SessionAbort
+from collabsim.core.observation import Participant
 from collabsim.metrics.judge_rules import RuleJudge
 from collabsim.participants.llm_policy import PromptRenderer
-from collabsim.participants.protocol import Observation, SessionAbort
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
-from collabsim.session.engine import SessionConfig, run_session
-from collabsim.session.results import SessionResult
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import session_result
+from collabsim.session.orchestrator import Orchestrator, Turn
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import default_suite_root
@@ -51,34 +52,24 @@ from collabsim.tasks.model import Task
 CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "–—‘’“”…×→≥≤±·"
 MAX_OBSERVATION_CHARS = 60_000
 MAX_ACTION_CHARS = 8_000
-_ABORT = object()
+T = TypeVar("T")
 
 
-@dataclass
-class _Turn:
-    """What the session thread hands to the environment: an observation or the end."""
+def resolve_now(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine that never suspends (a scripted policy's ``act``) to its value.
 
-    observation: Observation | None = None
-    result: SessionResult | None = None
-    error: BaseException | None = None
-
-
-class _BridgeAgent:
-    """The agent participant whose actions come from :meth:`TeamAnalysisEnv.step`."""
-
-    role = "agent"
-
-    def __init__(self, to_env: queue.Queue[_Turn], from_env: queue.Queue[Any]) -> None:
-        self.name = "agent"
-        self._to_env = to_env
-        self._from_env = from_env
-
-    async def act(self, observation: Observation) -> str:
-        self._to_env.put(_Turn(observation=observation))
-        action = await asyncio.to_thread(self._from_env.get)
-        if action is _ABORT:
-            raise SessionAbort("aborted", "episode abandoned by the environment")
-        return str(action)
+    Raises:
+        RuntimeError: The coroutine waited for real I/O; it needs an event loop.
+    """
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise RuntimeError(
+        "a collaborator policy suspended in act(); TeamAnalysisEnv steps sessions without an "
+        "event loop, so its collaborators must decide synchronously (scripted policies do)"
+    )
 
 
 def _sanitise(text: str, limit: int) -> str:
@@ -135,23 +126,21 @@ class TeamAnalysisEnv(gym.Env[str, str]):
         self.action_space = spaces.Text(max_length=MAX_ACTION_CHARS, min_length=0, charset=CHARSET)
         self._renderer = PromptRenderer()
         self._judge = RuleJudge()
-        self._thread: threading.Thread | None = None
-        self._to_env: queue.Queue[_Turn] = queue.Queue()
-        self._from_env: queue.Queue[Any] = queue.Queue()
+        self._orch: Orchestrator | None = None
+        self._collaborators: Mapping[str, Participant] = {}
+        self._wall_start = 0.0
         self._last_text = ""
         self._task: Task | None = None
         self._done = True
 
     # -- episode plumbing -------------------------------------------------------------
     def _start(self, task: Task, seed: int) -> None:
-        self._to_env = queue.Queue()
-        self._from_env = queue.Queue()
-        agent = _BridgeAgent(self._to_env, self._from_env)
-        participants: dict[str, Any] = {"agent": agent}
-        for profile in self.team.collaborators:
-            participants[profile.key] = build_scripted(
+        self._collaborators = {
+            profile.key: build_scripted(
                 profile.key, "collaborator", profile, seed=seed, params=self.collaborator_params
             )
+            for profile in self.team.collaborators
+        }
         config = SessionConfig(
             task=task,
             team=self.team,
@@ -160,30 +149,43 @@ class TeamAnalysisEnv(gym.Env[str, str]):
             max_turns=self.max_turns,
             policy="gym",
         )
-        to_env = self._to_env
-
-        def session_thread() -> None:
-            try:
-                result = asyncio.run(run_session(config, participants, None))
-                to_env.put(_Turn(result=result))
-            except BaseException as exc:  # noqa: BLE001 - reported to the caller of step()
-                to_env.put(_Turn(error=exc))
-
-        self._thread = threading.Thread(target=session_thread, name="collabsim-env", daemon=True)
-        self._thread.start()
+        self._wall_start = time.perf_counter()
+        self._orch = Orchestrator(config)
+        self._orch.start()
 
     def _stop(self) -> None:
-        if self._thread is not None and self._thread.is_alive():
-            self._from_env.put(_ABORT)
-            self._thread.join(timeout=30)
-        self._thread = None
+        """Abandon the running session (status ``aborted``) and release its sandbox."""
+        if self._orch is not None:
+            if not self._orch.done:
+                self._orch.abort("aborted", "agent: episode abandoned by the environment")
+            self._orch.close()
+        self._orch = None
+
+    def _advance(self, orch: Orchestrator) -> Turn | None:
+        """Play collaborator turns until the agent's turn (None: the session ended)."""
+        agent = self.team.agent
+        try:
+            while (turn := orch.next_turn()) is not None:
+                if turn.member == agent:
+                    return turn
+                try:
+                    text = resolve_now(self._collaborators[turn.member].act(turn.observation))
+                except SessionAbort as exc:
+                    orch.abort(exc.status, f"{turn.member}: {exc.reason}")
+                    continue
+                except Exception as exc:  # noqa: BLE001 - ends the episode, as in run_session
+                    orch.abort("error", f"{turn.member} raised {type(exc).__name__}: {exc}")
+                    continue
+                orch.submit(text)
+        except Exception as exc:  # noqa: BLE001 - an engine failure ends the episode
+            orch.abort("error", f"engine error {type(exc).__name__}: {exc}", at=orch.state.end_time)
+        return None
 
     def _next(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        turn = self._to_env.get()
-        if turn.error is not None:
-            self._done = True
-            raise RuntimeError(f"collabsim session failed: {turn.error}") from turn.error
-        if turn.observation is not None:
+        orch = self._orch
+        assert orch is not None and self._task is not None
+        turn = self._advance(orch)
+        if turn is not None:
             obs = turn.observation
             text = _sanitise(self._renderer.turn(obs, "", None), MAX_OBSERVATION_CHARS)
             self._last_text = text
@@ -196,10 +198,10 @@ class TeamAnalysisEnv(gym.Env[str, str]):
                 "feedback": obs.feedback,
             }
             return text, 0.0, False, False, info
-        result = turn.result
-        assert result is not None and self._task is not None
+        orch.close()
+        result = session_result(orch, "gym", time.perf_counter() - self._wall_start, None)
         self._done = True
-        self._thread = None
+        self._orch = None
         reward = 0.0
         score = None
         if self._task.gold_hypothesis:
@@ -237,15 +239,21 @@ class TeamAnalysisEnv(gym.Env[str, str]):
         self._done = False
         self._start(task, session_seed)
         text, _, terminated, truncated, info = self._next()
+        info["session_seed"] = session_seed
         if terminated or truncated:
             raise RuntimeError(f"session for {task.task_id} ended before the agent's first turn")
         return text, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play one agent action; returns the agent's next observation (or the end)."""
-        if self._done:
+        if self._done or self._orch is None:
             raise RuntimeError("step() called on a finished episode; call reset()")
-        self._from_env.put(str(action))
+        try:
+            self._orch.submit(str(action))
+        except Exception as exc:  # noqa: BLE001 - an engine failure ends the episode
+            self._orch.abort(
+                "error", f"engine error {type(exc).__name__}: {exc}", at=self._orch.state.end_time
+            )
         return self._next()
 
     def render(self) -> str | None:

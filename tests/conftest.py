@@ -11,10 +11,14 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers.tasks import archaeology_tasks
+
+from collabsim.tasks.generator import generate_suite
+from collabsim.tasks.model import Task
 
 # Fails any test that opens a network connection to a non-loopback address (or resolves a
 # remote host name), even when the code under test caught the error.
-pytest_plugins = ["collabsim.llm.pytest_netguard"]
+pytest_plugins = ["helpers.netguard_plugin"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,3 +53,15 @@ def kolab_sessions_path(shared_data: Path) -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"Kolab explorer data missing: {path}")
     return path
+
+
+@pytest.fixture(scope="session")
+def generated_200(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 200-task generated suite (seed 1), generated once per test run."""
+    return generate_suite(tmp_path_factory.mktemp("suite200"), 200, seed=1)
+
+
+@pytest.fixture(scope="session")
+def archaeology(discoverybench_root: Path) -> dict[str, Task]:
+    """The 38 DiscoveryBench archaeology tasks by task id."""
+    return archaeology_tasks(discoverybench_root)

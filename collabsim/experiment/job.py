@@ -25,7 +25,7 @@ from collabsim.experiment.tasksource import resolve_tasks
 from collabsim.participants.team import team_from_dict
 from collabsim.sandbox import SandboxLimits
 from collabsim.session.clock import ClockSpec
-from collabsim.session.engine import SessionConfig
+from collabsim.session.config import SessionConfig
 from collabsim.session.structures import structure_from_dict
 
 

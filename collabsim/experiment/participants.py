@@ -16,7 +16,7 @@ from typing import Any
 from collabsim.experiment.plan import SessionPlan
 from collabsim.participants.protocol import Participant
 from collabsim.participants.scripted import build_scripted
-from collabsim.session.engine import SessionConfig
+from collabsim.session.config import SessionConfig
 
 
 class ParticipantBuilder:

@@ -12,7 +12,8 @@ from tqdm.auto import tqdm
 from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.store import ResultStore
 from collabsim.participants.protocol import Participant
-from collabsim.session.engine import SessionConfig, run_session
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session
 from collabsim.session.results import SessionResult
 
 ParticipantFactory = Callable[[SessionPlan, SessionConfig, Path], Mapping[str, Participant]]

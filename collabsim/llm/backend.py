@@ -6,7 +6,8 @@ the network. Every module of :mod:`collabsim.llm` therefore reaches litellm thro
 
 * sets ``LITELLM_LOCAL_MODEL_COST_MAP=True`` before the import (the bundled price map is used),
 * silences litellm's debug banners,
-* registers the offline ``collabsim/...`` provider (:mod:`collabsim.llm.offline_provider`),
+* installs the local providers registered with :mod:`collabsim.llm.custom_provider`
+  (e.g. the offline ``collabsim/...`` models),
 
 exactly once per process.
 """
@@ -26,7 +27,7 @@ def get_litellm() -> ModuleType:
     """Import and configure litellm once; return the module.
 
     Returns:
-        The ``litellm`` module, with the offline ``collabsim`` provider registered.
+        The ``litellm`` module, with the registered local providers installed.
     """
     global _MODULE
     if _MODULE is not None:
@@ -39,9 +40,9 @@ def get_litellm() -> ModuleType:
 
             litellm.suppress_debug_info = True
             litellm.telemetry = False
-            from collabsim.llm.offline_provider import register_offline_provider
+            from collabsim.llm.custom_provider import install_custom_providers
 
-            register_offline_provider(litellm)
+            install_custom_providers(litellm)
             _MODULE = litellm
     return _MODULE
 

@@ -4,7 +4,7 @@ A :class:`Budget` caps the tokens and/or dollars one session may spend. The clie
 *before* each call, from the totals already spent plus a worst-case projection of the call
 about to be made (estimated prompt tokens + ``max_tokens``; their price when litellm knows
 it). A call that could overspend is not made: :class:`BudgetExceeded` is raised instead. It is
-a :class:`~collabsim.participants.protocol.SessionAbort` with status ``"budget_exceeded"``, so
+a :class:`~collabsim.core.errors.SessionAbort` with status ``"budget_exceeded"``, so
 the session engine ends that session with that status and a sweep carries on.
 
 Replies served from the cache count at their recorded size and price. That keeps a replay
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from collabsim.participants.protocol import SessionAbort
+from collabsim.core.errors import SessionAbort
 
 BUDGET_STATUS = "budget_exceeded"
 

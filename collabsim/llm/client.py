@@ -36,6 +36,7 @@ from collabsim.llm.backend import get_litellm
 from collabsim.llm.budget import Budget
 from collabsim.llm.cache import CacheEntry, DiskCache, cache_key, is_secret_param
 from collabsim.llm.calllog import CallLog
+from collabsim.llm.custom_provider import register_custom_model
 from collabsim.llm.limits import CallLimiter
 from collabsim.llm.redact import redact
 from collabsim.llm.retry import backoff_delay, is_retryable, retry_generator
@@ -402,10 +403,7 @@ class LLMClient:
     ) -> tuple[CacheEntry, int]:
         """Call litellm with retries; return the priced entry and the number of retries."""
         litellm = get_litellm()
-        if settings.model.startswith(OFFLINE_MODEL_PREFIX):
-            from collabsim.llm.offline_provider import register_offline_model
-
-            register_offline_model(litellm, settings.model)
+        register_custom_model(litellm, settings.model)
         rng = None
         attempt = 0
         while True:

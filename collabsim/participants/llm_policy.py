@@ -27,7 +27,7 @@ with status ``budget_exceeded``); a model call that fails after its retries beco
 client's call log next to the trace.
 
 For the offline ``collabsim/...`` models the turn and repair prompts carry a state block
-(:mod:`collabsim.llm.state_block`) from which the offline provider rebuilds the scripted
+(:mod:`collabsim.participants.state_block`) from which the offline provider rebuilds the scripted
 policy; for other models it is left out unless ``state_block=True``.
 """
 
@@ -42,18 +42,15 @@ from typing import Any, ClassVar
 
 import jinja2
 
+from collabsim.core.action_parser import ParseResult, parse_action
+from collabsim.core.actions import ACTION_SPECS, Action, describe_actions, format_action
+from collabsim.core.errors import SessionAbort
+from collabsim.core.observation import Observation, Role
+from collabsim.core.records import Profile
 from collabsim.llm.budget import BudgetExceeded
 from collabsim.llm.client import OFFLINE_MODEL_PREFIX, LLMCallError, LLMClient, LLMSettings
-from collabsim.llm.state_block import encode_state
-from collabsim.participants.protocol import Observation, Profile, Role, SessionAbort
-from collabsim.session.actions import (
-    ACTION_SPECS,
-    Action,
-    ParseResult,
-    describe_actions,
-    format_action,
-    parse_action,
-)
+from collabsim.participants import offline_provider  # noqa: F401 - registers collabsim/* models
+from collabsim.participants.state_block import encode_state
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
 _SCRATCHPAD = re.compile(

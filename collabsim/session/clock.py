@@ -6,9 +6,8 @@ lognormal distribution whose *mean* is the configured mean for the participant t
 participant draws from its own generator seeded with ``(seed, crc32(name))``, so one
 participant's draws do not depend on how many actions the others take.
 
-The :class:`Scheduler` always lets the participant with the earliest next-decision time act
-(ties broken by team order: agent first); a participant is busy until its action ends, so a
-collaborator works while the agent computes and intervals overlap.
+Who acts when is decided by :class:`collabsim.session.scheduler.Scheduler` (re-exported
+here).
 """
 
 from __future__ import annotations
@@ -20,6 +19,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
+
+from collabsim.session.scheduler import Scheduler
+
+__all__ = ["ClockSpec", "ParticipantKind", "Scheduler", "VirtualClock", "participant_rng"]
 
 ParticipantKind = Literal["ai", "human"]
 
@@ -114,35 +117,3 @@ class VirtualClock:
             mu = math.log(mean) - sigma * sigma / 2.0
             value = float(self._rngs[name].lognormal(mu, sigma))
         return round(max(self.spec.min_seconds, value), 6)
-
-
-class Scheduler:
-    """Earliest-next-decision-first scheduling with a fixed tie order.
-
-    Args:
-        order: Participant names in tie-break order (agent first).
-    """
-
-    def __init__(self, order: Sequence[str]) -> None:
-        self.order = tuple(order)
-        self.next_time: dict[str, float] = {n: 0.0 for n in self.order}
-        self.retired: set[str] = set()
-
-    def peek(self) -> tuple[str, float] | None:
-        """The participant who acts next and when (None when everyone is retired)."""
-        best: tuple[float, int, str] | None = None
-        for i, n in enumerate(self.order):
-            if n in self.retired:
-                continue
-            key = (self.next_time[n], i, n)
-            if best is None or key < best:
-                best = key
-        return None if best is None else (best[2], best[0])
-
-    def set_next(self, name: str, t: float) -> None:
-        """Set when ``name`` decides next."""
-        self.next_time[name] = t
-
-    def retire(self, name: str) -> None:
-        """Stop scheduling ``name`` (out of turns)."""
-        self.retired.add(name)

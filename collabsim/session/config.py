@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from collabsim.participants.team import TeamSpec
+from collabsim.core.team import TeamSpec
 from collabsim.session.clock import ClockSpec
 from collabsim.session.structures import StructureSpec, builtin_structure
 from collabsim.tasks.model import Task

@@ -1,7 +1,7 @@
 """The shared workspace: team chat, code history, result editor, group memory, gate requests.
 
-The workspace holds only what has *landed*: the engine adds an action's effect at the
-action's ``t_end`` (see ``collabsim.session.engine``), so everything here is visible to every
+The workspace holds only what has *landed*: the orchestrator adds an action's effect at the
+action's ``t_end`` (see ``collabsim.session.effects``), so everything here is visible to every
 member at the current virtual time. Views are immutable protocol records.
 """
 
@@ -11,14 +11,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from collabsim.participants.protocol import (
+from collabsim.core.events import TraceEvent
+from collabsim.core.records import (
     ChatMessage,
     CodeCell,
     GateRequest,
     HistoryEntry,
+    MemoryEntry,
     MemoryView,
 )
-from collabsim.session.events import TraceEvent
 
 RequestState = Literal["pending", "approved", "rejected"]
 SUMMARY_CHARS = 200
@@ -30,17 +31,6 @@ def truncate(text: str, limit: int) -> str:
         return text
     dropped = len(text) - limit
     return text[:limit] + f"\n...[truncated {dropped} chars]"
-
-
-@dataclass(frozen=True)
-class MemoryEntry:
-    """One group-memory entry."""
-
-    seq: int
-    time: float
-    author: str
-    section: str
-    text: str
 
 
 @dataclass

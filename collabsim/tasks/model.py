@@ -11,38 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from collabsim.core.task import ColumnInfo, DatasetInfo, TaskBrief
+
+__all__ = ["ColumnInfo", "DatasetInfo", "Task", "TaskBrief", "TaskSource", "make_task_id"]
+
 TaskSource = Literal["discoverybench-real", "discoverybench-synth", "generated"]
-
-
-@dataclass(frozen=True)
-class ColumnInfo:
-    """One column of a dataset as described in the task metadata."""
-
-    name: str
-    description: str
-
-
-@dataclass(frozen=True)
-class DatasetInfo:
-    """One data file of a task: its name, description, columns and location on disk."""
-
-    name: str
-    description: str
-    columns: tuple[ColumnInfo, ...]
-    path: Path
-
-
-@dataclass(frozen=True)
-class TaskBrief:
-    """What a participant may see of a task: everything except gold and reference graph."""
-
-    task_id: str
-    query: str
-    question_type: str
-    domain: str
-    domain_knowledge: str
-    workflow_tags: str
-    datasets: tuple[DatasetInfo, ...]
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 
 def collabsim(*args: str, cwd) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -16,6 +18,7 @@ def collabsim(*args: str, cwd) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_run_prints_the_table_and_writes_outputs_under_the_hydra_folder(tmp_path):
     out = tmp_path / "job"
     proc = collabsim(

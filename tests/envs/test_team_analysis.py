@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import threading
+
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers.participants import ScriptParticipant
 
 import envs  # noqa: F401 - registers the ids
-from collabsim.session.actions import format_action
+from collabsim.core.actions import format_action
+from collabsim.participants.scripted import build_scripted
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
 
 
 @pytest.fixture()
@@ -71,3 +77,55 @@ def test_wrong_answer_scores_below_gold_and_turn_limit_truncates():
         assert reward == 0.0
     finally:
         env.close()
+
+
+def test_an_episode_is_the_engine_session_with_the_learner_as_agent():
+    """Stepping the env gives what run_session gives for the same agent actions and seed."""
+    actions = [
+        format_action("EXECUTE_CODE", code="print(6 * 7)"),
+        "WAIT_TEAMMATE_CONTINUE()",
+        format_action("EDITOR_UPDATE", text="Dagger peaks around 2300 BCE."),
+        "WAIT_TEAMMATE_CONTINUE()",
+        "FINISH()",
+    ]
+    env = gym.make("collabsim/TeamAnalysis-v0", team="DR", structure="default", max_turns=30)
+    try:
+        _, info = env.reset(seed=4)
+        seed = info["session_seed"]
+        task_id = info["task_id"]
+        inner = env.unwrapped
+        for action in actions:
+            _, reward, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                break
+    finally:
+        env.close()
+    task = next(t for t in inner.tasks if t.task_id == task_id)
+    participants = {"agent": ScriptParticipant("agent", "agent", actions)}
+    for profile in inner.team.collaborators:
+        participants[profile.key] = build_scripted(profile.key, "collaborator", profile, seed=seed)
+    config = SessionConfig(
+        task=task, team=inner.team, structure=inner.structure, seed=seed, max_turns=30
+    )
+    result = run_session_sync(config, participants)
+    assert terminated and not truncated
+    assert (info["status"], info["submitted_hypothesis"], info["virtual_seconds"]) == (
+        result.status,
+        result.submitted_hypothesis,
+        result.virtual_seconds,
+    )
+
+
+def test_episodes_run_in_the_callers_thread_and_close_releases_the_sandbox():
+    before = threading.active_count()
+    env = gym.make("collabsim/TeamAnalysis-v0", team="D", max_turns=8)
+    env.reset(seed=1)
+    obs, *_ = env.step(format_action("EXECUTE_CODE", code="print(6 * 7)"))
+    assert "42" in obs
+    assert threading.active_count() == before
+    runner = env.unwrapped._orch.runner
+    assert runner.executor is not None and not runner.executor.closed
+    env.close()
+    assert runner.executor.closed
+    with pytest.raises(RuntimeError, match="reset"):
+        env.unwrapped.step("FINISH()")

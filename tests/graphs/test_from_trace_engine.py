@@ -8,14 +8,13 @@ kind (reject, approve after a rejection, adopt) and a retry loop.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
+
+from helpers.executors import InProcessExecutor
 
 from collabsim.graphs.from_trace import graph_from_trace_file, read_trace
 from collabsim.graphs.kolab_io import graph_to_kolab, kolab_to_graph
@@ -25,32 +24,14 @@ from collabsim.participants.protocol import Observation, Role
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
 from collabsim.session.actions import format_action
-from collabsim.session.engine import SessionConfig, run_session_sync
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import generate_suite
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
 
 WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
-
-
-class InProcessExecutor:
-    """Runs cells with exec (tests only; the session under test needs no sandbox)."""
-
-    def __init__(self, files: Sequence[Path], limits: Any = None) -> None:
-        self.namespace: dict[str, Any] = {}
-
-    def execute(self, code: str) -> Any:
-        buf = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(buf):
-                exec(compile(code, "<cell>", "exec"), self.namespace)  # noqa: S102
-        except Exception as exc:  # noqa: BLE001
-            return SimpleNamespace(output=buf.getvalue(), error=repr(exc), status="error")
-        return SimpleNamespace(output=buf.getvalue(), error=None, status="ok")
-
-    def close(self) -> None:
-        pass
 
 
 @dataclass

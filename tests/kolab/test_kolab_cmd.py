@@ -22,6 +22,7 @@ def test_instances_command_prints_counts(
         assert any(line.split()[:2] == [task, str(n)] for line in out.splitlines()), task
 
 
+@pytest.mark.slow
 def test_report_writes_markdown_csvs_and_pngs(
     kolab_sessions_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

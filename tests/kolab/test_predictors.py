@@ -99,6 +99,7 @@ def test_prompt_gives_profession_steps_and_window(explorer_instances: InstanceSe
     assert "one integer from 1 to 5" in text and "Upload footage from iPhone" in text
 
 
+@pytest.mark.slow
 def test_llm_predictor_runs_offline_over_all_1b_and_2a(explorer_instances: InstanceSet) -> None:
     b = explorer_instances.by_task("1b")
     run = LLMPredictor("gpt-4o-mini", extra={"mock_response": "Modify."}, progress=False).predict(b)
@@ -124,6 +125,7 @@ def test_llm_predictor_does_not_ask_without_the_requested_modality(
     assert any("lack a requested modality" in n for n in run.notes)
 
 
+@pytest.mark.slow
 def test_learned_predictor_is_leave_one_participant_out(
     explorer_instances: InstanceSet, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from collabsim.core.errors import SessionAbort
 from collabsim.llm.budget import Budget, BudgetExceeded
-from collabsim.participants.protocol import SessionAbort
 
 
 def test_budget_refuses_a_call_that_could_overspend() -> None:
     budget = Budget(max_tokens=100, max_usd=0.01)
     budget.check(0, 0.0, 100, 0.01)  # exactly at the limit is allowed
-    with pytest.raises(BudgetExceeded) as info:
+    # the engine ends a session on any SessionAbort; a budget refusal must be one
+    with pytest.raises(SessionAbort) as info:
         budget.check(50, 0.0, 51, 0.0)
-    assert isinstance(info.value, SessionAbort)
+    assert type(info.value) is BudgetExceeded
     assert info.value.status == "budget_exceeded"
     assert "max_tokens=100" in info.value.reason
     with pytest.raises(BudgetExceeded, match="max_usd"):

@@ -13,7 +13,8 @@ import pytest
 from collabsim.llm import Budget, BudgetExceeded, LLMCallError, LLMClient, LLMSettings
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.calllog import read_call_log
-from collabsim.llm.state_block import encode_state
+from collabsim.participants import offline_provider  # noqa: F401 - registers collabsim/* models
+from collabsim.participants.state_block import encode_state
 
 MSGS = [{"role": "system", "content": "You are a test."}, {"role": "user", "content": "Go."}]
 
@@ -126,7 +127,7 @@ def test_litellm_timeout_error_is_retried() -> None:
 
 
 def test_per_request_timeout_cuts_a_slow_provider(tmp_path: Path) -> None:
-    from tests_llm_obs import sample_observation  # noqa: F401 - see helper below
+    from helpers.observations import sample_observation  # noqa: F401 - see helper below
 
     obs = sample_observation()
     msgs = [{"role": "user", "content": encode_state(obs, {"kind": "fixed", "reply": "FINISH()"})}]
@@ -187,7 +188,7 @@ def test_dollar_budget_uses_litellm_prices() -> None:
 
 
 def test_max_concurrency_and_rate_limit_bound_calls(tmp_path: Path) -> None:
-    from tests_llm_obs import sample_observation
+    from helpers.observations import sample_observation
 
     msgs = [
         {"role": "user", "content": encode_state(sample_observation(turn=i), {"kind": "fixed"})}

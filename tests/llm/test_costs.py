@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from collabsim.llm import LLMClient, LLMSettings
 from collabsim.llm.calllog import summarize_call_logs
 from collabsim.llm.costs import find_call_logs, main
@@ -26,5 +28,11 @@ def test_costs_per_tag_from_call_logs(tmp_path: Path, capsys) -> None:
     assert ledger.tag("agent").calls == 2 and ledger.tag("agent").cached_calls == 1
     assert ledger.total.billed_usd == ledger.total.cost_usd / 2 > 0
     assert main([str(tmp_path / "b")]) == 0
-    out = capsys.readouterr().out
-    assert "TOTAL" in out and "agent" in out and "billed" in out
+    rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()}
+    # run b was served from the cache: every call cached, nothing billed
+    assert rows["agent"][:3] == ["1", "1", "0"] and rows["TOTAL"][:3] == ["2", "2", "0"]
+    assert float(rows["TOTAL"][4]) > 0 and float(rows["TOTAL"][5]) == 0.0
+    assert main([str(tmp_path)]) == 0
+    rows = {line.split()[0]: line.split()[1:] for line in capsys.readouterr().out.splitlines()}
+    assert rows["TOTAL"][:3] == ["4", "2", "0"]
+    assert float(rows["TOTAL"][5]) == pytest.approx(float(rows["TOTAL"][4]) / 2, abs=2e-6)

@@ -21,7 +21,8 @@ from collabsim.llm.calllog import read_call_log
 from collabsim.participants.llm_policy import build_llm_participants
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import TeamSpec, team_from_dict
-from collabsim.session.engine import SessionConfig, run_session
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session
 from collabsim.session.results import SessionResult, write_result
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
@@ -73,6 +74,7 @@ def provider_calls(monkeypatch) -> dict[str, int]:
     return count
 
 
+@pytest.mark.slow
 def test_offline_llm_team_submits_what_the_scripted_team_submits(
     tasks: tuple[Task, ...], tmp_path: Path
 ) -> None:

@@ -62,12 +62,17 @@ def test_host_classification() -> None:
         assert not netguard.is_local_host(host), host
 
 
+@pytest.mark.slow
 def test_pytest_plugin_fails_a_test_that_swallowed_the_error(tmp_path) -> None:
+    import os
     import subprocess
     import sys
+    from pathlib import Path
+
+    tests_dir = str(Path(__file__).resolve().parents[1])  # where the helpers package lives
 
     (tmp_path / "conftest.py").write_text(
-        'pytest_plugins = ["collabsim.llm.pytest_netguard"]\n', encoding="utf-8"
+        'pytest_plugins = ["helpers.netguard_plugin"]\n', encoding="utf-8"
     )
     (tmp_path / "test_inner.py").write_text(
         "import socket\n\n"
@@ -83,6 +88,7 @@ def test_pytest_plugin_fails_a_test_that_swallowed_the_error(tmp_path) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": tests_dir},
     )
     assert run.returncode == 1, run.stdout + run.stderr
     assert "1 failed, 1 passed" in run.stdout

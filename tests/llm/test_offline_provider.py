@@ -6,10 +6,9 @@ import asyncio
 import time
 
 import pytest
-from tests_llm_obs import sample_observation
+from helpers.observations import sample_observation
 
 from collabsim.llm import LLMCallError, LLMClient, LLMSettings
-from collabsim.llm.state_block import StateBlockError, decode_state, encode_state
 from collabsim.participants.protocol import (
     ChatMessage,
     CodeCell,
@@ -19,6 +18,7 @@ from collabsim.participants.protocol import (
     Profile,
 )
 from collabsim.participants.scripted import build_scripted
+from collabsim.participants.state_block import StateBlockError, decode_state, encode_state
 
 
 def rich_observation():

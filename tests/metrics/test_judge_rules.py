@@ -11,7 +11,6 @@ import pytest
 from collabsim.metrics.judge_rules import RuleJudge
 from collabsim.metrics.outcome import HypothesisScore, relation_score
 from collabsim.metrics.timespans import context_scores, extract_time_anchors, years_in_text
-from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 
 DEPOTS = "Around 1100 BCE, the Depots peaked."
@@ -20,12 +19,6 @@ DEPOTS = "Around 1100 BCE, the Depots peaked."
 @pytest.fixture(scope="module")
 def judge() -> RuleJudge:
     return RuleJudge()
-
-
-@pytest.fixture(scope="module")
-def archaeology(discoverybench_root: Path) -> dict[str, Task]:
-    report = load_tasks(discoverybench_root)
-    return {t.task_id: t for t in report.tasks if t.dataset == "archaeology"}
 
 
 def spans(text: str) -> list[tuple[int, int]]:

@@ -22,12 +22,6 @@ from collabsim.tasks.model import Task
 
 
 @pytest.fixture(scope="module")
-def archaeology(discoverybench_root: Path) -> dict[str, Task]:
-    report = load_tasks(discoverybench_root)
-    return {t.task_id: t for t in report.tasks if t.dataset == "archaeology"}
-
-
-@pytest.fixture(scope="module")
 def depot_ref() -> dict[str, Any]:
     return load_reference(packaged_reference_path("archaeology/3/0")).model_dump()
 

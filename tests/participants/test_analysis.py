@@ -56,6 +56,7 @@ def tasks200(generated_200: Path) -> tuple[Task, ...]:
     return load_tasks(generated_200).tasks
 
 
+@pytest.mark.slow
 def test_correct_analysis_matches_planted_events(tasks200: tuple[Task, ...]) -> None:
     matches = 0
     for task in tasks200:
@@ -121,6 +122,7 @@ def test_mistake_model_draws_are_seeded_and_off_by_default() -> None:
         MistakeModel.from_mapping({"typo": 1.0})
 
 
+@pytest.mark.slow
 def test_real_archaeology_queries_never_crash(discoverybench_root: Path) -> None:
     report = load_tasks(discoverybench_root)
     answers: dict[str, str] = {}

@@ -2,58 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.executors import InProcessExecutor
 
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.team import team_from_dict
-from collabsim.session.engine import SessionConfig, run_session_sync
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 
 _AROUND = re.compile(r"\b[Aa]round (\d{1,4}) BCE\b")
-
-
-@dataclass
-class _Result:
-    output: str
-    error: str | None
-    status: str
-
-
-class InProcessExecutor:
-    """A fast stand-in for the sandbox: runs cells in one namespace with cwd = task folder."""
-
-    def __init__(self, files: Sequence[Path], limits: Any = None) -> None:
-        self.cwd = Path(files[0]).parent
-        self.namespace: dict[str, Any] = {}
-
-    def execute(self, code: str) -> _Result:
-        buffer = io.StringIO()
-        old = os.getcwd()
-        os.chdir(self.cwd)
-        try:
-            with contextlib.redirect_stdout(buffer):
-                exec(code, self.namespace)  # noqa: S102 - our own analysis cells
-        except Exception as exc:  # noqa: BLE001 - mimic the sandbox: errors become output
-            return _Result(buffer.getvalue(), f"{type(exc).__name__}: {exc}", "error")
-        finally:
-            os.chdir(old)
-        return _Result(buffer.getvalue(), None, "ok")
-
-    def close(self) -> None:
-        self.namespace.clear()
 
 
 def submitted_year(text: str) -> int | None:
@@ -79,6 +45,7 @@ def _solo(task: Task, *, real_sandbox: bool = False, seed: int = 0):  # noqa: AN
                             executor_factory=factory)
 
 
+@pytest.mark.slow
 def test_single_agent_on_200_generated_tasks(tasks200: tuple[Task, ...]) -> None:
     """Acceptance: mistakes off, real sandbox, >= 95% of 200 tasks match the planted event."""
     matches = 0

@@ -120,7 +120,8 @@ def test_session_metrics_row(discoverybench_root: Path) -> None:
 def test_rows_from_a_real_engine_session(tmp_path: Path) -> None:
     from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
     from collabsim.participants.team import team_from_dict
-    from collabsim.session.engine import SessionConfig, run_session_sync
+    from collabsim.session.config import SessionConfig
+    from collabsim.session.engine import run_session_sync
     from collabsim.session.structures import builtin_structure
     from collabsim.tasks.discoverybench import load_tasks
     from collabsim.tasks.generator import generate_suite

@@ -106,6 +106,7 @@ def test_cpu_bound_cell_hits_cpu_limit() -> None:
         assert sb.execute("print(n > 0)").output == "True\n"
 
 
+@pytest.mark.slow
 def test_cpu_burn_in_native_code_is_stopped_by_the_rlimit_backstop() -> None:
     """``sum(range(...))`` never returns to the interpreter, so only the kernel can stop it."""
     limits = SandboxLimits(wall_seconds=20.0, cpu_seconds=0.5, memory_mb=512)
@@ -294,6 +295,7 @@ def test_odd_cells_never_raise() -> None:
         assert sb.execute("print('still here')").output == "still here\n"
 
 
+@pytest.mark.slow
 def test_zygote_and_workers_die_with_the_parent_process(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """

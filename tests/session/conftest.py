@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from session_helpers import make_task
+from helpers.tasks import make_task
 
 from collabsim.tasks.model import Task
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from helpers.participants import fuzz_strings
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from session_helpers import fuzz_strings
 
 from collabsim.session.actions import (
     ACTION_SPECS,
@@ -185,6 +185,7 @@ def test_specs_cover_design_actions_and_examples_parse() -> None:
         assert spec.syntax() in describe_actions()
 
 
+@pytest.mark.slow
 def test_fuzz_parse_never_raises() -> None:
     strings = fuzz_strings(seed=1234, n=10_000)
     parsed = 0

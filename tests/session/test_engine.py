@@ -6,13 +6,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from session_helpers import WAIT, FnParticipant, ScriptParticipant
+from helpers.participants import WAIT, FnParticipant, ScriptParticipant
 
 from collabsim.participants.protocol import Observation, SessionAbort
 from collabsim.participants.team import team_from_dict
 from collabsim.session.actions import format_action
 from collabsim.session.clock import ClockSpec
-from collabsim.session.engine import SessionConfig, run_session, run_session_sync
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session, run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.session.trace import read_trace
 from collabsim.tasks.model import Task

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session_helpers import FnParticipant, fuzz_strings
+from helpers.participants import FnParticipant, fuzz_strings
 
 from collabsim.participants.protocol import Observation
 from collabsim.participants.team import team_from_dict
-from collabsim.session.engine import SessionConfig, run_session_sync
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.session.trace import read_trace
 from collabsim.tasks.model import Task

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from session_helpers import WAIT, FnParticipant, ScriptParticipant
+from helpers.participants import WAIT, FnParticipant, ScriptParticipant
 
 from collabsim.participants.protocol import Observation
 from collabsim.participants.team import team_from_dict
 from collabsim.session.actions import format_action
 from collabsim.session.clock import ClockSpec
-from collabsim.session.engine import SessionConfig, run_session_sync
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
 from collabsim.session.events import TraceEvent
 from collabsim.session.structures import builtin_structure
 from collabsim.session.trace import read_trace

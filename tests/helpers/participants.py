@@ -1,50 +1,16 @@
-"""Small hand-written participants, a tiny task and an in-process executor for engine tests."""
+"""Small hand-written participants and fuzz strings for engine tests."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from collabsim.participants.protocol import Observation, Role
-from collabsim.session.actions import ACTION_SPECS, format_action
-from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
+from collabsim.core.actions import ACTION_SPECS, format_action
+from collabsim.core.observation import Observation, Role
 
 WAIT = "WAIT_TEAMMATE_CONTINUE()"
-
-
-def make_task(root: Path) -> Task:
-    """A one-file task: a short time series in ``series.csv``."""
-    root.mkdir(parents=True, exist_ok=True)
-    path = root / "series.csv"
-    rows = ["year,dagger"] + [
-        f"{y},{v}"
-        for y, v in zip(range(-3000, -2000, 100), [1, 1, 2, 5, 3, 3, 8, 2, 1, 1], strict=True)
-    ]
-    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return Task(
-        task_id="tiny/0/0",
-        dataset="tiny",
-        metadata_id=0,
-        query_id=0,
-        query="When does dagger first rise?",
-        question_type="context",
-        domain="archaeology",
-        domain_knowledge="",
-        workflow_tags="",
-        datasets=(
-            DatasetInfo(
-                name="series.csv",
-                description="dagger counts per century",
-                columns=(ColumnInfo("year", "year"), ColumnInfo("dagger", "count")),
-                path=path,
-            ),
-        ),
-        source="generated",
-        gold_hypothesis="SECRET-GOLD dagger first rises around -2700.",
-    )
 
 
 @dataclass

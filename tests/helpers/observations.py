@@ -1,11 +1,11 @@
-"""Test helper: a small observation (imported by the tests in this folder)."""
+"""Observation builders for participant and LLM tests."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from collabsim.participants.protocol import Observation
-from collabsim.tasks.model import ColumnInfo, DatasetInfo, TaskBrief
+from collabsim.core.observation import Observation
+from collabsim.core.task import ColumnInfo, DatasetInfo, TaskBrief
 
 
 def sample_observation(turn: int = 0, role: str = "agent") -> Observation:

@@ -1,6 +1,6 @@
 """A machine-readable copy of an observation, embedded in a prompt.
 
-The offline provider (:mod:`collabsim.llm.offline_provider`) answers prompts without a
+The offline provider (:mod:`collabsim.participants.offline_provider`) answers prompts without a
 network by rebuilding the scripted policy. It needs the participant's observation, which
 is exactly what the prompt shows the participant; the prompt therefore carries it once more
 as a fenced JSON block::
@@ -12,7 +12,7 @@ as a fenced JSON block::
 The block holds nothing a participant may not see (the observation has a TaskBrief, never
 the gold hypothesis or a reference workflow) plus the scripted policy's seed and parameters.
 :func:`encode_state` / :func:`decode_state` round-trip an
-:class:`~collabsim.participants.protocol.Observation` exactly.
+:class:`~collabsim.core.observation.Observation` exactly.
 """
 
 from __future__ import annotations
@@ -23,16 +23,16 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
-from collabsim.participants.protocol import (
+from collabsim.core.observation import Observation
+from collabsim.core.records import (
     ChatMessage,
     CodeCell,
     GateRequest,
     HistoryEntry,
     MemoryView,
-    Observation,
     Profile,
 )
-from collabsim.tasks.model import ColumnInfo, DatasetInfo, TaskBrief
+from collabsim.core.task import ColumnInfo, DatasetInfo, TaskBrief
 
 STATE_FENCE = "collabsim-state"
 
@@ -180,7 +180,7 @@ def encode_state(observation: Observation, policy: Mapping[str, Any]) -> str:
     Args:
         observation: What the participant sees now.
         policy: How the offline provider should answer (``{"kind": "scripted", "seed": ...,
-            "params": {...}}``; see :mod:`collabsim.llm.offline_provider`).
+            "params": {...}}``; see :mod:`collabsim.participants.offline_provider`).
 
     Returns:
         The block (canonical JSON, keys sorted), without a trailing newline.

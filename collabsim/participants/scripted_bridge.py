@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from collabsim.participants.protocol import Observation, Participant
+from collabsim.core.observation import Observation, Participant
 
 _MAX_INSTANCES = 256
 _lock = threading.Lock()

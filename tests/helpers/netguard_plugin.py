@@ -2,7 +2,7 @@
 
 Enable it in the root ``tests/conftest.py`` with::
 
-    pytest_plugins = ["collabsim.llm.pytest_netguard"]
+    pytest_plugins = ["helpers.netguard_plugin"]
 
 The guard (:mod:`collabsim.llm.netguard`) is installed when the plugin loads, before test
 collection, so imports are covered too. A test that tries to connect to (or resolve) a

@@ -1,0 +1,185 @@
+"""Reading the action language: ``NAME(arg="...")`` texts, parsed leniently.
+
+Participants answer with the text of one action, Collaborative-Gym style::
+
+    EXECUTE_CODE(code="df = pd.read_csv('data.csv')\\nprint(df.head())")
+
+:func:`parse_action` never raises. Parsing rules (in order):
+
+* The text is scanned for calls ``IDENT(`` (identifier, optional spaces, opening
+  parenthesis). Names are case-insensitive. Candidates with a known action name are tried
+  in order of position; **the first well-formed one wins** - prose, markdown code fences and
+  further actions around it are ignored. Only when no candidate is well-formed, a lenient
+  repair is tried on the candidates whose argument list had a syntax error, in order, for
+  actions taking exactly one argument: the value runs from the opening quote (or the ``=``)
+  to the *last* matching ``quote)`` (or ``)``) of the text, which rescues code with
+  unescaped inner quotes.
+* Values: ``"..."``, ``'...'``, ``\"\"\"...\"\"\"`` and ``'''...'''`` strings with the
+  escapes ``\\n \\t \\r \\\\ \\" \\'`` (any other backslash pair is kept verbatim, so
+  regular expressions survive), or unquoted simple values read up to the next top-level
+  ``,`` / ``)`` (``APPROVE(request_id=g1)``).
+* Keyword arguments ``name=value``; positional values are matched to the action's
+  arguments in order (``APPROVE(g1)``); a single ``{...}`` JSON/Python dict is read as the
+  keyword arguments (``SEND_TEAMMATE_MESSAGE({"message": "hi"})``).
+* A text that is nothing but the name of an action without required arguments
+  (``FINISH``, `` `FINISH` ``) is accepted.
+* Failures name what is wrong (unknown action, unknown or missing argument, unterminated
+  string, ...) and show the expected syntax.
+
+Writing actions (:func:`collabsim.core.actions.format_action`) is the exact inverse.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from collabsim.core.action_args import (
+    KEYWORD_RE,
+    ArgsError,
+    ArityError,
+    bind,
+    read_args,
+    skip_ws,
+    unescape,
+)
+from collabsim.core.actions import ACTION_SPECS, GENERIC_SYNTAX, Action, ActionSpec
+
+
+@dataclass(frozen=True)
+class ParseResult:
+    """Outcome of :func:`parse_action`: exactly one of ``action`` and ``error`` is set."""
+
+    action: Action | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when an action was parsed."""
+        return self.action is not None
+
+
+_CALL_RE = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(")
+_UNKNOWN_NAME_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_MAX_CANDIDATES = 64
+_CANDIDATE_CHAR_BUDGET = 4_000_000
+
+
+def _repair(spec: ActionSpec, text: str, pos: int) -> Action | None:
+    """Lenient fallback for one-argument actions: take everything to the last close."""
+    if len(spec.arg_names) != 1:
+        return None
+    i = skip_ws(text, pos)
+    m = KEYWORD_RE.match(text, i)
+    if m:
+        if m.group(1).lower() != spec.arg_names[0]:
+            return None
+        i = m.end()
+    if i >= len(text):
+        return None
+    if text[i] in "\"'":
+        quote = text[i : i + 3] if text.startswith(('"""', "'''"), i) else text[i]
+        closes = list(re.finditer(re.escape(quote) + r"\s*\)", text[i + len(quote) :]))
+        if not closes:
+            return None
+        raw = text[i + len(quote) : i + len(quote) + closes[-1].start()]
+        value = unescape(raw)
+    else:
+        end = text.rfind(")")
+        if end <= i or text[i] == ")":
+            return None
+        value = text[i:end].strip()
+    if not value:
+        return None
+    return Action(spec.name, {spec.arg_names[0]: value})
+
+
+def _expected(spec: ActionSpec) -> str:
+    return f"Expected syntax: {spec.syntax()}, e.g. {spec.example}"
+
+
+def _bare_name(text: str) -> Action | None:
+    """Accept a text that is only the name of an argument-less action."""
+    core = text.strip().strip("`").strip()
+    core = re.sub(r"^(?:[A-Za-z]*\n)", "", core).strip().strip("`").strip()
+    core = re.sub(r"^(?:action|next action)\s*:\s*", "", core, flags=re.I).strip().rstrip(".!")
+    spec = ACTION_SPECS.get(core.upper())
+    if spec is not None and not spec.required:
+        return Action(spec.name, {})
+    return None
+
+
+def _parse(text: str) -> ParseResult:
+    first_error: str | None = None
+    unknown: list[str] = []
+    syntax_failures: list[tuple[ActionSpec, int]] = []
+    tried = 0
+    max_tried = max(4, min(_MAX_CANDIDATES, _CANDIDATE_CHAR_BUDGET // (len(text) + 1)))
+    for m in _CALL_RE.finditer(text):
+        name = m.group(1)
+        spec = ACTION_SPECS.get(name.upper())
+        if spec is None:
+            if _UNKNOWN_NAME_RE.fullmatch(name) and name not in unknown:
+                unknown.append(name)
+            continue
+        tried += 1
+        if tried > max_tried:
+            break
+        try:
+            raw, _, _ = read_args(text, m.end())
+        except ArgsError as exc:
+            syntax_failures.append((spec, m.end()))
+            error = str(exc)
+        else:
+            try:
+                return ParseResult(bind(spec, raw))
+            except ArityError as exc:
+                syntax_failures.append((spec, m.end()))
+                error = str(exc)
+            except ArgsError as exc:
+                error = str(exc)
+        if first_error is None:
+            first_error = f"Could not parse {spec.name}: {error}. {_expected(spec)}"
+    for spec, pos in syntax_failures:
+        repaired = _repair(spec, text, pos)
+        if repaired is not None:
+            return ParseResult(repaired)
+    if first_error is not None:
+        return ParseResult(None, first_error)
+    bare = _bare_name(text)
+    if bare is not None:
+        return ParseResult(bare)
+    known = ", ".join(ACTION_SPECS)
+    if unknown:
+        return ParseResult(
+            None,
+            f"Unknown action {unknown[0]!r}. Known actions: {known}. "
+            f"Expected syntax: {GENERIC_SYNTAX}",
+        )
+    mentioned = [n for n in ACTION_SPECS if n in text and re.search(rf"\b{n}\b", text)]
+    hint = f" {_expected(ACTION_SPECS[mentioned[0]])}." if mentioned else ""
+    return ParseResult(
+        None,
+        f"No action found: write exactly one action as {GENERIC_SYNTAX}. "
+        f"Known actions: {known}.{hint}",
+    )
+
+
+def parse_action(text: str) -> ParseResult:
+    """Parse the first well-formed known action in ``text``; never raises.
+
+    Args:
+        text: A participant's reply (may contain prose and markdown fences).
+
+    Returns:
+        A :class:`ParseResult` with the action, or with an error message that says what is
+        wrong and shows the expected syntax.
+    """
+    try:
+        if not isinstance(text, str):
+            return ParseResult(None, f"An action must be text, got {type(text).__name__}.")
+        return _parse(text)
+    except Exception as exc:  # noqa: BLE001 - the parser must never raise
+        return ParseResult(
+            None, f"Could not parse the action ({type(exc).__name__}). Expected {GENERIC_SYNTAX}"
+        )

@@ -1,0 +1,193 @@
+"""The action language's vocabulary: action names, their signatures, and exact formatting.
+
+Participants answer with the text of one action, Collaborative-Gym style::
+
+    EXECUTE_CODE(code="df = pd.read_csv('data.csv')\\nprint(df.head())")
+
+:class:`ActionName` lists the actions; :data:`ACTION_SPECS` gives each one's signature and
+prompt text (the session engine keys its legality rules and effect handlers by it);
+:func:`format_action` writes ``NAME(arg="...")`` with ``\\`` ``"`` and carriage returns escaped
+and newlines kept literal; its output parses back (:func:`collabsim.core.action_parser.parse_action`)
+to exactly the same :class:`Action` for arbitrary strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class ActionName(StrEnum):
+    """Every action of the action language (values are the names written in actions)."""
+
+    SEND_TEAMMATE_MESSAGE = "SEND_TEAMMATE_MESSAGE"
+    EXECUTE_CODE = "EXECUTE_CODE"
+    EDITOR_UPDATE = "EDITOR_UPDATE"
+    WAIT_TEAMMATE_CONTINUE = "WAIT_TEAMMATE_CONTINUE"
+    FINISH = "FINISH"
+    APPROVE = "APPROVE"
+    REJECT = "REJECT"
+    MEMORY_ADD = "MEMORY_ADD"
+    MEMORY_AGREE = "MEMORY_AGREE"
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """Signature and documentation of one action.
+
+    Attributes:
+        name: Action name (upper case).
+        required: Required argument names, in positional order.
+        optional: Optional argument names (after the required ones).
+        description: One-line description for prompts.
+        example: A well-formed example call.
+    """
+
+    name: str
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    description: str
+    example: str
+
+    @property
+    def arg_names(self) -> tuple[str, ...]:
+        """All argument names in positional order."""
+        return self.required + self.optional
+
+    def syntax(self) -> str:
+        """Return the call syntax, e.g. ``REJECT(request_id="...", reason="...")``."""
+        parts = [f'{a}="..."' for a in self.required] + [f'[{a}="..."]' for a in self.optional]
+        return f"{self.name}({', '.join(parts)})"
+
+
+_SPECS: tuple[ActionSpec, ...] = (
+    ActionSpec(
+        "SEND_TEAMMATE_MESSAGE",
+        ("message",),
+        (),
+        "Post a message to the team chat.",
+        'SEND_TEAMMATE_MESSAGE(message="I will compute the first rise of Dagger.")',
+    ),
+    ActionSpec(
+        "EXECUTE_CODE",
+        ("code",),
+        (),
+        "Run Python in the shared sandbox (pd, np pre-imported; task files in the working "
+        "directory); the output joins the shared code history.",
+        "EXECUTE_CODE(code=\"df = pd.read_csv('data.csv')\\nprint(df.head())\")",
+    ),
+    ActionSpec(
+        "EDITOR_UPDATE",
+        ("text",),
+        (),
+        "Replace the result editor's text (the hypothesis the team submits).",
+        'EDITOR_UPDATE(text="Dagger first rises around 2300 BCE.")',
+    ),
+    ActionSpec(
+        "WAIT_TEAMMATE_CONTINUE",
+        (),
+        (),
+        "Do nothing now; continue when something new happens.",
+        "WAIT_TEAMMATE_CONTINUE()",
+    ),
+    ActionSpec(
+        "FINISH",
+        (),
+        (),
+        "Submit the result editor's text and end the session.",
+        "FINISH()",
+    ),
+    ActionSpec(
+        "APPROVE",
+        ("request_id",),
+        ("comment",),
+        "Approve a pending gated action you own; it takes effect.",
+        'APPROVE(request_id="g1")',
+    ),
+    ActionSpec(
+        "REJECT",
+        ("request_id", "reason"),
+        (),
+        "Reject a pending gated action you own; the reason goes to its author.",
+        'REJECT(request_id="g1", reason="The query asks for the second rise, not the first.")',
+    ),
+    ActionSpec(
+        "MEMORY_ADD",
+        ("section", "text"),
+        (),
+        "Build phase only: add an entry to a group-memory section (expertise, trust, plan, "
+        "evidence_criteria; in the scaffolded structure also gates, lines 'ACTION: owner').",
+        'MEMORY_ADD(section="plan", text="D computes the series; R checks the wording.")',
+    ),
+    ActionSpec(
+        "MEMORY_AGREE",
+        (),
+        (),
+        "Build phase only: agree to the group memory as it stands.",
+        "MEMORY_AGREE()",
+    ),
+)
+
+ACTION_SPECS: Mapping[str, ActionSpec] = {spec.name: spec for spec in _SPECS}
+"""Action name -> :class:`ActionSpec` for every action of the action language."""
+
+GENERIC_SYNTAX = 'NAME(arg="value", ...), e.g. EXECUTE_CODE(code="print(df.head())")'
+
+
+@dataclass(frozen=True)
+class Action:
+    """One parsed action: its upper-case name and string arguments (in signature order)."""
+
+    name: str
+    args: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "args", dict(self.args))
+
+
+def quote_value(value: str) -> str:
+    """Quote one argument value so that :func:`parse_action` reads it back exactly."""
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "\\r")
+    return f'"{escaped}"'
+
+
+def format_action(name: str, **args: Any) -> str:
+    """Write an action in canonical form: ``NAME(arg="...", ...)``.
+
+    Args:
+        name: Action name (case-insensitive).
+        **args: Argument values (converted with ``str``).
+
+    Returns:
+        Text that :func:`parse_action` parses back to ``Action(NAME, args)`` exactly.
+
+    Raises:
+        ValueError: Unknown action, unknown argument or missing required argument.
+    """
+    spec = ACTION_SPECS.get(name.upper())
+    if spec is None:
+        raise ValueError(f"unknown action {name!r}; known: {', '.join(ACTION_SPECS)}")
+    unknown = [a for a in args if a not in spec.arg_names]
+    if unknown:
+        raise ValueError(f"{spec.name} has no argument(s) {unknown}; expected {spec.syntax()}")
+    missing = [a for a in spec.required if a not in args]
+    if missing:
+        raise ValueError(f"{spec.name} is missing {missing}; expected {spec.syntax()}")
+    parts = [f"{a}={quote_value(str(args[a]))}" for a in spec.arg_names if a in args]
+    return f"{spec.name}({', '.join(parts)})"
+
+
+def describe_actions(names: tuple[str, ...] | None = None) -> str:
+    """Render one help line per action (syntax - description), for prompts.
+
+    Args:
+        names: Actions to describe (default: all, in specification order).
+    """
+    chosen = names if names is not None else tuple(ACTION_SPECS)
+    lines = []
+    for n in chosen:
+        spec = ACTION_SPECS[n]
+        lines.append(f"- {spec.syntax()}: {spec.description}")
+    return "\n".join(lines)

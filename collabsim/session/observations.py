@@ -1,0 +1,43 @@
+"""The observation builder: what one member sees when it is its turn.
+
+Everyone sees the landed chat, code cells, editor text, group memory, the gates in force and
+the requests they must decide or are waiting for. The agent's history is the team-level
+action history (every member's landed actions, except other members' ``INVALID``
+attempts); a collaborator's history is its own actions only. Feedback (errors, approvals,
+rejections with reasons, requests to decide) reaches only its addressee and is consumed
+when shown. Tasks are shown through ``Task.brief()`` only.
+"""
+
+from __future__ import annotations
+
+from collabsim.core.observation import Observation
+from collabsim.session.rules import available_actions
+from collabsim.session.state import SessionState
+from collabsim.session.workspace import visible_history
+
+
+def observe(s: SessionState, name: str, t: float) -> Observation:
+    """Build ``name``'s observation at virtual time ``t`` (consumes its due feedback)."""
+    due = [text for (ft, text) in s.feedback[name] if ft <= t]
+    s.feedback[name] = [(ft, text) for (ft, text) in s.feedback[name] if ft > t]
+    return Observation(
+        me=name,
+        role=s.team.role(name),
+        profile=s.team.profile(name),
+        teammates=tuple(m for m in s.members if m != name),
+        time=t,
+        structure=s.structure.name,
+        phase=s.phase,  # type: ignore[arg-type]
+        task=s.brief,
+        chat=tuple(s.ws.chat),
+        code_cells=tuple(s.ws.cells),
+        editor_text=s.ws.editor_text,
+        memory=s.ws.memory_view(),
+        gates=dict(s.gates) if s.phase == "work" else {},
+        pending_for_me=s.ws.pending_for(name),
+        my_pending=s.ws.pending_by(name),
+        history=visible_history(s.events, name, name == s.team.agent, t),
+        feedback=tuple(due),
+        available_actions=available_actions(s, name),
+        turn=s.turns[name],
+    )

@@ -1,0 +1,292 @@
+"""The steppable session: one task, one team, one structure, one seed -> a trace.
+
+:class:`Orchestrator` is driven like a Gymnasium loop, with the caller in charge of the
+participants::
+
+    orch = Orchestrator(config, trace_path)
+    orch.start()
+    while (turn := orch.next_turn()) is not None:
+        orch.submit(policies[turn.member].decide(turn.observation))   # action text
+    orch.close()
+
+``run_session`` (:mod:`collabsim.session.engine`) is this loop with asynchronous
+participants (it awaits :meth:`Orchestrator.asubmit`, which runs code off the event loop);
+the gym envs call :meth:`Orchestrator.submit` for their learner's seat directly.
+
+**Scheduling.** Participants act one decision at a time on a virtual clock (see
+:mod:`collabsim.session.clock`, :mod:`collabsim.session.scheduler`): the participant whose
+next decision time is earliest acts (ties: agent, then collaborators in team order). An
+action started at ``t_start`` ends at ``t_end = t_start + duration``; its author is busy
+until ``t_end`` and its effect lands at ``t_end`` (:mod:`collabsim.session.effects`).
+``WAIT_TEAMMATE_CONTINUE`` is not logged and not work: it moves its author's next decision
+to the next landing of anything new (or ``wait_seconds`` later when nothing is in flight);
+it still counts as a turn. Legality: :mod:`collabsim.session.rules`; gates:
+:mod:`collabsim.session.gates`; what a member sees: :mod:`collabsim.session.observations`.
+
+**Ending.** An effective ``FINISH`` ends the session (status ``finished``; submitted = editor
+text when it lands). The session also ends when the agent has used ``max_turns`` decisions
+(``max_turns``), when the next decision would start after ``max_time`` (``timeout``), or
+when the driver calls :meth:`Orchestrator.abort` (a participant raised ``SessionAbort`` or
+failed). Otherwise the submitted text is the editor text at the end. Actions in flight at
+the end keep their trace events, but their effects are not applied. :meth:`close` writes
+``SESSION_END`` and closes the sandbox.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Generator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from collabsim.core.action_parser import parse_action
+from collabsim.core.actions import Action
+from collabsim.core.observation import Observation
+from collabsim.session import gates
+from collabsim.session.config import ExecutorFactory, SessionConfig
+from collabsim.session.config import default_executor_factory as _default_factory
+from collabsim.session.effects import apply_effect
+from collabsim.session.observations import observe
+from collabsim.session.rules import (
+    duplicate_request,
+    gate_owner,
+    illegal_reason,
+    memory_problem,
+    record_invalid,
+)
+from collabsim.session.sandboxing import CellRunner, CodeRun
+from collabsim.session.state import SessionState
+
+log = logging.getLogger(__name__)
+
+_Step = Generator[str, CodeRun, "float | None"]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Whose turn it is and what they see.
+
+    Attributes:
+        member: The participant to act (``"agent"``, ``"D"``, ``"R"``).
+        observation: Its observation; answer with :meth:`Orchestrator.submit`.
+    """
+
+    member: str
+    observation: Observation
+
+    @property
+    def time(self) -> float:
+        """Virtual time of the decision."""
+        return self.observation.time
+
+
+class Orchestrator:
+    """One session, stepped one decision at a time.
+
+    Args:
+        config: The session definition.
+        trace_path: Where to write the JSONL trace (None: no file).
+        executor_factory: ``(files, limits) -> CodeExecutor``; default: the real sandbox,
+            created at the first ``EXECUTE_CODE``.
+    """
+
+    def __init__(
+        self,
+        config: SessionConfig,
+        trace_path: Path | None = None,
+        *,
+        executor_factory: ExecutorFactory | None = None,
+    ) -> None:
+        self.state = SessionState(config, trace_path)
+        self.runner = CellRunner(
+            executor_factory or _default_factory,
+            [d.path for d in config.task.datasets],
+            config.limits,
+        )
+        self._turn: Turn | None = None
+        self._in_build = False
+        self._started = False
+        self._closed = False
+
+    @property
+    def done(self) -> bool:
+        """True once the session has ended (no more turns)."""
+        return self.state.status is not None
+
+    # ----------------------------------------------------------------- stepping
+    def start(self) -> None:
+        """Log the session start; call once before :meth:`next_turn`."""
+        if self._started:
+            raise RuntimeError("session already started")
+        self._started = True
+        s = self.state
+        s.emit(
+            0.0,
+            0.0,
+            "env",
+            "SESSION_START",
+            {
+                "task_id": s.cfg.task.task_id,
+                "team": s.team.label,
+                "members": list(s.members),
+                "structure": s.structure.name,
+                "seed": s.cfg.seed,
+            },
+        )
+        s.emit(0.0, 0.0, "env", "PHASE_START", {"phase": s.phase, "gates": dict(s.gates)})
+
+    def next_turn(self) -> Turn | None:
+        """Advance virtual time to the next decision; None once the session has ended.
+
+        Calling it again before :meth:`submit` returns the same turn.
+        """
+        if not self._started:
+            raise RuntimeError("call start() before next_turn()")
+        if self._turn is not None:
+            return self._turn
+        s = self.state
+        while s.status is None:
+            nxt = s.sched.peek()
+            t_next = nxt[1] if nxt is not None else math.inf
+            s.land_until(min(t_next, s.cfg.max_time))
+            if s.status is not None:
+                break
+            if nxt is None:
+                s.end("max_turns", s.end_time)
+                break
+            name, t = nxt
+            if t > s.cfg.max_time:
+                s.end("timeout", s.cfg.max_time)
+                break
+            if s.turns[name] >= s.cfg.max_turns:
+                if name == s.team.agent:
+                    s.end("max_turns", t)
+                    break
+                s.sched.retire(name)
+                continue
+            observation = observe(s, name, t)
+            s.turns[name] += 1
+            self._in_build = s.phase == "build"
+            s.waiting.discard(name)
+            self._turn = Turn(name, observation)
+            return self._turn
+        return None
+
+    def submit(self, text: Any) -> None:
+        """Apply the current member's reply (action text); code runs here, blocking."""
+        steps = self._submit(text)
+        try:
+            code = next(steps)
+            while True:
+                code = steps.send(self.runner.run(code))
+        except StopIteration:
+            return
+
+    async def asubmit(self, text: Any) -> None:
+        """:meth:`submit` for event loops: code runs in a worker thread."""
+        steps = self._submit(text)
+        try:
+            code = next(steps)
+            while True:
+                code = steps.send(await self.runner.arun(code))
+        except StopIteration:
+            return
+
+    def abort(self, status: str, error: str, at: float | None = None) -> None:
+        """End the session now with ``status`` (default time: the pending turn's)."""
+        turn, self._turn = self._turn, None
+        t = at if at is not None else (turn.time if turn is not None else self.state.end_time)
+        self.state.end(status, t, error)
+
+    # ----------------------------------------------------------------- one decision
+    def _submit(self, text: Any) -> Generator[str, CodeRun, None]:
+        turn, self._turn = self._turn, None
+        if turn is None:
+            raise RuntimeError("submit() without a pending turn; call next_turn() first")
+        s = self.state
+        name, t = turn.member, turn.time
+        t_next = yield from self._act(name, t, text)
+        if t_next is None:
+            later = s.landings.first_after(t)
+            t_next = later if later is not None else t + s.cfg.clock.wait_seconds
+            s.waiting.add(name)
+        s.sched.set_next(name, t_next)
+        if self._in_build:
+            s.build_turns += 1
+            if s.build_turns >= s.structure.build_max_turns:
+                s.land(max(t_next, t), s.end_build, name)
+
+    def _act(self, name: str, t: float, text: Any) -> _Step:
+        """Carry out one reply; return its author's next decision time (None: wait)."""
+        s = self.state
+        parsed = parse_action(text)
+        if parsed.action is None:
+            return record_invalid(s, name, t, text, parsed.error or "unparseable action")
+        action = parsed.action
+        reason = illegal_reason(s, name, action)
+        if reason is not None:
+            return record_invalid(s, name, t, text, reason, action)
+        if action.name == "WAIT_TEAMMATE_CONTINUE":
+            return None
+        if action.name in ("APPROVE", "REJECT"):
+            return (
+                yield from gates.decide(
+                    s, name, t, action, lambda why, a: record_invalid(s, name, t, "", why, a)
+                )
+            )
+        if action.name == "MEMORY_ADD":
+            problem = memory_problem(s, action)
+            if problem is not None:
+                return record_invalid(s, name, t, text, problem, action)
+            section = action.args["section"].strip().lower()
+            action = Action("MEMORY_ADD", {**action.args, "section": section})
+        owner = gate_owner(s, name, action)
+        if owner is not None:
+            duplicate = duplicate_request(s, name, action, owner)
+            if duplicate is not None:
+                return record_invalid(s, name, t, text, duplicate, action)
+            return gates.request(s, name, t, action, owner)
+        t_end = t + s.duration(name, action.name)
+        yield from apply_effect(s, name, action, t, t_end)
+        return t_end
+
+    # ----------------------------------------------------------------- code and closing
+    def _log_end(self) -> bool:
+        """Write ``SESSION_END`` once; False when already closed."""
+        if self._closed:
+            return False
+        self._closed = True
+        s = self.state
+        if s.status is not None:
+            end_args: dict[str, Any] = {"status": s.status, "submitted": s.submitted}
+            if s.error:
+                end_args["error"] = s.error
+            try:
+                s.emit(s.end_time, s.end_time, "env", "SESSION_END", end_args)
+            except Exception:  # noqa: BLE001 - closing must go on
+                log.exception("could not write SESSION_END")
+        return True
+
+    def close(self) -> None:
+        """Log the end (if ended), close the sandbox and the trace file (idempotent)."""
+        if not self._log_end():
+            return
+        s = self.state
+        try:
+            self.runner.close()
+        finally:
+            if s.writer is not None:
+                s.writer.close()
+
+    async def aclose(self) -> None:
+        """:meth:`close` for event loops (the sandbox closes in a worker thread)."""
+        if not self._log_end():
+            return
+        s = self.state
+        try:
+            await self.runner.aclose()
+        finally:
+            if s.writer is not None:
+                s.writer.close()

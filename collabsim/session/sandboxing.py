@@ -1,0 +1,78 @@
+"""Running a session's code cells: the executor is created lazily and its failures contained.
+
+A broken sandbox never ends a session: a failure to create or call the executor becomes the
+cell's output (``[sandbox failure] ...``) with ``ok = False``. :class:`CellRunner` offers the
+same calls blocking (gym envs) and off the event loop (``run_session``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from collabsim.session.config import CodeExecutor, ExecutionResult, ExecutorFactory
+
+CodeRun = tuple[str, bool]
+"""What running a cell gave: its output text and whether it succeeded."""
+
+
+def code_run(result: ExecutionResult) -> CodeRun:
+    """Output text (output, error or status marker) and success of one executed cell."""
+    parts = [str(result.output or "")]
+    if result.error:
+        parts.append(str(result.error))
+    if result.status != "ok" and not result.error:
+        parts.append(f"[{result.status}]")
+    return "\n".join(p for p in parts if p).strip("\n"), result.status == "ok"
+
+
+def _failure(exc: Exception) -> CodeRun:
+    return f"[sandbox failure] {type(exc).__name__}: {exc}", False
+
+
+class CellRunner:
+    """The session's code executor, created at the first cell.
+
+    Args:
+        factory: ``(files, limits) -> CodeExecutor``.
+        files: The task's data files.
+        limits: Sandbox limits passed to the factory.
+    """
+
+    def __init__(self, factory: ExecutorFactory, files: Sequence[Path], limits: Any) -> None:
+        self.factory = factory
+        self.files = list(files)
+        self.limits = limits
+        self.executor: CodeExecutor | None = None
+
+    def run(self, code: str) -> CodeRun:
+        """Run one cell, blocking."""
+        try:
+            if self.executor is None:
+                self.executor = self.factory(self.files, self.limits)
+            result = self.executor.execute(code)
+        except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the session
+            return _failure(exc)
+        return code_run(result)
+
+    async def arun(self, code: str) -> CodeRun:
+        """Run one cell in a worker thread."""
+        try:
+            if self.executor is None:
+                self.executor = await asyncio.to_thread(self.factory, self.files, self.limits)
+            result = await asyncio.to_thread(self.executor.execute, code)
+        except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the session
+            return _failure(exc)
+        return code_run(result)
+
+    def close(self) -> None:
+        """Close the executor, if one was created."""
+        if self.executor is not None:
+            self.executor.close()
+
+    async def aclose(self) -> None:
+        """Close the executor in a worker thread."""
+        if self.executor is not None:
+            await asyncio.to_thread(self.executor.close)

@@ -1,0 +1,83 @@
+"""Who decides next, and when effects land.
+
+:class:`Scheduler` always lets the participant with the earliest next-decision time act
+(ties broken by team order: agent first); a participant is busy until its action ends, so a
+collaborator works while the agent computes and intervals overlap.
+
+:class:`LandingQueue` holds effects that take hold at their action's ``t_end`` (a chat
+message, a code cell, an editor text, ...), applied in time order, ties in the order they
+were scheduled.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+
+@dataclass(order=True)
+class Landing:
+    """One scheduled effect: ``apply(time)`` runs when the session reaches ``time``."""
+
+    time: float
+    order: int
+    apply: Callable[[float], None] = field(compare=False)
+
+
+class LandingQueue:
+    """Effects waiting to land, earliest first (ties: scheduling order)."""
+
+    def __init__(self) -> None:
+        self._heap: list[Landing] = []
+        self._n = 0
+
+    def push(self, t: float, apply: Callable[[float], None]) -> None:
+        """Schedule ``apply`` at ``t``."""
+        self._n += 1
+        heapq.heappush(self._heap, Landing(t, self._n, apply))
+
+    def next_time(self) -> float | None:
+        """When the earliest effect lands (None: nothing in flight)."""
+        return self._heap[0].time if self._heap else None
+
+    def pop(self) -> Landing:
+        """Remove and return the earliest effect."""
+        return heapq.heappop(self._heap)
+
+    def first_after(self, t: float) -> float | None:
+        """The earliest landing strictly after ``t`` (None: none)."""
+        later = [la.time for la in self._heap if la.time > t]
+        return min(later) if later else None
+
+
+class Scheduler:
+    """Earliest-next-decision-first scheduling with a fixed tie order.
+
+    Args:
+        order: Participant names in tie-break order (agent first).
+    """
+
+    def __init__(self, order: Sequence[str]) -> None:
+        self.order = tuple(order)
+        self.next_time: dict[str, float] = {n: 0.0 for n in self.order}
+        self.retired: set[str] = set()
+
+    def peek(self) -> tuple[str, float] | None:
+        """The participant who acts next and when (None when everyone is retired)."""
+        best: tuple[float, int, str] | None = None
+        for i, n in enumerate(self.order):
+            if n in self.retired:
+                continue
+            key = (self.next_time[n], i, n)
+            if best is None or key < best:
+                best = key
+        return None if best is None else (best[2], best[0])
+
+    def set_next(self, name: str, t: float) -> None:
+        """Set when ``name`` decides next."""
+        self.next_time[name] = t
+
+    def retire(self, name: str) -> None:
+        """Stop scheduling ``name`` (out of turns)."""
+        self.retired.add(name)

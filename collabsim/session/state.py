@@ -1,0 +1,156 @@
+"""The mutable state of one running session, and the bookkeeping every step shares.
+
+:class:`SessionState` is what the orchestrator's parts (rules, gates, effect handlers,
+observation builder) read and change: the workspace, the clock and scheduler, the trace so
+far, per-member feedback and turn counts, the phase and the gates in force. Its methods are
+the primitives they share: log an event, schedule an effect, notify a member, end the
+session, end the build phase, apply landed effects.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from collabsim.core.events import MESSAGE_ACTIONS, TraceEvent
+from collabsim.session.clock import VirtualClock
+from collabsim.session.config import SessionConfig
+from collabsim.session.scheduler import LandingQueue, Scheduler
+from collabsim.session.structures import chosen_gates, preassigned_gates
+from collabsim.session.trace import TraceWriter
+from collabsim.session.workspace import Workspace, truncate
+
+
+class SessionState:
+    """Mutable state of one session (see :mod:`collabsim.session.orchestrator`).
+
+    Args:
+        config: The session definition.
+        trace_path: Where to write the JSONL trace (None: no file).
+    """
+
+    def __init__(
+        self,
+        config: SessionConfig,
+        trace_path: Path | None,
+    ) -> None:
+        self.cfg = config
+        self.team = config.team
+        self.members = self.team.members
+        self.brief = config.task.brief()
+        self.structure = config.structure
+        self.ws = Workspace(
+            cell_output_chars=config.cell_output_chars,
+            memory_sections=self.structure.memory_sections,
+        )
+        self.clock = VirtualClock(config.clock, config.seed, self.members, salt=config.task.task_id)
+        self.sched = Scheduler(self.members)
+        self.writer = TraceWriter(trace_path) if trace_path is not None else None
+        self.events: list[TraceEvent] = []
+        # (t_end, seq, actor) of events a message may respond to, sorted, so that finding a
+        # message's refs does not scan the whole trace (see effects.message_refs).
+        self.respondable: list[tuple[float, int, str]] = []
+        self.landings = LandingQueue()
+        self.feedback: dict[str, list[tuple[float, str]]] = {m: [] for m in self.members}
+        self.turns: dict[str, int] = {m: 0 for m in self.members}
+        self.waiting: set[str] = set()
+        self.phase = "build" if self.structure.has_memory else "work"
+        self.build_turns = 0
+        self.gates: dict[str, str] = {} if self.structure.has_memory else self.preassigned()
+        self.gate_entries: list[tuple[float, int, str]] = []
+        self.n_requests = 0
+        self.status: str | None = None
+        self.end_time = 0.0
+        self.error: str | None = None
+        self.submitted = ""
+
+    def preassigned(self) -> dict[str, str]:
+        """Gates the structure fixes for this team."""
+        return preassigned_gates(self.structure, self.members, self.team.agent)
+
+    def emit(
+        self,
+        t_start: float,
+        t_end: float,
+        actor: str,
+        action_type: str,
+        args: Mapping[str, Any] | None = None,
+        status: str = "ok",
+        observation: str = "",
+        refs: Sequence[int] = (),
+    ) -> TraceEvent:
+        """Append one event to the trace (and its file) and return it."""
+        actor_type = "env" if actor == "env" else self.team.actor_type(actor)
+        event = TraceEvent(
+            seq=len(self.events),
+            t_start=t_start,
+            t_end=t_end,
+            actor=actor,
+            actor_type=actor_type,  # type: ignore[arg-type]
+            action_type=action_type,
+            args=dict(args or {}),
+            status=status,  # type: ignore[arg-type]
+            observation=truncate(observation, self.cfg.trace_observation_chars),
+            refs=tuple(refs),
+        )
+        self.events.append(event)
+        if actor != "env" and action_type != "INVALID" and action_type not in MESSAGE_ACTIONS:
+            bisect.insort(self.respondable, (t_end, event.seq, actor))
+        if self.writer is not None:
+            self.writer.write(event)
+        return event
+
+    def land(self, t: float, apply: Callable[[float], None], author: str | None) -> None:
+        """Schedule an effect at ``t``; waiting members (other than its author) wake then."""
+        self.landings.push(t, apply)
+        for name in self.waiting:
+            if name != author and self.sched.next_time[name] > t:
+                self.sched.set_next(name, t)
+
+    def notify(self, name: str, t: float, text: str) -> None:
+        """Queue feedback for ``name``, visible from ``t`` on."""
+        self.feedback[name].append((t, text))
+
+    def duration(self, name: str, action: str) -> float:
+        """Draw the duration of ``action`` by member ``name``."""
+        return self.clock.duration(name, self.team.actor_type(name), action)
+
+    def end(self, status: str, t: float, error: str | None = None) -> None:
+        """End the session (the first call wins); the editor text is what is submitted."""
+        if self.status is None:
+            self.status = status
+            self.end_time = t
+            self.error = error
+            self.submitted = self.ws.editor_text
+
+    def end_build(self, t: float) -> None:
+        """Leave the build phase: freeze the memory, put the gates in force, log it."""
+        if self.phase != "build":
+            return
+        self.phase = "work"
+        self.ws.memory_read_only = True
+        if self.structure.gates_chosen_by_team:
+            entries = [text for _, _, text in sorted(self.gate_entries)]
+            self.gates = chosen_gates(entries, self.members)
+        else:
+            self.gates = self.preassigned()
+        self.emit(t, t, "env", "PHASE_START", {"phase": "work", "gates": dict(self.gates)})
+
+    def land_until(self, horizon: float) -> None:
+        """Apply landed effects up to ``horizon`` in time order; handle build-phase ends."""
+        while self.status is None:
+            t_next = self.landings.next_time()
+            t_land = math.inf if t_next is None else t_next
+            t_cap = self.structure.build_max_seconds if self.phase == "build" else math.inf
+            if t_cap <= min(t_land, horizon):
+                self.end_build(t_cap)
+                continue
+            if t_land > horizon:
+                return
+            landing = self.landings.pop()
+            landing.apply(landing.time)
+            if self.phase == "build" and all(m in self.ws.agreed for m in self.members):
+                self.end_build(landing.time)

@@ -1,0 +1,119 @@
+"""The package graph: every module imports, and collabsim's subpackages form no cycle.
+
+Imports are read from the source (``ast``), including imports inside functions and under
+``TYPE_CHECKING``: a lazy import is still a dependency, and a cycle through one is still a
+tangle. A subpackage is the first name below ``collabsim`` (``collabsim.session``); a
+top-level module (``collabsim.tracking``) counts as its own node.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from collections import defaultdict
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+import collabsim
+
+ROOT = Path(collabsim.__file__).parent
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of collabsim -> its source file."""
+    out: dict[str, Path] = {"collabsim": ROOT / "__init__.py"}
+    for info in pkgutil.walk_packages([str(ROOT)], prefix="collabsim."):
+        spec = importlib.util.find_spec(info.name)
+        assert spec is not None and spec.origin is not None, info.name
+        out[info.name] = Path(spec.origin)
+    return out
+
+
+MODULES = _modules()
+
+
+def _imported(module: str, path: Path) -> set[str]:
+    """Absolute names of the collabsim modules ``module`` imports (relative ones resolved)."""
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            found.add(name)
+            found.update(f"{name}.{a.name}" for a in node.names)
+    return {n for n in found if n == "collabsim" or n.startswith("collabsim.")}
+
+
+def _node(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "collabsim"
+
+
+def package_graph() -> tuple[nx.DiGraph, dict[tuple[str, str], set[str]]]:
+    """Subpackage dependency graph, with the modules behind each edge."""
+    graph = nx.DiGraph()
+    why: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for module, path in MODULES.items():
+        src = _node(module)
+        graph.add_node(src)
+        for target in _imported(module, path):
+            dst = _node(target)
+            if dst not in ("collabsim", src):
+                graph.add_edge(src, dst)
+                why[(src, dst)].add(f"{module} -> {target}")
+    return graph, why
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_every_module_imports(module: str) -> None:
+    assert importlib.import_module(module).__name__ == module
+
+
+def test_no_cycle_between_subpackages() -> None:
+    graph, why = package_graph()
+    cycles = list(nx.simple_cycles(graph))
+    detail = [
+        " | ".join(sorted(why[(c[i], c[(i + 1) % len(c)])])[0] for i in range(len(c)))
+        for c in cycles
+    ]
+    assert cycles == [], detail
+
+
+def test_core_imports_nothing_else_from_collabsim() -> None:
+    graph, why = package_graph()
+    assert "core" in graph
+    assert sorted(graph.successors("core")) == [], {k: v for k, v in why.items() if k[0] == "core"}
+
+
+def test_llm_client_knows_no_domain() -> None:
+    graph, why = package_graph()
+    allowed = {"core"}
+    extra = set(graph.successors("llm")) - allowed
+    assert extra == set(), {k: v for k, v in why.items() if k[0] == "llm"}
+
+
+def test_the_engine_never_imports_the_edges() -> None:
+    graph, _ = package_graph()
+    engine = {"core", "session", "tasks", "participants", "metrics"}
+    for package in engine:
+        reached = nx.descendants(graph, package) | {package}
+        assert not reached & {"cli", "experiment", "tracking"}, package
+
+
+def test_import_reader_sees_plain_and_lazy_imports(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text("from collabsim.session import x\n")
+    b.write_text("def f():\n    from collabsim.core.events import TraceEvent\n")
+    assert _imported("collabsim.core.a", a) == {"collabsim.session", "collabsim.session.x"}
+    assert "collabsim.core.events" in _imported("collabsim.session.b", b)

@@ -1,0 +1,46 @@
+"""Task builders for tests: a tiny one-file task and the DiscoveryBench archaeology tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from collabsim.tasks.discoverybench import load_tasks
+from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
+
+
+def make_task(root: Path) -> Task:
+    """A one-file task: a short time series in ``series.csv``."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "series.csv"
+    rows = ["year,dagger"] + [
+        f"{y},{v}"
+        for y, v in zip(range(-3000, -2000, 100), [1, 1, 2, 5, 3, 3, 8, 2, 1, 1], strict=True)
+    ]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return Task(
+        task_id="tiny/0/0",
+        dataset="tiny",
+        metadata_id=0,
+        query_id=0,
+        query="When does dagger first rise?",
+        question_type="context",
+        domain="archaeology",
+        domain_knowledge="",
+        workflow_tags="",
+        datasets=(
+            DatasetInfo(
+                name="series.csv",
+                description="dagger counts per century",
+                columns=(ColumnInfo("year", "year"), ColumnInfo("dagger", "count")),
+                path=path,
+            ),
+        ),
+        source="generated",
+        gold_hypothesis="SECRET-GOLD dagger first rises around -2700.",
+    )
+
+
+def archaeology_tasks(discoverybench_root: Path) -> dict[str, Task]:
+    """The DiscoveryBench archaeology tasks by task id."""
+    report = load_tasks(discoverybench_root)
+    return {t.task_id: t for t in report.tasks if t.dataset == "archaeology"}

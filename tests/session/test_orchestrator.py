@@ -1,0 +1,115 @@
+"""The steppable orchestrator: start / next_turn / submit, and run_session as a loop over it."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from helpers.executors import InProcessExecutor
+
+from collabsim.core.actions import format_action
+from collabsim.participants.scripted import build_scripted
+from collabsim.participants.team import team_from_dict
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
+from collabsim.session.orchestrator import Orchestrator, Turn
+from collabsim.session.structures import builtin_structure
+from collabsim.tasks.model import Task
+
+CODE = format_action("EXECUTE_CODE", code="print(6 * 7)")
+
+
+def scripted_team(task: Task, structure: str, seed: int) -> tuple[SessionConfig, dict]:
+    team = team_from_dict("DR")
+    participants = {"agent": build_scripted("agent", "agent", None, seed=seed)}
+    for profile in team.collaborators:
+        participants[profile.key] = build_scripted(
+            profile.key, "collaborator", profile, seed=seed
+        )
+    cfg = SessionConfig(task=task, team=team, structure=builtin_structure(structure), seed=seed)
+    return cfg, participants
+
+
+@pytest.mark.parametrize("structure", ["default", "preassigned_gates", "scaffolded"])
+def test_stepping_by_hand_writes_the_same_trace_as_run_session(
+    task: Task, tmp_path: Path, structure: str
+) -> None:
+    cfg, participants = scripted_team(task, structure, seed=3)
+    looped = tmp_path / "run_session.jsonl"
+    result = run_session_sync(cfg, participants, looped, executor_factory=InProcessExecutor)
+
+    cfg, participants = scripted_team(task, structure, seed=3)
+    stepped = tmp_path / "stepped.jsonl"
+    orch = Orchestrator(cfg, stepped, executor_factory=InProcessExecutor)
+    orch.start()
+    members = []
+    while (turn := orch.next_turn()) is not None:
+        members.append(turn.member)
+        orch.submit(asyncio.run(participants[turn.member].act(turn.observation)))
+    orch.close()
+
+    assert result.status == orch.state.status
+    assert stepped.read_bytes() == looped.read_bytes()
+    assert len(members) == result.turns and set(members) == {"agent", "D", "R"}
+
+
+def test_next_turn_names_the_earliest_member_and_repeats_until_submitted(task: Task) -> None:
+    cfg = SessionConfig(task=task, team=team_from_dict("D"))
+    orch = Orchestrator(cfg, executor_factory=InProcessExecutor)
+    with pytest.raises(RuntimeError, match="start"):
+        orch.next_turn()
+    orch.start()
+    first = orch.next_turn()
+    assert isinstance(first, Turn)
+    assert (first.member, first.time, first.observation.me) == ("agent", 0.0, "agent")
+    assert orch.next_turn() is first
+    orch.submit(CODE)
+    second = orch.next_turn()
+    assert second is not None and (second.member, second.time) == ("D", 0.0)
+    orch.submit("WAIT_TEAMMATE_CONTINUE()")
+    # The agent's cell lands at its t_end; the waiting D wakes then too (ties: agent first).
+    third = orch.next_turn()
+    assert third is not None and third.member == "agent" and third.time > 0.0
+    assert [c.output for c in third.observation.code_cells] == ["42"]
+    orch.submit("WAIT_TEAMMATE_CONTINUE()")
+    fourth = orch.next_turn()
+    assert fourth is not None and (fourth.member, fourth.time) == ("D", third.time)
+    with pytest.raises(RuntimeError, match="submit"):
+        Orchestrator(cfg).submit("FINISH()")
+    orch.close()
+
+
+def test_finish_ends_the_loop_and_close_logs_the_end_once(task: Task, tmp_path: Path) -> None:
+    cfg = SessionConfig(task=task, structure=builtin_structure("single"))
+    trace = tmp_path / "t.jsonl"
+    orch = Orchestrator(cfg, trace, executor_factory=InProcessExecutor)
+    orch.start()
+    turn = orch.next_turn()
+    assert turn is not None
+    orch.submit(format_action("EDITOR_UPDATE", text="Dagger rises."))
+    orch.next_turn()
+    orch.submit("FINISH()")
+    assert orch.next_turn() is None and orch.done
+    orch.close()
+    orch.close()
+    lines = trace.read_text().splitlines()
+    assert sum('"SESSION_END"' in line for line in lines) == 1
+    assert (orch.state.status, orch.state.submitted) == ("finished", "Dagger rises.")
+
+
+def test_abort_ends_at_the_pending_turn_with_the_given_status(task: Task) -> None:
+    cfg = SessionConfig(task=task, team=team_from_dict("D"))
+    orch = Orchestrator(cfg, executor_factory=InProcessExecutor)
+    orch.start()
+    orch.submit(CODE) if orch.next_turn() else None
+    turn = orch.next_turn()
+    assert turn is not None
+    orch.abort("budget_exceeded", "D: out of money")
+    assert orch.next_turn() is None
+    assert (orch.state.status, orch.state.end_time, orch.state.error) == (
+        "budget_exceeded",
+        turn.time,
+        "D: out of money",
+    )
+    orch.close()
