@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from collabsim.domain.time_expr import context_scores, extract_time_anchors, years_in_text
 from collabsim.metrics.judge_rules import RuleJudge
 from collabsim.metrics.outcome import HypothesisScore, relation_score
-from collabsim.domain.time_expr import context_scores, extract_time_anchors, years_in_text
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 
