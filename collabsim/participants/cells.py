@@ -19,51 +19,10 @@ from collabsim.participants.plan import AnalysisPlan, computation_key
 
 INSPECT_MARK = "# collabsim analysis: inspect"
 COMPUTE_MARK = "# collabsim analysis: compute"
-_IMPORTS = '''import os
-import re
-import pandas as pd
-
-
-def _read(path):
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        head = fh.read(65536)
-    if re.search(r'"-?\\d+,\\d+', head):
-        return pd.read_csv(path, decimal=",")
-    return pd.read_csv(path)
-
-
-def _bins(df):
-    if "CE" in df.columns:
-        year = pd.to_numeric(df["CE"], errors="coerce")
-    elif "BCE" in df.columns:
-        year = -pd.to_numeric(df["BCE"], errors="coerce")
-    else:
-        year = pd.Series(range(len(df)), index=df.index, dtype=float)
-    t = df.assign(_year=year).dropna(subset=["_year"])
-    step = t["_year"].diff().abs().median()
-    if step == step and step < 100:
-        t = t[t["_year"] % 100 == 0]
-    t = t.drop_duplicates("_year").sort_values("_year")
-    t["_year"] = t["_year"].astype(int)
-    return t.set_index("_year")
-
-
-_TABLES = globals().setdefault("_collabsim_tables", {})
-
-
-def _table(path, df=None):
-    # Like a notebook, load and bin a file once per session; re-read if the file changes.
-    st = os.stat(path)
-    key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
-    if key not in _TABLES:
-        _TABLES[key] = _bins(_read(path) if df is None else df)
-    return _TABLES[key]
-
-
-def _onsets(flag):
-    before = flag.shift(1, fill_value=False)
-    return [int(y) for y, now, prev in zip(flag.index, flag, before) if now and not prev]
-'''
+_IMPORTS = (
+    "import pandas as pd\n"
+    "from collabsim.domain.analysis_helpers import onsets, read_table, table\n"
+)
 
 
 @dataclass(frozen=True)
@@ -88,8 +47,8 @@ def inspect_cell(plan: AnalysisPlan) -> str:
     """A cell loading the dataset and printing its shape, bins and gaps of the columns."""
     return (
         f"{INSPECT_MARK}\n{_IMPORTS}\n"
-        f"df = _read({plan.dataset!r})\n"
-        f"t = _table({plan.dataset!r}, df)\n"
+        f"df = read_table({plan.dataset!r})\n"
+        f"t = table({plan.dataset!r}, df)\n"
         "print('rows', len(df), 'bins', len(t), 'from', t.index.min(), 'to', t.index.max())\n"
         f"for col in {list(plan.columns) + list(plan.raw_columns)!r}:\n"
         "    if col in t.columns:\n"
@@ -109,7 +68,7 @@ def compute_cell(plan: AnalysisPlan) -> str:
         f"ORDINAL = {plan.ordinal}\n"
         # table() reuses a file an earlier cell of the session (inspect, a teammate's check)
         # loaded; the answer itself is still computed in the cell, where teammates see it.
-        f"t = _table({plan.dataset!r})\n"
+        f"t = table({plan.dataset!r})\n"
         "data = t[COLS].apply(pd.to_numeric, errors='coerce')\n"
         "if WINDOW is not None:\n"
         "    data = data.loc[WINDOW[0]:WINDOW[1]]\n"
@@ -133,7 +92,7 @@ def _relation_code(plan: AnalysisPlan) -> str:
         op = f">= {thr}" if plan.relation == "rise" else f"<= -{thr}"
         return (
             "d = s.diff()\n"
-            f"events = _onsets(d {op})\n"
+            f"events = onsets(d {op})\n"
             "if len(events) >= ORDINAL:\n"
             "    year = events[ORDINAL - 1]\n"
             "    value = float(s.loc[year])\n"
@@ -149,7 +108,7 @@ def _relation_code(plan: AnalysisPlan) -> str:
             "    d = data[col].diff()\n"
             f"    f = (d >= {thr}) if direction == 'up' else (d <= -{thr})\n"
             "    flag = f if flag is None else (flag & f)\n"
-            "events = _onsets(flag)\n"
+            "events = onsets(flag)\n"
             "if len(events) >= ORDINAL:\n"
             "    year = events[ORDINAL - 1]\n"
             "    value = float(s.loc[year])\n"
