@@ -9,7 +9,7 @@
   defined in the task's query/domain knowledge ("Middle Neolithic (3400-3000 BCE)") extend
   the built-in period table. Anchors restating the query's own window ("highest growth of
   the period between 3000 and 2000 BCE") are dropped from both sides unless they are all
-  the text has (:func:`~collabsim.metrics.timespans.strip_frame`). A gold without a time
+  the text has (:func:`~collabsim.domain.time_expr.strip_frame`). A gold without a time
   context leaves context at 1.0.
 * ``variable_f1``: F1 of canonical variables (synonym table + the task's column names and
   descriptions; a capital group matches its members). A gold without variables -> 1.0.
@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from collabsim.metrics.outcome import HypothesisScore, relation_score
-from collabsim.metrics.timespans import (
+from collabsim.domain.time_expr import (
     DEFAULT_PERIODS,
     DEFAULT_TOLERANCE_YEARS,
     TimeAnchor,
@@ -32,7 +31,8 @@ from collabsim.metrics.timespans import (
     learn_periods,
     strip_frame,
 )
-from collabsim.metrics.vocab import VariableLexicon, variable_f1
+from collabsim.domain.variables import VariableLexicon
+from collabsim.metrics.outcome import HypothesisScore, relation_score, variable_f1
 from collabsim.tasks.model import Task, TaskBrief
 
 

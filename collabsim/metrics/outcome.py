@@ -5,7 +5,7 @@ DiscoveryBench-style score (DESIGN.md "Metrics"):
     Performance = context × variable_F1 × relation
 
 * ``context``: match of the claim's time context with the gold's (F1 of temporal recall and
-  precision, see :func:`collabsim.metrics.timespans.context_scores`); ``context_recall`` is
+  precision, see :func:`collabsim.domain.time_expr.context_scores`); ``context_recall`` is
   the recall alone (what Collaborative Gym reports).
 * ``variable_f1``: F1 of the variables named in claim and gold.
 * ``relation``: 1 (same relation), 0.5 (partly: some relation tags or the ordinal missing),
@@ -19,16 +19,12 @@ Two judges produce the same :class:`HypothesisScore`: the deterministic
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from collabsim.metrics.vocab import (
-    VariableLexicon,
-    ordinal,
-    relation_tags,
-    variable_directions,
-)
+from collabsim.domain.relations import ordinal, relation_tags, variable_directions
+from collabsim.domain.variables import VariableLexicon, variables_match
 from collabsim.tasks.model import Task, TaskBrief
 
 #: Tags compared by the relation score; ``high``/``low`` only count when the gold has no
@@ -111,7 +107,7 @@ def relation_score(
     """Relation score of a claim against a gold, with a short reason.
 
     Let G and C be the relation tags of gold and claim (see
-    :func:`collabsim.metrics.vocab.relation_tags`, plus ``opposite`` when one variable goes up
+    :func:`collabsim.domain.relations.relation_tags`, plus ``opposite`` when one variable goes up
     and another down; ``high``/``low`` count only when the gold has no stronger tag) and
     o_G, o_C their ordinals ("first", "second").
 
@@ -171,3 +167,24 @@ def score_to_dict(score: HypothesisScore) -> Mapping[str, float | str]:
         "context_recall": score.context_recall,
         "judge": score.judge,
     }
+
+
+def variable_f1(claim: Iterable[str], gold: Iterable[str]) -> tuple[float, float, float]:
+    """Precision, recall and F1 of claim variables against gold variables.
+
+    Matching uses :func:`~collabsim.domain.variables.variables_match` (a capital group
+    matches its members). A gold with no variables leaves the score unconstrained (1.0); a
+    claim with none scores 0.
+
+    Returns:
+        ``(precision, recall, f1)``.
+    """
+    c, g = set(claim), set(gold)
+    if not g:
+        return 1.0, 1.0, 1.0
+    if not c:
+        return 0.0, 0.0, 0.0
+    recall = sum(any(variables_match(x, y) for x in c) for y in g) / len(g)
+    precision = sum(any(variables_match(x, y) for y in g) for x in c) / len(c)
+    f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
+    return precision, recall, f1

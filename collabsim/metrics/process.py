@@ -20,25 +20,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from collabsim.metrics.activity import TEAM_ACTOR_TYPES, as_events
-from collabsim.metrics.initiative import action_text
-from collabsim.metrics.judge_llm import ask_json, load_prompt
-from collabsim.metrics.judge_rules import RuleJudge
-from collabsim.metrics.reference import RELATION_REQUIREMENTS, ReferenceWorkflow, RefNode
-from collabsim.metrics.timespans import (
+from collabsim.domain.relations import ordinal, relation_tags, variable_directions
+from collabsim.domain.time_expr import (
     DEFAULT_PERIODS,
     extract_time_anchors,
     strip_frame,
     years_in_text,
 )
-from collabsim.metrics.vocab import (
-    VariableLexicon,
-    canonical_column,
-    ordinal,
-    relation_tags,
-    variable_directions,
-    variables_match,
-)
+from collabsim.domain.variables import VariableLexicon, canonical_column, variables_match
+from collabsim.metrics.activity import TEAM_ACTOR_TYPES, as_events
+from collabsim.metrics.initiative import action_text
+from collabsim.metrics.judge_llm import ask_json, load_prompt
+from collabsim.metrics.judge_rules import RuleJudge
+from collabsim.metrics.reference import RELATION_REQUIREMENTS, ReferenceWorkflow, RefNode
 from collabsim.session.events import TraceEvent
 from collabsim.tasks.model import Task, TaskBrief
 
@@ -166,7 +160,7 @@ def hypothesis_support(
       the required one; 0.5 when only the ordinal is wrong or missing; 0 otherwise or when a
       completion variable is claimed to move against its completion direction;
     * scope (claim anchors restating the query's window are ignored, see
-      :func:`~collabsim.metrics.timespans.strip_frame`): share of completion years y that the
+      :func:`~collabsim.domain.time_expr.strip_frame`): share of completion years y that the
       claim dates within ``tolerance_years``
       by an anchor that is itself within ``tolerance_years`` of a year printed in some code
       output of the trace (1.0 when the completion has no years);

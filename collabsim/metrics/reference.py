@@ -28,9 +28,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from collabsim.domain.time_expr import TimeAnchor
+from collabsim.domain.variables import canonical_column, variables_match
 from collabsim.metrics.judge_rules import RuleJudge
-from collabsim.metrics.timespans import TimeAnchor
-from collabsim.metrics.vocab import canonical_column, variables_match
 from collabsim.tasks.model import Task
 
 PACKAGED_DIR = Path(__file__).resolve().parents[1] / "data" / "reference_workflows"

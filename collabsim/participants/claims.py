@@ -21,25 +21,23 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from collabsim.participants.analysis import (
-    ORDINAL_WORDS,
-    AnalysisResult,
-    QuerySemantics,
-    format_window,
-    variable_phrase,
-)
-from collabsim.tasks.vocabulary import year_text
+from collabsim.domain.relations import DECREASE_RE, INCREASE_RE, ORDINAL_WORDS, relation_tags
+from collabsim.domain.time_expr import claim_years, format_window, mentions_year, year_text
+from collabsim.participants.cells import AnalysisResult
+from collabsim.participants.query import QuerySemantics
+from collabsim.participants.wording import variable_phrase
 
-_YEAR_RE = re.compile(r"\b(\d{1,4})\s*(BCE|BC|CE|AD)\b", re.IGNORECASE)
-_WINDOW_TEXT_RE = re.compile(
-    r"between\s+(\d{1,4})\s*(?:BCE|BC)?\s*(?:and|to|&|-|–)\s*(\d{1,4})\s*(BCE|BC|CE|AD)?",
-    re.IGNORECASE,
-)
 _ISSUE_RE = re.compile(r"\[issue kind=(\w+)(?: fix=([^\]\s]*))?\]")
 _CHECK_RE = re.compile(r"\[check draft=([0-9a-f]{8})\]")
 _DRAFT_RE = re.compile(r"\[draft=([0-9a-f]{8})\]")
-_RISE_WORDS = r"increas\w*|ris(?:e|es|ing)|rose|grew|gain\w*"
-_FALL_WORDS = r"decreas\w*|declin\w*|fell|fall\w*|drop\w*|collaps\w*|dip\w*"
+
+
+_LOWEST_RE = re.compile(r"lowest|decline")
+
+__all__ = [
+    "Issue", "announced_drafts", "check_numbers", "check_wording", "checked_drafts",
+    "claim_years", "describe_check", "draft_fingerprint", "format_check_message", "parse_issues",
+]
 
 
 @dataclass(frozen=True)
@@ -66,29 +64,6 @@ class Issue:
 def draft_fingerprint(text: str) -> str:
     """Stable 8-hex-digit fingerprint of a draft's text (whitespace-trimmed)."""
     return f"{zlib.crc32(text.strip().encode('utf-8')):08x}"
-
-
-def claim_years(text: str) -> tuple[int, ...]:
-    """Years a hypothesis claims (CE, BCE negative).
-
-    Years inside a ``between A and B`` period are left out when other years are named
-    (``"Around 2300 BCE, ... between 3000 and 2000 BCE"`` claims 2300 BCE); when the period
-    is all the text names, its years are the claim.
-    """
-    spans = [m.span() for m in _WINDOW_TEXT_RE.finditer(text)]
-    outside: list[int] = []
-    for m in _YEAR_RE.finditer(text):
-        if any(s <= m.start() < e for s, e in spans):
-            continue
-        value = int(m.group(1))
-        outside.append(-value if m.group(2).upper() in ("BCE", "BC") else value)
-    if not outside:
-        for s, e in spans:  # "between 2400 and 2300 BCE": both ends are BCE years
-            window = _WINDOW_TEXT_RE.match(text, s, e)
-            if window is not None:
-                bce = (window.group(3) or "BCE").upper() in ("BCE", "BC")
-                outside += [(-int(g) if bce else int(g)) for g in window.group(1, 2)]
-    return tuple(outside)
 
 
 def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
@@ -224,46 +199,44 @@ def check_wording(semantics: QuerySemantics, draft: str) -> tuple[Issue, ...]:
                 f"draft talks about the {ORDINAL_WORDS.get(said[0], said[0]) if said else 'first'}"
                 " occurrence.",
                 (("ordinal", str(asked)),)))
-    has_rise = re.search(rf"\b(?:{_RISE_WORDS})", low) is not None
-    has_fall = re.search(rf"\b(?:{_FALL_WORDS})", low) is not None
+    has_rise = INCREASE_RE.search(draft) is not None
+    has_fall = DECREASE_RE.search(draft) is not None
     if rel == "rise" and has_fall and not has_rise:
         issues.append(Issue("wrong_relation", "The question asks when it increased; the draft "
                             "describes a decrease.", (("relation", "rise"),)))
     if rel == "fall" and has_rise and not has_fall:
         issues.append(Issue("wrong_relation", "The question asks when it decreased; the draft "
                             "describes an increase.", (("relation", "fall"),)))
-    if rel == "plateau" and "sustained" not in low:
+    tags = relation_tags(draft)
+    if rel == "plateau" and "sustained" not in tags:
         issues.append(Issue(
             "peak_vs_plateau", "The question asks where the highest *sustained* values begin, "
             "not for the single highest peak.", (("relation", "plateau"),)))
-    if rel == "peak" and "sustained" in low:
+    if rel == "peak" and "sustained" in tags:
         issues.append(Issue(
             "peak_vs_plateau", "The question asks for the peak (single highest value), not for "
             "the start of the highest sustained values.", (("relation", "peak"),)))
-    if rel == "simultaneous" and not re.search(r"simultan|while|at the same time|together",
-                                               low):
+    if rel == "simultaneous" and "simultaneous" not in tags:
         issues.append(Issue("wrong_relation", "The question asks for a simultaneous change of "
                             "both series; the draft does not state one.",
                             (("relation", "simultaneous"),)))
-    if rel == "growth_max" and re.search(r"lowest|decline", low) and "highest" not in low:
+    # Growth drafts are judged on the extreme they name, not on every rise/fall word.
+    lowest = _LOWEST_RE.search(low) is not None
+    if rel == "growth_max" and lowest and "highest" not in low:
         issues.append(Issue("wrong_relation", "The question asks for the highest growth.",
                             (("relation", "growth_max"),)))
-    if rel == "growth_min" and "highest" in low and not re.search(r"lowest|decline", low):
+    if rel == "growth_min" and "highest" in low and not lowest:
         issues.append(Issue("wrong_relation", "The question asks for the lowest growth / "
                             "greatest decline.", (("relation", "growth_min"),)))
     if semantics.window is not None:
         lo, hi = semantics.window
-        if not (_mentions_year(draft, lo) and _mentions_year(draft, hi)):
+        if not (mentions_year(draft, lo) and mentions_year(draft, hi)):
             issues.append(Issue(
                 "wrong_window",
                 f"The question is bounded to the period {_window_words(semantics.window)}; the "
                 "draft does not answer within that period.",
                 (("window", format_window(semantics.window)),)))
     return tuple(issues)
-
-
-def _mentions_year(text: str, ce: int) -> bool:
-    return re.search(rf"(?<!\d){abs(ce)}(?!\d)", text) is not None
 
 
 def describe_check(semantics: QuerySemantics) -> str:

@@ -1,10 +1,14 @@
 """Scripted policies: an agent that really analyses the data and D/R collaborators that check it.
 
-Every decision is a deterministic function of (task brief, observation, seed, params): the
-policies keep only caches (query semantics per task) and read their progress back from the
-observation - their own code cells and outputs, the chat (issue tags, draft fingerprints),
-the editor text, memory and gates. Randomness comes from generators seeded with stable
-hashes of (seed, participant name, task id / draft fingerprint), never Python's ``hash``.
+Every decision is a deterministic function of (task brief, observation, seed, params) and
+of what the policy itself did: each policy keeps explicit state - the code cells it ran
+(by kind) and the messages it posted (by kind and draft fingerprint) - and looks those up in
+the observation to learn whether and when they took effect, instead of parsing tags back out
+of its own messages or recognising its own cells by their text. What teammates said and did
+(issue tags, check tags, gate decisions), the editor text, the printed results of code
+cells, memory and gates are read from the observation. Randomness comes from generators
+seeded with stable hashes of (seed, participant name, task id / draft fingerprint), never
+Python's ``hash``.
 
 Agent: inspect cell -> compute cell -> ``EDITOR_UPDATE`` (draft) -> announce the draft to
 teammates and wait (bounded by ``patience_seconds`` of virtual time) for their checks ->
@@ -28,25 +32,15 @@ from typing import Any
 
 import numpy as np
 
-from collabsim.participants.analysis import (
+from collabsim.participants.cells import (
     COMPUTE_MARK,
-    INSPECT_MARK,
-    AnalysisPlan,
     AnalysisResult,
-    MistakeModel,
-    QuerySemantics,
-    apply_mistakes,
     compute_cell,
-    draft_hypothesis,
     inspect_cell,
-    parse_query,
     parse_result,
-    resolve_plan,
-    stable_hash,
 )
 from collabsim.participants.claims import (
     Issue,
-    announced_drafts,
     check_numbers,
     check_wording,
     checked_drafts,
@@ -55,13 +49,21 @@ from collabsim.participants.claims import (
     format_check_message,
     parse_issues,
 )
-from collabsim.participants.protocol import Observation, Profile, Role
+from collabsim.participants.plan import (
+    AnalysisPlan,
+    MistakeModel,
+    apply_mistakes,
+    resolve_plan,
+    stable_hash,
+)
+from collabsim.participants.protocol import ChatMessage, Observation, Profile, Role
+from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.wording import draft_hypothesis
 from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
-_KEEP_RE = re.compile(r"\[keep draft=([0-9a-f]{8})\]")
 
 
 def _rng(seed: int, *parts: object) -> np.random.Generator:
@@ -73,6 +75,26 @@ def _rng(seed: int, *parts: object) -> np.random.Generator:
 
 def _allowed(obs: Observation, name: str) -> bool:
     return not obs.available_actions or name in obs.available_actions
+
+
+class _Said:
+    """The messages a participant posted, by kind (``draft``, ``keep``, ``check``) and draft
+    fingerprint: the policy's own record, matched against the chat by sender and text."""
+
+    def __init__(self) -> None:
+        self._texts: dict[tuple[str, str], set[str]] = {}
+
+    def post(self, kind: str, fp: str, text: str) -> str:
+        """Remember a message and return its action."""
+        self._texts.setdefault((kind, fp), set()).add(text)
+        return format_action("SEND_TEAMMATE_MESSAGE", message=text)
+
+    def in_chat(self, obs: Observation, kind: str, fp: str) -> list[ChatMessage]:
+        """Those of my ``kind`` messages about draft ``fp`` that the chat shows."""
+        texts = self._texts.get((kind, fp))
+        if not texts:
+            return []
+        return [m for m in obs.chat if m.sender == obs.me and m.text in texts]
 
 
 @dataclass(frozen=True)
@@ -135,6 +157,8 @@ class ScriptedAgent:
         self.mistakes = mistakes or MistakeModel.from_mapping(self.params.get("mistakes"))
         self.name = name
         self._cache: dict[str, _TaskContext] = {}
+        self._inspect_cells: set[str] = set()
+        self._said = _Said()
 
     def context(self, brief: TaskBrief) -> _TaskContext:
         """Semantics, correct plan and this session's mistakes for a task (cached)."""
@@ -165,8 +189,11 @@ class ScriptedAgent:
             draft = draft_hypothesis(result, ctx.semantics)
             if not runs or not self._was_rejected(obs, draft):
                 break
-        if not any(c.code.startswith(INSPECT_MARK) for c in mine) and _allowed(obs, "EXECUTE_CODE"):
-            return format_action("EXECUTE_CODE", code=inspect_cell(plan))
+        if (not any(c.code in self._inspect_cells for c in mine)
+                and _allowed(obs, "EXECUTE_CODE")):
+            inspect = inspect_cell(plan)
+            self._inspect_cells.add(inspect)
+            return format_action("EXECUTE_CODE", code=inspect)
         if not runs and self._rejections(obs, "EXECUTE_CODE") < self._max_rejections:
             return format_action("EXECUTE_CODE", code=code)
         if (obs.editor_text.strip() != draft.strip()
@@ -174,7 +201,7 @@ class ScriptedAgent:
             return format_action("EDITOR_UPDATE", text=draft)
         message = self._team_message(obs, plan, applied, ignored)
         if message is not None:
-            return format_action("SEND_TEAMMATE_MESSAGE", message=message)
+            return message
         if self._waiting_for_checks(obs) and obs.turn < int(self.params.get("finish_by_turn", 45)):
             return format_action(WAIT)
         return format_action("FINISH")
@@ -233,28 +260,30 @@ class ScriptedAgent:
 
     def _team_message(self, obs: Observation, plan: AnalysisPlan, applied: list[str],
                       ignored: list[str]) -> str | None:
+        """The message action to post next about the draft in the editor, if any."""
         if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return None
         if not self.params.get("announce", True) or not obs.editor_text.strip():
             return None
         fp = draft_fingerprint(obs.editor_text)
-        mine = [m for m in obs.chat if m.sender == obs.me]
-        if not any(fp in announced_drafts(m.text) for m in mine):
+        if not self._said.in_chat(obs, "draft", fp):
             lead = ("Thanks - I redid the analysis with your fixes "
                     f"({', '.join(sorted(set(applied)))}). " if applied else "")
-            return (f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
-                    f"{'+'.join(plan.columns) or 'the data'}). Please check it. [draft={fp}]")
+            return self._said.post("draft", fp, (
+                f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
+                f"{'+'.join(plan.columns) or 'the data'}). Please check it. [draft={fp}]"))
         raised = [m for m in obs.chat if m.sender != obs.me and fp in checked_drafts(m.text)
                   and parse_issues(m.text)]
-        if ignored and raised and not any(fp in _KEEP_RE.findall(m.text) for m in mine):
-            return f"I checked my computation and will keep this answer. [keep draft={fp}]"
+        if ignored and raised and not self._said.in_chat(obs, "keep", fp):
+            return self._said.post(
+                "keep", fp, f"I checked my computation and will keep this answer. [keep draft={fp}]")
         return None
 
     def _waiting_for_checks(self, obs: Observation) -> bool:
         if not obs.teammates or not self.params.get("announce", True):
             return False
         fp = draft_fingerprint(obs.editor_text)
-        announce = [m for m in obs.chat if m.sender == obs.me and fp in announced_drafts(m.text)]
+        announce = self._said.in_chat(obs, "draft", fp)
         if not announce:
             return False
         checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
@@ -323,6 +352,7 @@ class ScriptedCollaborator:
         self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
         self.wording = bool(self.params.get("check_wording", profile.key == "R"))
         self._cache: dict[str, tuple[QuerySemantics, AnalysisPlan]] = {}
+        self._said = _Said()
 
     async def act(self, observation: Observation) -> str:
         """Return the next action text."""
@@ -353,8 +383,7 @@ class ScriptedCollaborator:
             issues = self.issues(obs, text)
             fp = draft_fingerprint(text)
             if issues and not self._posted(obs, fp) and _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
-                return format_action("SEND_TEAMMATE_MESSAGE",
-                                     message=format_check_message(self.name, issues, text))
+                return self._said.post("check", fp, format_check_message(self.name, issues, text))
             if issues:
                 reason = " ".join(i.message for i in issues) + " " + " ".join(
                     i.tag() for i in issues)
@@ -371,11 +400,10 @@ class ScriptedCollaborator:
             return format_action(WAIT)
         issues = self.issues(obs, draft)
         if issues:
-            return format_action("SEND_TEAMMATE_MESSAGE",
-                                 message=format_check_message(self.name, issues, draft))
+            return self._said.post("check", fp, format_check_message(self.name, issues, draft))
         chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
         if chatty < float(self.params.get("confirm_propensity", 1.0)):
-            return format_action("SEND_TEAMMATE_MESSAGE", message=format_check_message(
+            return self._said.post("check", fp, format_check_message(
                 self.name, (), draft, self._confirmation(semantics, own)))
         return format_action(WAIT)
 
@@ -411,7 +439,7 @@ class ScriptedCollaborator:
             for h in obs.history)
 
     def _posted(self, obs: Observation, fp: str) -> bool:
-        return any(m.sender == obs.me and fp in checked_drafts(m.text) for m in obs.chat)
+        return bool(self._said.in_chat(obs, "check", fp))
 
     def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan) -> str:
         if not self.params.get("review_code", self.numbers):

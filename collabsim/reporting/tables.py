@@ -1,8 +1,7 @@
 """Results tables: one metrics row per session, aggregation over seeds and tasks, printing.
 
-* :func:`session_metrics_row` computes every metric of one session (activity, initiative,
-  process, outcome) from its result record, trace events, task and reference workflow.
-* :func:`metrics_table` does that for many sessions, reading traces from their files.
+* :func:`session_metrics_row` / :func:`metrics_table`: the per-session metrics, computed by
+  the metrics pipeline (:mod:`collabsim.metrics.pipeline`) and re-exported here.
 * :func:`aggregate` follows DESIGN.md "Aggregation": for every (variant, task) the mean over
   seeds; then, per variant, the mean and standard error over tasks,
   SE = sample std (ddof=1) / sqrt(n_tasks). With one task the SE is undefined (NaN). NaN
@@ -15,32 +14,22 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import pandas as pd
 
-from collabsim.metrics.activity import activity_counts, as_events
-from collabsim.metrics.initiative import initiative_counts, initiative_entropy, is_initiative
-from collabsim.metrics.judge_rules import RuleJudge
-from collabsim.metrics.outcome import HypothesisJudge
-from collabsim.metrics.process import (
-    PROFILE_KINDS,
-    hypothesis_support,
-    profile_alignment,
-    trace_view,
-    workflow_coverage,
+from collabsim.metrics.pipeline import (
+    EXTRA_METRICS,
+    ID_COLUMNS,
+    METRIC_COLUMNS,
+    metrics_table,
+    session_metrics,
 )
-from collabsim.metrics.reference import ReferenceWorkflow
-from collabsim.session.events import TraceEvent
-from collabsim.tasks.model import Task
 
-METRIC_COLUMNS: tuple[str, ...] = (
-    "W_human", "W_total", "M_team", "H_init_norm", "A_profile", "C_wf", "S_hyp", "Performance",
-)
-EXTRA_METRICS: tuple[str, ...] = ("context_recall", "context", "variable_f1", "relation")
-ID_COLUMNS: tuple[str, ...] = ("task_id", "team", "structure", "seed", "policy", "status")
+#: The pipeline's per-session computation, under the name reports have always used.
+session_metrics_row = session_metrics
+
 METRIC_LABELS: Mapping[str, str] = {"H_init_norm": "H_init,norm"}
 LATEX_LABELS: Mapping[str, str] = {
     "W_human": r"$W_\mathrm{human}$", "W_total": r"$W_\mathrm{total}$",
@@ -52,131 +41,11 @@ COUNT_METRICS: frozenset[str] = frozenset({"W_human", "W_total", "M_team"})
 STRUCTURE_ORDER: tuple[str, ...] = ("single", "default", "memory", "preassigned_gates",
                                     "scaffolded")
 TEAM_ORDER: tuple[str, ...] = ("single", "D", "R", "DR")
-
-
-def _get(result: Any, key: str, default: Any = None) -> Any:
-    if isinstance(result, Mapping):
-        return result.get(key, default)
-    return getattr(result, key, default)
-
-
-def team_members(team: str, events: Sequence[TraceEvent]) -> list[str]:
-    """Team members of a session: ``agent``, the profile keys in the team label (``"DR"``
-    -> D, R; ``"single"`` adds none) and every actor with an ``ai``/``human`` event."""
-    members = ["agent"]
-    if team and team not in ("solo", "single"):
-        members += [ch for ch in team if ch in PROFILE_KINDS]
-    members += [e.actor for e in events if e.actor_type in ("ai", "human")]
-    return list(dict.fromkeys(members))
-
-
-def session_metrics_row(
-    result: Any,
-    events: Iterable[TraceEvent | Mapping[str, Any]],
-    task: Task | None = None,
-    reference: ReferenceWorkflow | None = None,
-    *,
-    judge: HypothesisJudge | None = None,
-    members: Sequence[str] | None = None,
-    profiles: Mapping[str, str] | None = None,
-    initiative_classifier: Callable[[TraceEvent, Sequence[TraceEvent]], bool] = is_initiative,
-) -> dict[str, Any]:
-    """Compute every metric of one session.
-
-    Args:
-        result: A ``SessionResult`` or a dict with its fields (task_id, team, structure,
-            seed, policy, status, submitted_hypothesis).
-        events: The session's trace events (TraceEvent or decoded dicts).
-        task: The task (gold hypothesis, columns); without a gold, outcome metrics are NaN.
-        reference: The task's reference workflow; without one, C_wf and S_hyp are NaN.
-        judge: Hypothesis judge (default :class:`RuleJudge`).
-        members: Team members (default from the team label and the events).
-        profiles: Member -> profile key (default: human members named ``D``/``R`` have
-            that profile). A_profile is NaN without profiles and in ``single``.
-        initiative_classifier: Initiative classifier (rules by default).
-
-    Returns:
-        A flat dict: identifiers, the metrics of :data:`METRIC_COLUMNS` and
-        :data:`EXTRA_METRICS`, and ``judge``.
-    """
-    evs = as_events(events)
-    team = str(_get(result, "team", ""))
-    structure = str(_get(result, "structure", ""))
-    hypothesis = str(_get(result, "submitted_hypothesis", "") or "")
-    row: dict[str, Any] = {
-        "task_id": _get(result, "task_id"), "team": team, "structure": structure,
-        "seed": _get(result, "seed"), "policy": _get(result, "policy"),
-        "status": _get(result, "status"),
-    }
-    act = activity_counts(evs)
-    row.update(W_human=act.w_human, W_total=act.w_total, M_team=act.m_team)
-    team_list = list(members) if members is not None else team_members(team, evs)
-    counts = initiative_counts(evs, team_list, initiative_classifier)
-    row["H_init_norm"] = initiative_entropy(counts, team_list)
-    humans = {e.actor for e in evs if e.actor_type == "human"} | set(team_list[1:])
-    prof = dict(profiles) if profiles is not None else {
-        m: m for m in team_list if m in PROFILE_KINDS and m in humans
-    }
-    view = trace_view(evs)
-    if reference is not None:
-        row["C_wf"] = workflow_coverage(view, reference)
-        row["S_hyp"] = hypothesis_support(hypothesis, view, reference, task)
-        row["A_profile"] = (
-            math.nan if structure == "single" else profile_alignment(view, prof, reference)
-        )
-    else:
-        row.update(C_wf=math.nan, S_hyp=math.nan, A_profile=math.nan)
-    gold = task.gold_hypothesis if task is not None else None
-    if gold:
-        score = (judge or RuleJudge()).score(hypothesis, gold, task)
-        row.update(Performance=score.performance, context_recall=score.context_recall,
-                   context=score.context, variable_f1=score.variable_f1,
-                   relation=score.relation, judge=score.judge)
-    else:
-        row.update(Performance=math.nan, context_recall=math.nan, context=math.nan,
-                   variable_f1=math.nan, relation=math.nan, judge=None)
-    return row
-
-
-def metrics_table(
-    results: Iterable[Any],
-    tasks: Mapping[str, Task],
-    *,
-    judge: HypothesisJudge | None = None,
-) -> pd.DataFrame:
-    """One metrics row per session, reading each session's trace and reference workflow.
-
-    Args:
-        results: ``SessionResult`` records (or dicts) with a ``trace_path``.
-        tasks: Task id -> task (gold, columns, ``reference_workflow_path``).
-        judge: Hypothesis judge (default :class:`RuleJudge`, shared across sessions).
-
-    Returns:
-        A DataFrame of :func:`session_metrics_row` rows.
-
-    Raises:
-        KeyError: A result's task is not in ``tasks``.
-        ValueError: A result has no trace path.
-    """
-    from collabsim.metrics.reference import load_reference
-    from collabsim.session.trace import read_trace
-
-    shared_judge = judge or RuleJudge()
-    references: dict[str, ReferenceWorkflow | None] = {}
-    rows = []
-    for result in results:
-        task = tasks[str(_get(result, "task_id"))]
-        trace_path = _get(result, "trace_path")
-        if not trace_path:
-            raise ValueError(f"session {_get(result, 'task_id')} seed {_get(result, 'seed')} "
-                             "has no trace_path")
-        if task.task_id not in references:
-            path = task.reference_workflow_path
-            references[task.task_id] = load_reference(path) if path is not None else None
-        events = read_trace(Path(trace_path), allow_truncated_tail=True)
-        rows.append(session_metrics_row(result, events, task, references[task.task_id],
-                                        judge=shared_judge))
-    return pd.DataFrame(rows)
+__all__ = [
+    "COUNT_METRICS", "EXTRA_METRICS", "ID_COLUMNS", "METRIC_COLUMNS", "METRIC_LABELS",
+    "STRUCTURE_ORDER", "TEAM_ORDER", "aggregate", "format_table", "metrics_table",
+    "session_metrics_row",
+]
 
 
 def aggregate(

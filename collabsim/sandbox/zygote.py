@@ -42,6 +42,9 @@ def _warm_up(preload: tuple[str, ...] = ()) -> None:
     import numpy as np
     import pandas as pd
 
+    # Analysis cells import their table helpers, and a worker may not read collabsim's files.
+    import collabsim.domain.analysis_helpers  # noqa: F401
+
     df = pd.read_csv(io.StringIO("year,a,b\n1,1.5,x\n2,2.5,y\n3,,x\n"))
     df.describe()
     df.groupby("b")["a"].mean()
@@ -65,35 +68,33 @@ def _warm_up_table_paths(pd: Any) -> None:
     Many pandas paths initialise lazily (parser file handles, numeric coercion, index
     building, dtype casts, reductions). Run once here, every forked worker inherits them ready
     instead of paying that set-up in its first cell (measured: a scripted session's first
-    cell went from ~28 to ~23 ms). Only code paths are warmed: the sample table lives in a
-    temporary folder that is removed, and no data or result survives into a worker.
+    cell went from ~28 to ~23 ms). The table is read and binned by the same helpers the
+    analysis cells import (:mod:`collabsim.domain.analysis_helpers`). Only code paths are
+    warmed: the sample table lives in a temporary folder that is removed and the helpers'
+    table cache is cleared, so no data or result survives into a worker.
     """
-    import re
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="collabsim-zygote-warm-") as tmp:
-        path = os.path.join(tmp, "warm.csv")
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(
-                'CE,BCE,v,w,s\n-300,300,0.5,"1,5",a\n-200,200,1.5,"2,5",a\n'
-                '-100,100,,"3,5",b\n0,0,3.0,"4,5",a\n100,-100,2.0,"5,5",b\n'
-            )
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            re.search(r'"-?\d+,\d+', fh.read(65536))
-        pd.read_csv(path, decimal=",")
-        df = pd.read_csv(path)
-    year = pd.to_numeric(df["CE"], errors="coerce")
-    t = df.assign(_year=year).dropna(subset=["_year"])
-    t["_year"].diff().abs().median()
-    t = t[t["_year"] % 100 == 0].drop_duplicates("_year").sort_values("_year")
-    t["_year"] = t["_year"].astype(int)
-    t = t.set_index("_year")
+    from collabsim.domain import analysis_helpers as helpers
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="collabsim-zygote-warm-") as tmp:
+            path = os.path.join(tmp, "warm.csv")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(
+                    'CE,BCE,v,w,s\n-300,300,0.5,"1,5",a\n-200,200,1.5,"2,5",a\n'
+                    '-100,100,,"3,5",b\n0,0,3.0,"4,5",a\n100,-100,2.0,"5,5",b\n'
+                )
+            t = helpers.table(path, helpers.read_table(path))
+            helpers.table(path)
+    finally:
+        helpers.clear_tables()
     data = t[["v", "w"]].apply(pd.to_numeric, errors="coerce")
     data = data.loc[-200:0]
     s = data["v"]
     d = s.diff()
     flag = d >= 0.5
-    list(zip(flag.index, flag, flag.shift(1, fill_value=False), strict=True))
+    helpers.onsets(flag)
     float(s.loc[0]) if 0 in s.index else None
     s.rolling(2, min_periods=1).mean().idxmax()
     s.pct_change().abs().max()

@@ -28,12 +28,13 @@ from typing import Any
 
 import pandas as pd
 
+from collabsim.domain import tables as domain_tables
+from collabsim.domain.tables import decode_text
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task, TaskSource, make_task_id
 
 GENERATED_MARKER = "COLLABSIM_GENERATED.json"
 PACKAGED_REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "reference_workflows"
 _METADATA_RE = re.compile(r"^metadata_(\d+)\.json$")
-_DECIMAL_COMMA_RE = re.compile(r'"-?\d+,\d+(?:[eE][-+]?\d+)?"')
 _LAYOUTS: tuple[tuple[str, str, TaskSource], ...] = (
     ("real", "answer_key_real.csv", "discoverybench-real"),
     ("synth", "answer_key_synth.csv", "discoverybench-synth"),
@@ -74,31 +75,16 @@ class TaskLoadReport:
 
 
 def read_table(path: Path) -> pd.DataFrame:
-    """Read a CSV file, detecting decimal commas (``"-0,44"``) and ``;`` separators.
-
-    Args:
-        path: CSV file.
-
-    Returns:
-        The table; numeric columns are parsed with the detected decimal separator.
+    """Read a data file with :func:`collabsim.domain.tables.read_table` (decimal commas,
+    ``;`` separators, cp1252).
 
     Raises:
         TaskLoadError: The file is missing or cannot be parsed.
     """
-    path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise TaskLoadError(path, None, f"cannot read data file: {err}") from err
-    text = _decode(raw)
-    head = text[:65536]
-    first_line = head.splitlines()[0] if head else ""
-    sep = ";" if first_line.count(";") > first_line.count(",") else ","
-    decimal = "," if sep == ";" or _DECIMAL_COMMA_RE.search(head) else "."
-    try:
-        return pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal)
-    except (ValueError, pd.errors.ParserError) as err:
-        raise TaskLoadError(path, None, f"cannot parse CSV: {err}") from err
+        return domain_tables.read_table(path)
+    except domain_tables.TableReadError as err:
+        raise TaskLoadError(err.path, None, err.detail) from err
 
 
 def load_tasks(root: Path) -> TaskLoadReport:
@@ -182,13 +168,6 @@ def reference_workflow_path(root: Path, dataset: str, metadata_id: int, qid: int
 # ---------------------------------------------------------------------------------- helpers
 
 
-def _decode(raw: bytes) -> str:
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return raw.decode("cp1252", errors="replace")
-
-
 def _task_sort_key(task_id: str) -> tuple[str, int, int]:
     dataset, number, qid = task_id.split("/")
     return dataset, int(number), int(qid)
@@ -207,7 +186,7 @@ def _read_answer_key(
     gold: dict[tuple[str, int, int], str] = {}
     if not path.is_file():
         return gold
-    text = _decode(path.read_bytes())
+    text = decode_text(path.read_bytes())
     reader = csv.DictReader(io.StringIO(text))
     required = ("dataset", "metadataid", "query_id", "gold_hypo")
     missing = [c for c in required if c not in (reader.fieldnames or ())]
@@ -251,7 +230,7 @@ def _load_metadata(
 ) -> list[Task]:
     """Parse one metadata file into its tasks (one per query); raises TaskLoadError."""
     try:
-        data = json.loads(_decode(path.read_bytes()))
+        data = json.loads(decode_text(path.read_bytes()))
     except OSError as err:
         raise TaskLoadError(path, None, f"cannot read metadata file: {err}") from err
     except json.JSONDecodeError as err:

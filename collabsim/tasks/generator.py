@@ -30,14 +30,11 @@ from typing import Any
 
 import numpy as np
 
-from collabsim.tasks.generator_events import (
-    CATEGORIES,
-    SUSTAIN_BINS,
-    THRESHOLD,
-    PlantedEvent,
-    plant_task,
-)
-from collabsim.tasks.vocabulary import GROWTH, PROXIES, year_text
+from collabsim.domain.relations import ORDINAL_WORDS
+from collabsim.domain.thresholds import SUSTAIN_BINS, THRESHOLD
+from collabsim.domain.time_expr import year_text
+from collabsim.domain.variables import GROWTH, PROXIES
+from collabsim.tasks.generator_events import CATEGORIES, PlantedEvent, plant_task
 
 GENERATOR_VERSION = "1"
 MARKER_NAME = "COLLABSIM_GENERATED.json"
@@ -286,7 +283,7 @@ def _reference(task_id: str, event: PlantedEvent) -> dict[str, Any]:
         kw = ["max" if event.relation == "growth_max" else "min"]
     check_kw: list[str] = []
     if event.ordinal > 1 or event.relation in ("rise", "fall", "simultaneous"):
-        check_kw = [{1: "first", 2: "second", 3: "third"}[event.ordinal]]
+        check_kw = [ORDINAL_WORDS[event.ordinal]]
     if event.window is not None:
         check_kw = [str(-event.window[0]), str(-event.window[1])]
     if event.relation == "plateau":

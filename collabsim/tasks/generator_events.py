@@ -15,16 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from collabsim.tasks.vocabulary import GROWTH, PROXIES, VARIABLES, Variable, year_text
+from collabsim.domain.relations import ORDINAL_WORDS
+from collabsim.domain.time_expr import year_text
+from collabsim.domain.variables import GROWTH, PROXIES, VARIABLES, Variable
 
-THRESHOLD = 0.5
-SUSTAIN_BINS = 3
 NOISE = 0.04
 CATEGORIES: tuple[str, ...] = (
     "first_rise", "peak", "simultaneous", "nth_fall", "growth_max",
     "plateau", "nth_rise", "first_fall", "growth_min",
 )
-ORDINALS = {1: "first", 2: "second", 3: "third"}
 
 
 @dataclass(frozen=True)
@@ -275,7 +274,7 @@ def _wording(
     """Return (query, gold hypothesis) with varied, archaeology-like wording."""
     var = VARIABLES[variables[0]]
     x = _phrase(rng, var)
-    nth = ORDINALS[ordinal]
+    nth = ORDINAL_WORDS[ordinal]
     when = year_text(year)
     pick = int(rng.integers(0, 4))
     if relation == "rise":

@@ -84,5 +84,7 @@ def test_entropy_is_bounded_for_any_counts() -> None:
         else:
             assert 0.0 <= h <= 1.0
             assert (h == 0.0) == (sum(v > 0 for v in values) == 1)
+            if len(set(values)) == 1:  # every member equally active: maximal entropy
+                assert h == pytest.approx(1.0)
 
     check()

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from collabsim.domain.time_expr import context_scores, extract_time_anchors, years_in_text
 from collabsim.metrics.judge_rules import RuleJudge
 from collabsim.metrics.outcome import HypothesisScore, relation_score
-from collabsim.metrics.timespans import context_scores, extract_time_anchors, years_in_text
 from collabsim.tasks.model import Task
 
 DEPOTS = "Around 1100 BCE, the Depots peaked."
@@ -196,7 +196,7 @@ def test_opposite_moves_imply_divergence(judge: RuleJudge) -> None:
 def test_periods_defined_in_the_task_query_are_learnt(archaeology: dict[str, Task]) -> None:
     from dataclasses import replace
 
-    from collabsim.metrics.timespans import learn_periods
+    from collabsim.domain.time_expr import learn_periods
 
     assert learn_periods("during the Funnel Beaker Culture (4000-3300 BCE)?") == {
         "funnel beaker culture": (-4000, -3300)

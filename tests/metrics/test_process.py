@@ -95,12 +95,33 @@ def test_profile_alignment(ref: ReferenceWorkflow) -> None:
     assert math.isnan(profile_alignment([say(1, "agent", "x")], profiles, ref))
 
 
-def test_all_process_metrics_stay_in_unit_interval(ref: ReferenceWorkflow) -> None:
-    traces = [FULL, FULL[:2], FULL[3:], []]
-    claims = [CLAIM, "daggers", "Around 4000 BCE sickles peaked.", ""]
-    for trace in traces:
-        assert 0.0 <= workflow_coverage(trace, ref) <= 1.0
-        for claim in claims:
-            assert 0.0 <= hypothesis_support(claim, trace, ref) <= 1.0
-        a = profile_alignment(trace, {"D": "D", "R": "R"}, ref)
-        assert math.isnan(a) or 0.0 <= a <= 1.0
+@pytest.mark.parametrize(("trace", "expected"), [
+    # load 1 (Dagger in code and output), compute 0.5 (-2300 printed, no diff), check 0,
+    # claim 0: best path load-compute-claim = 1.5 / 3
+    (FULL[:2], 0.5),
+    # load 0.5 (daggers named, nothing printed), compute 0, check 1 ("first"), claim 1
+    # ("-2300" said): best path load-compute-check-claim = 2.5 / 4
+    (FULL[3:], 0.625),
+    ([], 0.0),
+])
+def test_workflow_coverage_of_partial_traces(
+    ref: ReferenceWorkflow, trace: list[TraceEvent], expected: float
+) -> None:
+    assert workflow_coverage(trace, ref) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("claim", "trace", "expected"), [
+    # relation 1, scope 1 (2300 BCE printed), evidence (variable 1 + year 1) / 2
+    (CLAIM, FULL[:2], 1.0),
+    # relation 1, nothing printed: scope 0, evidence 0
+    (CLAIM, [], 1 / 3),
+    # no relation word, no year: relation 0, scope 0, evidence (Dagger traced 1 + year 0) / 2
+    ("daggers", FULL, 1 / 6),
+    # wrong relation, unsupported year, a variable the completion does not name
+    ("Around 4000 BCE sickles peaked.", FULL, 0.0),
+    ("", FULL, 0.0),
+])
+def test_hypothesis_support_by_hand(
+    ref: ReferenceWorkflow, claim: str, trace: list[TraceEvent], expected: float
+) -> None:
+    assert hypothesis_support(claim, trace, ref) == pytest.approx(expected)

@@ -20,7 +20,6 @@ from collabsim.participants.protocol import (
     GateRequest,
     MemoryView,
     Observation,
-    Participant,
     Profile,
 )
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator, build_scripted
@@ -82,7 +81,6 @@ def _play_agent(agent: ScriptedAgent, task: Task, obs: Observation) -> Observati
 def test_agent_runs_cells_then_drafts_then_finishes_alone(tasks: dict[str, Task]) -> None:
     task = tasks["nth_rise"]
     agent = ScriptedAgent(seed=0)
-    assert isinstance(agent, Participant)
     obs = _obs(task, teammates=())
     name, args = _action(asyncio.run(agent.act(obs)))
     assert name == "EXECUTE_CODE" and args["code"].startswith(INSPECT_MARK)

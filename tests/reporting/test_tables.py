@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from collabsim.metrics.initiative import initiative_counts
 from collabsim.metrics.reference import load_reference, packaged_reference_path
 from collabsim.reporting.tables import (
     METRIC_COLUMNS,
@@ -88,6 +89,12 @@ def test_markdown_latex_csv() -> None:
     assert "single & single" in tex and "(--)" in tex
     csv_text = format_table(agg, "csv").splitlines()
     assert csv_text[0].startswith("structure,team,n_tasks,W_human_mean,W_human_se")
+    rows = {line.split(",")[0]: line.split(",") for line in csv_text[1:]}
+    header = csv_text[0].split(",")
+    default = dict(zip(header, rows["default"], strict=True))
+    assert float(default["W_total_mean"]) == pytest.approx(8.0)
+    assert float(default["W_total_se"]) == pytest.approx(3.0)
+    assert float(default["Performance_mean"]) == pytest.approx(0.75)
 
 
 def test_session_metrics_row(discoverybench_root: Path) -> None:
@@ -139,8 +146,17 @@ def test_rows_from_a_real_engine_session(tmp_path: Path) -> None:
     row = session_metrics_row(result, events, task, load_reference(task.reference_workflow_path))
     assert row["status"] == "finished" and row["team"] == "DR"
     assert row["Performance"] == 1.0  # the scripted agent without mistakes is right
-    for m in ("H_init_norm", "A_profile", "C_wf", "S_hyp"):
-        assert 0.0 <= row[m] <= 1.0, m
+    # The task asks where amber's highest sustained values begin (3900 BCE). The agent runs an
+    # inspect and a compute cell, drafts, announces and finishes; D recomputes; D and R
+    # confirm: W_total = 4 agent actions + D's cell, M_team = 3 messages.
+    assert (row["W_human"], row["W_total"], row["M_team"]) == (1, 5, 3)
+    counts = initiative_counts(events, ["agent", "D", "R"])
+    assert counts == {"agent": 3, "D": 2, "R": 1}
+    p = [3 / 6, 2 / 6, 1 / 6]
+    assert row["H_init_norm"] == pytest.approx(-sum(x * math.log(x) for x in p) / math.log(3))
+    # every reference node is met: Amber_inter selected and printed, the rolling minimum
+    # printed at -3900, "sustained" and "3900" in the draft
+    assert row["C_wf"] == 1.0 and row["S_hyp"] == 1.0 and row["A_profile"] == 1.0
     non_messages = sum(n for actor in result.counts.values() for a, n in actor.items()
                        if a != "SEND_TEAMMATE_MESSAGE")
     assert row["W_total"] == non_messages

@@ -7,7 +7,6 @@ import hashlib
 import io
 import json
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -50,12 +49,6 @@ def test_same_seed_gives_byte_identical_files(tmp_path: Path) -> None:
     marker = json.loads((tmp_path / "a" / MARKER_NAME).read_text())
     assert marker == {"generator": "collabsim.tasks.generator",
                       "generator_version": GENERATOR_VERSION, "seed": 7, "n_tasks": 12}
-
-
-def test_generating_200_tasks_is_fast(tmp_path: Path) -> None:
-    start = time.process_time()  # CPU time: robust to other processes on a busy machine
-    generate_suite(tmp_path, 200, seed=3)
-    assert time.process_time() - start < 5.0
 
 
 def test_generated_suite_loads_with_gold_and_references(generated_200: Path) -> None:

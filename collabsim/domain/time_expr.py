@@ -1,4 +1,4 @@
-"""Time expressions in hypotheses: years, ranges, centuries, millennia and named periods.
+"""Time expressions: years, ranges, centuries, millennia, named periods and query windows.
 
 Every expression becomes a :class:`TimeAnchor`, a closed interval ``[lo, hi]`` of CE years
 (BCE years are negative, as in the archaeology data's ``CE`` column: 2300 BCE -> ``-2300``).
@@ -21,6 +21,10 @@ Recognised forms (case-insensitive; ``–``/``—``/``−`` read as ``-``):
 Numbers followed by ``year(s)`` are durations (``the past 500 years``, ``100-year bins``) and
 are ignored, as are decimals and digits inside identifiers (``pollen_inter_100``, ``PC1``).
 A year without an era takes the era written elsewhere in the same text, else ``default_era``.
+
+Participants read time more narrowly than the judge: :func:`query_window` (the bounded period
+a query asks about), :func:`claim_years` (the years a drafted hypothesis claims) and
+:func:`year_text` / :func:`format_window` for writing years and windows.
 """
 
 from __future__ import annotations
@@ -29,7 +33,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-DEFAULT_TOLERANCE_YEARS = 100
+from collabsim.domain.thresholds import DEFAULT_TOLERANCE_YEARS
+
+__all__ = [
+    "DEFAULT_PERIODS", "DEFAULT_TOLERANCE_YEARS", "TimeAnchor", "anchors_overlap",
+    "claim_years", "context_scores", "extract_time_anchors", "format_window", "learn_periods",
+    "mentions_year", "normalise", "parse_window", "query_window", "strip_frame", "year_text",
+    "years_in_text",
+]
 
 #: Named periods of the archaeology tasks (northern Germany), CE years, from the queries and
 #: golds of DiscoveryBench archaeology (e.g. "Middle Neolithic (3400-3000 BCE)") and the
@@ -335,3 +346,76 @@ def years_in_text(text: str) -> set[int]:
             if v > 0:
                 out.add(-v)
     return out
+
+
+# ------------------------------------------------------------- participants' narrow readings
+
+#: ``between A and B [era]`` (era of the end applies to both; BCE when none is written).
+WINDOW_RE = re.compile(
+    r"between\s+(\d{1,4})\s*(?:BCE|BC)?\s*(?:and|to|&|-|–)\s*(\d{1,4})\s*(BCE|BC|CE|AD)?",
+    re.IGNORECASE,
+)
+_ERA_YEAR_RE = re.compile(r"\b(\d{1,4})\s*(BCE|BC|CE|AD)\b", re.IGNORECASE)
+
+
+def year_text(ce: int) -> str:
+    """Render a CE year as text: ``-2300`` -> ``"2300 BCE"``, ``200`` -> ``"200 CE"``."""
+    return f"{-ce} BCE" if ce < 0 else f"{ce} CE"
+
+
+def format_window(window: tuple[int, int] | None) -> str:
+    """``(-3000, -2000)`` -> ``"-3000..-2000"``; None -> ``"none"``."""
+    return "none" if window is None else f"{window[0]}..{window[1]}"
+
+
+def parse_window(text: str) -> tuple[int, int] | None:
+    """Inverse of :func:`format_window` (None for anything unparseable)."""
+    match = re.fullmatch(r"\s*(-?\d+)\.\.(-?\d+)\s*", text or "")
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def _window_ends(match: re.Match[str]) -> tuple[int, int]:
+    bce = (match.group(3) or "BCE").upper() in ("BCE", "BC")
+    a, b = int(match.group(1)), int(match.group(2))
+    return (-a, -b) if bce else (a, b)
+
+
+def query_window(text: str) -> tuple[int, int] | None:
+    """The bounded period a query asks about (``between 3000 and 2000 BCE``), or None.
+
+    Returns:
+        ``(start CE, end CE)`` with start < end; None without a period or when both ends
+        are equal.
+    """
+    match = WINDOW_RE.search(text)
+    if not match:
+        return None
+    lo, hi = sorted(_window_ends(match))
+    return (lo, hi) if lo != hi else None
+
+
+def claim_years(text: str) -> tuple[int, ...]:
+    """Years a hypothesis claims (CE, BCE negative).
+
+    Years inside a ``between A and B`` period are left out when other years are named
+    (``"Around 2300 BCE, ... between 3000 and 2000 BCE"`` claims 2300 BCE); when the period
+    is all the text names, its years are the claim.
+    """
+    spans = [m.span() for m in WINDOW_RE.finditer(text)]
+    outside: list[int] = []
+    for m in _ERA_YEAR_RE.finditer(text):
+        if any(s <= m.start() < e for s, e in spans):
+            continue
+        value = int(m.group(1))
+        outside.append(-value if m.group(2).upper() in ("BCE", "BC") else value)
+    if not outside:
+        for s, e in spans:  # "between 2400 and 2300 BCE": both ends are BCE years
+            window = WINDOW_RE.match(text, s, e)
+            if window is not None:
+                outside += list(_window_ends(window))
+    return tuple(outside)
+
+
+def mentions_year(text: str, ce: int) -> bool:
+    """Whether ``text`` writes the year ``ce`` (as its absolute number, not inside another)."""
+    return re.search(rf"(?<!\d){abs(ce)}(?!\d)", text) is not None

@@ -1,0 +1,79 @@
+"""The one CSV reader: decimal commas, ``;`` separators and cp1252 files.
+
+DiscoveryBench files differ: ``capital.csv`` writes ``"-0,44"`` with a comma separator, some
+files use ``;`` with decimal commas, some synth metadata and data are cp1252. The task
+loader, the analysis helpers the sandbox imports and the sandbox warm-up all read tables
+through :func:`read_table`.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+
+DECIMAL_COMMA_RE = re.compile(r'"-?\d+,\d+(?:[eE][-+]?\d+)?"')
+#: How much of a file is inspected to detect its separator and decimal mark.
+SNIFF_CHARS = 65536
+
+
+class TableReadError(ValueError):
+    """A table cannot be read or parsed.
+
+    Attributes:
+        path: The file.
+        detail: What went wrong.
+    """
+
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(f"{path}: {detail}")
+        self.path = Path(path)
+        self.detail = detail
+
+
+def decode_text(raw: bytes) -> str:
+    """Decode a file's bytes: UTF-8 (BOM allowed), else cp1252 (undecodable bytes replaced)."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return raw.decode("cp1252", errors="replace")
+
+
+def csv_dialect(text: str) -> tuple[str, str]:
+    """``(separator, decimal mark)`` of CSV text, from its first line and first 64 KiB.
+
+    ``;`` wins over ``,`` when the first line has more of them, and implies decimal commas;
+    otherwise decimal commas are detected by quoted numbers such as ``"-0,44"``.
+    """
+    head = text[:SNIFF_CHARS]
+    first_line = head.splitlines()[0] if head else ""
+    sep = ";" if first_line.count(";") > first_line.count(",") else ","
+    decimal = "," if sep == ";" or DECIMAL_COMMA_RE.search(head) else "."
+    return sep, decimal
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a CSV file with its detected separator, decimal mark and encoding.
+
+    Args:
+        path: CSV file.
+
+    Returns:
+        The table; numeric columns are parsed with the detected decimal mark.
+
+    Raises:
+        TableReadError: The file is missing, unreadable or not parseable as CSV.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as err:
+        raise TableReadError(path, f"cannot read data file: {err}") from err
+    text = decode_text(raw)
+    sep, decimal = csv_dialect(text)
+    try:
+        return pd.read_csv(io.StringIO(text), sep=sep, decimal=decimal)
+    except (ValueError, pd.errors.ParserError) as err:
+        raise TableReadError(path, f"cannot parse CSV: {err}") from err

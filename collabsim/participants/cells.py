@@ -1,0 +1,173 @@
+"""Analysis code cells: what the scripted participants run, and reading their output.
+
+:func:`inspect_cell` loads the dataset and prints its bins and gaps; :func:`compute_cell`
+computes a plan's answer and prints a machine-readable ``RESULT`` line that
+:func:`parse_result` reads back. Loading and binning come from
+:mod:`collabsim.domain.analysis_helpers`, imported in the sandbox; the event definitions
+(thresholds, onsets, extremes, plateaus) are written out in the cell, so a teammate
+reviewing it sees the computation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from collabsim.domain.thresholds import PLATEAU_TOLERANCE, SUSTAIN_BINS, THRESHOLD
+from collabsim.domain.time_expr import parse_window
+from collabsim.participants.plan import AnalysisPlan, computation_key
+
+INSPECT_MARK = "# collabsim analysis: inspect"
+COMPUTE_MARK = "# collabsim analysis: compute"
+_IMPORTS = (
+    "import pandas as pd\n"
+    "from collabsim.domain.analysis_helpers import onsets, read_table, table\n"
+)
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """A parsed ``RESULT`` line."""
+
+    relation: str
+    ordinal: int
+    columns: tuple[str, ...]
+    window: tuple[int, int] | None
+    year: int | None
+    value: float | None = None
+    events: tuple[int, ...] = ()
+    note: str = ""
+
+    def key(self) -> str:
+        """Same format as :meth:`AnalysisPlan.key`."""
+        return computation_key(self.relation, self.ordinal, self.columns, self.window)
+
+
+def inspect_cell(plan: AnalysisPlan) -> str:
+    """A cell loading the dataset and printing its shape, bins and gaps of the columns."""
+    return (
+        f"{INSPECT_MARK}\n{_IMPORTS}\n"
+        f"df = read_table({plan.dataset!r})\n"
+        f"t = table({plan.dataset!r}, df)\n"
+        "print('rows', len(df), 'bins', len(t), 'from', t.index.min(), 'to', t.index.max())\n"
+        f"for col in {list(plan.columns) + list(plan.raw_columns)!r}:\n"
+        "    if col in t.columns:\n"
+        "        s = pd.to_numeric(t[col], errors='coerce')\n"
+        "        print(col, 'missing bins:', int(s.isna().sum()), 'max', round(float(s.max()), 3),"
+        " 'min', round(float(s.min()), 3))\n"
+    )
+
+
+def compute_cell(plan: AnalysisPlan) -> str:
+    """A self-contained cell computing the plan's answer and printing a ``RESULT`` line."""
+    head = (
+        f"{COMPUTE_MARK}\n{_IMPORTS}\n"
+        f"PLAN = {plan.key()!r}\n"
+        f"COLS = {list(plan.columns)!r}\n"
+        f"WINDOW = {plan.window!r}\n"
+        f"ORDINAL = {plan.ordinal}\n"
+        # table() reuses a file an earlier cell of the session (inspect, a teammate's check)
+        # loaded; the answer itself is still computed in the cell, where teammates see it.
+        f"t = table({plan.dataset!r})\n"
+        "data = t[COLS].apply(pd.to_numeric, errors='coerce')\n"
+        "if WINDOW is not None:\n"
+        "    data = data.loc[WINDOW[0]:WINDOW[1]]\n"
+        "s = data[COLS[0]] if COLS else None\n"
+        "year, value, events, evidence = None, None, [], ''\n"
+    )
+    body = _relation_code(plan)
+    tail = (
+        "ev = ','.join(str(e) for e in events) or 'none'\n"
+        "val = 'nan' if value is None or value != value else f'{value:.3f}'\n"
+        "print(f'RESULT {PLAN} year={year if year is not None else \"none\"} value={val} "
+        "events={ev}')\n"
+        "print(evidence)\n"
+    )
+    return head + body + tail
+
+
+def _relation_code(plan: AnalysisPlan) -> str:
+    thr, k = THRESHOLD, SUSTAIN_BINS
+    if plan.relation in ("rise", "fall"):
+        op = f">= {thr}" if plan.relation == "rise" else f"<= -{thr}"
+        return (
+            "d = s.diff()\n"
+            f"events = onsets(d {op})\n"
+            "if len(events) >= ORDINAL:\n"
+            "    year = events[ORDINAL - 1]\n"
+            "    value = float(s.loc[year])\n"
+            "evidence = 'changes: ' + ', '.join(f'{y}: {c:+.2f}' for y, c in d.dropna().items()"
+            f" if abs(c) >= {thr})\n"
+        )
+    if plan.relation == "simultaneous":
+        dirs = list(plan.directions) or ["down"] * len(plan.columns)
+        return (
+            f"DIRS = {dirs!r}\n"
+            "flag = None\n"
+            "for col, direction in zip(COLS, DIRS):\n"
+            "    d = data[col].diff()\n"
+            f"    f = (d >= {thr}) if direction == 'up' else (d <= -{thr})\n"
+            "    flag = f if flag is None else (flag & f)\n"
+            "events = onsets(flag)\n"
+            "if len(events) >= ORDINAL:\n"
+            "    year = events[ORDINAL - 1]\n"
+            "    value = float(s.loc[year])\n"
+            "evidence = 'joint changes at: ' + ', '.join(str(e) for e in events)\n"
+        )
+    if plan.relation in ("peak", "growth_max", "growth_min"):
+        fn = "idxmin" if plan.relation == "growth_min" else "idxmax"
+        asc = "True" if plan.relation == "growth_min" else "False"
+        return (
+            "if s.notna().any():\n"
+            f"    year = int(s.{fn}())\n"
+            "    value = float(s.loc[year])\n"
+            f"top = s.dropna().sort_values(ascending={asc}).head(3)\n"
+            "evidence = 'top bins: ' + ', '.join(f'{y}: {v:.2f}' for y, v in top.items())\n"
+        )
+    if plan.relation == "plateau":
+        return (
+            f"m = s.rolling({k}).min()\n"
+            "if m.notna().any():\n"
+            f"    ok = m[m >= m.max() - {PLATEAU_TOLERANCE}]\n"
+            "    pos = list(s.index).index(ok.index[0])\n"
+            f"    year = int(s.index[pos - {k - 1}])\n"
+            "    value = float(m.max())\n"
+            f"evidence = 'highest {k}-bin minimum: ' + ', '.join(f'{{y}}: {{v:.2f}}' "
+            "for y, v in m.dropna().sort_values(ascending=False).head(3).items())\n"
+        )
+    return (
+        "parts = []\n"
+        "for col in data.columns:\n"
+        "    c = data[col].dropna()\n"
+        "    if len(c):\n"
+        "        parts.append(f'{col}: max at {int(c.idxmax())}, min at {int(c.idxmin())}')\n"
+        "evidence = '; '.join(parts) or 'no numeric column selected'\n"
+    )
+
+
+# -------------------------------------------------------------------------- reading output
+
+_RESULT_RE = re.compile(r"^RESULT (.*)$", re.MULTILINE)
+
+
+def parse_result(output: str) -> AnalysisResult | None:
+    """Read the last ``RESULT`` line of a cell's output (None when there is none)."""
+    lines = _RESULT_RE.findall(output or "")
+    if not lines:
+        return None
+    pairs = dict(re.findall(r"(\w+)=(\S+)", lines[-1]))
+    try:
+        year = None if pairs.get("year", "none") == "none" else int(pairs["year"])
+        value = float(pairs["value"]) if pairs.get("value", "nan") != "nan" else None
+        events = tuple(int(e) for e in pairs.get("events", "none").split(",") if e != "none")
+        return AnalysisResult(
+            relation=pairs.get("relation", "describe"),
+            ordinal=int(pairs.get("ordinal", "1")),
+            columns=tuple(c for c in pairs.get("columns", "none").split("+") if c != "none"),
+            window=parse_window(pairs.get("window", "none")),
+            year=year,
+            value=value,
+            events=events,
+        )
+    except (KeyError, ValueError):
+        return None

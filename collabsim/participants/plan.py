@@ -1,0 +1,164 @@
+"""Planning the computation: dataset and columns for a query, and the agent's mistakes.
+
+:func:`resolve_plan` picks the dataset and the gap-filled (``*_inter``) columns for a query's
+semantics; :class:`MistakeModel` draws the session's realistic mistakes and
+:func:`apply_mistakes` corrupts the plan with them; :meth:`AnalysisPlan.with_fix` applies a
+teammate's suggested fix.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields, replace
+
+import numpy as np
+
+from collabsim.domain.time_expr import format_window, parse_window
+from collabsim.domain.variables import GROWTH
+from collabsim.participants.query import QuerySemantics
+from collabsim.tasks.model import DatasetInfo, TaskBrief
+
+RELATIONS = ("rise", "fall", "peak", "plateau", "simultaneous", "growth_max", "growth_min",
+             "describe")
+MISTAKE_KINDS = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", "wrong_window",
+                 "ignore_teammate")
+
+
+def computation_key(relation: str, ordinal: int, columns: tuple[str, ...],
+                    window: tuple[int, int] | None) -> str:
+    """Compact text identifying a computation (printed in ``RESULT`` lines)."""
+    return (f"relation={relation} ordinal={ordinal} "
+            f"columns={'+'.join(columns) or 'none'} window={format_window(window)}")
+
+
+@dataclass(frozen=True)
+class AnalysisPlan:
+    """A concrete computation: which file, columns and event definition."""
+
+    relation: str
+    dataset: str
+    columns: tuple[str, ...]
+    directions: tuple[str, ...] = ()
+    ordinal: int = 1
+    window: tuple[int, int] | None = None
+    raw_columns: tuple[str, ...] = ()
+
+    def with_fix(self, fix: Mapping[str, str]) -> AnalysisPlan:
+        """Return the plan with a teammate's suggested parameters applied."""
+        changes: dict[str, object] = {}
+        if "column" in fix:
+            changes["columns"] = tuple(c for c in fix["column"].split("+") if c)
+        if "ordinal" in fix and fix["ordinal"].isdigit():
+            changes["ordinal"] = int(fix["ordinal"])
+        if "relation" in fix and fix["relation"] in RELATIONS:
+            changes["relation"] = fix["relation"]
+        if "window" in fix:
+            changes["window"] = parse_window(fix["window"])
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def key(self) -> str:
+        """Compact text identifying the computation (see :func:`computation_key`)."""
+        return computation_key(self.relation, self.ordinal, self.columns, self.window)
+
+
+@dataclass(frozen=True)
+class MistakeModel:
+    """Probabilities of the scripted agent's realistic mistakes (all 0 = off).
+
+    Drawn once per session from ``(seed, task_id)``; a drawn mistake only takes effect where
+    it applies (e.g. ``wrong_window`` needs a bounded period in the query).
+    """
+
+    wrong_column_variant: float = 0.0
+    wrong_ordinal: float = 0.0
+    peak_vs_plateau: float = 0.0
+    wrong_window: float = 0.0
+    ignore_teammate: float = 0.0
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, float] | None) -> MistakeModel:
+        """Build from a config mapping (unknown keys raise ValueError)."""
+        data = dict(data or {})
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown mistake kinds: {sorted(unknown)}")
+        return cls(**{k: float(v) for k, v in data.items()})
+
+    def draw(self, seed: int, task_id: str) -> frozenset[str]:
+        """Mistakes active in the session of ``task_id`` with ``seed`` (deterministic)."""
+        rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, stable_hash(task_id), 4242])
+        draws = rng.random(len(MISTAKE_KINDS))
+        return frozenset(
+            kind for kind, u in zip(MISTAKE_KINDS, draws, strict=True)
+            if u < getattr(self, kind)
+        )
+
+
+def stable_hash(text: str) -> int:
+    """A process-independent 32-bit hash (never Python's salted ``hash``)."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def resolve_plan(brief: TaskBrief, semantics: QuerySemantics) -> AnalysisPlan:
+    """Pick the dataset and (correct, gap-filled) columns for the semantics."""
+    if not brief.datasets:
+        return AnalysisPlan("describe", "", ())
+    chosen: list[str] = []
+    raw: list[str] = []
+    dataset = ""
+    for key in semantics.variables:
+        for info in brief.datasets:
+            names = [c.name for c in info.columns]
+            column, raw_column = _pick_column(key, names, info)
+            if column and (not dataset or dataset == info.name):
+                dataset = info.name
+                chosen.append(column)
+                if raw_column:
+                    raw.append(raw_column)
+                break
+    if not chosen:
+        return AnalysisPlan("describe", brief.datasets[0].name, (), (), semantics.ordinal,
+                            semantics.window)
+    directions = semantics.directions[: len(chosen)] if semantics.directions else ()
+    relation = semantics.relation
+    if relation == "simultaneous" and len(chosen) < 2:
+        relation = "describe"
+    return AnalysisPlan(relation, dataset, tuple(chosen), directions, semantics.ordinal,
+                        semantics.window, tuple(raw))
+
+
+def _pick_column(key: str, names: list[str], info: DatasetInfo) -> tuple[str | None, str | None]:
+    """(best column, raw variant or None) for a variable key within one dataset."""
+    if key == GROWTH.key:
+        for candidate in (f"{key}_inter", "pollen_grate_100", key):
+            if candidate in names:
+                return candidate, (key if candidate != key and key in names else None)
+        for col in info.columns:
+            if re.search(r"growth rate|percentage change", col.description, re.IGNORECASE):
+                return col.name, None
+        return None, None
+    if f"{key}_inter" in names:
+        return f"{key}_inter", (key if key in names else None)
+    if key in names:
+        return key, None
+    return None, None
+
+
+def apply_mistakes(plan: AnalysisPlan, mistakes: Iterable[str]) -> AnalysisPlan:
+    """Corrupt a plan with the drawn mistakes that apply to it."""
+    active = set(mistakes)
+    if "wrong_column_variant" in active and plan.raw_columns:
+        raw = tuple(
+            c.removesuffix("_inter") if c.removesuffix("_inter") in plan.raw_columns else c
+            for c in plan.columns
+        )
+        plan = replace(plan, columns=raw)
+    if "wrong_ordinal" in active and plan.relation in ("rise", "fall", "simultaneous"):
+        plan = replace(plan, ordinal=1 if plan.ordinal >= 2 else 2)
+    if "peak_vs_plateau" in active and plan.relation in ("peak", "plateau"):
+        plan = replace(plan, relation="plateau" if plan.relation == "peak" else "peak")
+    if "wrong_window" in active and plan.window is not None:
+        plan = replace(plan, window=None)
+    return plan

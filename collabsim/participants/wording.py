@@ -1,0 +1,73 @@
+"""Wording an analysis result as an archaeology-style hypothesis.
+
+:func:`draft_hypothesis` turns a parsed ``RESULT`` into the sentence the agent puts in the
+result editor (phrases from the domain's variable table, years via
+:func:`~collabsim.domain.time_expr.year_text`); :func:`fallback_hypothesis` is the cautious
+descriptive answer when the computation settles nothing.
+"""
+
+from __future__ import annotations
+
+from collabsim.domain.relations import ORDINAL_WORDS
+from collabsim.domain.time_expr import year_text
+from collabsim.domain.variables import GROWTH, VARIABLES
+from collabsim.participants.cells import AnalysisResult
+from collabsim.participants.query import QuerySemantics
+
+
+def variable_phrase(column: str) -> str:
+    """Noun phrase for a column (vocabulary phrase, else the column name)."""
+    stem = column.removesuffix("_inter")
+    if stem in VARIABLES:
+        return VARIABLES[stem].phrases[0]
+    if column.startswith("pollen_grate"):
+        return GROWTH.phrases[0]
+    return column
+
+
+def draft_hypothesis(result: AnalysisResult | None, semantics: QuerySemantics) -> str:
+    """Word a result as an archaeology-style hypothesis (cautious when there is no year)."""
+    if result is None or result.year is None or not result.columns:
+        return fallback_hypothesis(semantics, result)
+    when = year_text(result.year)
+    x = variable_phrase(result.columns[0])
+    nth = ORDINAL_WORDS.get(result.ordinal, f"{result.ordinal}th")
+    if result.relation == "rise":
+        return f"Around {when}, {x} began to increase for the {nth} time."
+    if result.relation == "fall":
+        return f"Around {when}, {x} decreased for the {nth} time."
+    if result.relation == "peak":
+        return f"Around {when}, {x} peaked."
+    if result.relation == "plateau":
+        return f"{x[:1].upper()}{x[1:]} begins to show its highest sustained values around {when}."
+    if result.relation == "simultaneous" and len(result.columns) >= 2:
+        y = variable_phrase(result.columns[1])
+        dirs = semantics.directions or ("down", "down")
+        if tuple(dirs[:2]) == ("down", "down"):
+            return (f"Around {when}, {x} and {y} significantly decreased simultaneously for the "
+                    f"{nth} time.")
+        past = {"up": "increased", "down": "declined"}
+        return (f"Around {when}, {x} {past[dirs[0]]} while {y} {past[dirs[1]]} simultaneously "
+                f"for the {nth} time.")
+    if result.relation in ("growth_max", "growth_min"):
+        extreme = "highest" if result.relation == "growth_max" else "lowest"
+        if result.window is None:
+            scope = "of the whole observed record"
+        else:
+            scope = (f"of the period between {-result.window[0]} and {-result.window[1]} BCE"
+                     if result.window[1] < 0 else
+                     f"of the period between {year_text(result.window[0])} and "
+                     f"{year_text(result.window[1])}")
+        return f"Around {when}, the growth rate reached its {extreme} value {scope}."
+    return fallback_hypothesis(semantics, result)
+
+
+def fallback_hypothesis(semantics: QuerySemantics, result: AnalysisResult | None) -> str:
+    """A cautious descriptive hypothesis for queries the scripted analysis cannot settle."""
+    names = [variable_phrase(c) for c in (result.columns if result else ())] or [
+        variable_phrase(v) for v in semantics.variables
+    ]
+    subject = " and ".join(names) if names else "the recorded indicators"
+    return (f"The data do not allow a definite answer with a standard time-series check; "
+            f"tentatively, the series of {subject} show no single clear event matching the "
+            "question, and the pattern should be treated as uncertain.")
