@@ -109,7 +109,7 @@ def session_costs(sessions: pd.DataFrame, config: Mapping[str, Any], output_dir:
 
     Sessions without a call log (scripted policies) cost 0.
     """
-    from collabsim.reporting.collect import match_session_dirs
+    from collabsim.experiment.collect import match_session_dirs
 
     store = ((config.get("run") or {}).get("store")) or output_dir
     folders = match_session_dirs(sessions, Path(store), dict(config))

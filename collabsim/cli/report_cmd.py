@@ -33,8 +33,8 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from collabsim.reporting.collect import ReportInputError
-    from collabsim.reporting.sweep_report import build_report
+    from collabsim.experiment.collect import ReportInputError
+    from collabsim.experiment.sweep_report import build_report
 
     try:
         report = build_report(args.paths, args.out, tasks_roots=args.tasks_root,

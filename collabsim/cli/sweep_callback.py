@@ -30,7 +30,7 @@ class SweepReportCallback(Callback):
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Build the report over ``hydra.sweep.dir`` into the same folder."""
-        from collabsim.reporting.sweep_report import build_report
+        from collabsim.experiment.sweep_report import build_report
 
         sweep_dir = Path(str(config.hydra.sweep.dir))
         try:

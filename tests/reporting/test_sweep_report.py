@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from collabsim.reporting.collect import ReportInputError, collect_sessions, find_inputs
-from collabsim.reporting.sweep_report import build_report, paired_deltas
+from collabsim.experiment.collect import ReportInputError, collect_sessions, find_inputs
+from collabsim.experiment.sweep_report import build_report, paired_deltas
 
 ID = ["task_id", "team", "structure", "seed", "policy"]
 COMPARED = [*ID, "status", "turns", "W_human", "W_total", "M_team", "H_init_norm", "C_wf",

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from collabsim.reporting import figures
-from collabsim.reporting.collect import collect_sessions
+from collabsim.experiment.collect import collect_sessions
 from collabsim.reporting.tables import aggregate, format_table
 
 FIGURE_CAPTIONS: dict[str, str] = {
@@ -219,7 +219,7 @@ def build_report(
         title: Report title.
 
     Raises:
-        collabsim.reporting.collect.ReportInputError: An input cannot be used.
+        collabsim.experiment.collect.ReportInputError: An input cannot be used.
     """
     out_dir = Path(out_dir)
     collected = collect_sessions(paths, tasks_roots)
