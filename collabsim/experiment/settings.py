@@ -31,6 +31,7 @@ from pydantic import (
     StrictInt,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
@@ -242,12 +243,18 @@ class JobSettings(_Section):
     team: TeamSelection
     structure: StructureSelection
     policy: Annotated[ScriptedPolicy | LLMPolicy, Field(discriminator="name")]
-    llm: LLMConfig
+    llm: LLMConfig | None = None
     tracking: Annotated[NoTracking | WandbTracking, Field(discriminator="backend")] = NoTracking()
     seeds: Annotated[list[Annotated[StrictInt, Field(ge=0)]], Field(min_length=1)]
     run: RunSettings = RunSettings()
     clock: dict[str, Any] = {}
     sandbox: SandboxSettings = SandboxSettings()
+
+    @model_validator(mode="after")
+    def _llm_policy_has_models(self) -> JobSettings:
+        if self.policy.name == "llm" and self.llm is None:
+            raise ValueError("llm: policy=llm needs the llm group (e.g. llm=scripted)")
+        return self
 
     @field_validator("seeds", mode="before")
     @classmethod
