@@ -29,7 +29,7 @@ import shutil
 from pathlib import Path
 
 from collabsim.experiment.plan import SessionPlan
-from collabsim.llm.redact import Redactor
+from collabsim.redaction import Redactor
 from collabsim.session.results import SessionResult, write_json_atomic
 
 log = logging.getLogger(__name__)
