@@ -20,7 +20,7 @@ from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS, SessionPlan, plan_sessions
 from collabsim.experiment.results_table import summarise
 from collabsim.experiment.runner import RunSummary, run_plans
-from collabsim.experiment.settings import validate_job
+from collabsim.experiment.settings import JobSettings, validate_job
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
 from collabsim.participants.team import team_from_dict
@@ -28,6 +28,7 @@ from collabsim.sandbox import SandboxLimits
 from collabsim.session.clock import ClockSpec
 from collabsim.session.engine import SessionConfig
 from collabsim.session.structures import structure_from_dict
+from collabsim.tasks.model import Task
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,43 @@ def _session_config(plan: SessionPlan) -> SessionConfig:
     )
 
 
+@dataclass(frozen=True)
+class JobPlan:
+    """A validated job, ready to run.
+
+    Attributes:
+        settings: The typed configuration (one object per config group).
+        config: The same as plain containers, defaults filled in.
+        tasks: The selected tasks.
+        plans: Every session of the job, keyed for the store.
+    """
+
+    settings: JobSettings
+    config: dict[str, Any]
+    tasks: list[Task]
+    plans: list[SessionPlan]
+
+
+def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
+    """Validate a job configuration and expand it into session plans (writes nothing).
+
+    Raises:
+        SettingsError: A bad setting.
+        TaskSelectionError: The task selection is empty or names missing tasks or data.
+    """
+    settings = validate_job(cfg)
+    plain = settings.model_dump()
+    tasks, _report = resolve_tasks(plain["tasks"])
+    plans = plan_sessions(
+        tasks,
+        plain["team"]["compositions"],
+        plain["structure"]["names"],
+        plain["seeds"],
+        outcome_settings(plain),
+    )
+    return JobPlan(settings, plain, tasks, plans)
+
+
 def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     """Run the job described by ``cfg`` and write its outputs under ``output_dir``.
 
@@ -146,14 +184,10 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
         JobInterrupted: Ctrl-C; finished sessions stay in the store for a rerun.
     """
     started = time.perf_counter()
-    cfg = validate_job(cfg).model_dump()
+    job = plan_job(cfg)
+    cfg, tasks, plans = job.config, job.tasks, job.plans
     output_dir = Path(output_dir)
     run_cfg = cfg["run"]
-    tasks, _report = resolve_tasks(cfg["tasks"])
-    compositions = list(cfg["team"]["compositions"])
-    structures = list(cfg["structure"]["names"])
-    settings = outcome_settings(cfg)
-    plans = plan_sessions(tasks, compositions, structures, cfg["seeds"], settings)
     output_dir.mkdir(parents=True, exist_ok=True)
     store = ResultStore(Path(run_cfg["store"] or output_dir).expanduser())
     max_concurrency = int(run_cfg["max_concurrency"])
