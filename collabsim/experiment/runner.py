@@ -89,8 +89,7 @@ async def run_plans(
                     config = make_config(plan)
                     trace = store.prepare(plan)
                     participants = make_participants(plan, config, trace.parent)
-                    done = await run_session(config, participants, trace)
-                    store.save(plan, done)
+                    done = store.save(plan, await run_session(config, participants, trace))
                     ran += 1
             results[index] = done
             bar.update(1)

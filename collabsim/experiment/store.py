@@ -153,11 +153,18 @@ class ResultStore:
         trace.unlink(missing_ok=True)
         return trace
 
-    def save(self, plan: SessionPlan, result: SessionResult) -> None:
-        """Write the result record with the session key atomically (marks the session done)."""
+    def save(self, plan: SessionPlan, result: SessionResult) -> SessionResult:
+        """Write the result record with the session key atomically (marks the session done).
+
+        Returns:
+            The result as stored (credentials redacted), so that tables built now equal
+            the tables a rerun builds from the store.
+        """
         path = self.result_path(plan)
         if path.is_dir() and not path.is_symlink():
             # Something else sits where the record goes; the store owns this folder.
             with contextlib.suppress(OSError):
                 shutil.rmtree(path)
-        write_json_atomic(path, self._redact.data({**result.to_dict(), "key": plan.key}))
+        record = self._redact.data({**result.to_dict(), "key": plan.key})
+        write_json_atomic(path, record)
+        return SessionResult.from_dict(record)
