@@ -37,8 +37,9 @@ from pydantic import (
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
 from collabsim.participants.analysis import MistakeModel
+from collabsim.participants.team import team_from_dict
 from collabsim.session.clock import ClockSpec
-from collabsim.session.structures import STRUCTURE_NAMES
+from collabsim.session.structures import STRUCTURE_NAMES, structure_from_dict
 
 
 class SettingsError(ValueError):
@@ -93,12 +94,32 @@ class TeamSelection(_Section):
     compositions: Annotated[list[TeamName], Field(min_length=1)]
     profiles: dict[str, dict[str, Any]] = {}
 
+    @field_validator("profiles")
+    @classmethod
+    def _profiles_build(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for key, fields in value.items():
+            try:
+                team_from_dict({"collaborators": [{**fields, "key": key}]})
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{key}: {exc}") from None
+        return value
+
 
 class StructureSelection(_Section):
     """``structure=*``: the structures to run and per-structure field overrides."""
 
     names: Annotated[list[StructureName], Field(min_length=1)]
     overrides: dict[StructureName, dict[str, Any]] = {}
+
+    @field_validator("overrides")
+    @classmethod
+    def _overrides_build(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for name, fields in value.items():
+            try:
+                structure_from_dict({**fields, "name": name})
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        return value
 
 
 # -------------------------------------------------------------------------------- policy
