@@ -17,6 +17,7 @@ from collabsim.session.results import SessionResult
 
 ParticipantFactory = Callable[[SessionPlan, SessionConfig, Path], Mapping[str, Participant]]
 ConfigFactory = Callable[[SessionPlan], SessionConfig]
+LOCK_POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,11 @@ async def run_plans(
         nonlocal ran
         plan = plans[index]
         async with semaphore:
-            lock = await asyncio.to_thread(store.lock, plan) if wait else store.try_lock(plan)
+            lock = store.try_lock(plan)
+            # Polling rather than a blocking flock in a thread keeps Ctrl-C prompt.
+            while lock is None and wait:
+                await asyncio.sleep(LOCK_POLL_SECONDS)
+                lock = store.try_lock(plan)
             if lock is None:
                 busy.append(index)
                 return
