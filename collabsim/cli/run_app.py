@@ -19,6 +19,8 @@ Examples::
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shlex
 import sys
 from collections.abc import Sequence
@@ -97,10 +99,14 @@ def validate_command_line(args: Sequence[str]) -> None:
     from collabsim.experiment.settings import SettingsError, validate_job
     from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
 
+    usage = io.StringIO()
     try:
-        parsed = get_args_parser().parse_args(list(args))
+        with contextlib.redirect_stderr(usage):
+            parsed = get_args_parser().parse_args(list(args))
     except SystemExit:
-        raise UserError(f"cannot parse the command line: {shlex.join(args)}") from None
+        said = usage.getvalue().strip().splitlines()
+        reason = said[-1].split("error: ", 1)[-1] if said else shlex.join(args)
+        raise UserError(f"cannot parse the command line: {reason}") from None
     if parsed.help or parsed.hydra_help or parsed.info or parsed.cfg or parsed.shell_completion:
         return  # Hydra prints something and runs no job
     if parsed.config_dir or parsed.config_path:

@@ -77,6 +77,8 @@ BAD_VALUES = [
     ([f"+llm.agent.extra.api_key={SECRET}"], "llm.agent.extra"),
     (["-m", "team=D,XYZ"], "team"),
     (["-m", "seeds=[0],[-1]"], "seeds"),
+    (["seeds=["], "seeds=["),
+    (["--frobnicate"], "--frobnicate"),
 ]
 
 
