@@ -59,9 +59,16 @@ def compose_config(overrides: Sequence[str], config_name: str = "config") -> dic
             bad syntax, failed interpolation).
     """
     from hydra import compose, initialize_config_dir
+    from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    parser = OverridesParser.create()
+    for override in overrides:  # name the override Hydra's grammar refuses
+        try:
+            parser.parse_overrides([override])
+        except HydraException as err:
+            raise UserError(f"bad override {override!r}: {_one_line(str(err))}") from None
     try:
         with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
             cfg = compose(config_name=config_name, overrides=list(overrides))
