@@ -51,6 +51,19 @@ def _one_line(text: str) -> str:
     return flat.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def _check_syntax(overrides: Sequence[str]) -> None:
+    """Raise a UserError naming the first override Hydra's grammar refuses."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    parser = OverridesParser.create()
+    for override in overrides:
+        try:
+            parser.parse_overrides([override])
+        except HydraException as err:
+            raise UserError(f"bad override {override!r}: {_one_line(str(err))}") from None
+
+
 def compose_config(overrides: Sequence[str], config_name: str = "config") -> dict[str, Any]:
     """Compose ``configs/`` with ``overrides`` and resolve it to plain containers.
 
@@ -59,16 +72,10 @@ def compose_config(overrides: Sequence[str], config_name: str = "config") -> dic
             bad syntax, failed interpolation).
     """
     from hydra import compose, initialize_config_dir
-    from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
-    parser = OverridesParser.create()
-    for override in overrides:  # name the override Hydra's grammar refuses
-        try:
-            parser.parse_overrides([override])
-        except HydraException as err:
-            raise UserError(f"bad override {override!r}: {_one_line(str(err))}") from None
+    _check_syntax(overrides)
     try:
         with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
             cfg = compose(config_name=config_name, overrides=list(overrides))
@@ -81,6 +88,7 @@ def compose_config(overrides: Sequence[str], config_name: str = "config") -> dic
 
 def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
     """The override lists of every job the command line starts (one unless ``-m``)."""
+    _check_syntax(overrides)
     if not multirun:
         return [list(overrides)]
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
