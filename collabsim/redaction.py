@@ -29,6 +29,7 @@ _SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|API_
 _KEY_SHAPES = re.compile(
     r"(\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9_\-\.=]{8,}|AKIA[0-9A-Z]{12,})"
 )
+_KEY_MARKERS = ("sk-", "Bearer", "AKIA")
 _MIN_SECRET_LEN = 6
 
 
@@ -63,7 +64,10 @@ class Redactor:
         for value in self._values:
             if value in text:
                 text = text.replace(value, REDACTED)
-        return _KEY_SHAPES.sub(REDACTED, text)
+        # Substring tests first: running the regex over every trace line costs ~10x more.
+        if any(marker in text for marker in _KEY_MARKERS):
+            text = _KEY_SHAPES.sub(REDACTED, text)
+        return text
 
     def data(self, data: Any) -> Any:
         """Apply the redaction to every string inside nested dicts/lists (keys included)."""
