@@ -197,7 +197,11 @@ def main_with_args(args: list[str]) -> int:
         code = exit_.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     except KeyboardInterrupt:
-        print("collabsim run: interrupted before any session ran", file=sys.stderr)
+        print(
+            "collabsim run: interrupted; finished sessions are stored, rerun the same "
+            "command with run.store=<the job's store> to resume",
+            file=sys.stderr,
+        )
         return EXIT_INTERRUPTED
     finally:
         sys.argv = saved
