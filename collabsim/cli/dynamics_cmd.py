@@ -69,6 +69,8 @@ def _json_graphs(path: Path) -> list[WorkflowGraph]:
         raise
     except Exception as err:  # any reader error -> name the file
         raise DynamicsInputError(f"{path}: {err}") from err
+    if not graphs:
+        raise DynamicsInputError(f"{path}: no sessions in this file")
     return graphs
 
 
@@ -123,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
             table = dynamics_table(args.path, progress=sys.stderr.isatty())
         except DynamicsInputError as err:
             print(f"collabsim dynamics: error: {err}", file=sys.stderr)
-            return 1
+            return 2
     if not args.quiet:
         for w in caught:
             print(f"warning: {w.message}", file=sys.stderr)

@@ -74,6 +74,8 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], in
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         graphs = load_explorer(path)
+    if not graphs:
+        raise ValueError(f"{path}: no sessions in this file")
     instances = build_instances(graphs, tasks)
     return graphs, instances, tasks, len(caught)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Coroutine, Mapping
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS, SessionPlan, plan_sessions
 from collabsim.experiment.results_table import summarise
 from collabsim.experiment.runner import RunSummary, run_plans
+from collabsim.experiment.settings import JobSettings, validate_job
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
 from collabsim.participants.team import team_from_dict
@@ -27,6 +28,7 @@ from collabsim.sandbox import SandboxLimits
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.structures import structure_from_dict
+from collabsim.tasks.model import Task
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,11 @@ class JobOutcome:
 
 
 def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of the config that change a session's outcome (they enter its store key)."""
+    """The parts of the config that change a session's outcome (they enter its store key).
+
+    Args:
+        cfg: A validated config as plain containers (``validate_job(cfg).model_dump()``).
+    """
     policy = dict(cfg.get("policy") or {})
     settings: dict[str, Any] = {
         "policy": policy,
@@ -64,8 +70,37 @@ def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
     }
     if policy.get("name") == "llm":
         llm = dict(cfg.get("llm") or {})
-        settings["llm"] = {k: llm.get(k) for k in ("agent", "collaborator", "budget")}
+        keys = ("agent", "collaborator", "budget", "scripted_agent", "scripted_collaborator")
+        settings["llm"] = {k: llm.get(k) for k in keys}
     return settings
+
+
+class JobInterrupted(Exception):
+    """The job was stopped by Ctrl-C; finished sessions are in the store.
+
+    Attributes:
+        finished: Sessions of the job whose results are stored.
+        total: Sessions in the job.
+        store: The store root (rerun on it to resume).
+    """
+
+    def __init__(self, finished: int, total: int, store: Path) -> None:
+        super().__init__(f"interrupted: {finished} of {total} sessions finished (store {store})")
+        self.finished = finished
+        self.total = total
+        self.store = store
+
+
+def _run_interruptibly(
+    work: Coroutine[Any, Any, RunSummary], plans: list[SessionPlan], store: ResultStore
+) -> RunSummary:
+    try:
+        return asyncio.run(work)
+    except KeyboardInterrupt:
+        # asyncio.run has cancelled the sessions in flight (their sandboxes closed); what
+        # finished is in the store, so a rerun picks up from there.
+        finished = sum(store.load(plan) is not None for plan in plans)
+        raise JobInterrupted(finished, len(plans), store.root) from None
 
 
 def _session_config(plan: SessionPlan) -> SessionConfig:
@@ -77,8 +112,11 @@ def _session_config(plan: SessionPlan) -> SessionConfig:
     ]
     overrides = (settings.get("structure_overrides") or {}).get(plan.structure) or {}
     structure = structure_from_dict({"name": plan.structure, **overrides})
-    clock_cfg = {k: v for k, v in (settings.get("clock") or {}).items() if k != "seed_offset"}
-    sandbox_cfg = settings.get("sandbox") or {}
+    clock_cfg = dict(settings.get("clock") or {})
+    # Limits this build's sandbox does not know yet (sandbox.disk_mb before the quota lands)
+    # are validated by the schema and enter the store key, but cannot be passed on.
+    known = {f.name for f in fields(SandboxLimits)}
+    sandbox_cfg = {k: v for k, v in (settings.get("sandbox") or {}).items() if k in known}
     return SessionConfig(
         task=plan.task,
         team=team_from_dict({"collaborators": collaborators}),
@@ -92,44 +130,85 @@ def _session_config(plan: SessionPlan) -> SessionConfig:
     )
 
 
+@dataclass(frozen=True)
+class JobPlan:
+    """A validated job, ready to run.
+
+    Attributes:
+        settings: The typed configuration (one object per config group).
+        config: The same as plain containers, defaults filled in.
+        tasks: The selected tasks.
+        plans: Every session of the job, keyed for the store.
+    """
+
+    settings: JobSettings
+    config: dict[str, Any]
+    tasks: list[Task]
+    plans: list[SessionPlan]
+
+
+def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
+    """Validate a job configuration and expand it into session plans (writes nothing).
+
+    Raises:
+        SettingsError: A bad setting.
+        TaskSelectionError: The task selection is empty or names missing tasks or data.
+    """
+    settings = validate_job(cfg)
+    plain = settings.model_dump()
+    tasks, _report = resolve_tasks(plain["tasks"])
+    plans = plan_sessions(
+        tasks,
+        plain["team"]["compositions"],
+        plain["structure"]["names"],
+        plain["seeds"],
+        outcome_settings(plain),
+    )
+    return JobPlan(settings, plain, tasks, plans)
+
+
 def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     """Run the job described by ``cfg`` and write its outputs under ``output_dir``.
 
     Args:
-        cfg: Resolved configuration as plain containers (see ``configs/config.yaml``).
+        cfg: Resolved configuration as plain containers (see ``configs/config.yaml``); it is
+            validated against :class:`~collabsim.experiment.settings.JobSettings` first.
         output_dir: Folder for tables (and, unless ``run.store`` is set, results and traces).
 
     Returns:
         The per-session table, the aggregate table and the printed report.
+
+    Raises:
+        SettingsError: A bad setting (nothing is written).
+        TaskSelectionError: The task selection is empty or names missing tasks or data.
+        JobInterrupted: Ctrl-C; finished sessions stay in the store for a rerun.
     """
     started = time.perf_counter()
+    job = plan_job(cfg)
+    cfg, tasks, plans = job.config, job.tasks, job.plans
     output_dir = Path(output_dir)
-    output_dir.mkdir(parents=True, exist_ok=True)
     run_cfg = cfg["run"]
-    tasks, _report = resolve_tasks(cfg["tasks"])
-    compositions = list((cfg.get("team") or {}).get("compositions") or ["single"])
-    structures = list((cfg.get("structure") or {}).get("names") or ["default"])
-    seeds = [int(s) for s in cfg.get("seeds") or [0]]
-    settings = outcome_settings(cfg)
-    plans = plan_sessions(tasks, compositions, structures, seeds, settings)
-    store = ResultStore(Path(run_cfg.get("store") or output_dir))
-    max_concurrency = int(run_cfg.get("max_concurrency", 4))
+    output_dir.mkdir(parents=True, exist_ok=True)
+    store = ResultStore(Path(run_cfg["store"] or output_dir).expanduser())
+    max_concurrency = int(run_cfg["max_concurrency"])
     builder = ParticipantBuilder(cfg, max_concurrency=max(8, max_concurrency))
     try:
-        summary = asyncio.run(
+        summary = _run_interruptibly(
             run_plans(
                 plans,
                 store,
                 _session_config,
                 builder.build,
                 max_concurrency=max_concurrency,
-                progress=bool(run_cfg.get("progress", True)),
-            )
+                progress=bool(run_cfg["progress"]),
+            ),
+            plans,
+            store,
         )
     finally:
         builder.close()
     sessions, aggregate, report = summarise(
-        plans, summary.results, store, tasks, show_sessions=bool(run_cfg.get("show_sessions", True))
+        plans, summary.results, store, tasks, show_sessions=bool(run_cfg["show_sessions"])
     )
     sessions.to_csv(output_dir / "sessions.csv", index=False)
     aggregate.to_csv(output_dir / "aggregate.csv", index=False)

@@ -35,13 +35,16 @@ class ParticipantBuilder:
         self.llm_cfg = dict(cfg.get("llm") or {})
         self.max_concurrency = max_concurrency
         self._client: Any = None
-        # In policy=llm the offline provider replays the scripted policy, configured as in
-        # policy=scripted (configs/policy/scripted.yaml) unless llm.scripted overrides it.
+        # In policy=llm the offline provider replays the scripted policies configured by
+        # llm.scripted_agent / llm.scripted_collaborator (configs/llm/scripted.yaml, equal
+        # to policy=scripted's parameters), so both paths run the same mistake model.
+        source = self.policy if self.name == "scripted" else {
+            "agent": self.llm_cfg.get("scripted_agent"),
+            "collaborator": self.llm_cfg.get("scripted_collaborator"),
+        }
         self.scripted_params = {
-            "agent": dict(self.policy.get("agent") or self.llm_cfg.get("scripted_agent") or {}),
-            "collaborator": dict(
-                self.policy.get("collaborator") or self.llm_cfg.get("scripted_collaborator") or {}
-            ),
+            "agent": dict(source.get("agent") or {}),
+            "collaborator": dict(source.get("collaborator") or {}),
         }
 
     def build(

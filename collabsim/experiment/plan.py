@@ -14,15 +14,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from collabsim.session.structures import STRUCTURE_NAMES
 from collabsim.tasks.model import Task
 
+# The one registry of team names (structure names: session.structures.STRUCTURE_NAMES).
 TEAM_COMPOSITIONS: dict[str, tuple[str, ...]] = {
     "single": (),
     "D": ("D",),
     "R": ("R",),
     "DR": ("D", "R"),
 }
-STRUCTURES: tuple[str, ...] = ("single", "default", "memory", "preassigned_gates", "scaffolded")
 # Bumped when a change to the engine or the policies changes session outcomes, so stores
 # written by older code are not mistaken for current results.
 PLAN_VERSION = 1
@@ -91,8 +92,8 @@ def variants(compositions: Sequence[str], structures: Sequence[str]) -> list[tup
         if team not in TEAM_COMPOSITIONS:
             raise ValueError(f"unknown team {team!r}; choose from {sorted(TEAM_COMPOSITIONS)}")
     for name in structures:
-        if name not in STRUCTURES:
-            raise ValueError(f"unknown structure {name!r}; choose from {list(STRUCTURES)}")
+        if name not in STRUCTURE_NAMES:
+            raise ValueError(f"unknown structure {name!r}; choose from {list(STRUCTURE_NAMES)}")
     pairs: list[tuple[str, str]] = []
     for team in compositions:
         if team == "single":

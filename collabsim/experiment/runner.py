@@ -18,6 +18,7 @@ from collabsim.session.results import SessionResult
 
 ParticipantFactory = Callable[[SessionPlan, SessionConfig, Path], Mapping[str, Participant]]
 ConfigFactory = Callable[[SessionPlan], SessionConfig]
+LOCK_POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,9 @@ class RunSummary:
 
     Attributes:
         results: One result per plan, in plan order.
-        ran: Sessions run now.
-        reused: Sessions skipped because the store already had their result.
+        ran: Sessions run now by this job.
+        reused: Sessions whose result came from the store (finished earlier or by another
+            job running concurrently on the same store).
     """
 
     results: tuple[SessionResult, ...]
@@ -48,7 +50,8 @@ async def run_plans(
 
     A session that fails is recorded with status ``error`` by the engine; it never stops the
     others. Results are written atomically as each session ends, so an interrupted job
-    resumes where it stopped.
+    resumes where it stopped. A session runs only under its store lock: jobs sharing a
+    store skip what another job is running and reuse its result when it is done.
 
     Args:
         plans: Sessions to run.
@@ -62,8 +65,10 @@ async def run_plans(
         raise ValueError("run.max_concurrency must be >= 1")
     results: list[SessionResult | None] = [store.load(p) for p in plans]
     todo = [i for i, r in enumerate(results) if r is None]
-    reused = len(plans) - len(todo)
     semaphore = asyncio.Semaphore(max_concurrency)
+    # Sessions another job on the same store holds right now: come back to them at the end.
+    busy: list[int] = []
+    ran = 0
     bar = tqdm(
         total=len(todo),
         desc="sessions",
@@ -72,21 +77,34 @@ async def run_plans(
         dynamic_ncols=True,
     )
 
-    async def one(index: int) -> None:
+    async def one(index: int, wait: bool) -> None:
+        nonlocal ran
         plan = plans[index]
         async with semaphore:
-            config = make_config(plan)
-            trace = store.prepare(plan)
-            participants = make_participants(plan, config, trace.parent)
-            result = await run_session(config, participants, trace)
-            store.save(plan, result)
-            results[index] = result
+            lock = store.try_lock(plan)
+            # Polling rather than a blocking flock in a thread keeps Ctrl-C prompt.
+            while lock is None and wait:
+                await asyncio.sleep(LOCK_POLL_SECONDS)
+                lock = store.try_lock(plan)
+            if lock is None:
+                busy.append(index)
+                return
+            with lock:
+                done = store.load(plan, warn=False)  # finished by another job meanwhile?
+                if done is None:
+                    config = make_config(plan)
+                    trace = store.prepare(plan)
+                    participants = make_participants(plan, config, trace.parent)
+                    done = store.save(plan, await run_session(config, participants, trace))
+                    ran += 1
+            results[index] = done
             bar.update(1)
-            bar.set_postfix_str(f"{plan.variant} {result.status}", refresh=False)
+            bar.set_postfix_str(f"{plan.variant} {done.status}", refresh=False)
 
     try:
-        await asyncio.gather(*(one(i) for i in todo))
+        await asyncio.gather(*(one(i, wait=False) for i in todo))
+        await asyncio.gather(*(one(i, wait=True) for i in busy))
     finally:
         bar.close()
     final = tuple(r for r in results if r is not None)
-    return RunSummary(results=final, ran=len(todo), reused=reused)
+    return RunSummary(results=final, ran=ran, reused=len(plans) - ran)

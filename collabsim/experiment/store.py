@@ -2,20 +2,56 @@
 
 Layout under the store root::
 
-    sessions/<slug>/result.json   # SessionResult, written atomically when the session ends
+    sessions/<slug>/result.json   # SessionResult + the session key, written atomically at the end
     sessions/<slug>/trace.jsonl   # the trace, appended as the session runs
-    sessions/<slug>/plan.json     # what was run (task, team, structure, seed, settings)
+    sessions/<slug>/plan.json     # what was run (key, task, team, structure, seed, settings)
+    sessions/<slug>/.lock         # held (flock) while a job runs the session
 
-A session counts as done when its ``result.json`` exists and reads back; a rerun skips it.
+A session counts as done when its ``result.json`` reads back and carries the session's own
+key and identity; anything else (a record copied from another session, a folder, bad JSON,
+an unreadable file) counts as missing: the session runs again and a warning names the file.
 A crashed session leaves a trace without a result and is run again from the start.
+
+Jobs sharing a store share the work: a job runs a session only while holding its lock, and
+re-reads the result after taking it, so no session runs twice and no file is torn. The lock
+is an advisory ``flock``, released by the kernel when its holder dies (even by kill -9).
+Everything written goes through the credential redaction of :mod:`collabsim.llm.redact`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import shutil
 from pathlib import Path
 
 from collabsim.experiment.plan import SessionPlan
-from collabsim.session.results import SessionResult, read_result, write_json_atomic, write_result
+from collabsim.redaction import Redactor
+from collabsim.session.results import SessionResult, write_json_atomic
+
+log = logging.getLogger(__name__)
+
+
+class SessionLock:
+    """An exclusive lock on one session of a store (release it, or use it as a context)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    def release(self) -> None:
+        """Release the lock (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops the flock
+            self._fd = None
+
+    def __enter__(self) -> SessionLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 class ResultStore:
@@ -27,6 +63,7 @@ class ResultStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self._redact = Redactor()
 
     def session_dir(self, plan: SessionPlan) -> Path:
         """Folder holding one session's files."""
@@ -40,35 +77,94 @@ class ResultStore:
         """Where the session's result record is written."""
         return self.session_dir(plan) / "result.json"
 
-    def load(self, plan: SessionPlan) -> SessionResult | None:
-        """The stored result of a finished session, or None when it has not run (or is corrupt)."""
+    def load(self, plan: SessionPlan, *, warn: bool = True) -> SessionResult | None:
+        """The stored result of a finished session, or None when it must run (again).
+
+        Args:
+            plan: The session.
+            warn: Log a warning when an entry exists but cannot be used.
+        """
         path = self.result_path(plan)
-        if not path.is_file():
-            return None
         try:
-            return read_result(path)
-        except ValueError:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return None
+        except (OSError, ValueError) as err:
+            return self._unusable(path, f"unreadable ({type(err).__name__})", warn)
+        if not isinstance(data, dict):
+            return self._unusable(path, "not a result record", warn)
+        identity = (data.get("task_id"), data.get("team"), data.get("structure"), data.get("seed"))
+        if data.get("key") != plan.key or identity != (
+            plan.task.task_id,
+            plan.team,
+            plan.structure,
+            plan.seed,
+        ):
+            return self._unusable(path, "belongs to another session or configuration", warn)
+        try:
+            return SessionResult.from_dict(data)
+        except (KeyError, TypeError, ValueError) as err:
+            return self._unusable(path, f"not a result record ({err})", warn)
+
+    @staticmethod
+    def _unusable(path: Path, why: str, warn: bool) -> None:
+        if warn:
+            log.warning("%s: %s; the session runs again", path, why)
+        return None
+
+    def try_lock(self, plan: SessionPlan) -> SessionLock | None:
+        """Take the session's lock if no other job holds it, else return None."""
+        return self._lock(plan, blocking=False)
+
+    def lock(self, plan: SessionPlan) -> SessionLock:
+        """Take the session's lock, waiting while another job holds it."""
+        lock = self._lock(plan, blocking=True)
+        assert lock is not None
+        return lock
+
+    def _lock(self, plan: SessionPlan, *, blocking: bool) -> SessionLock | None:
+        folder = self.session_dir(plan)
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except BaseException:
+            os.close(fd)
+            raise
+        return SessionLock(fd)
 
     def prepare(self, plan: SessionPlan) -> Path:
         """Create the session folder, record the plan and clear a stale trace; returns the trace path."""
         folder = self.session_dir(plan)
         folder.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(
-            folder / "plan.json",
-            {
-                "key": plan.key,
-                "task_id": plan.task.task_id,
-                "team": plan.team,
-                "structure": plan.structure,
-                "seed": plan.seed,
-                "settings": dict(plan.settings),
-            },
-        )
+        record = {
+            "key": plan.key,
+            "task_id": plan.task.task_id,
+            "team": plan.team,
+            "structure": plan.structure,
+            "seed": plan.seed,
+            "settings": dict(plan.settings),
+        }
+        write_json_atomic(folder / "plan.json", self._redact.data(record))
         trace = self.trace_path(plan)
         trace.unlink(missing_ok=True)
         return trace
 
-    def save(self, plan: SessionPlan, result: SessionResult) -> None:
-        """Write the result record atomically (marks the session done)."""
-        write_result(self.result_path(plan), result)
+    def save(self, plan: SessionPlan, result: SessionResult) -> SessionResult:
+        """Write the result record with the session key atomically (marks the session done).
+
+        Returns:
+            The result as stored (credentials redacted), so that tables built now equal
+            the tables a rerun builds from the store.
+        """
+        path = self.result_path(plan)
+        if path.is_dir() and not path.is_symlink():
+            # Something else sits where the record goes; the store owns this folder.
+            with contextlib.suppress(OSError):
+                shutil.rmtree(path)
+        record = self._redact.data({**result.to_dict(), "key": plan.key})
+        write_json_atomic(path, record)
+        return SessionResult.from_dict(record)

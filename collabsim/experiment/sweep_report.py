@@ -26,8 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from collabsim.reporting import figures
 from collabsim.experiment.collect import collect_sessions
+from collabsim.reporting import figures
 from collabsim.reporting.tables import aggregate, format_table
 
 FIGURE_CAPTIONS: dict[str, str] = {

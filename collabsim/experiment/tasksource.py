@@ -15,6 +15,19 @@ class TaskSelectionError(ValueError):
     """The ``tasks`` configuration selects nothing or names something that does not exist."""
 
 
+def _check_utf8_name(task: Task, root: Path) -> None:
+    # Task ids and file names go into folder names, JSON records and tables, all UTF-8.
+    for name in (task.task_id, *(str(d.path) for d in task.datasets)):
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
+            raise TaskSelectionError(
+                f"tasks.root: a dataset folder or file name under {root} is not valid UTF-8 "
+                f"({shown}); rename it"
+            ) from None
+
+
 def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
     """Load the tasks a job runs.
 
@@ -60,10 +73,19 @@ def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
 
     report = load_tasks(root)
     tasks = list(report.tasks)
+    for task in tasks:
+        _check_utf8_name(task, root)
+    if not tasks:
+        problems = "; ".join(f"{p.path}: {p.message}" for p in report.problems[:3])
+        raise TaskSelectionError(
+            f"tasks.root: no loadable task under {root}" + (f" ({problems})" if problems else "")
+        )
     datasets = spec.get("datasets")
     if datasets:
         wanted = set(datasets)
         tasks = [t for t in tasks if t.dataset in wanted]
+        if not tasks:
+            raise TaskSelectionError(f"tasks.datasets: no task of {sorted(wanted)} under {root}")
     ids = spec.get("ids")
     if ids:
         by_id = {t.task_id: t for t in tasks}
@@ -73,8 +95,7 @@ def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
         tasks = [by_id[i] for i in ids]
     limit = spec.get("limit")
     if limit is not None:
+        if int(limit) < 1:
+            raise TaskSelectionError(f"tasks.limit: must be at least 1, got {limit}")
         tasks = tasks[: int(limit)]
-    if not tasks:
-        problems = "; ".join(f"{p.path}: {p.message}" for p in report.problems[:5])
-        raise TaskSelectionError(f"no tasks selected under {root}" + (f" ({problems})" if problems else ""))
     return tasks, report

@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from collabsim.redaction import redact_data
+
 CACHE_FORMAT = 1
 
 # Parameter names that never enter a cache key or a log (they may carry credentials).
@@ -154,7 +156,8 @@ class DiskCache:
         """Store ``entry`` atomically; return its file."""
         path = self.path_for(entry.key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        body = json.dumps({"format": CACHE_FORMAT, **asdict(entry)}, ensure_ascii=False, indent=1)
+        record = redact_data({"format": CACHE_FORMAT, **asdict(entry)})  # no credential on disk
+        body = json.dumps(record, ensure_ascii=False, indent=1)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:

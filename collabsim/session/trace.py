@@ -12,6 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from collabsim.redaction import Redactor
 from collabsim.session.events import TraceEvent
 
 
@@ -35,13 +36,14 @@ class TraceWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
+        self._redact = Redactor()  # credentials never reach a trace (collabsim/redaction.py)
         self.n_events = 0
 
     def write(self, event: TraceEvent) -> None:
         """Append one event as a line and flush it."""
         if self._fh is None:
             raise ValueError(f"trace writer for {self.path} is closed")
-        self._fh.write(event.to_json() + "\n")
+        self._fh.write(self._redact(event.to_json()) + "\n")
         self._fh.flush()
         self.n_events += 1
 

@@ -168,6 +168,17 @@ def reference_workflow_path(root: Path, dataset: str, metadata_id: int, qid: int
 # ---------------------------------------------------------------------------------- helpers
 
 
+def _unreadable_data(path: Path) -> str | None:
+    """Why a data file cannot be a table (empty, or binary with NUL bytes), else None."""
+    with path.open("rb") as fh:
+        head = fh.read(8192)
+    if not head.strip():
+        return "data file is empty"
+    if b"\x00" in head:
+        return "data file is binary, not text"
+    return None
+
+
 def _task_sort_key(task_id: str) -> tuple[str, int, int]:
     dataset, number, qid = task_id.split("/")
     return dataset, int(number), int(qid)
@@ -248,6 +259,9 @@ def _load_metadata(
         file_path = path.parent / name
         if not file_path.is_file():
             raise TaskLoadError(path, f"datasets[{i}].name", f"data file not found: {file_path}")
+        unreadable = _unreadable_data(file_path)
+        if unreadable:
+            raise TaskLoadError(path, f"datasets[{i}].name", f"{unreadable}: {file_path}")
         datasets.append(
             DatasetInfo(
                 name=name,

@@ -99,16 +99,16 @@ def test_folder_of_traces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 def test_errors_name_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "weird.json"
     bad.write_text(json.dumps({"hello": 1}), encoding="utf-8")
-    assert main(["dynamics", str(bad)]) == 1
+    assert main(["dynamics", str(bad)]) == 2
     assert "weird.json" in capsys.readouterr().err
     broken = tmp_path / "runs" / "x.jsonl"
     broken.parent.mkdir()
     broken.write_text('{"seq": 0}\n{"seq": 1}\n', encoding="utf-8")
-    assert main(["dynamics", str(tmp_path / "runs")]) == 1
+    assert main(["dynamics", str(tmp_path / "runs")]) == 2
     assert "x.jsonl" in capsys.readouterr().err
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert main(["dynamics", str(empty)]) == 1
+    assert main(["dynamics", str(empty)]) == 2
     assert "empty" in capsys.readouterr().err
-    assert main(["dynamics", str(tmp_path / "missing.json")]) == 1
+    assert main(["dynamics", str(tmp_path / "missing.json")]) == 2
     assert "missing.json" in capsys.readouterr().err

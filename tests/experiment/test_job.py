@@ -6,29 +6,30 @@ import json
 
 import pytest
 
+from collabsim.cli.run_app import compose_config
 from collabsim.experiment.job import run
 from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
 from collabsim.session.trace import read_trace
 
 
-def job_cfg(tmp_path, **run_overrides):
-    return {
-        "tasks": {"kind": "generated", "n_tasks": 2, "seed": 3, "root": str(tmp_path / "suite")},
-        "team": {"compositions": ["single", "DR"]},
-        "structure": {"names": ["default", "scaffolded"]},
-        "policy": {"name": "scripted", "agent": {"mistakes": {"wrong_ordinal": 0.5}}},
-        "seeds": [0, 1],
-        "clock": {},
-        "sandbox": {"wall_seconds": 10.0},
-        "run": {
-            "max_concurrency": 3,
-            "store": str(tmp_path / "store"),
-            "max_turns": 40,
-            "max_virtual_seconds": 7200,
-            "progress": False,
-            **run_overrides,
-        },
-    }
+def job_cfg(tmp_path, *overrides: str):
+    """The real configs/ composed as `collabsim run` does, with a small test grid."""
+    return compose_config(
+        [
+            "tasks.n_tasks=2",
+            "tasks.seed=3",
+            f"tasks.root={tmp_path / 'suite'}",
+            "team.compositions=[single,DR]",
+            "structure=default_and_scaffolded",
+            "policy.agent.mistakes.wrong_ordinal=0.5",
+            "seeds=[0,1]",
+            "sandbox.wall_seconds=10.0",
+            "run.max_concurrency=3",
+            f"run.store={tmp_path / 'store'}",
+            "run.progress=false",
+            *overrides,
+        ]
+    )
 
 
 def test_job_runs_every_session_and_reports_metrics(tmp_path):

@@ -1,0 +1,332 @@
+"""The typed schema of a job configuration: one object per config group option.
+
+``collabsim run`` composes ``configs/`` with Hydra and hands the resolved mapping to
+:func:`validate_job`, which checks the WHOLE configuration before anything is written and
+returns a :class:`JobSettings`: ``tasks`` becomes a :class:`GeneratedTasks` or a
+:class:`DiscoveryBenchTasks`, ``policy`` a :class:`ScriptedPolicy` or an :class:`LLMPolicy`,
+``tracking`` a :class:`NoTracking` or a :class:`WandbTracking`, and so on. A bad value raises
+:class:`SettingsError` whose one-line message names the setting (``run.max_concurrency``)
+and never echoes a credential.
+
+The team and structure names are checked against the one registry each:
+:data:`collabsim.experiment.plan.TEAM_COMPOSITIONS` and
+:data:`collabsim.session.structures.STRUCTURE_NAMES`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    NonNegativeInt,
+    PositiveFloat,
+    PositiveInt,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from collabsim.experiment.plan import TEAM_COMPOSITIONS
+from collabsim.llm.cache import is_secret_param
+from collabsim.participants.analysis import MistakeModel
+from collabsim.participants.team import team_from_dict
+from collabsim.session.clock import ClockSpec
+from collabsim.session.structures import STRUCTURE_NAMES, structure_from_dict
+
+
+class SettingsError(ValueError):
+    """A configuration value is invalid; the message is one line naming the setting."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ------------------------------------------------------------------------------- tasks
+
+
+class _TaskFilters(_Section):
+    limit: PositiveInt | None = None
+    ids: list[str] | None = None
+    datasets: list[str] | None = None
+
+
+class GeneratedTasks(_TaskFilters):
+    """``tasks=generated``: the built-in seeded suite (``root: null`` = the cache folder)."""
+
+    kind: Literal["generated"] = "generated"
+    n_tasks: PositiveInt = 38
+    seed: NonNegativeInt = 0
+    root: str | None = None
+
+
+class DiscoveryBenchTasks(_TaskFilters):
+    """``tasks=discoverybench``: tasks from a local DiscoveryBench copy at ``root``."""
+
+    kind: Literal["discoverybench"] = "discoverybench"
+    root: str
+
+    @field_validator("root")
+    @classmethod
+    def _root_given(cls, value: str) -> str:
+        if not value or value == "???":
+            raise ValueError("is required for tasks=discoverybench (tasks.root=/path/to/data)")
+        return value
+
+
+# ---------------------------------------------------------------------- team / structure
+
+TeamName = Literal[tuple(TEAM_COMPOSITIONS)]  # type: ignore[valid-type]
+StructureName = Literal[tuple(STRUCTURE_NAMES)]  # type: ignore[valid-type]
+
+
+class TeamSelection(_Section):
+    """``team=*``: the compositions to run and per-profile overrides."""
+
+    compositions: Annotated[list[TeamName], Field(min_length=1)]
+    profiles: dict[str, dict[str, Any]] = {}
+
+    @field_validator("profiles")
+    @classmethod
+    def _profiles_build(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for key, fields in value.items():
+            try:
+                team_from_dict({"collaborators": [{**fields, "key": key}]})
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{key}: {exc}") from None
+        return value
+
+
+class StructureSelection(_Section):
+    """``structure=*``: the structures to run and per-structure field overrides."""
+
+    names: Annotated[list[StructureName], Field(min_length=1)]
+    overrides: dict[StructureName, dict[str, Any]] = {}
+
+    @field_validator("overrides")
+    @classmethod
+    def _overrides_build(cls, value: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for name, fields in value.items():
+            try:
+                structure_from_dict({**fields, "name": name})
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name}: {exc}") from None
+        return value
+
+
+# -------------------------------------------------------------------------------- policy
+
+
+def _scripted_params(value: dict[str, Any]) -> dict[str, Any]:
+    """Check the mistake model of scripted parameters (other behaviour keys pass through)."""
+    mistakes = value.get("mistakes")
+    if mistakes is not None:
+        if not isinstance(mistakes, Mapping):
+            raise ValueError("mistakes must be a mapping of mistake kind -> probability")
+        MistakeModel.from_mapping(mistakes)
+        for kind, p in mistakes.items():
+            if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
+                raise ValueError(f"mistakes.{kind} must be a probability in [0, 1]")
+    return value
+
+
+ScriptedParams = Annotated[dict[str, Any], AfterValidator(_scripted_params)]
+
+
+class ScriptedPolicy(_Section):
+    """``policy=scripted``: deterministic offline policies."""
+
+    name: Literal["scripted"] = "scripted"
+    agent: ScriptedParams = {}
+    collaborator: ScriptedParams = {}
+
+
+class LLMPolicy(_Section):
+    """``policy=llm``: every participant driven by a model (set in the ``llm`` group)."""
+
+    name: Literal["llm"] = "llm"
+
+
+# ----------------------------------------------------------------------------------- llm
+
+
+class RoleModel(_Section):
+    """Model settings of one role (agent or collaborator)."""
+
+    model: Annotated[str, Field(min_length=1)]
+    temperature: Annotated[float, Field(ge=0)] = 0.0
+    max_tokens: PositiveInt = 1024
+    extra: dict[str, Any] = {}
+
+    @field_validator("extra")
+    @classmethod
+    def _no_credentials(cls, value: dict[str, Any]) -> dict[str, Any]:
+        secret = sorted(k for k in value if is_secret_param(str(k)))
+        if secret:
+            # Name the keys only: the values are credentials and must never be echoed.
+            raise ValueError(
+                f"must not carry credentials ({', '.join(secret)}); set the provider's "
+                "environment variable (e.g. OPENAI_API_KEY) instead"
+            )
+        return value
+
+
+class Budget(_Section):
+    """Per-session spending caps (null = no cap)."""
+
+    max_tokens: PositiveInt | None = None
+    max_usd: PositiveFloat | None = None
+
+
+class LLMConfig(_Section):
+    """``llm=*``: per-role models, the client and, for ``collabsim/scripted``, the
+    scripted policy the offline provider replays (as in ``policy=scripted``)."""
+
+    agent: RoleModel
+    collaborator: RoleModel
+    timeout_s: PositiveFloat = 60.0
+    max_retries: NonNegativeInt = 4
+    cache_dir: str | None = None
+    budget: Budget = Budget()
+    requests_per_minute: PositiveFloat | None = None
+    scripted_agent: ScriptedParams = {}
+    scripted_collaborator: ScriptedParams = {}
+
+
+# ------------------------------------------------------------------- tracking / run / sandbox
+
+
+class NoTracking(_Section):
+    """``tracking=none``."""
+
+    backend: Literal["none"] = "none"
+
+
+class WandbTracking(_Section):
+    """``tracking=wandb``: one wandb run per job, grouped by sweep."""
+
+    backend: Literal["wandb"] = "wandb"
+    project: Annotated[str, Field(min_length=1)] = "collabsim"
+    entity: str | None = None
+    mode: Literal["offline", "online", "disabled"] = "offline"
+    group: str | None = None
+
+
+class RunSettings(_Section):
+    """``run.*``: how the job runs (not part of any session's outcome)."""
+
+    max_concurrency: PositiveInt = 4
+    store: str | None = None
+    max_turns: PositiveInt = 40
+    max_virtual_seconds: PositiveFloat = 7200.0
+    show_sessions: bool = True
+    progress: bool = True
+
+    @field_validator("store")
+    @classmethod
+    def _store_is_a_writable_folder(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        path = Path(value).expanduser()
+        if path.exists() and not path.is_dir():
+            raise ValueError(f"{value} exists and is not a folder")
+        existing = path
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+            raise ValueError(f"cannot write under {existing}")
+        return value
+
+
+class SandboxSettings(_Section):
+    """``sandbox.*``: per-cell limits of the code sandbox."""
+
+    wall_seconds: PositiveFloat = 30.0
+    cpu_seconds: PositiveFloat = 30.0
+    memory_mb: PositiveInt = 2048
+    output_chars: PositiveInt = 4000
+    file_mb: PositiveInt = 50
+    disk_mb: PositiveInt = 256
+
+
+class JobSettings(_Section):
+    """A whole ``collabsim run`` configuration, validated."""
+
+    tasks: Annotated[GeneratedTasks | DiscoveryBenchTasks, Field(discriminator="kind")]
+    team: TeamSelection
+    structure: StructureSelection
+    policy: Annotated[ScriptedPolicy | LLMPolicy, Field(discriminator="name")]
+    llm: LLMConfig | None = None
+    tracking: Annotated[NoTracking | WandbTracking, Field(discriminator="backend")] = NoTracking()
+    seeds: Annotated[list[Annotated[StrictInt, Field(ge=0)]], Field(min_length=1)]
+    run: RunSettings = RunSettings()
+    clock: dict[str, Any] = {}
+    sandbox: SandboxSettings = SandboxSettings()
+
+    @model_validator(mode="after")
+    def _llm_policy_has_models(self) -> JobSettings:
+        if self.policy.name == "llm" and self.llm is None:
+            raise ValueError("llm: policy=llm needs the llm group (e.g. llm=scripted)")
+        return self
+
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _one_seed_is_a_list(cls, value: Any) -> Any:
+        # `seeds=3` on the command line means [3]; a string ("12") is refused, not split.
+        return [value] if isinstance(value, int) and not isinstance(value, bool) else value
+
+    @field_validator("clock")
+    @classmethod
+    def _clock_builds(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            ClockSpec(**value)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+
+# Fields holding a discriminated union: pydantic puts the tag into the error location.
+_UNION_FIELDS = frozenset({"tasks", "policy", "tracking"})
+
+
+def _setting_name(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc]
+    if len(parts) > 1 and parts[0] in _UNION_FIELDS:
+        parts.pop(1)
+    return ".".join(parts) or "config"
+
+
+def _one_error(err: ValidationError) -> str:
+    first = err.errors(include_url=False, include_input=False)[0]
+    name = _setting_name(tuple(first["loc"]))
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "extra_forbidden":
+        message = "unknown setting"
+    elif first["type"] == "missing":
+        message = "is required"
+    more = len(err.errors()) - 1
+    suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    return f"{name}: {message}{suffix}"
+
+
+def validate_job(cfg: Mapping[str, Any]) -> JobSettings:
+    """Validate a resolved job configuration (plain containers).
+
+    Keys Hydra adds (``hydra``) are ignored; everything else must match the schema.
+
+    Raises:
+        SettingsError: One line naming the first bad setting (and how many more there are).
+    """
+    data = {k: v for k, v in cfg.items() if k != "hydra"}
+    try:
+        return JobSettings.model_validate(data)
+    except ValidationError as err:
+        raise SettingsError(_one_error(err)) from None

@@ -1,0 +1,66 @@
+"""The typed job schema: what it accepts, and the one line it gives for what it refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from collabsim.cli.run_app import compose_config
+from collabsim.experiment.settings import SettingsError, validate_job
+
+SECRET = "sk-live-abcdefghijklmnop"
+
+
+@pytest.fixture(scope="module")
+def default_cfg():
+    return compose_config([])
+
+
+def with_(cfg, path, value):
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in cfg.items()}
+    section, _, key = path.partition(".")
+    if key:
+        out[section][key] = value
+    else:
+        out[section] = value
+    return out
+
+
+def test_the_default_config_validates_with_the_configured_values(default_cfg):
+    settings = validate_job(default_cfg)
+    assert settings.seeds == [0] and settings.run.max_concurrency == 4
+    assert settings.sandbox.disk_mb == 256
+    assert settings.llm is not None and settings.llm.scripted_agent["mistakes"]["ignore_teammate"] == 0.2
+
+
+def test_a_single_seed_is_a_list_but_a_string_is_never_split(default_cfg):
+    assert validate_job(with_(default_cfg, "seeds", 7)).seeds == [7]
+    for bad in ("12", [], ["1"], [True], -1):
+        with pytest.raises(SettingsError, match=r"^seeds"):
+            validate_job(with_(default_cfg, "seeds", bad))
+
+
+def test_errors_are_one_line_naming_the_first_setting_and_counting_the_rest(default_cfg):
+    cfg = with_(default_cfg, "run.max_turns", 0)
+    cfg["sandbox"]["memory_mb"] = -3
+    with pytest.raises(SettingsError) as err:
+        validate_job(cfg)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("run.max_turns: ") and message.endswith("(and 1 more problem)")
+
+
+def test_unknown_settings_and_unknown_names_are_refused(default_cfg):
+    with pytest.raises(SettingsError, match=r"^run.max_turn: unknown setting"):
+        validate_job(with_(default_cfg, "run.max_turn", 3))
+    with pytest.raises(SettingsError, match=r"^team.compositions.0: "):
+        validate_job(with_(default_cfg, "team", {"compositions": ["DRX"]}))
+    with pytest.raises(SettingsError, match=r"^tracking.mode: "):
+        validate_job(with_(default_cfg, "tracking", {"backend": "wandb", "mode": "loud"}))
+
+
+def test_credentials_are_refused_without_echoing_them(default_cfg):
+    cfg = with_(default_cfg, "llm.agent", {"model": "gpt-4o", "extra": {"api_key": SECRET}})
+    with pytest.raises(SettingsError) as err:
+        validate_job(cfg)
+    assert str(err.value).startswith("llm.agent.extra: must not carry credentials (api_key)")
+    assert SECRET not in str(err.value)
