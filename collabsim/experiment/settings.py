@@ -218,6 +218,7 @@ class WandbTracking(_Section):
     entity: str | None = None
     mode: Literal["offline", "online", "disabled"] = "offline"
     group: str | None = None
+    per_session: bool = False
 
 
 class RunSettings(_Section):

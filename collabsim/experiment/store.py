@@ -28,8 +28,8 @@ import os
 import shutil
 from pathlib import Path
 
+from collabsim.core.redaction import Redactor
 from collabsim.experiment.plan import SessionPlan
-from collabsim.redaction import Redactor
 from collabsim.session.results import SessionResult, write_json_atomic
 
 log = logging.getLogger(__name__)

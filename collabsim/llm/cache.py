@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from collabsim.redaction import redact_data
+from collabsim.core.redaction import redact_data
 
 CACHE_FORMAT = 1
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from collabsim.redaction import Redactor
+from collabsim.core.redaction import Redactor
 from collabsim.session.events import TraceEvent
 
 
@@ -36,7 +36,7 @@ class TraceWriter:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh: IO[str] | None = self.path.open("w", encoding="utf-8", newline="\n")
-        self._redact = Redactor()  # credentials never reach a trace (collabsim/redaction.py)
+        self._redact = Redactor()  # credentials never reach a trace (collabsim/core/redaction.py)
         self.n_events = 0
 
     def write(self, event: TraceEvent) -> None:

@@ -20,7 +20,8 @@ from collabsim.experiment.settings import (
 )
 from collabsim.session.structures import STRUCTURE_NAMES
 
-GROUPS = sorted(p.name for p in Path(CONFIG_DIR).iterdir() if p.is_dir())
+# configs/hydra/ holds options of Hydra's own groups (callbacks, launcher plugins), not ours.
+GROUPS = sorted(p.name for p in Path(CONFIG_DIR).iterdir() if p.is_dir() and p.name != "hydra")
 OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted(Path(CONFIG_DIR, g).glob("*.yaml"))]
 
 

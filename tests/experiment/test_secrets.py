@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collabsim.cli.run_app import compose_config
+from collabsim.core.redaction import REDACTED
 from collabsim.experiment.job import run
-from collabsim.redaction import REDACTED
 
 SECRET = "s3cr3t-value-from-the-environment-42"
 
