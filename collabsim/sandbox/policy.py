@@ -217,6 +217,8 @@ class AuditPolicy:
                     base = os.readlink(f"/proc/self/fd/{dir_fd}")
                 except OSError:
                     base = "/"
+                if not os.path.isabs(base):  # e.g. "socket:[123]": judge it as outside
+                    base = "/"
             path = os.path.join(base, path)
         return os.path.realpath(path)
 
@@ -245,7 +247,11 @@ class AuditPolicy:
         writing = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
         if isinstance(mode, str) and any(c in mode for c in "wax+"):
             writing = True
-        real = self._resolve(path)
+        self.check_open(path, writing)
+
+    def check_open(self, path: Any, writing: bool, dir_fd: Any = None) -> None:
+        """Raise unless ``path`` (relative to ``dir_fd`` if given) may be opened so."""
+        real = self._resolve(path, dir_fd)
         if real is None:
             return
         if writing:
@@ -253,6 +259,27 @@ class AuditPolicy:
                 self.deny("writing outside the working directory", str(path))
         elif not self.may_read(real):
             self.deny("reading files outside the working directory", str(path))
+
+    def guard_dir_fd(self) -> None:
+        """Check ``os.open(..., dir_fd=...)`` calls against the policy.
+
+        The ``open`` audit event does not carry ``dir_fd``, so a relative path would be judged
+        against the working directory (``os.open('1/cmdline', dir_fd=<fd of /proc>)`` passed
+        as ``<workdir>/1/cmdline``). ``os.open`` is wrapped to resolve ``dir_fd`` first;
+        ``posix.open`` stays unwrapped, which is why Landlock confines ``/proc`` as well.
+        """
+        real_open = os.open
+        policy = self
+
+        @functools.wraps(real_open)
+        def open_checked(
+            path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None
+        ) -> int:
+            if dir_fd is not None and not policy.internal:
+                policy.check_open(path, bool(flags & _WRITE_FLAGS), dir_fd)
+            return real_open(path, flags, mode, dir_fd=dir_fd)
+
+        os.open = open_checked  # type: ignore[assignment]
 
     def _on_read_dir(self, args: tuple[Any, ...]) -> None:
         path = args[0] if args else None
@@ -278,16 +305,11 @@ class AuditPolicy:
 
     # -- sockets, libraries, signals, limits --------------------------------------------
     def _on_socket_new(self, args: tuple[Any, ...]) -> None:
-        family = args[1] if len(args) > 1 else -1
-        if family != socket.AF_UNIX:
-            self.deny("network access", "socket creation")
+        # every family: AF_UNIX reaches named sockets of other programs (seccomp agrees)
+        self.deny("network access", "socket creation")
 
     def _on_socket_address(self, args: tuple[Any, ...]) -> None:
         address = args[1] if len(args) > 1 else None
-        if isinstance(address, (str, bytes)) and address and address[:1] not in ("\0", b"\0"):
-            real = self._resolve(address)
-            if real is not None and self.may_write(real):
-                return
         self.deny("network access", f"address {address!r}")
 
     def _on_dlopen(self, args: tuple[Any, ...]) -> None:
@@ -352,10 +374,21 @@ _ARCHES: dict[str, dict[str, Any]] = {
             425: "io_uring_setup",
             321: "bpf",
             246: "kexec_load",
+            160: "setrlimit",
+            438: "pidfd_getfd",
+            298: "perf_event_open",
+            323: "userfaultfd",
+            303: "name_to_handle_at",
+            304: "open_by_handle_at",
+            248: "add_key",
+            249: "request_key",
+            250: "keyctl",
         },
         "clone": 56,
         "clone3": 435,
         "socket": 41,
+        "socketpair": 53,
+        "prlimit64": 302,
     },
     "aarch64": {
         "audit_arch": 0xC00000B7,
@@ -375,10 +408,21 @@ _ARCHES: dict[str, dict[str, Any]] = {
             425: "io_uring_setup",
             280: "bpf",
             104: "kexec_load",
+            164: "setrlimit",
+            438: "pidfd_getfd",
+            241: "perf_event_open",
+            282: "userfaultfd",
+            264: "name_to_handle_at",
+            265: "open_by_handle_at",
+            217: "add_key",
+            218: "request_key",
+            219: "keyctl",
         },
         "clone": 220,
         "clone3": 435,
         "socket": 198,
+        "socketpair": 199,
+        "prlimit64": 261,
     },
 }
 
@@ -405,11 +449,25 @@ def _seccomp_program(arch: dict[str, Any]) -> list[tuple[int, int, int, int]]:
         (ret, 0, 0, _RET_ALLOW),
         (ret, 0, 0, eperm),
     ]
-    # socket: AF_UNIX only (domain, argument 0)
+    # socket: none at all. The worker's pipe to its parent is inherited, so no family is
+    # needed, and AF_UNIX would reach named sockets anywhere (Landlock does not cover them).
+    prog += [(jeq, 0, 1, arch["socket"]), (ret, 0, 0, eperm)]
+    # socketpair: AF_UNIX only (an anonymous pair reaches nothing outside the process)
     prog += [
-        (jeq, 0, 4, arch["socket"]),
+        (jeq, 0, 4, arch["socketpair"]),
         (ld_w_abs, 0, 0, 16),
         (jeq, 0, 1, socket.AF_UNIX),
+        (ret, 0, 0, _RET_ALLOW),
+        (ret, 0, 0, eperm),
+    ]
+    # prlimit64: reading limits only (new_limit, argument 2, must be NULL); the parent moves
+    # the CPU limit between cells, the worker can never raise (or lower) its own limits
+    prog += [
+        (jeq, 0, 6, arch["prlimit64"]),
+        (ld_w_abs, 0, 0, 32),  # low word of argument 2
+        (jeq, 0, 3, 0),
+        (ld_w_abs, 0, 0, 36),  # high word
+        (jeq, 0, 1, 0),
         (ret, 0, 0, _RET_ALLOW),
         (ret, 0, 0, eperm),
     ]
@@ -560,12 +618,17 @@ _CAP_VERSION_3 = 0x20080522
 _SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 
 
-def drop_capabilities() -> bool:
+def drop_capabilities(switch_user: Callable[[], None] | None = None) -> bool:
     """Drop every Linux capability (bounding, ambient, effective, permitted, inheritable).
 
-    The worker keeps its uid (the Python installation may live under a root-only home), but
-    without capabilities uid 0 no longer overrides file permissions, ptrace checks (reading
-    other processes' ``/proc/<pid>/environ``), or resource-limit ceilings.
+    Without capabilities uid 0 no longer overrides file permissions, ptrace checks (reading
+    other processes' ``/proc/<pid>/environ``), or resource-limit ceilings; files owned by
+    root stay readable to uid 0, which is why a root parent also switches the worker's uid.
+
+    Args:
+        switch_user: Called after the bounding set is emptied (that needs CAP_SETPCAP) and
+            before the remaining sets are cleared, e.g. to change the uid (which needs
+            CAP_SETUID); exceptions propagate.
 
     Returns:
         Whether the effective capability set is now empty.
@@ -573,11 +636,15 @@ def drop_capabilities() -> bool:
     libc = _libc()
     number = _SYS_CAPSET.get(platform.machine())
     if libc is None or number is None:
+        if switch_user is not None:
+            switch_user()
         return False
     for cap in range(64):
         if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == errno.EINVAL:
             break  # past the last capability this kernel knows
     libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if switch_user is not None:
+        switch_user()
     header = ctypes.create_string_buffer(struct.pack("Ii", _CAP_VERSION_3, 0), 8)
     data = ctypes.create_string_buffer(bytes(24), 24)  # two zeroed __user_cap_data_struct
     if libc.syscall(ctypes.c_long(number), header, data) != 0:

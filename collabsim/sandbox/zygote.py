@@ -28,7 +28,7 @@ import socket
 import sys
 from typing import Any
 
-WORKDIR_PREFIX = "collabsim-sbx-"
+from collabsim.sandbox.workdirs import WORKDIR_PREFIX
 
 
 def _warm_up(preload: tuple[str, ...] = ()) -> None:
@@ -112,9 +112,12 @@ class Zygote:
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
         from collabsim.sandbox.policy import prepare, python_read_roots
+        from collabsim.sandbox.privileges import expose_read_roots
 
         prepare()
         self.read_roots = python_read_roots()
+        # as root, workers get their own uid once the Python installation is reachable to it
+        self.unprivileged = expose_read_roots(self.read_roots)
 
     def run(self) -> None:
         """Serve spawn requests until the control socket closes."""
@@ -123,7 +126,8 @@ class Zygote:
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         from collabsim.sandbox import wire
 
-        wire.send_msg(self.ctrl, {"ok": True, "pid": os.getpid(), "ready": True})
+        hello = {"ok": True, "pid": os.getpid(), "ready": True, "unprivileged": self.unprivileged}
+        wire.send_msg(self.ctrl, hello)
         poller = select.poll()  # not select(): the inherited fd may be numbered above 1024
         poller.register(self.ctrl.fileno(), select.POLLIN)
         poller.register(self.wake_r, select.POLLIN)
@@ -196,7 +200,7 @@ class Zygote:
                 os.dup2(devnull, target)
             os.closerange(3, keep)
             os.closerange(keep + 1, 65536)
-            worker.run_worker(sock, workdir, limits, self.read_roots)
+            worker.run_worker(sock, workdir, limits, self.read_roots, self.unprivileged)
         finally:
             os._exit(70)
 

@@ -31,6 +31,7 @@ def test_exec_result_is_frozen_and_statuses_are_complete() -> None:
         "timeout",
         "memory_limit",
         "cpu_limit",
+        "disk_limit",
         "crashed",
         "blocked",
     }
