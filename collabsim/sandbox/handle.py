@@ -2,7 +2,10 @@
 
 Everything here runs in the trusted parent, so it holds even when the worker's own Python
 layer (audit hook, timers) has been subverted: the CPU limit is set from outside with
-``prlimit`` before each cell, and the CPU clock is read from ``/proc/<pid>/stat``.
+``prlimit`` before each cell, the CPU clock is read from ``/proc/<pid>/stat`` while a cell
+runs, and between cells the worker is stopped (SIGSTOP), so a thread left running by a cell
+cannot burn CPU unwatched (raising a lowered hard limit needs CAP_SYS_RESOURCE, which even
+root may lack in a container).
 """
 
 from __future__ import annotations
@@ -79,6 +82,21 @@ class WorkerHandle:
             if hard != resource.RLIM_INFINITY:
                 soft = min(soft, hard)
             resource.prlimit(self.pid, resource.RLIMIT_CPU, (soft, hard))
+
+    def pause(self) -> None:
+        """Stop the worker between cells (SIGSTOP): threads a cell left behind get no CPU."""
+        self._signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """Let a paused worker run again (SIGCONT)."""
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, signum: int) -> None:
+        with contextlib.suppress(OSError):
+            if self.pidfd is not None:
+                signal.pidfd_send_signal(self.pidfd, signum)
+            elif not self.dead:  # pragma: no cover - kernels without pidfd
+                os.kill(self.pid, signum)
 
     # -- messages -------------------------------------------------------------------------
     def send(self, msg: dict[str, Any], deadline: float) -> bool:

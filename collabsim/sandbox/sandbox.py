@@ -280,6 +280,7 @@ class Sandbox:
             cpu_start = worker.cpu_seconds()
             if cpu_start is not None:
                 worker.limit_cpu(cpu_start, self.limits.cpu_seconds)
+            worker.resume()
             self._cells += 1
             # a fresh random tag per request: a reply queued before the request (forged by an
             # earlier cell, or left over) cannot match it
@@ -291,6 +292,7 @@ class Sandbox:
             else:  # the worker is gone (or wedged): collect what is left, then restart it
                 msg = worker.receive(min(hard_deadline, time.monotonic() + 0.5)) or {"op": "eof"}
             if msg is not None and msg.get("op") is None:
+                worker.pause()
                 if msg.get("nonce") != nonce:
                     self._discard_worker(kill=True)
                     return self._result("", _FORGED, "crashed", False, start)
