@@ -108,6 +108,8 @@ class Zygote:
         self.ctrl = ctrl
         self.pid = os.getpid()
         self.workers: dict[int, tuple[socket.socket, str]] = {}
+        self.pidfds: dict[int, int] = {}  # pidfd -> pid of a live worker
+        self.poller = select.poll()  # not select(): the inherited fd may be numbered above 1024
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
@@ -121,18 +123,26 @@ class Zygote:
 
     def run(self) -> None:
         """Serve spawn requests until the control socket closes."""
-        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
-        signal.set_wakeup_fd(self.wake_w)
+        try:
+            os.close(os.pidfd_open(self.pid))
+        except (OSError, AttributeError):  # pragma: no cover - kernels without pidfds
+            # SIGCHLD wakes the loop instead. With pidfds it keeps its default action (no
+            # handler): workers are stopped and continued around every cell, and each of
+            # those would otherwise wake this process for nothing.
+            signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+            signal.set_wakeup_fd(self.wake_w)
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         from collabsim.sandbox import wire
 
         hello = {"ok": True, "pid": os.getpid(), "ready": True, "unprivileged": self.unprivileged}
         wire.send_msg(self.ctrl, hello)
-        poller = select.poll()  # not select(): the inherited fd may be numbered above 1024
+        poller = self.poller
         poller.register(self.ctrl.fileno(), select.POLLIN)
         poller.register(self.wake_r, select.POLLIN)
         while True:
             readable = [fd for fd, _ in poller.poll()]
+            if any(fd in self.pidfds for fd in readable):
+                self.reap()
             if self.wake_r in readable:
                 try:
                     while os.read(self.wake_r, 512):
@@ -176,7 +186,8 @@ class Zygote:
         self.workers[pid] = (sock, workdir)
         if pidfd >= 0:
             wire.send_msg(self.ctrl, {"ok": True, "pid": pid}, fds=(pidfd,))
-            os.close(pidfd)
+            self.pidfds[pidfd] = pid  # readable once the worker exits
+            self.poller.register(pidfd, select.POLLIN)
         else:  # pragma: no cover - kernels without pidfd
             wire.send_msg(self.ctrl, {"ok": True, "pid": pid})
 
@@ -215,6 +226,10 @@ class Zygote:
                 return
             if pid == 0:
                 return
+            for pidfd in [fd for fd, owner in self.pidfds.items() if owner == pid]:
+                del self.pidfds[pidfd]
+                self.poller.unregister(pidfd)
+                os.close(pidfd)
             entry = self.workers.pop(pid, None)
             if entry is None:
                 continue
