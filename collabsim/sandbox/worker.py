@@ -1,7 +1,8 @@
 """The sandbox worker: runs in a process forked from the zygote and executes cells.
 
 Set-up order matters: process group and parent-death signal, fds (done by the zygote), then
-environment, working directory, rlimits, Landlock, capability drop, seccomp, and finally the
+environment, working directory, rlimits, Landlock, capability drop (with the switch to the
+worker's own uid in the middle of it, when started as root), seccomp, and finally the
 audit hook (everything after it is user code or guarded internal work). The worker always
 leaves through ``os._exit``.
 """
@@ -23,13 +24,8 @@ import traceback
 from typing import Any, NoReturn
 
 from collabsim.sandbox import wire
-from collabsim.sandbox.policy import (
-    AuditPolicy,
-    PolicyViolation,
-    drop_capabilities,
-    install_landlock,
-    install_seccomp,
-)
+from collabsim.sandbox.kernel import drop_capabilities, install_landlock, install_seccomp
+from collabsim.sandbox.policy import AuditPolicy, PolicyViolation
 from collabsim.sandbox.privileges import become_unprivileged, worker_ids
 
 _PR_SET_PDEATHSIG = 1

@@ -113,7 +113,8 @@ class Zygote:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
-        from collabsim.sandbox.policy import prepare, python_read_roots
+        from collabsim.sandbox.kernel import prepare
+        from collabsim.sandbox.policy import python_read_roots
         from collabsim.sandbox.privileges import expose_read_roots
 
         prepare()
