@@ -176,7 +176,7 @@ def test_resource_limits_cannot_be_changed(sandbox: Sandbox, code: str) -> None:
 
 
 def test_cell_ignoring_its_cpu_signals_is_stopped_by_the_parent(hook: str) -> None:
-    limits = SandboxLimits(wall_seconds=30, cpu_seconds=1, memory_mb=512, output_chars=400)
+    limits = SandboxLimits(wall_seconds=60, cpu_seconds=1, memory_mb=512, output_chars=400)
     with _open(limits, hook) as sb:
         start = time.monotonic()
         result = sb.execute(
@@ -186,7 +186,7 @@ def test_cell_ignoring_its_cpu_signals_is_stopped_by_the_parent(hook: str) -> No
             "while True:\n    pass"
         )
         assert result.status == "cpu_limit", result
-        assert time.monotonic() - start < 25
+        assert time.monotonic() - start < 50
         assert sb.execute("print('back')").output == "back\n"
 
 
@@ -198,7 +198,8 @@ def _cpu_ticks(pid: int) -> int:
 def test_thread_left_burning_gets_no_cpu_between_cells_and_is_stopped_in_the_next(
     hook: str,
 ) -> None:
-    limits = SandboxLimits(wall_seconds=20, cpu_seconds=1, memory_mb=512, output_chars=400)
+    # generous wall limits: on a loaded machine a thread may get a small share of a core
+    limits = SandboxLimits(wall_seconds=90, cpu_seconds=1, memory_mb=512, output_chars=400)
     with _open(limits, hook) as sb:
         started = sb.execute(
             "import signal, threading\n"
@@ -215,9 +216,9 @@ def test_thread_left_burning_gets_no_cpu_between_cells_and_is_stopped_in_the_nex
         time.sleep(1.5)
         assert _cpu_ticks(pid) - before <= 2  # the worker is stopped between cells
         start = time.monotonic()
-        waiting = sb.execute("import time\ntime.sleep(15)")  # the thread burns meanwhile
+        waiting = sb.execute("import time\ntime.sleep(60)")  # the thread burns meanwhile
         assert waiting.status == "cpu_limit", waiting
-        assert time.monotonic() - start < 14
+        assert time.monotonic() - start < 55
         assert gone(pid), state_of(pid)
         assert sb.execute("print('fresh')").output == "fresh\n"
 
