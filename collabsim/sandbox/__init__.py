@@ -10,16 +10,21 @@ Design (see the module docstrings for details):
   numpy/pandas imported; each :class:`Sandbox` gets a worker forked from it (a few ms) that
   keeps a notebook-like namespace across cells.
 * Limits: wall clock per cell (soft interrupt in the worker, hard kill by the parent after a
-  grace period), CPU per cell (timer + RLIMIT_CPU backstop), address space (RLIMIT_AS:
-  ``memory_mb`` on top of the pre-loaded interpreter), file size, output size.
+  grace period), CPU per cell (timer in the worker; RLIMIT_CPU moved by the parent before each
+  cell and CPU watched by the parent; workers are stopped between cells), address space
+  (RLIMIT_AS: ``memory_mb`` on top of the pre-loaded interpreter), file size, disk use of the
+  session (``disk_mb``, checked by the parent after and during each cell), output size.
 * Isolation: scrubbed environment, private working directory, an audit-hook policy with
-  readable errors, and kernel layers (seccomp-BPF: no fork/exec/inet sockets; Landlock: file
-  system confined to the working directory plus read-only system/Python directories, no TCP,
-  no signals to other processes; all capabilities dropped). Workers die with their zygote (PR_SET_PDEATHSIG) and the
-  zygote with its parent (control socket EOF).
+  readable errors, and kernel layers (own uid/gid without groups when started as root;
+  seccomp-BPF: no fork/exec, no sockets, no changing rlimits; Landlock: file system confined
+  to the working directory plus read-only system/Python directories and the worker's own
+  ``/proc`` entry, no TCP, no signals to other processes; all capabilities dropped). Replies
+  carry a per-request nonce; stale working directories of killed runs are swept at start-up.
+  Workers die with their zygote (PR_SET_PDEATHSIG) and the zygote with its parent (control
+  socket EOF).
 * Failures are results, never exceptions: a cell that kills its worker is reported (status
-  ``timeout``/``cpu_limit``/``memory_limit``/``crashed``) and the next cell gets a fresh worker
-  (its namespace is lost, which the error says).
+  ``timeout``/``cpu_limit``/``memory_limit``/``disk_limit``/``crashed``) and the next cell
+  gets a fresh worker (its namespace is lost, which the error says).
 """
 
 from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-ExecStatus = Literal["ok", "error", "timeout", "memory_limit", "cpu_limit", "crashed", "blocked"]
+ExecStatus = Literal[
+    "ok", "error", "timeout", "memory_limit", "cpu_limit", "disk_limit", "crashed", "blocked"
+]
 """Outcome of one cell.
 
 * ``ok``: the cell ran to the end.
@@ -13,7 +15,10 @@ ExecStatus = Literal["ok", "error", "timeout", "memory_limit", "cpu_limit", "cra
 * ``timeout``: the cell exceeded ``SandboxLimits.wall_seconds``.
 * ``memory_limit``: an allocation exceeded ``SandboxLimits.memory_mb``.
 * ``cpu_limit``: the cell used more than ``SandboxLimits.cpu_seconds`` of CPU time.
-* ``crashed``: the worker process died (exit, abort, segfault ...).
+* ``disk_limit``: the session's files grew past ``SandboxLimits.disk_mb``; the worker was
+  killed and the files the session wrote were removed.
+* ``crashed``: the worker process died (exit, abort, segfault ...) or sent a reply that does
+  not belong to the cell.
 * ``blocked``: the cell attempted something the sandbox policy forbids (network, processes,
   writing outside the working directory, reading private files ...).
 """
@@ -24,6 +29,7 @@ EXEC_STATUSES: tuple[str, ...] = (
     "timeout",
     "memory_limit",
     "cpu_limit",
+    "disk_limit",
     "crashed",
     "blocked",
 )
@@ -41,6 +47,8 @@ class SandboxLimits:
         output_chars: Maximum characters of stdout+stderr kept per cell; longer output keeps
             its head and tail and says how much was cut.
         file_mb: Maximum size of any single file the code writes.
+        disk_mb: Disk space the session may add to its working directory (all files, on
+            top of the task files); checked after every cell and while a cell runs.
     """
 
     wall_seconds: float = 30.0
@@ -48,9 +56,17 @@ class SandboxLimits:
     memory_mb: int = 2048
     output_chars: int = 4000
     file_mb: int = 50
+    disk_mb: int = 256
 
     def __post_init__(self) -> None:
-        for name in ("wall_seconds", "cpu_seconds", "memory_mb", "output_chars", "file_mb"):
+        for name in (
+            "wall_seconds",
+            "cpu_seconds",
+            "memory_mb",
+            "output_chars",
+            "file_mb",
+            "disk_mb",
+        ):
             value = getattr(self, name)
             if not value > 0:
                 raise ValueError(f"SandboxLimits.{name} must be positive, got {value!r}")

@@ -1,34 +1,32 @@
-"""In-worker security policy, three layers deep.
+"""In-worker security policy: the audit-hook layer (the kernel layers are in ``kernel``).
 
-1. A ``sys.addaudithook`` guard gives readable errors for the common cases: network,
-   processes, files outside the working directory (writes anywhere, reads outside the Python
-   installation and system directories), native libraries through ctypes, resource limits,
-   signals to other processes.
-2. Audit hooks are not a security boundary (native code or a tampered hook bypasses them), so
-   the kernel enforces the essentials too: a seccomp-BPF filter refuses ``fork``/``exec``,
-   non-unix sockets and namespace/debugging syscalls (Linux x86-64/aarch64), and
-3. Landlock (Linux >= 5.13, unprivileged) confines the file system to the working directory
-   (full access) plus read-only system/Python directories, refuses TCP, and with ABI >= 6
-   keeps signals and abstract unix sockets inside the worker.
-4. All Linux capabilities are dropped, so a worker running as root no longer bypasses file
-   permissions, ptrace checks (other processes' ``/proc/<pid>/environ``) or rlimit ceilings.
-
-Layers 2-4 are best effort: when the kernel lacks them the worker still runs.
+1. A ``sys.addaudithook`` guard gives readable errors for the common cases: network (every
+   socket), processes, files outside the working directory (writes anywhere, reads outside
+   the Python installation and system directories, also through ``dir_fd``), native
+   libraries through ctypes, resource limits, signals to other processes.
+2. Audit hooks are not a security boundary (native code, or one line through
+   ``gc.get_objects()``, switches them off), so :mod:`collabsim.sandbox.kernel` enforces the
+   essentials again with seccomp-BPF, Landlock and an empty capability set, a root parent
+   runs each worker under its own uid (:mod:`collabsim.sandbox.privileges`), and the parent
+   enforces CPU, wall-clock and disk limits from outside (:mod:`collabsim.sandbox.handle`).
 """
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import functools
 import os
-import platform
-import socket
-import struct
 import sys
 import sysconfig
 from collections.abc import Callable
 from typing import Any
+
+# the kernel layers live in their own module; re-exported for existing imports
+from collabsim.sandbox.kernel import (
+    drop_capabilities,
+    install_landlock,
+    install_seccomp,
+    prepare,
+)
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 _SYSTEM_READ_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/etc", "/proc", "/sys", "/dev")
@@ -217,6 +215,8 @@ class AuditPolicy:
                     base = os.readlink(f"/proc/self/fd/{dir_fd}")
                 except OSError:
                     base = "/"
+                if not os.path.isabs(base):  # e.g. "socket:[123]": judge it as outside
+                    base = "/"
             path = os.path.join(base, path)
         return os.path.realpath(path)
 
@@ -245,7 +245,11 @@ class AuditPolicy:
         writing = isinstance(flags, int) and bool(flags & _WRITE_FLAGS)
         if isinstance(mode, str) and any(c in mode for c in "wax+"):
             writing = True
-        real = self._resolve(path)
+        self.check_open(path, writing)
+
+    def check_open(self, path: Any, writing: bool, dir_fd: Any = None) -> None:
+        """Raise unless ``path`` (relative to ``dir_fd`` if given) may be opened so."""
+        real = self._resolve(path, dir_fd)
         if real is None:
             return
         if writing:
@@ -253,6 +257,27 @@ class AuditPolicy:
                 self.deny("writing outside the working directory", str(path))
         elif not self.may_read(real):
             self.deny("reading files outside the working directory", str(path))
+
+    def guard_dir_fd(self) -> None:
+        """Check ``os.open(..., dir_fd=...)`` calls against the policy.
+
+        The ``open`` audit event does not carry ``dir_fd``, so a relative path would be judged
+        against the working directory (``os.open('1/cmdline', dir_fd=<fd of /proc>)`` passed
+        as ``<workdir>/1/cmdline``). ``os.open`` is wrapped to resolve ``dir_fd`` first;
+        ``posix.open`` stays unwrapped, which is why Landlock confines ``/proc`` as well.
+        """
+        real_open = os.open
+        policy = self
+
+        @functools.wraps(real_open)
+        def open_checked(
+            path: Any, flags: int, mode: int = 0o777, *, dir_fd: int | None = None
+        ) -> int:
+            if dir_fd is not None and not policy.internal:
+                policy.check_open(path, bool(flags & _WRITE_FLAGS), dir_fd)
+            return real_open(path, flags, mode, dir_fd=dir_fd)
+
+        os.open = open_checked  # type: ignore[assignment]
 
     def _on_read_dir(self, args: tuple[Any, ...]) -> None:
         path = args[0] if args else None
@@ -278,16 +303,11 @@ class AuditPolicy:
 
     # -- sockets, libraries, signals, limits --------------------------------------------
     def _on_socket_new(self, args: tuple[Any, ...]) -> None:
-        family = args[1] if len(args) > 1 else -1
-        if family != socket.AF_UNIX:
-            self.deny("network access", "socket creation")
+        # every family: AF_UNIX reaches named sockets of other programs (seccomp agrees)
+        self.deny("network access", "socket creation")
 
     def _on_socket_address(self, args: tuple[Any, ...]) -> None:
         address = args[1] if len(args) > 1 else None
-        if isinstance(address, (str, bytes)) and address and address[:1] not in ("\0", b"\0"):
-            real = self._resolve(address)
-            if real is not None and self.may_write(real):
-                return
         self.deny("network access", f"address {address!r}")
 
     def _on_dlopen(self, args: tuple[Any, ...]) -> None:
@@ -317,273 +337,12 @@ class AuditPolicy:
         if len(args) > 2 and args[2] is not None:
             self.deny("changing resource limits")
 
-
-# -- seccomp --------------------------------------------------------------------------------
-_PR_SET_NO_NEW_PRIVS = 38
-_PR_SET_SECCOMP = 22
-_SECCOMP_MODE_FILTER = 2
-_RET_ALLOW = 0x7FFF0000
-_RET_KILL_PROCESS = 0x80000000
-_CLONE_THREAD = 0x00010000
-
-
-def _ret_errno(err: int) -> int:
-    return 0x00050000 | (err & 0xFFFF)
-
-
-_ARCHES: dict[str, dict[str, Any]] = {
-    "x86_64": {
-        "audit_arch": 0xC000003E,
-        "x32_bit": 0x40000000,
-        "deny": {
-            57: "fork",
-            58: "vfork",
-            59: "execve",
-            322: "execveat",
-            101: "ptrace",
-            272: "unshare",
-            308: "setns",
-            165: "mount",
-            166: "umount2",
-            155: "pivot_root",
-            161: "chroot",
-            310: "process_vm_readv",
-            311: "process_vm_writev",
-            425: "io_uring_setup",
-            321: "bpf",
-            246: "kexec_load",
-        },
-        "clone": 56,
-        "clone3": 435,
-        "socket": 41,
-    },
-    "aarch64": {
-        "audit_arch": 0xC00000B7,
-        "x32_bit": None,
-        "deny": {
-            221: "execve",
-            281: "execveat",
-            117: "ptrace",
-            97: "unshare",
-            268: "setns",
-            40: "mount",
-            39: "umount2",
-            41: "pivot_root",
-            51: "chroot",
-            270: "process_vm_readv",
-            271: "process_vm_writev",
-            425: "io_uring_setup",
-            280: "bpf",
-            104: "kexec_load",
-        },
-        "clone": 220,
-        "clone3": 435,
-        "socket": 198,
-    },
-}
-
-
-def _seccomp_program(arch: dict[str, Any]) -> list[tuple[int, int, int, int]]:
-    ld_w_abs, jeq, jge, jset, ret = 0x20, 0x15, 0x35, 0x45, 0x06
-    eperm = _ret_errno(errno.EPERM)
-    prog: list[tuple[int, int, int, int]] = [
-        (ld_w_abs, 0, 0, 4),  # seccomp_data.arch
-        (jeq, 1, 0, arch["audit_arch"]),
-        (ret, 0, 0, _RET_KILL_PROCESS),
-        (ld_w_abs, 0, 0, 0),  # seccomp_data.nr
-    ]
-    if arch["x32_bit"] is not None:
-        prog += [(jge, 0, 1, arch["x32_bit"]), (ret, 0, 0, eperm)]
-    for nr in arch["deny"]:
-        prog += [(jeq, 0, 1, nr), (ret, 0, 0, eperm)]
-    prog += [(jeq, 0, 1, arch["clone3"]), (ret, 0, 0, _ret_errno(errno.ENOSYS))]
-    # clone: threads only (CLONE_THREAD in flags, argument 0)
-    prog += [
-        (jeq, 0, 4, arch["clone"]),
-        (ld_w_abs, 0, 0, 16),
-        (jset, 0, 1, _CLONE_THREAD),
-        (ret, 0, 0, _RET_ALLOW),
-        (ret, 0, 0, eperm),
-    ]
-    # socket: AF_UNIX only (domain, argument 0)
-    prog += [
-        (jeq, 0, 4, arch["socket"]),
-        (ld_w_abs, 0, 0, 16),
-        (jeq, 0, 1, socket.AF_UNIX),
-        (ret, 0, 0, _RET_ALLOW),
-        (ret, 0, 0, eperm),
-    ]
-    prog.append((ret, 0, 0, _RET_ALLOW))
-    return prog
-
-
-class _SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-@functools.cache
-def _libc() -> Any:
-    """The C library with errno tracking (``None`` when it cannot be loaded)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-    except OSError:  # pragma: no cover - static or exotic builds
-        return None
-    libc.syscall.restype = ctypes.c_long
-    return libc
-
-
-@functools.cache
-def _seccomp_bytes(machine: str) -> bytes:
-    return b"".join(struct.pack("HBBI", *ins) for ins in _seccomp_program(_ARCHES[machine]))
-
-
-def prepare() -> None:
-    """Build the ctypes objects once (called in the zygote, so workers start faster)."""
-    _libc()
-    if platform.machine() in _ARCHES:
-        _seccomp_bytes(platform.machine())
-
-
-def install_seccomp() -> bool:
-    """Install the seccomp filter in the calling process (Linux x86-64/aarch64 only).
-
-    Returns:
-        Whether the filter is active. Failure (unsupported platform, kernel refusal) is not
-        an error: the audit hook and rlimits still apply.
-    """
-    machine = platform.machine()
-    libc = _libc()
-    if machine not in _ARCHES or not sys.platform.startswith("linux") or libc is None:
-        return False
-    raw = _seccomp_bytes(machine)
-    filters = ctypes.create_string_buffer(raw, len(raw))
-    fprog = _SockFprog(len(raw) // 8, ctypes.cast(filters, ctypes.c_void_p))
-    try:
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return False
-        rc = libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0)
-    except AttributeError:  # pragma: no cover - libc without prctl
-        return False
-    return rc == 0
-
-
-# -- landlock -------------------------------------------------------------------------------
-_SYS_LANDLOCK = {"x86_64": (444, 445, 446), "aarch64": (444, 445, 446)}
-_LL_EXECUTE, _LL_WRITE_FILE, _LL_READ_FILE, _LL_READ_DIR = 1, 2, 4, 8
-_LL_IOCTL_DEV = 1 << 15
-_LL_RULE_PATH_BENEATH = 1
-_LL_NET_ALL = 0b11  # BIND_TCP | CONNECT_TCP
-_LL_SCOPE_ALL = 0b11  # abstract unix sockets | signals
-
-
-def _landlock_fs_mask(abi: int) -> int:
-    if abi >= 5:
-        return (1 << 16) - 1
-    if abi >= 3:
-        return (1 << 15) - 1
-    return (1 << 14) - 1 if abi == 2 else (1 << 13) - 1
-
-
-def install_landlock(workdir: str, read_roots: tuple[str, ...]) -> int:
-    """Confine the calling process's file system view with Landlock (Linux >= 5.13).
-
-    The working directory gets every right, ``read_roots`` read-only rights, ``/dev/null``
-    read/write; everything else is refused by the kernel. With ABI >= 4 TCP bind/connect
-    are refused, with ABI >= 6 signals and abstract unix sockets are scoped to the process.
-
-    Args:
-        workdir: Directory with full access.
-        read_roots: Directories that may be read (missing ones are skipped).
-
-    Returns:
-        The Landlock ABI version in force, or 0 when Landlock is unavailable.
-    """
-    numbers = _SYS_LANDLOCK.get(platform.machine())
-    if numbers is None or not sys.platform.startswith("linux"):
-        return 0
-    create, add_rule, restrict = numbers
-    libc = _libc()
-    if libc is None:
-        return 0
-    abi = libc.syscall(ctypes.c_long(create), None, ctypes.c_size_t(0), ctypes.c_uint32(1))
-    if abi < 1:
-        return 0
-    fs_mask = _landlock_fs_mask(abi)
-    fields = [fs_mask]
-    if abi >= 4:
-        fields.append(_LL_NET_ALL)
-    if abi >= 6:
-        fields.append(_LL_SCOPE_ALL)
-    attr = ctypes.create_string_buffer(struct.pack(f"{len(fields)}Q", *fields), 8 * len(fields))
-    ruleset = libc.syscall(
-        ctypes.c_long(create), attr, ctypes.c_size_t(8 * len(fields)), ctypes.c_uint32(0)
-    )
-    if ruleset < 0:
-        return 0
-    read_dir = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
-    rules = [(workdir, fs_mask)] + [(root, read_dir) for root in read_roots]
-    rules.append(("/dev/null", _LL_READ_FILE | _LL_WRITE_FILE | (fs_mask & _LL_IOCTL_DEV)))
-    try:
-        for path, access in rules:
-            try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue
-            try:
-                if not os.path.isdir(path):
-                    access &= (
-                        _LL_EXECUTE | _LL_READ_FILE | _LL_WRITE_FILE | _LL_IOCTL_DEV | (1 << 14)
-                    )
-                rule = ctypes.create_string_buffer(struct.pack("=Qi", access & fs_mask, fd), 12)
-                libc.syscall(
-                    ctypes.c_long(add_rule),
-                    ctypes.c_int(ruleset),
-                    ctypes.c_int(_LL_RULE_PATH_BENEATH),
-                    rule,
-                    ctypes.c_uint32(0),
-                )
-            finally:
-                os.close(fd)
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            return 0
-        rc = libc.syscall(ctypes.c_long(restrict), ctypes.c_int(ruleset), ctypes.c_uint32(0))
-    finally:
-        os.close(ruleset)
-    return abi if rc == 0 else 0
-
-
-# -- capabilities -----------------------------------------------------------------------------
-_PR_CAPBSET_DROP = 24
-_PR_CAP_AMBIENT = 47
-_PR_CAP_AMBIENT_CLEAR_ALL = 4
-_CAP_VERSION_3 = 0x20080522
-_SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
-
-
-def drop_capabilities() -> bool:
-    """Drop every Linux capability (bounding, ambient, effective, permitted, inheritable).
-
-    The worker keeps its uid (the Python installation may live under a root-only home), but
-    without capabilities uid 0 no longer overrides file permissions, ptrace checks (reading
-    other processes' ``/proc/<pid>/environ``), or resource-limit ceilings.
-
-    Returns:
-        Whether the effective capability set is now empty.
-    """
-    libc = _libc()
-    number = _SYS_CAPSET.get(platform.machine())
-    if libc is None or number is None:
-        return False
-    for cap in range(64):
-        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == errno.EINVAL:
-            break  # past the last capability this kernel knows
-    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
-    header = ctypes.create_string_buffer(struct.pack("Ii", _CAP_VERSION_3, 0), 8)
-    data = ctypes.create_string_buffer(bytes(24), 24)  # two zeroed __user_cap_data_struct
-    if libc.syscall(ctypes.c_long(number), header, data) != 0:
-        return False
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith("CapEff:"):
-                return int(line.split()[1], 16) == 0
-    return False  # pragma: no cover - /proc always reports CapEff
+__all__ = [
+    "AuditPolicy",
+    "PolicyViolation",
+    "drop_capabilities",
+    "install_landlock",
+    "install_seccomp",
+    "prepare",
+    "python_read_roots",
+]

@@ -10,13 +10,11 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import weakref
@@ -25,19 +23,23 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.sandbox import wire
+from collabsim.sandbox.handle import WorkerHandle
 from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
+from collabsim.sandbox.workdirs import disk_usage, make_workdir, sweep_once
 from collabsim.sandbox.worker import clean_env
-from collabsim.sandbox.zygote import WORKDIR_PREFIX
 
 _DEFAULT_LIMITS = SandboxLimits()
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _ZYGOTE_START_TIMEOUT = 120.0
 _SPAWN_TIMEOUT = 30.0
-_DEATH_REPORT_WAIT = 2.0
 MAX_CODE_CHARS = 1_000_000
 """Longest cell :meth:`Sandbox.execute` accepts (longer ones give an ``error`` result)."""
 _RESTART_NOTE = (
     "The Python process was restarted: variables and imports from earlier cells are lost."
+)
+_FORGED = (
+    "The sandbox worker sent a reply that does not belong to this cell (written to its "
+    f"socket by earlier code?); the process was killed. {_RESTART_NOTE}"
 )
 
 
@@ -85,11 +87,12 @@ class _ZygoteClient:
             raise SandboxError(str(hello.get("error", "sandbox zygote did not start")))
         parent_sock.settimeout(_SPAWN_TIMEOUT)
         self.pid = int(hello["pid"])
+        self.unprivileged = bool(hello.get("unprivileged"))
 
     def alive(self) -> bool:
         return self.proc.poll() is None and self.sock.fileno() >= 0
 
-    def spawn(self, workdir: Path, limits: SandboxLimits) -> _Worker:
+    def spawn(self, workdir: Path, limits: SandboxLimits) -> WorkerHandle:
         """Fork a worker for ``workdir``."""
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -107,7 +110,7 @@ class _ZygoteClient:
                 os.close(fd)
             ours.close()
             raise SandboxError(str(reply.get("error", "worker spawn failed")))
-        return _Worker(int(reply["pid"]), fds[0] if fds else None, ours)
+        return WorkerHandle(int(reply["pid"]), fds[0] if fds else None, ours)
 
     def close(self) -> None:
         """Ask the zygote to kill its workers and exit, then close the control socket."""
@@ -181,112 +184,6 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-# -- worker handle -------------------------------------------------------------------------
-class _Worker:
-    """Parent-side handle of one worker process."""
-
-    def __init__(self, pid: int, pidfd: int | None, sock: socket.socket) -> None:
-        self.pid = pid
-        self.pidfd = pidfd
-        self.sock = sock
-        self.buffer = wire.FrameBuffer()
-        self.dead = False
-        self.eof = False
-        sock.setblocking(False)
-
-    def send(self, msg: dict[str, Any], deadline: float) -> bool:
-        """Send ``msg``; returns False if the worker is gone or not reading."""
-        data = memoryview(wire.encode(msg))
-        while data:
-            try:
-                sent = self.sock.send(data)
-                data = data[sent:]
-            except BlockingIOError:
-                timeout = deadline - time.monotonic()
-                if timeout <= 0:
-                    return False
-                _wait_for(self.sock.fileno(), select.POLLOUT, timeout)
-            except OSError:
-                return False
-        return True
-
-    def receive(self, deadline: float) -> dict[str, Any] | None:
-        """Return the next message, ``{"op": "eof"}`` or ``None`` on timeout.
-
-        When the worker dies, waits a little for the zygote's ``exit_status`` report.
-        """
-        poller = select.poll()
-        poller.register(self.sock, select.POLLIN)
-        if self.pidfd is not None and not self.dead:
-            poller.register(self.pidfd, select.POLLIN)
-        died_at: float | None = None
-        while True:
-            try:
-                msg = self.buffer.pop()
-            except wire.WireError:
-                return {"op": "eof"}
-            if msg is not None:
-                return msg if isinstance(msg, dict) else {"op": "garbage"}
-            if self.eof:
-                return {"op": "eof"}
-            now = time.monotonic()
-            limit = deadline if died_at is None else min(deadline, died_at + _DEATH_REPORT_WAIT)
-            if died_at is not None:
-                limit = died_at + _DEATH_REPORT_WAIT
-            if now >= limit:
-                return None if died_at is None else {"op": "eof"}
-            for fd, _event in poller.poll(max(1, int((limit - now) * 1000))):
-                if fd == self.pidfd:
-                    self.dead = True
-                    died_at = time.monotonic()
-                    poller.unregister(self.pidfd)
-                    continue
-                try:
-                    data = self.sock.recv(1 << 16)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    data = b""
-                if data:
-                    self.buffer.feed(data)
-                else:
-                    self.eof = True
-
-    def kill(self, want_report: bool = False) -> dict[str, Any] | None:
-        """SIGKILL the worker and wait until it has exited.
-
-        Args:
-            want_report: Also wait (briefly) for the zygote's exit report and return it.
-        """
-        try:
-            if self.pidfd is not None:
-                signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
-            elif not self.dead:  # pragma: no cover - kernels without pidfd
-                os.kill(self.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        deadline = time.monotonic() + _DEATH_REPORT_WAIT
-        if self.pidfd is not None and not want_report:
-            if not self.dead:
-                _wait_for(self.pidfd, select.POLLIN, _DEATH_REPORT_WAIT)
-                self.dead = True
-            return None
-        report = None
-        while not self.eof and time.monotonic() < deadline:
-            msg = self.receive(deadline)
-            if msg is None:
-                break
-            if msg.get("op") == "exit_status":
-                report = msg
-        return report
-
-    def close(self) -> None:
-        self.sock.close()
-        if self.pidfd is not None:
-            os.close(self.pidfd)
-            self.pidfd = None
-
-
 # -- Sandbox -------------------------------------------------------------------------------
 _live: weakref.WeakSet[Sandbox] = weakref.WeakSet()
 
@@ -316,10 +213,13 @@ class Sandbox:
         self._lock = threading.RLock()
         self._closed = False
         self._cells = 0
-        self._worker: _Worker | None = None
-        self._workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
+        self._worker: WorkerHandle | None = None
+        self._files = tuple(Path(f) for f in files)
+        sweep_once()  # workdirs left by killed runs
+        self._workdir = make_workdir()
         try:
-            self._populate(files)
+            self._populate(self._files)
+            self._disk_base = disk_usage(self._workdir)
             self._worker = self._spawn()
         except BaseException:
             self._closed = True
@@ -377,14 +277,33 @@ class Sandbox:
             hard_deadline = (
                 time.monotonic() + self.limits.wall_seconds + _grace(self.limits.wall_seconds)
             )
-            msg: dict[str, Any] | None
+            cpu_start = worker.cpu_seconds()
+            if cpu_start is not None:
+                worker.limit_cpu(cpu_start, self.limits.cpu_seconds)
+            worker.resume()
             self._cells += 1
-            if worker.send({"op": "exec", "code": code, "cell": self._cells}, hard_deadline):
-                msg = worker.receive(hard_deadline)
+            # a fresh random tag per request: a reply queued before the request (forged by an
+            # earlier cell, or left over) cannot match it
+            nonce = os.urandom(8).hex()
+            request = {"op": "exec", "code": code, "cell": self._cells, "nonce": nonce}
+            msg: dict[str, Any] | None
+            if worker.send(request, hard_deadline):
+                msg = worker.receive(hard_deadline, lambda: self._watch(worker, cpu_start))
             else:  # the worker is gone (or wedged): collect what is left, then restart it
                 msg = worker.receive(min(hard_deadline, time.monotonic() + 0.5)) or {"op": "eof"}
             if msg is not None and msg.get("op") is None:
+                worker.pause()
+                if msg.get("nonce") != nonce:
+                    self._discard_worker(kill=True)
+                    return self._result("", _FORGED, "crashed", False, start)
+                if self._over_disk_quota():
+                    return self._disk_limit(start)
                 return self._from_worker(msg, start)
+            if msg is not None and msg.get("op") == "watch":
+                self._discard_worker(kill=True)
+                if msg["status"] == "disk_limit":
+                    return self._disk_limit(start)
+                return self._result("", self._cpu_error(), "cpu_limit", False, start)
             if msg is None:  # hard wall-clock timeout: the worker ignored the soft interrupt
                 self._discard_worker(kill=True)
                 error = (
@@ -392,16 +311,15 @@ class Sandbox:
                     f"{self.limits.wall_seconds:g} s and was killed. {_RESTART_NOTE}"
                 )
                 return self._result("", error, "timeout", False, start)
-            report = msg if msg.get("op") == "exit_status" else None
-            if report is None and msg.get("op") == "setup_failed":
+            if msg.get("op") == "setup_failed":
                 detail = f"sandbox worker set-up failed: {msg.get('error')}"
                 self._discard_worker(kill=True)
                 return self._result("", detail, "crashed", False, start)
-            if report is None:
-                report = self._discard_worker(kill=True, want_report=True)
-            else:
-                self._discard_worker(kill=False)
-            status, error = self._classify_death(report)
+            report = self._discard_worker(kill=True, want_report=msg.get("op") != "exit_status")
+            report = msg if msg.get("op") == "exit_status" else report
+            if self._over_disk_quota():
+                return self._disk_limit(start)
+            status, error = self._classify_death(report, cpu_start)
             return self._result("", error, status, False, start)
 
     def close(self) -> None:
@@ -442,11 +360,12 @@ class Sandbox:
             dst = self._workdir / src.name
             if src.is_dir():
                 shutil.copytree(src, dst)
+                _readable_by_all(dst)
             else:
                 shutil.copyfile(src, dst)
                 os.chmod(dst, 0o444)
 
-    def _spawn(self) -> _Worker:
+    def _spawn(self) -> WorkerHandle:
         try:
             return _zygote().spawn(self._workdir, self.limits)
         except (OSError, wire.WireError):
@@ -475,18 +394,54 @@ class Sandbox:
             output, truncated = output[:cap], True
         return self._result(output, error, status, truncated, start)
 
-    def _classify_death(self, report: dict[str, Any] | None) -> tuple[ExecStatus, str]:
+    def _watch(self, worker: WorkerHandle, cpu_start: float | None) -> dict[str, Any] | None:
+        """Checks made from outside while a cell runs (they hold without the audit hook)."""
+        if cpu_start is not None:
+            used = worker.cpu_seconds()
+            if used is not None and used - cpu_start > self.limits.cpu_seconds + 1.0:
+                return {"op": "watch", "status": "cpu_limit"}
+        if self._over_disk_quota():
+            return {"op": "watch", "status": "disk_limit"}
+        return None
+
+    def _over_disk_quota(self) -> bool:
+        added = disk_usage(self._workdir) - self._disk_base
+        return added > self.limits.disk_mb * 1024 * 1024
+
+    def _disk_limit(self, start: float) -> ExecResult:
+        """Kill the worker and restore the working directory to the task files."""
+        self._discard_worker(kill=True)
+        for entry in list(self._workdir.iterdir()):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        self._populate(self._files)
+        self._disk_base = disk_usage(self._workdir)
+        error = (
+            f"DiskQuotaExceeded: the session's files grew past the disk limit of "
+            f"{self.limits.disk_mb} MB; the process was killed and the working directory "
+            f"was reset to the task files. {_RESTART_NOTE}"
+        )
+        return self._result("", error, "disk_limit", False, start)
+
+    def _cpu_error(self) -> str:
+        return (
+            f"CpuLimitExceeded: the cell used more than {self.limits.cpu_seconds:g} s of "
+            f"CPU time and the process was killed. {_RESTART_NOTE}"
+        )
+
+    def _classify_death(
+        self, report: dict[str, Any] | None, cpu_start: float | None = None
+    ) -> tuple[ExecStatus, str]:
         if report is None:
             return "crashed", f"The Python process died unexpectedly. {_RESTART_NOTE}"
         sig = report.get("signal")
         code = report.get("exitcode")
-        cpu = float(report.get("cpu_seconds") or 0.0)
+        cpu = float(report.get("cpu_seconds") or 0.0) - (cpu_start or 0.0)
         rss_mb = float(report.get("maxrss_kb") or 0) / 1024
         if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= self.limits.cpu_seconds):
-            return "cpu_limit", (
-                f"CpuLimitExceeded: the cell used more than {self.limits.cpu_seconds:g} s of "
-                f"CPU time and the process was killed. {_RESTART_NOTE}"
-            )
+            return "cpu_limit", self._cpu_error()
         if sig == signal.SIGKILL and rss_mb >= 0.5 * self.limits.memory_mb:
             return "memory_limit", (
                 f"MemoryError: the process was killed after using about {rss_mb:.0f} MB "
@@ -513,11 +468,14 @@ class Sandbox:
         )
 
 
-def _wait_for(fd: int, events: int, timeout: float) -> bool:
-    """Wait until ``fd`` is ready (poll, so fds above 1024 work); returns readiness."""
-    poller = select.poll()
-    poller.register(fd, events)
-    return bool(poller.poll(max(0, int(timeout * 1000))))
+def _readable_by_all(root: Path) -> None:
+    """Let an unprivileged worker read a copied folder (the workdir itself stays 0700)."""
+    os.chmod(root, 0o755)
+    for folder, dirs, names in os.walk(root):
+        for name in dirs:
+            os.chmod(os.path.join(folder, name), 0o755)
+        for name in names:
+            os.chmod(os.path.join(folder, name), 0o444)
 
 
 def _grace(wall_seconds: float) -> float:

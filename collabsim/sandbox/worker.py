@@ -1,7 +1,8 @@
 """The sandbox worker: runs in a process forked from the zygote and executes cells.
 
 Set-up order matters: process group and parent-death signal, fds (done by the zygote), then
-environment, working directory, rlimits, Landlock, capability drop, seccomp, and finally the
+environment, working directory, rlimits, Landlock, capability drop (with the switch to the
+worker's own uid in the middle of it, when started as root), seccomp, and finally the
 audit hook (everything after it is user code or guarded internal work). The worker always
 leaves through ``os._exit``.
 """
@@ -14,7 +15,6 @@ import contextlib
 import ctypes
 import io
 import linecache
-import math
 import os
 import resource
 import signal
@@ -24,13 +24,9 @@ import traceback
 from typing import Any, NoReturn
 
 from collabsim.sandbox import wire
-from collabsim.sandbox.policy import (
-    AuditPolicy,
-    PolicyViolation,
-    drop_capabilities,
-    install_landlock,
-    install_seccomp,
-)
+from collabsim.sandbox.kernel import drop_capabilities, install_landlock, install_seccomp
+from collabsim.sandbox.policy import AuditPolicy, PolicyViolation
+from collabsim.sandbox.privileges import become_unprivileged, worker_ids
 
 _PR_SET_PDEATHSIG = 1
 _TRACEBACK_LINES = 12
@@ -138,8 +134,15 @@ class Worker:
         self.layers: dict[str, int] = {}
 
     # -- set-up ---------------------------------------------------------------------------
-    def setup(self, read_roots: tuple[str, ...]) -> None:
-        """Confine the process; the audit hook is installed last."""
+    def setup(self, read_roots: tuple[str, ...], unprivileged: bool = False) -> None:
+        """Confine the process; the audit hook is installed last.
+
+        Args:
+            read_roots: Directories of the Python installation (read-only access).
+            unprivileged: Switch to the worker's own uid/gid (the zygote runs as root and has
+                made the Python installation reachable for other users).
+        """
+        zygote = os.getppid()
         os.environ.clear()
         os.environ.update(clean_env(self.workdir))
         os.chdir(self.workdir)
@@ -154,8 +157,22 @@ class Worker:
         _set_limit(resource.RLIMIT_NOFILE, 256)
         _set_limit(resource.RLIMIT_AS, _address_space() + int(self.limits["memory_mb"]) * 2**20)
         policy = AuditPolicy(self.workdir, read_roots)
-        self.layers["landlock"] = install_landlock(self.workdir, policy.read_roots[1:])
-        self.layers["capabilities_dropped"] = int(drop_capabilities())
+        uid, gid = worker_ids(os.getpid()) if unprivileged else (os.getuid(), os.getgid())
+        if unprivileged:
+            os.chown(self.workdir, uid, gid)
+            os.chmod(self.workdir, 0o700)
+        self.layers["landlock"] = install_landlock(self.workdir, _landlock_roots(policy))
+
+        def switch_user() -> None:
+            if not unprivileged:
+                return
+            become_unprivileged(uid, gid)
+            set_parent_death_signal()  # a uid change clears it
+            if os.getppid() != zygote:
+                os._exit(1)
+
+        self.layers["capabilities_dropped"] = int(drop_capabilities(switch_user))
+        self.layers["uid"] = os.getuid()
         self.layers["seccomp"] = int(install_seccomp())
         sys.path[:] = [p for p in sys.path if p and policy.may_read(os.path.realpath(p))]
         import random
@@ -173,6 +190,7 @@ class Worker:
             "np": np,
         }
         self.policy = policy
+        policy.guard_dir_fd()
         sys.addaudithook(policy.hook)
 
     # -- loop -----------------------------------------------------------------------------
@@ -188,6 +206,7 @@ class Worker:
             cell = msg.get("cell")
             self.cell = cell - 1 if isinstance(cell, int) else self.cell
             reply = self.run_cell(str(msg.get("code", "")))
+            reply["nonce"] = msg.get("nonce")  # the parent drops replies of other requests
             self._internal(lambda reply=reply: wire.send_msg(self.sock, reply))
 
     def _internal(self, fn: Any) -> Any:
@@ -237,10 +256,8 @@ class Worker:
 
     # -- limits ---------------------------------------------------------------------------
     def _arm(self) -> None:
+        # RLIMIT_CPU is moved by the parent before each cell (seccomp forbids it here)
         cpu = float(self.limits["cpu_seconds"])
-        used = sum(os.times()[:2])
-        backstop = math.ceil(used + cpu) + 2  # the ITIMER_PROF interrupt comes first
-        self._internal(lambda: _set_cpu_backstop(backstop))
         signal.setitimer(signal.ITIMER_PROF, cpu)
         signal.setitimer(signal.ITIMER_REAL, float(self.limits["wall_seconds"]))
 
@@ -348,16 +365,17 @@ def _set_limit(which: int, value: int) -> None:
             resource.setrlimit(which, (capped, hard))
 
 
-def _set_cpu_backstop(seconds: int) -> None:
-    """CPU backstop for the current cell: SIGXCPU (default action: terminate) at ``seconds``.
+def _landlock_roots(policy: AuditPolicy) -> tuple[str, ...]:
+    """Read-only Landlock roots: ``/proc`` narrowed to this process and a few global files.
 
-    Only the soft limit moves (no privilege needed); the hard limit stays where it was.
+    ``/proc/<other pid>`` (command lines, maps) stays readable to any uid by file mode, so the
+    kernel layer rather than the audit hook must keep other processes out of sight.
     """
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    if hard != resource.RLIM_INFINITY:
-        seconds = min(seconds, hard)
-    with contextlib.suppress(ValueError, OSError):
-        resource.setrlimit(resource.RLIMIT_CPU, (seconds, hard))
+    proc = (f"/proc/{os.getpid()}", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat")
+    roots: list[str] = []
+    for root in policy.read_roots[1:]:
+        roots.extend(proc if root == "/proc" else (root,))
+    return tuple(roots)
 
 
 def set_parent_death_signal() -> None:
@@ -370,12 +388,16 @@ def set_parent_death_signal() -> None:
 
 
 def run_worker(
-    sock: socket.socket, workdir: str, limits: dict[str, Any], read_roots: tuple[str, ...]
+    sock: socket.socket,
+    workdir: str,
+    limits: dict[str, Any],
+    read_roots: tuple[str, ...],
+    unprivileged: bool = False,
 ) -> NoReturn:
     """Entry point in the freshly forked child: set up, then serve forever."""
     worker = Worker(sock, workdir, limits)
     try:
-        worker.setup(read_roots)
+        worker.setup(read_roots, unprivileged)
     except BaseException as exc:  # noqa: BLE001 - report any set-up failure to the parent
         try:
             wire.send_msg(sock, {"op": "setup_failed", "error": f"{type(exc).__name__}: {exc}"})

@@ -28,7 +28,7 @@ import socket
 import sys
 from typing import Any
 
-WORKDIR_PREFIX = "collabsim-sbx-"
+from collabsim.sandbox.workdirs import WORKDIR_PREFIX
 
 
 def _warm_up(preload: tuple[str, ...] = ()) -> None:
@@ -109,27 +109,42 @@ class Zygote:
         self.ctrl = ctrl
         self.pid = os.getpid()
         self.workers: dict[int, tuple[socket.socket, str]] = {}
+        self.pidfds: dict[int, int] = {}  # pidfd -> pid of a live worker
+        self.poller = select.poll()  # not select(): the inherited fd may be numbered above 1024
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
-        from collabsim.sandbox.policy import prepare, python_read_roots
+        from collabsim.sandbox.kernel import prepare
+        from collabsim.sandbox.policy import python_read_roots
+        from collabsim.sandbox.privileges import expose_read_roots
 
         prepare()
         self.read_roots = python_read_roots()
+        # as root, workers get their own uid once the Python installation is reachable to it
+        self.unprivileged = expose_read_roots(self.read_roots)
 
     def run(self) -> None:
         """Serve spawn requests until the control socket closes."""
-        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
-        signal.set_wakeup_fd(self.wake_w)
+        try:
+            os.close(os.pidfd_open(self.pid))
+        except (OSError, AttributeError):  # pragma: no cover - kernels without pidfds
+            # SIGCHLD wakes the loop instead. With pidfds it keeps its default action (no
+            # handler): workers are stopped and continued around every cell, and each of
+            # those would otherwise wake this process for nothing.
+            signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+            signal.set_wakeup_fd(self.wake_w)
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         from collabsim.sandbox import wire
 
-        wire.send_msg(self.ctrl, {"ok": True, "pid": os.getpid(), "ready": True})
-        poller = select.poll()  # not select(): the inherited fd may be numbered above 1024
+        hello = {"ok": True, "pid": os.getpid(), "ready": True, "unprivileged": self.unprivileged}
+        wire.send_msg(self.ctrl, hello)
+        poller = self.poller
         poller.register(self.ctrl.fileno(), select.POLLIN)
         poller.register(self.wake_r, select.POLLIN)
         while True:
             readable = [fd for fd, _ in poller.poll()]
+            if any(fd in self.pidfds for fd in readable):
+                self.reap()
             if self.wake_r in readable:
                 try:
                     while os.read(self.wake_r, 512):
@@ -173,7 +188,8 @@ class Zygote:
         self.workers[pid] = (sock, workdir)
         if pidfd >= 0:
             wire.send_msg(self.ctrl, {"ok": True, "pid": pid}, fds=(pidfd,))
-            os.close(pidfd)
+            self.pidfds[pidfd] = pid  # readable once the worker exits
+            self.poller.register(pidfd, select.POLLIN)
         else:  # pragma: no cover - kernels without pidfd
             wire.send_msg(self.ctrl, {"ok": True, "pid": pid})
 
@@ -197,7 +213,7 @@ class Zygote:
                 os.dup2(devnull, target)
             os.closerange(3, keep)
             os.closerange(keep + 1, 65536)
-            worker.run_worker(sock, workdir, limits, self.read_roots)
+            worker.run_worker(sock, workdir, limits, self.read_roots, self.unprivileged)
         finally:
             os._exit(70)
 
@@ -212,6 +228,10 @@ class Zygote:
                 return
             if pid == 0:
                 return
+            for pidfd in [fd for fd, owner in self.pidfds.items() if owner == pid]:
+                del self.pidfds[pidfd]
+                self.poller.unregister(pidfd)
+                os.close(pidfd)
             entry = self.workers.pop(pid, None)
             if entry is None:
                 continue

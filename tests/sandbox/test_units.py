@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+from pathlib import Path
 
 import pytest
 
@@ -31,6 +33,7 @@ def test_exec_result_is_frozen_and_statuses_are_complete() -> None:
         "timeout",
         "memory_limit",
         "cpu_limit",
+        "disk_limit",
         "crashed",
         "blocked",
     }
@@ -82,3 +85,54 @@ def test_clean_env_has_no_parent_variables(monkeypatch: pytest.MonkeyPatch) -> N
     assert "OPENAI_API_KEY" not in env
     assert env["HOME"] == env["TMPDIR"] == "/w"
     assert env["PYTHONHASHSEED"] == "0" and env["OPENBLAS_NUM_THREADS"] == "1"
+
+
+def test_hidden_ancestor_finds_the_topmost_directory_others_cannot_enter() -> None:
+    import shutil
+    import tempfile
+
+    from collabsim.sandbox.privileges import hidden_ancestor, readable_by_others
+
+    base = Path(tempfile.mkdtemp(prefix="collabsim-test-hidden-"))  # /tmp: enterable by all
+    try:
+        base.chmod(0o755)
+        outer = base / "outer"
+        inner = outer / "mid" / "python"
+        inner.mkdir(parents=True)
+        outer.chmod(0o700)
+        (outer / "mid").chmod(0o700)  # nested hidden levels: the top-most one counts
+        inner.chmod(0o755)
+        assert hidden_ancestor(str(inner)) == str(outer)
+        assert readable_by_others(str(inner))
+        outer.chmod(0o755)
+        (outer / "mid").chmod(0o755)
+        assert hidden_ancestor(str(inner)) is None
+    finally:
+        shutil.rmtree(base)
+
+
+def test_sweep_removes_only_folders_of_exited_owners(tmp_path: Path) -> None:
+    from collabsim.sandbox.workdirs import WORKDIR_PREFIX, process_start_time, sweep_stale
+
+    dead_pid = 2**22 + 7  # above the kernel's pid_max: never a live process
+    dead = tmp_path / f"{WORKDIR_PREFIX}{dead_pid}-123-abc"
+    live = tmp_path / f"{WORKDIR_PREFIX}{os.getpid()}-{process_start_time(os.getpid())}-abc"
+    reused = tmp_path / f"{WORKDIR_PREFIX}{os.getpid()}-1-abc"  # same pid, other start time
+    other = tmp_path / f"{WORKDIR_PREFIX}abc"
+    for folder in (dead, live, reused, other):
+        (folder / "sub").mkdir(parents=True)
+    assert sorted(sweep_stale(tmp_path)) == sorted([dead, reused])
+    assert live.is_dir() and other.is_dir()
+    assert not dead.exists() and not reused.exists()
+
+
+def test_disk_usage_counts_allocated_bytes_recursively(tmp_path: Path) -> None:
+    from collabsim.sandbox.workdirs import disk_usage
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.bin").write_bytes(b"x" * 300_000)
+    (tmp_path / "y.bin").write_bytes(b"y" * 200_000)
+    with open(tmp_path / "sparse.bin", "wb") as fh:
+        fh.truncate(50_000_000)  # a hole takes no space
+    used = disk_usage(tmp_path)
+    assert 500_000 <= used < 1_000_000
