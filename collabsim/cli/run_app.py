@@ -31,7 +31,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[2] / "configs")
+CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "conf")
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
@@ -65,7 +65,7 @@ def _check_syntax(overrides: Sequence[str]) -> None:
 
 
 def compose_config(overrides: Sequence[str], config_name: str = "config") -> dict[str, Any]:
-    """Compose ``configs/`` with ``overrides`` and resolve it to plain containers.
+    """Compose ``collabsim/conf/`` with ``overrides`` and resolve it to plain containers.
 
     Raises:
         UserError: Hydra or OmegaConf refused an override (unknown group option or key,
@@ -180,8 +180,8 @@ def main_with_args(args: list[str]) -> int:
     """Run the Hydra app with ``args`` as its command line (used by ``collabsim run``)."""
     if not Path(CONFIG_DIR, "config.yaml").is_file():
         print(
-            f"collabsim run: no Hydra configs at {CONFIG_DIR}. The configs live in the "
-            "repository's configs/ folder: install from a checkout with `pip install -e .`.",
+            f"collabsim run: no Hydra configs at {CONFIG_DIR}; the installed package is "
+            "incomplete: reinstall collabsim (`pip install --force-reinstall collabsim`).",
             file=sys.stderr,
         )
         return EXIT_USER_ERROR
