@@ -220,9 +220,10 @@ def _markdown(
         out.append(f"| {task} | {TASK_DESCRIPTIONS.get(task, '')} | {n} |")
     out.append("")
     out.append(
-        "Windows are cut by node time intervals: no window node starts after the window end; "
-        "forecasting windows never contain the responder; window graphs carry no response "
-        "labels and no step ratings. 1c uses only responses whose source and AI node lie in the "
+        "Windows are cut by node time intervals: no window node (other than the source and the "
+        "AI node) starts at or after the window end; forecasting windows never contain the "
+        "responder; window graphs carry no response labels and no step ratings; 1b+h adds "
+        "only labels of the same session's responses finished by the cut. 1c uses only responses whose source and AI node lie in the "
         "session's last step, and only when that step has at least k preceding steps."
     )
     if result.instance_notes:
