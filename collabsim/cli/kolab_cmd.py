@@ -53,6 +53,9 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--seed", type=int, default=0, help="seed (bootstrap, learned models)")
     rep.add_argument("--bootstrap", type=int, default=1000,
                      help="bootstrap resamples (over instances and over participants)")  # fmt: skip
+    rep.add_argument("--learned-groups", default="text,cues,structure,history",
+                     help="feature groups the learned predictor may use (switch one off by "
+                          "leaving it out); default text,cues,structure,history")  # fmt: skip
     rep.add_argument("--permutations", type=int, default=20,
                      help="label permutations for each learned predictor's null (default 20; "
                           "0 = none)")  # fmt: skip
@@ -135,6 +138,7 @@ def _report(args: argparse.Namespace) -> int:
             frame_source=DirectoryFrameSource(args.frames) if args.frames else None,
             cache_dir=args.llm_cache,
             progress=progress,
+            learned_groups=[g.strip() for g in args.learned_groups.split(",") if g.strip()],
         )
     except ValueError as err:
         print(f"collabsim kolab: {err}", file=sys.stderr)
@@ -166,6 +170,7 @@ def _report(args: argparse.Namespace) -> int:
         "bootstrap": f"{args.bootstrap} resamples of instances and of participants, "
         "95% percentile",
         "permutations per learned predictor": args.permutations,
+        "learned feature groups": args.learned_groups,
         "learned predictor": "leave-one-participant-out; feature fitting and model selection "
         "nested inside each training fold",
     }

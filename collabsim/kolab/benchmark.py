@@ -97,6 +97,7 @@ def make_predictors(
     frame_source: FrameSource | None = None,
     cache_dir: Path | None = None,
     progress: bool = True,
+    learned_groups: Sequence[str] | None = None,
 ) -> list[Predictor]:
     """Build predictors from names: ``majority``, ``mode``, ``carry-forward``, ``learned``,
     ``llm:<model>``.
@@ -111,13 +112,21 @@ def make_predictors(
         frame_source: Frames for the ``frames`` modality.
         cache_dir: LLM reply cache (None = no cache, so runs are independent calls).
         progress: Show progress bars.
+        learned_groups: Feature groups the learned predictor may use (None = all of
+            :data:`~collabsim.kolab.predictors.features.FEATURE_GROUPS`).
 
     Raises:
-        ValueError: On an unknown predictor name.
+        ValueError: On an unknown predictor name or feature group.
     """
+    from collabsim.kolab.predictors.features import FEATURE_GROUPS
     from collabsim.kolab.predictors.learned import LearnedPredictor
     from collabsim.kolab.predictors.llm import LLMPredictor
 
+    unknown = sorted(set(learned_groups or ()) - set(FEATURE_GROUPS))
+    if unknown:
+        raise ValueError(
+            f"unknown feature group(s) {', '.join(unknown)}; known: {', '.join(FEATURE_GROUPS)}"
+        )
     names = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec)]
     out: list[Predictor] = []
     for name in filter(None, names):
@@ -128,7 +137,7 @@ def make_predictors(
         elif name == "carry-forward":
             out.append(CarryForwardRating())
         elif name == "learned":
-            out.append(LearnedPredictor(seed=seed, progress=progress))
+            out.append(LearnedPredictor(seed=seed, progress=progress, groups=learned_groups))
         elif name.startswith("llm:") and len(name) > 4:
             for combo in modalities:
                 out.append(

@@ -101,3 +101,12 @@ def test_unknown_predictor_is_a_clear_error(
     code = main(["kolab", "report", "--data", str(kolab_sessions_path), "--out", str(tmp_path),
                  "--predictors", "oracle"])  # fmt: skip
     assert code == 2 and "unknown predictor 'oracle'" in capsys.readouterr().err
+
+
+def test_unknown_feature_group_is_a_clear_error(
+    kolab_sessions_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["kolab", "report", "--data", str(kolab_sessions_path), "--out", str(tmp_path / "r"),
+                 "--learned-groups", "text,words"])  # fmt: skip
+    assert code == 2 and "unknown feature group(s) words" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

@@ -268,11 +268,16 @@ class LearnedPredictor:
         return self._fold_cache[key]
 
     def _grid(self, kind: TaskKind, history: bool) -> tuple[ModelConfig, ...]:
+        """The selection grid with switched-off groups removed from every configuration."""
         grid = self.grid if self.grid is not None else default_grid(kind, history)
         if self.allowed is not None:
-            grid = tuple(c for c in grid if set(c.groups) <= self.allowed)
-        if not grid:
-            raise ValueError("no model configuration uses only the allowed feature groups")
+            kept: dict[ModelConfig, None] = {}
+            for cfg in grid:
+                groups = tuple(g for g in cfg.groups if g in self.allowed)
+                if groups:
+                    k = cfg.k if "text" in groups else 0
+                    kept[ModelConfig(groups, k, cfg.alpha)] = None
+            grid = tuple(kept)
         return grid
 
     # ------------------------------------------------------------------ prediction
@@ -286,6 +291,13 @@ class LearnedPredictor:
         else:
             y = np.array([float(i.target) for i in instances])
         notes: list[str] = []
+        if instances and not self._grid(kind, instances[0].uses_history):
+            return PredictionRun(
+                predictor=self.name, task=task, modality=self.modality, run=run,
+                instance_ids=(), predictions=(),
+                notes=("no allowed feature group applies to this task",),
+                missing=tuple(i.instance_id for i in instances),
+            )  # fmt: skip
         if len({i.participant_id for i in instances}) < 2:
             notes.append("fewer than two participants: no cross-validation possible")
             values: list[PredictionValue] = [None] * len(instances)
