@@ -56,6 +56,9 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--learned-groups", default="text,cues,structure,history",
                      help="feature groups the learned predictor may use (switch one off by "
                           "leaving it out); default text,cues,structure,history")  # fmt: skip
+    rep.add_argument("--inner-folds", type=int, default=None,
+                     help="grouped inner folds of the learned predictor's nested selection "
+                          "(default: leave one training participant out; fewer is faster)")  # fmt: skip
     rep.add_argument("--permutations", type=int, default=20,
                      help="label permutations for each learned predictor's null (default 20; "
                           "0 = none)")  # fmt: skip
@@ -123,6 +126,8 @@ def _report(args: argparse.Namespace) -> int:
             raise ValueError("--llm-extra must be a JSON object")
         if args.permutations < 0:
             raise ValueError(f"--permutations must be >= 0, got {args.permutations}")
+        if args.inner_folds is not None and args.inner_folds < 2:
+            raise ValueError(f"--inner-folds must be >= 2, got {args.inner_folds}")
         if args.bootstrap < 1:
             raise ValueError(f"--bootstrap must be >= 1, got {args.bootstrap}")
         if args.llm_mock_response is not None:
@@ -139,6 +144,7 @@ def _report(args: argparse.Namespace) -> int:
             cache_dir=args.llm_cache,
             progress=progress,
             learned_groups=[g.strip() for g in args.learned_groups.split(",") if g.strip()],
+            inner_folds=args.inner_folds,
         )
     except ValueError as err:
         print(f"collabsim kolab: {err}", file=sys.stderr)
@@ -171,6 +177,9 @@ def _report(args: argparse.Namespace) -> int:
         "95% percentile",
         "permutations per learned predictor": args.permutations,
         "learned feature groups": args.learned_groups,
+        "learned inner selection": "leave one participant out"
+        if args.inner_folds is None
+        else f"{args.inner_folds} grouped folds",
         "learned predictor": "leave-one-participant-out; feature fitting and model selection "
         "nested inside each training fold",
     }

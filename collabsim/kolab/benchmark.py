@@ -98,6 +98,7 @@ def make_predictors(
     cache_dir: Path | None = None,
     progress: bool = True,
     learned_groups: Sequence[str] | None = None,
+    inner_folds: int | None = None,
 ) -> list[Predictor]:
     """Build predictors from names: ``majority``, ``mode``, ``carry-forward``, ``learned``,
     ``llm:<model>``.
@@ -114,6 +115,8 @@ def make_predictors(
         progress: Show progress bars.
         learned_groups: Feature groups the learned predictor may use (None = all of
             :data:`~collabsim.kolab.predictors.features.FEATURE_GROUPS`).
+        inner_folds: Grouped inner folds of the learned predictor's nested selection
+            (None = leave one training participant out).
 
     Raises:
         ValueError: On an unknown predictor name or feature group.
@@ -137,7 +140,9 @@ def make_predictors(
         elif name == "carry-forward":
             out.append(CarryForwardRating())
         elif name == "learned":
-            out.append(LearnedPredictor(seed=seed, progress=progress, groups=learned_groups))
+            out.append(LearnedPredictor(
+                    seed=seed, progress=progress, groups=learned_groups, inner_folds=inner_folds
+                ))
         elif name.startswith("llm:") and len(name) > 4:
             for combo in modalities:
                 out.append(

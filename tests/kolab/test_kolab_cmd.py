@@ -30,7 +30,7 @@ def test_report_writes_markdown_csvs_and_pngs(
         "kolab", "report", "--data", str(kolab_sessions_path), "--out", str(out_dir),
         "--tasks", "1c-k3,2a", "--predictors", "majority,mode,carry-forward,learned,llm:gpt-4o-mini",
         "--modalities", "graph,chat", "--runs", "2", "--llm-mock-response", "ADOPT",
-        "--bootstrap", "200", "--permutations", "2", "--no-progress",
+        "--bootstrap", "200", "--permutations", "2", "--inner-folds", "3", "--no-progress",
     ])  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
