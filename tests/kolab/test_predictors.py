@@ -203,3 +203,16 @@ def test_llm_predictor_sends_frames_as_image_parts(
         progress=False,
     ).predict(inst)
     assert run.predictions == ("reject", "reject") and run.modality == "graph+frames"
+
+
+def test_llm_prompt_for_1b_plus_h_lists_the_earlier_responses(
+    explorer_instances: InstanceSet,
+) -> None:
+    with_history = next(i for i in explorer_instances.by_task("1b+h") if len(i.history) >= 2)
+    user = build_messages(with_history, render(with_history, [Modality.GRAPH]))[1]["content"]
+    listed = ", ".join(str(h).upper() for h in with_history.history)
+    assert f"earlier AI outputs in this session, oldest first: {listed}." in user
+    plain = explorer_instances.by_task("1b")[0]
+    assert "earlier AI outputs" not in build_messages(plain, render(plain, [Modality.GRAPH]))[1][
+        "content"
+    ]
