@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from collabsim.graphs.model import Edge, Node, Response, Step, WorkflowGraph
+from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
 from collabsim.kolab.chance import permutation_null, stratified_chance
 from collabsim.kolab.evaluate import macro_f1
 from collabsim.kolab.instances import Instance, InstanceSet, build_instances
@@ -221,3 +221,31 @@ def test_a_model_given_shuffled_labels_scores_at_chance(explorer_instances: Inst
     # the true labels go through the same code path and are scored the same way
     y = np.array([i.target for i in inst], dtype=object)
     assert macro_f1(y.tolist(), predictor.predict_labels(inst, y)) > 0.0
+
+
+def test_history_leaves_out_earlier_reactions_to_the_same_ai_output() -> None:
+    # An AI output delivered in two parts: the professional reacted to the first part (h2)
+    # before the output ended; that reaction describes the very output being forecast.
+    nodes = [
+        Node("h1", "user", "human", "Ask for a draft", "", ((0.0, 10.0),), "0"),
+        Node("a1", "claude", "ai", "Draft, in two parts", "", ((10.0, 20.0), (50.0, 60.0)), "0"),
+        Node("h2", "user", "human", "Edit the first part", "", ((25.0, 30.0),), "0"),
+        Node("h0", "user", "human", "Earlier request", "", ((-40.0, -30.0),), "0"),
+        Node("a0", "claude", "ai", "Earlier answer", "", ((-30.0, -20.0),), "0"),
+        Node("h3", "user", "human", "Use the earlier answer", "", ((-20.0, -10.0),), "0"),
+        Node("h4", "user", "human", "Use the draft", "", ((60.0, 70.0),), "0"),
+    ]
+    graph = WorkflowGraph(
+        SessionInfo("px|s1", "px"),
+        [Step("0", "Write")],
+        nodes,
+        [Edge("h1", "a1"), Edge("a1", "h2"), Edge("h2", "h4"), Edge("h0", "a0"), Edge("a0", "h3")],
+        [
+            Response("h3", "h0", "a0", "reject"),
+            Response("h2", "h1", "a1", "modify"),
+            Response("h4", "h1", "a1", "adopt"),
+        ],
+    )
+    inst = build_instances([graph], ["1b+h"]).by_task("1b+h")
+    last = next(i for i in inst if i.response is not None and i.response.responder == "h4")
+    assert last.history == ("reject",)  # the other session response, not h2's "modify"
