@@ -193,21 +193,27 @@ def _few_participants(instances: InstanceSet, task: str, k: int = 6) -> list[Ins
 def test_held_out_predictions_do_not_depend_on_the_held_out_fold(
     explorer_instances: InstanceSet,
 ) -> None:
-    """Drop a held-out participant's other instances: its remaining prediction must not move.
+    """Drop one of a held-out participant's instances: its other predictions must not move.
 
     Nothing (TF-IDF weights, LSA, scaling, model selection) may be fitted on the held-out
-    participant, so its other instances cannot influence its predictions.
+    participant, so its own instances cannot influence each other's predictions. Ratings
+    are predicted as continuous values, so even a tiny transductive fit shows.
     """
-    inst = _few_participants(explorer_instances, "1b")
-    full = LearnedPredictor(progress=False, grid=SMALL_GRID, inner_folds=3).predict(inst)
+    inst = _few_participants(explorer_instances, "2b")
+    grid = (ModelConfig(("text", "cues"), 8, 30.0),)
+    full = LearnedPredictor(progress=False, grid=grid, inner_folds=3).predict(inst)
     counts = Counter(i.participant_id for i in inst)
-    for pid in [p for p, n in counts.items() if n >= 3][:2]:
-        first = next(k for k, i in enumerate(inst) if i.participant_id == pid)
-        reduced = [i for k, i in enumerate(inst) if i.participant_id != pid or k == first]
-        run = LearnedPredictor(progress=False, grid=SMALL_GRID, inner_folds=3).predict(reduced)
-        k_reduced = reduced.index(inst[first])
-        assert run.predictions[k_reduced] == full.predictions[first]
-    assert len(set(full.predictions)) > 1  # a constant model would pass vacuously
+    pid = next(p for p, n in counts.items() if n >= 3)
+    dropped = next(k for k, i in enumerate(inst) if i.participant_id == pid)
+    reduced = [i for k, i in enumerate(inst) if k != dropped]
+    run = LearnedPredictor(progress=False, grid=grid, inner_folds=3).predict(reduced)
+    by_id = dict(zip(run.instance_ids, run.predictions, strict=True))
+    for iid, pred in zip(full.instance_ids, full.predictions, strict=True):
+        if iid in by_id and iid.startswith(f"{pid}|"):
+            assert by_id[iid] == pred, iid
+    others = [p for i, p in zip(full.instance_ids, full.predictions, strict=True)
+              if i in by_id and not i.startswith(f"{pid}|") and by_id[i] != p]  # fmt: skip
+    assert others  # the dropped instance does reach the other participants' training folds
 
 
 def test_a_model_given_shuffled_labels_scores_at_chance(explorer_instances: InstanceSet) -> None:
