@@ -1,8 +1,11 @@
 """``collabsim kolab``: the Kolab benchmark from the command line.
 
 * ``collabsim kolab report --data PATH --out DIR [--predictors ...] [--tasks ...]``: build the
-  instances, print their counts, run the predictors (progress bars), and write report.md,
-  metrics.csv, instances.csv, predictions.csv, dynamics.csv and PNG plots into DIR.
+  instances, print their counts, run the predictors (progress bars), print every task's
+  scores next to its chance levels (majority, stratified random, permutation null of the
+  learned predictor) with bootstrap intervals over instances and over participants, warn
+  when an offline forecaster scores implausibly high, and write report.md, metrics.csv,
+  chance.csv, instances.csv, predictions.csv, dynamics.csv and PNG plots into DIR.
 * ``collabsim kolab instances --data PATH [--tasks ...]``: print the instance counts only.
 
 ``--data`` is the Kolab explorer file (``explorer_sessions.json``).
@@ -17,8 +20,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-DEFAULT_PREDICTORS = "majority,mode,learned"
-DEFAULT_TASKS = "1a,1b,1c,1d,2a,2b"
+DEFAULT_PREDICTORS = "majority,mode,carry-forward,learned"
+DEFAULT_TASKS = "1a,1b,1b+h,1c,1d,2a,2b"
 
 
 def register(subparsers: Any) -> None:
@@ -41,15 +44,24 @@ def register(subparsers: Any) -> None:
     common(rep)
     rep.add_argument("--out", type=Path, required=True, help="output directory")
     rep.add_argument("--predictors", default=DEFAULT_PREDICTORS,
-                     help="comma-separated: majority, mode, learned, llm:<litellm model>")  # fmt: skip
+                     help="comma-separated: majority, mode, carry-forward, learned, "
+                          "llm:<litellm model>")  # fmt: skip
     rep.add_argument("--modalities", default="graph",
                      help="LLM modality combinations, comma-separated, each like graph+chat "
                           "(graph, chat, frames); 'all' = all seven")  # fmt: skip
     rep.add_argument("--runs", type=int, default=3, help="runs per LLM setting (default 3)")
     rep.add_argument("--seed", type=int, default=0, help="seed (bootstrap, learned models)")
-    rep.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples")
-    rep.add_argument("--bootstrap-unit", choices=("instance", "participant"), default="instance",
-                     help="resample instances or whole participants (cluster bootstrap)")  # fmt: skip
+    rep.add_argument("--bootstrap", type=int, default=1000,
+                     help="bootstrap resamples (over instances and over participants)")  # fmt: skip
+    rep.add_argument("--learned-groups", default="text,cues,structure,history",
+                     help="feature groups the learned predictor may use (switch one off by "
+                          "leaving it out); default text,cues,structure,history")  # fmt: skip
+    rep.add_argument("--inner-folds", type=int, default=None,
+                     help="grouped inner folds of the learned predictor's nested selection "
+                          "(default: leave one training participant out; fewer is faster)")  # fmt: skip
+    rep.add_argument("--permutations", type=int, default=20,
+                     help="label permutations for each learned predictor's null (default 20; "
+                          "0 = none)")  # fmt: skip
     rep.add_argument("--temperature", type=float, default=0.0, help="LLM temperature")
     rep.add_argument("--llm-mock-response", default=None,
                      help="offline runs: litellm mock_response given to every LLM call")  # fmt: skip
@@ -103,7 +115,7 @@ def _report(args: argparse.Namespace) -> int:
     from collabsim.kolab.benchmark import make_predictors, run_benchmark
     from collabsim.kolab.dynamics_study import dynamics_study
     from collabsim.kolab.render import ALL_COMBINATIONS, DirectoryFrameSource, parse_modalities
-    from collabsim.kolab.report import write_report
+    from collabsim.kolab.report import summary_lines, write_report
 
     try:
         graphs, instances, tasks, n_warn = _load(args)
@@ -114,6 +126,12 @@ def _report(args: argparse.Namespace) -> int:
         extra: dict[str, Any] = json.loads(args.llm_extra) if args.llm_extra else {}
         if not isinstance(extra, dict):
             raise ValueError("--llm-extra must be a JSON object")
+        if args.permutations < 0:
+            raise ValueError(f"--permutations must be >= 0, got {args.permutations}")
+        if args.inner_folds is not None and args.inner_folds < 2:
+            raise ValueError(f"--inner-folds must be >= 2, got {args.inner_folds}")
+        if args.bootstrap < 1:
+            raise ValueError(f"--bootstrap must be >= 1, got {args.bootstrap}")
         if args.llm_mock_response is not None:
             extra["mock_response"] = args.llm_mock_response
         progress = not args.no_progress
@@ -127,6 +145,8 @@ def _report(args: argparse.Namespace) -> int:
             frame_source=DirectoryFrameSource(args.frames) if args.frames else None,
             cache_dir=args.llm_cache,
             progress=progress,
+            learned_groups=[g.strip() for g in args.learned_groups.split(",") if g.strip()],
+            inner_folds=args.inner_folds,
         )
     except ValueError as err:
         print(f"collabsim kolab: {err}", file=sys.stderr)
@@ -138,9 +158,13 @@ def _report(args: argparse.Namespace) -> int:
         tasks,
         seed=args.seed,
         n_boot=args.bootstrap,
-        bootstrap_unit=args.bootstrap_unit,
+        n_permutations=args.permutations,
         progress=progress,
     )
+    for line in summary_lines(result):
+        print(line)
+    for alert in result.warnings:
+        print(f"WARNING: {alert}", file=sys.stderr)
     study = None if args.no_dynamics else dynamics_study(graphs)
     settings = {
         "data": str(args.data),
@@ -151,8 +175,15 @@ def _report(args: argparse.Namespace) -> int:
         "predictors": ", ".join(dict.fromkeys(f"{p.name} [{p.modality}]" for p in predictors)),
         "LLM runs per setting": args.runs,
         "seed": args.seed,
-        "bootstrap": f"{args.bootstrap} resamples of {args.bootstrap_unit}s, 95% percentile",
-        "learned predictor": "leave-one-participant-out cross-validation",
+        "bootstrap": f"{args.bootstrap} resamples of instances and of participants, "
+        "95% percentile",
+        "permutations per learned predictor": args.permutations,
+        "learned feature groups": args.learned_groups,
+        "learned inner selection": "leave one participant out"
+        if args.inner_folds is None
+        else f"{args.inner_folds} grouped folds",
+        "learned predictor": "leave-one-participant-out; feature fitting and model selection "
+        "nested inside each training fold",
     }
     if extra:
         settings["LLM extra arguments"] = ", ".join(sorted(extra))

@@ -3,8 +3,9 @@
 Modules: :mod:`~collabsim.kolab.instances` (benchmark instances and leak-free windows),
 :mod:`~collabsim.kolab.render` (text/frame renderings per modality),
 :mod:`~collabsim.kolab.predictors` (baselines, LLM, learned), :mod:`~collabsim.kolab.evaluate`
-(metrics with bootstrap intervals), :mod:`~collabsim.kolab.report` (Markdown, CSV, PNG) and
-:mod:`~collabsim.kolab.dynamics_study` (dynamics metrics vs ratings).
+(metrics with bootstrap intervals), :mod:`~collabsim.kolab.chance` (stratified random guess,
+permutation null), :mod:`~collabsim.kolab.report` and :mod:`~collabsim.kolab.plots` (Markdown,
+CSV, PNG) and :mod:`~collabsim.kolab.dynamics_study` (dynamics metrics vs ratings).
 """
 
 from collabsim.kolab.instances import (

@@ -1,9 +1,12 @@
-"""Run predictors over benchmark instances and evaluate them.
+"""Run predictors over benchmark instances and evaluate them against chance.
 
 :func:`make_predictors` turns a spec such as ``"majority,mode,learned,llm:gpt-4o-mini"`` into
 predictor objects (LLM predictors once per requested modality combination);
 :func:`run_benchmark` runs every predictor on every task it handles (several runs where the
-predictor asks for them) and evaluates each task x predictor x modality setting.
+predictor asks for them), evaluates each task x predictor x modality setting with bootstrap
+intervals over instances and over participants, computes each task's stratified-random
+chance level and each learned predictor's permutation null, and warns when an offline
+predictor forecasts implausibly well.
 """
 
 from __future__ import annotations
@@ -13,13 +16,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tqdm.auto import tqdm
 
-from collabsim.kolab.evaluate import Evaluation, evaluate_runs
+from collabsim.kolab.chance import (
+    ChanceLevel,
+    PermutationNull,
+    permutation_null,
+    stratified_chance,
+)
+from collabsim.kolab.evaluate import Evaluation, evaluate_runs, macro_f1
 from collabsim.kolab.instances import ALL_TASKS, InstanceSet
 from collabsim.kolab.predictors.base import PredictionRun, Predictor, task_kind
-from collabsim.kolab.predictors.baselines import MajorityClass, ModeRating
+from collabsim.kolab.predictors.baselines import CarryForwardRating, MajorityClass, ModeRating
 from collabsim.kolab.render import FrameSource, Modality
+
+SUSPICIOUS_MACRO_F1 = 0.45
+"""An offline forecaster at or above this LOPO macro-F1 triggers a leak warning: the paper's
+frontier models reach about 0.49-0.52 and 247 instances cannot support an offline text model
+near that."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +48,9 @@ class ResultRow:
         evaluation: Metrics, or None when nothing could be evaluated.
         n_missing: Instances left out because they lack a requested modality.
         notes: Notes from the predictor runs and the evaluation.
+        null: Permutation null of the predictor (learned predictors), else None.
+        uses_history: True when the inputs include the session's earlier labels or ratings
+            (task 1b+h, the carry-forward baseline).
     """
 
     task: str
@@ -41,16 +59,31 @@ class ResultRow:
     evaluation: Evaluation | None
     n_missing: int = 0
     notes: tuple[str, ...] = ()
+    null: PermutationNull | None = None
+    uses_history: bool = False
 
 
 @dataclass(frozen=True)
 class BenchmarkResult:
-    """Instance counts, evaluated rows and the raw prediction runs."""
+    """Instance counts, evaluated rows, chance levels, warnings and the raw prediction runs.
+
+    Attributes:
+        counts: Instances per task.
+        rows: One row per task x predictor x modality.
+        runs: Every prediction run.
+        instance_notes: Notes from building the instances.
+        chance: Task -> level -> value: ``stratified_<metric>`` (random guess drawn from the
+            true distribution: expected value and 95% range), ``majority_macro_f1`` or
+            ``mode_mae`` (the constant baseline).
+        warnings: Leak warnings (offline forecasters scoring >= 0.45 macro-F1).
+    """
 
     counts: dict[str, int]
     rows: tuple[ResultRow, ...]
     runs: tuple[PredictionRun, ...] = field(repr=False, default=())
     instance_notes: tuple[str, ...] = ()
+    chance: dict[str, dict[str, ChanceLevel]] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
 
 def make_predictors(
@@ -64,8 +97,11 @@ def make_predictors(
     frame_source: FrameSource | None = None,
     cache_dir: Path | None = None,
     progress: bool = True,
+    learned_groups: Sequence[str] | None = None,
+    inner_folds: int | None = None,
 ) -> list[Predictor]:
-    """Build predictors from names: ``majority``, ``mode``, ``learned``, ``llm:<model>``.
+    """Build predictors from names: ``majority``, ``mode``, ``carry-forward``, ``learned``,
+    ``llm:<model>``.
 
     Args:
         spec: Comma-separated names or a list of names.
@@ -77,13 +113,23 @@ def make_predictors(
         frame_source: Frames for the ``frames`` modality.
         cache_dir: LLM reply cache (None = no cache, so runs are independent calls).
         progress: Show progress bars.
+        learned_groups: Feature groups the learned predictor may use (None = all of
+            :data:`~collabsim.kolab.predictors.features.FEATURE_GROUPS`).
+        inner_folds: Grouped inner folds of the learned predictor's nested selection
+            (None = leave one training participant out).
 
     Raises:
-        ValueError: On an unknown predictor name.
+        ValueError: On an unknown predictor name or feature group.
     """
+    from collabsim.kolab.predictors.features import FEATURE_GROUPS
     from collabsim.kolab.predictors.learned import LearnedPredictor
     from collabsim.kolab.predictors.llm import LLMPredictor
 
+    unknown = sorted(set(learned_groups or ()) - set(FEATURE_GROUPS))
+    if unknown:
+        raise ValueError(
+            f"unknown feature group(s) {', '.join(unknown)}; known: {', '.join(FEATURE_GROUPS)}"
+        )
     names = [s.strip() for s in (spec.split(",") if isinstance(spec, str) else spec)]
     out: list[Predictor] = []
     for name in filter(None, names):
@@ -91,8 +137,12 @@ def make_predictors(
             out.append(MajorityClass())
         elif name == "mode":
             out.append(ModeRating())
+        elif name == "carry-forward":
+            out.append(CarryForwardRating())
         elif name == "learned":
-            out.append(LearnedPredictor(seed=seed, progress=progress))
+            out.append(LearnedPredictor(
+                    seed=seed, progress=progress, groups=learned_groups, inner_folds=inner_folds
+                ))
         elif name.startswith("llm:") and len(name) > 4:
             for combo in modalities:
                 out.append(
@@ -109,9 +159,34 @@ def make_predictors(
                 )
         else:
             raise ValueError(
-                f"unknown predictor {name!r}; use majority, mode, learned or llm:<model>"
+                f"unknown predictor {name!r}; use majority, mode, carry-forward, learned "
+                "or llm:<model>"
             )
     return out
+
+
+def _chance_levels(
+    task: str, subset: Sequence[Any], seed: int, n_draws: int
+) -> dict[str, ChanceLevel]:
+    """Stratified-random levels plus the constant baseline (majority label / mode rating)."""
+    kind = task_kind(task)
+    targets = [i.target for i in subset]
+    levels = {f"stratified_{k}": v for k, v in stratified_chance(
+        kind, targets, seed=seed, n_draws=n_draws).items()}  # fmt: skip
+    if kind == "adoption":
+        const = MajorityClass().predict(subset).predictions
+        value = macro_f1(targets, list(const))
+        levels["majority_macro_f1"] = ChanceLevel("macro_f1", value, value, value, 1)
+    else:
+        const = ModeRating().predict(subset).predictions
+        value = float(np.mean([abs(float(p) - float(t)) for p, t in zip(const, targets,
+                                                                         strict=True)]))  # fmt: skip
+        levels["mode_mae"] = ChanceLevel("mae", value, value, value, 1)
+    return levels
+
+
+def _predictor_uses_history(predictor: Predictor) -> bool:
+    return bool(getattr(predictor, "uses_history", False))
 
 
 def run_benchmark(
@@ -121,30 +196,39 @@ def run_benchmark(
     *,
     seed: int = 0,
     n_boot: int = 1000,
-    bootstrap_unit: str = "instance",
+    n_permutations: int = 20,
+    n_chance_draws: int = 2000,
     progress: bool = True,
 ) -> BenchmarkResult:
-    """Run each predictor on each task it handles and evaluate it.
+    """Run each predictor on each task it handles and evaluate it against chance.
 
     Args:
         instances: Built instances.
         predictors: Predictors to run.
         tasks: Tasks to run (instances of other tasks are ignored).
-        seed: Seed of the bootstrap.
-        n_boot: Bootstrap resamples.
-        bootstrap_unit: ``"instance"`` or ``"participant"`` (cluster bootstrap).
+        seed: Seed of the bootstraps, chance draws and permutations.
+        n_boot: Bootstrap resamples (each of the instance and the participant bootstrap).
+        n_permutations: Permutations of the targets per learned predictor and task (0: none).
+        n_chance_draws: Draws of the stratified random guess.
         progress: Show a progress bar over settings.
     """
-    if bootstrap_unit not in {"instance", "participant"}:
-        raise ValueError(f"bootstrap_unit must be instance or participant, got {bootstrap_unit!r}")
     jobs = [(task, p) for task in tasks for p in predictors if task_kind(task) in p.kinds]
     rows: list[ResultRow] = []
     all_runs: list[PredictionRun] = []
+    chance: dict[str, dict[str, ChanceLevel]] = {}
+    alerts: list[str] = []
+    for task in tasks:
+        subset = instances.by_task(task)
+        if subset:
+            chance[task] = _chance_levels(task, subset, seed, n_chance_draws)
     for task, predictor in tqdm(jobs, desc="kolab settings", disable=not progress):
         subset = instances.by_task(task)
+        history = task_kind(task) == "adoption" and bool(subset) and subset[0].uses_history
+        history = history or _predictor_uses_history(predictor)
         if not subset:
             rows.append(
-                ResultRow(task, predictor.name, predictor.modality, None, 0, ("no instances",))
+                ResultRow(task, predictor.name, predictor.modality, None, 0, ("no instances",),
+                          uses_history=history)  # fmt: skip
             )
             continue
         runs = [predictor.predict(subset, run=r) for r in range(max(1, predictor.runs))]
@@ -155,25 +239,51 @@ def run_benchmark(
             raise RuntimeError(f"{predictor.name} predicted different instances across runs")
         n_missing = len(runs[0].missing)
         if not ids:
-            rows.append(ResultRow(task, predictor.name, predictor.modality, None, n_missing, notes))
+            rows.append(
+                ResultRow(task, predictor.name, predictor.modality, None, n_missing, notes,
+                          uses_history=history)  # fmt: skip
+            )
             continue
         by_id = {i.instance_id: i for i in subset}
         y_true = [by_id[i].target for i in ids]
-        groups = [by_id[i].participant_id for i in ids] if bootstrap_unit == "participant" else None
         evaluation = evaluate_runs(
             task_kind(task),
             y_true,
             [r.predictions for r in runs],
             seed=seed,
             n_boot=n_boot,
-            groups=groups,
+            groups=[by_id[i].participant_id for i in ids],
         )
+        null = None
+        if n_permutations > 0 and hasattr(predictor, "predict_labels") and len(ids) == len(subset):
+            metric = "macro_f1" if evaluation.kind == "adoption" else "spearman"
+            null = permutation_null(
+                predictor,  # type: ignore[arg-type]
+                subset,
+                evaluation.values.get(metric, float("nan")),
+                n_permutations=n_permutations,
+                seed=seed,
+            )
+        if (
+            evaluation.kind == "adoption"
+            and task != "1a"
+            and not predictor.name.startswith("llm:")
+            and evaluation.values["macro_f1"] >= SUSPICIOUS_MACRO_F1
+        ):
+            alerts.append(
+                f"{task} {predictor.name}: macro-F1 {evaluation.values['macro_f1']:.3f} >= "
+                f"{SUSPICIOUS_MACRO_F1} under leave-one-participant-out, far above what "
+                f"{len(ids)} instances support for an offline model; the usual cause is a leak"
+            )
         rows.append(
-            ResultRow(task, predictor.name, predictor.modality, evaluation, n_missing, notes)
+            ResultRow(task, predictor.name, predictor.modality, evaluation, n_missing, notes,
+                      null=null, uses_history=history)  # fmt: skip
         )
     return BenchmarkResult(
         counts=instances.counts(tasks),
         rows=tuple(rows),
         runs=tuple(all_runs),
         instance_notes=instances.notes,
+        chance=chance,
+        warnings=tuple(alerts),
     )

@@ -12,8 +12,9 @@ rating. Invalid predictions are left out of rating metrics and counted.
 
 Several runs: every metric is computed per run; the reported value is the mean over runs and
 ``*_std`` the standard deviation across runs (0 for one run). Bootstrap 95% intervals resample
-instances with replacement, or whole participants (cluster bootstrap, wider and more honest when
-a participant's instances are alike), with a seeded ``numpy.random.Generator`` (the same
+instances with replacement (``intervals``) and, when participants are given, whole
+participants (``cluster_intervals``: a cluster bootstrap, wider and more honest when a
+participant's instances are alike), with a seeded ``numpy.random.Generator`` (the same
 resample for all runs), and take the 2.5 and 97.5 percentiles of the run-mean metric.
 """
 
@@ -140,7 +141,9 @@ class Evaluation:
         n_invalid: Invalid predictions summed over runs.
         values: Metric -> mean over runs.
         stds: Metric -> standard deviation across runs.
-        intervals: Metric -> (low, high) bootstrap 95% interval.
+        intervals: Metric -> (low, high) bootstrap 95% interval over instances.
+        cluster_intervals: Metric -> (low, high) bootstrap 95% interval over participants
+            (empty when no participants were given).
         confusion: Confusion matrix summed over runs (adoption), or true x rounded prediction
             counts 5 x 5 summed over runs (ratings; invalid left out).
         y_true: True targets.
@@ -155,6 +158,7 @@ class Evaluation:
     stds: dict[str, float]
     intervals: dict[str, tuple[float, float]]
     confusion: np.ndarray = field(compare=False)
+    cluster_intervals: dict[str, tuple[float, float]] = field(default_factory=dict)
     y_true: tuple[Any, ...] = ()
     y_pred_runs: tuple[tuple[PredictionValue, ...], ...] = ()
 
@@ -292,38 +296,28 @@ def evaluate_runs(
         runs: Per run, predictions aligned with ``y_true`` (None = invalid).
         seed: Seed of the bootstrap generator.
         n_boot: Bootstrap resamples.
-        groups: Cluster per instance (participant ids) for a cluster bootstrap that resamples
-            whole participants; None resamples instances.
+        groups: Cluster per instance (participant ids): adds ``cluster_intervals`` from a
+            bootstrap that resamples whole participants. Instances are always resampled too.
     """
     if not runs:
         raise ValueError("at least one run is required")
-    rng = np.random.default_rng(seed)
-    resampler = Resampler(len(y_true), groups)
     n_invalid = sum(p is None for r in runs for p in r)
+    intervals = _intervals(kind, y_true, runs, np.random.default_rng(seed), n_boot, None)
+    cluster_intervals = (
+        {}
+        if groups is None
+        else _intervals(kind, y_true, runs, np.random.default_rng([seed, 1]), n_boot, groups)
+    )
     if kind == "adoption":
         values, stds = _mean_over_runs(adoption_scores, y_true, runs)
-        t_codes = np.array([LABELS.index(t) for t in y_true], dtype=int)
-        p_codes = [
-            np.array([LABELS.index(p) if p in LABELS else len(LABELS) for p in r], dtype=int)
-            for r in runs
-        ]
-        intervals = {"macro_f1": _bootstrap_codes(t_codes, p_codes, rng, n_boot, resampler)}
         matrix = sum((confusion(y_true, r) for r in runs), np.zeros((3, 4), dtype=int))
-    elif kind == "rating":
+    else:
         values, stds = _mean_over_runs(rating_scores, y_true, runs)
-        intervals = {
-            name: bootstrap_interval(
-                _rating_metric(name), y_true, runs, rng, n_boot, resampler=resampler
-            )
-            for name in ("mae", "within1", "spearman")
-        }
         matrix = np.zeros((5, 5), dtype=int)
         for r in runs:
             for t, p in zip(y_true, r, strict=True):
                 if p is not None:
                     matrix[int(t) - 1, int(np.clip(round(float(p)), 1, 5)) - 1] += 1
-    else:
-        raise ValueError(f"unknown kind {kind!r}")
     return Evaluation(
         kind=kind,
         n=len(y_true),
@@ -333,6 +327,33 @@ def evaluate_runs(
         stds=stds,
         intervals=intervals,
         confusion=matrix,
+        cluster_intervals=cluster_intervals,
         y_true=tuple(y_true),
         y_pred_runs=tuple(tuple(r) for r in runs),
     )
+
+
+def _intervals(
+    kind: str,
+    y_true: Sequence[Any],
+    runs: Sequence[Sequence[PredictionValue]],
+    rng: np.random.Generator,
+    n_boot: int,
+    groups: Sequence[str] | None,
+) -> dict[str, tuple[float, float]]:
+    resampler = Resampler(len(y_true), groups)
+    if kind == "adoption":
+        t_codes = np.array([LABELS.index(t) for t in y_true], dtype=int)
+        p_codes = [
+            np.array([LABELS.index(p) if p in LABELS else len(LABELS) for p in r], dtype=int)
+            for r in runs
+        ]
+        return {"macro_f1": _bootstrap_codes(t_codes, p_codes, rng, n_boot, resampler)}
+    if kind == "rating":
+        return {
+            name: bootstrap_interval(
+                _rating_metric(name), y_true, runs, rng, n_boot, resampler=resampler
+            )
+            for name in ("mae", "within1", "spearman")
+        }
+    raise ValueError(f"unknown kind {kind!r}")

@@ -11,8 +11,13 @@ Tasks (one instance per labelled response for 1a-1d, per rated step for 2a/2b):
   node both lie in the session's **last** step (the last entry of ``graph.steps``) qualify,
   and only when that step has at least ``k`` preceding steps (no truncated context).
 * ``1d``: the whole workflow from the session's start through the AI node's end.
+* ``1b+h``: the 1b window plus the **history**: the labels of the session's responses whose
+  responder had finished by the window's cut (oldest first). Responses to the same AI node,
+  responses by the same responder node and other sessions of the participant are never part
+  of it.
 * ``2a`` collaboration satisfaction / ``2b`` output quality: the subgraph of the rated step
-  (all nodes whose ``step`` is that step's key).
+  (all nodes whose ``step`` is that step's key). Their history is the same rating of the
+  session's earlier steps (in plan order), used only by the carry-forward baseline.
 
 **Time cut.** A window has anchors (source, AI node, and in 1a the responder) and an end
 ``window_end`` (the AI node's end; the responder's end in 1a). A non-anchor node belongs to the
@@ -37,13 +42,16 @@ from dataclasses import dataclass, field, replace
 
 from collabsim.graphs.model import Node, Response, Step, WorkflowGraph
 
-ADOPTION_TASKS: tuple[str, ...] = ("1a", "1b", "1c-k1", "1c-k2", "1c-k3", "1d")
+ADOPTION_TASKS: tuple[str, ...] = ("1a", "1b", "1b+h", "1c-k1", "1c-k2", "1c-k3", "1d")
+HISTORY_TASKS: tuple[str, ...] = ("1b+h",)
+"""Tasks whose inputs add the session's earlier labels (flagged as history in reports)."""
 RATING_TASKS: tuple[str, ...] = ("2a", "2b")
 ALL_TASKS: tuple[str, ...] = ADOPTION_TASKS + RATING_TASKS
 
 TASK_DESCRIPTIONS: dict[str, str] = {
     "1a": "recognition: source start -> responder end (response visible)",
     "1b": "forecasting: source start -> AI node end (response hidden)",
+    "1b+h": "1b + labels of the session's responses finished before the cut (history)",
     "1c-k1": "1b + 1 preceding step (source and AI node in the session's last step)",
     "1c-k2": "1b + 2 preceding steps (source and AI node in the session's last step)",
     "1c-k3": "1b + 3 preceding steps (source and AI node in the session's last step)",
@@ -71,6 +79,8 @@ class Instance:
         response_index: Index of that response in the session's ``responses``.
         step_key: The rated step (rating tasks), or the step of the AI node.
         context_steps: Keys of the preceding steps added as context (1c).
+        history: Earlier labels of the session, oldest first: adoption labels (1b+h; empty
+            for other adoption tasks) or the same rating of earlier steps (2a/2b).
         warnings: Data-quality notes about this instance.
     """
 
@@ -86,12 +96,18 @@ class Instance:
     response_index: int | None = None
     step_key: str | None = None
     context_steps: tuple[str, ...] = ()
+    history: tuple[str | int, ...] = ()
     warnings: tuple[str, ...] = ()
 
     @property
     def is_rating(self) -> bool:
         """True for the rating tasks 2a/2b."""
         return self.task in RATING_TASKS
+
+    @property
+    def uses_history(self) -> bool:
+        """True for tasks whose inputs include the session's earlier labels."""
+        return self.task in HISTORY_TASKS
 
     @property
     def ai_node(self) -> Node | None:
@@ -273,6 +289,7 @@ def _adoption_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance]
         if task == "1d" or k:
             starts = [n.start for n in keep.values() if n.start is not None]
             window_start = min(starts, default=window_start)
+        history = _label_history(graph, resp, cut) if task in HISTORY_TASKS else ()
         out.append(
             Instance(
                 task=task,
@@ -287,10 +304,28 @@ def _adoption_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance]
                 response_index=idx,
                 step_key=ai.step,
                 context_steps=context[1] if context else (),
+                history=history,
                 warnings=tuple(warnings),
             )
         )
     return out, notes
+
+
+def _label_history(graph: WorkflowGraph, current: Response, cut: float) -> tuple[str, ...]:
+    """Labels of this session's responses finished by ``cut``, ordered by responder end.
+
+    Only the session's own graph is read, so other sessions of the participant never enter.
+    Responses to the same AI node or by the same responder node are left out: they describe
+    the very reaction being forecast.
+    """
+    done: list[tuple[float, int, str]] = []
+    for idx, other in enumerate(graph.responses):
+        if other.ai_node == current.ai_node or other.responder == current.responder:
+            continue
+        end = graph.node(other.responder).end
+        if end is not None and end <= cut:
+            done.append((end, idx, other.label))
+    return tuple(label for _, _, label in sorted(done))
 
 
 def _rating_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance], list[str]]:
@@ -298,10 +333,13 @@ def _rating_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance], 
     attr = "collaboration" if task == "2a" else "quality"
     out: list[Instance] = []
     notes: list[str] = []
+    earlier: list[int] = []
     for step in graph.steps:
         rating = getattr(step, attr)
         if rating is None:
             continue
+        history = tuple(earlier)
+        earlier.append(int(rating))
         members = {n.id: n for n in graph.nodes if n.step == step.key}
         if not members:
             notes.append(f"{sid} step {step.key} ({task}): rated but has no nodes; skipped")
@@ -319,6 +357,7 @@ def _rating_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance], 
                 window_end=max(ends, default=None),
                 window=_window_graph(graph, members),
                 step_key=step.key,
+                history=history,
             )
         )
     return out, notes

@@ -1,10 +1,13 @@
-"""Write the benchmark report: Markdown, CSV tables and PNG plots (matplotlib, Agg backend).
+"""Write the benchmark report: Markdown, CSV tables and PNG plots (:mod:`~collabsim.kolab.plots`).
 
 Files written to the output directory:
 
-* ``report.md``: settings, instance counts, adoption and rating tables with bootstrap 95%
-  intervals, predicted vs true label distributions, skipped settings, the dynamics study.
+* ``report.md``: settings, leak warnings, instance counts, chance levels, adoption and
+  rating tables with bootstrap 95% intervals over instances and over participants and the
+  permutation null of each learned predictor, predicted vs true label distributions,
+  skipped settings, the dynamics study.
 * ``metrics.csv``: one row per task x predictor x modality (see :data:`METRIC_COLUMNS`).
+* ``chance.csv``: per task, the majority / mode baseline and the stratified random guess.
 * ``instances.csv``: instance counts per task.
 * ``predictions.csv``: every prediction of every run (with raw LLM replies).
 * ``dynamics.csv``: the per-session dynamics table.
@@ -19,30 +22,33 @@ from __future__ import annotations
 import csv
 import math
 import re
-import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from collabsim.kolab.benchmark import BenchmarkResult, ResultRow  # noqa: E402
-from collabsim.kolab.dynamics_study import DynamicsStudy  # noqa: E402
-from collabsim.kolab.evaluate import LABELS, RATINGS  # noqa: E402
-from collabsim.kolab.instances import TASK_DESCRIPTIONS  # noqa: E402
+from collabsim.kolab.benchmark import BenchmarkResult, ResultRow
+from collabsim.kolab.dynamics_study import DynamicsStudy
+from collabsim.kolab.evaluate import LABELS, RATINGS
+from collabsim.kolab.instances import TASK_DESCRIPTIONS
+from collabsim.kolab.plots import (
+    plot_confusion,
+    plot_dynamics,
+    plot_label_distribution,
+    plot_ratings,
+)
 
 METRIC_COLUMNS: tuple[str, ...] = (
-    "task", "predictor", "modality", "kind", "n", "n_missing_modality", "runs", "n_invalid",
-    "macro_f1", "macro_f1_std", "macro_f1_lo", "macro_f1_hi", "precision", "recall",
+    "task", "history", "predictor", "modality", "kind", "n", "n_missing_modality", "runs",
+    "n_invalid", "macro_f1", "macro_f1_std", "macro_f1_lo", "macro_f1_hi",
+    "macro_f1_cluster_lo", "macro_f1_cluster_hi", "precision", "recall",
     "f1_adopt", "f1_modify", "f1_reject",
     "pred_share_adopt", "pred_share_modify", "pred_share_reject", "pred_share_invalid",
     "true_share_adopt", "true_share_modify", "true_share_reject",
     "mae", "mae_std", "mae_lo", "mae_hi", "within1", "within1_std", "within1_lo", "within1_hi",
     "spearman", "spearman_std", "spearman_p", "spearman_lo", "spearman_hi",
+    "mae_cluster_lo", "mae_cluster_hi", "within1_cluster_lo", "within1_cluster_hi",
+    "spearman_cluster_lo", "spearman_cluster_hi",
+    "null_metric", "null_permutations", "null_mean", "null_p95", "null_p",
     "mae_true1", "mae_true2", "mae_true3", "mae_true4", "mae_true5",
     "status", "notes",
 )  # fmt: skip
@@ -64,6 +70,12 @@ def metric_record(row: ResultRow) -> dict[str, Any]:
     """The metrics.csv record of one result row."""
     rec: dict[str, Any] = {c: "" for c in METRIC_COLUMNS}
     rec.update(task=row.task, predictor=row.predictor, modality=row.modality)
+    rec["history"] = "yes" if row.uses_history else "no"
+    if row.null is not None:
+        rec.update(
+            null_metric=row.null.metric, null_permutations=len(row.null.scores),
+            null_mean=row.null.mean, null_p95=row.null.p95, null_p=row.null.p_value,
+        )  # fmt: skip
     rec["n_missing_modality"] = row.n_missing
     rec["notes"] = "; ".join(row.notes)
     ev = row.evaluation
@@ -79,7 +91,19 @@ def metric_record(row: ResultRow) -> dict[str, Any]:
             rec[f"{key}_std"] = value
     for key, (lo, hi) in ev.intervals.items():
         rec[f"{key}_lo"], rec[f"{key}_hi"] = lo, hi
+    for key, (lo, hi) in ev.cluster_intervals.items():
+        rec[f"{key}_cluster_lo"], rec[f"{key}_cluster_hi"] = lo, hi
     return rec
+
+
+def chance_records(result: BenchmarkResult) -> list[dict[str, Any]]:
+    """Rows of chance.csv: task, level, metric, expected value and 95% range."""
+    return [
+        {"task": task, "level": name, "metric": lvl.metric, "mean": lvl.mean,
+         "lo": lvl.low, "hi": lvl.high, "draws": lvl.draws}
+        for task, levels in result.chance.items()
+        for name, lvl in levels.items()
+    ]  # fmt: skip
 
 
 def _write_csv(path: Path, columns: Sequence[str], records: Sequence[Mapping[str, Any]]) -> None:
@@ -92,140 +116,85 @@ def _write_csv(path: Path, columns: Sequence[str], records: Sequence[Mapping[str
             )
 
 
-# ----------------------------------------------------------------------------- plots
-
-
-def plot_confusion(row: ResultRow, path: Path) -> Path:
-    """Row-normalised confusion matrix (true rows x predicted columns + invalid), counts shown."""
-    assert row.evaluation is not None
-    matrix = row.evaluation.confusion
-    cols = list(LABELS) + ["invalid"]
-    if matrix[:, -1].sum() == 0:
-        matrix, cols = matrix[:, :-1], list(LABELS)
-    totals = matrix.sum(axis=1, keepdims=True)
-    share = np.divide(matrix, totals, out=np.zeros(matrix.shape), where=totals > 0)
-    fig, ax = plt.subplots(figsize=(4.8, 3.9))
-    ax.imshow(share, cmap="Blues", vmin=0, vmax=1)
-    for i in range(matrix.shape[0]):
-        for j in range(matrix.shape[1]):
-            colour = "white" if share[i, j] > 0.6 else "black"
-            ax.text(j, i, f"{matrix[i, j]}\n{share[i, j]:.0%}", ha="center", va="center",
-                    color=colour, fontsize=9)  # fmt: skip
-    ax.set_xticks(range(len(cols)), cols)
-    ax.set_yticks(
-        range(len(LABELS)),
-        [f"{lab} (n={int(t)})" for lab, t in zip(LABELS, totals[:, 0], strict=True)],
-    )
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
-    runs = f", summed over {row.evaluation.runs} runs" if row.evaluation.runs > 1 else ""
-    ax.set_title(
-        f"{row.task} {row.predictor} [{row.modality}]\nmacro-F1 "
-        f"{row.evaluation.values['macro_f1']:.3f}{runs}",
-        fontsize=9,
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def plot_ratings(row: ResultRow, path: Path) -> Path:
-    """True x predicted (rounded) heat map and a scatter of run-mean predictions."""
-    ev = row.evaluation
-    assert ev is not None
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8.6, 3.8))
-    ax1.imshow(ev.confusion, cmap="Oranges", origin="lower")
-    for i in range(5):
-        for j in range(5):
-            if ev.confusion[i, j]:
-                dark = ev.confusion[i, j] > 0.6 * ev.confusion.max()
-                ax1.text(j, i, str(ev.confusion[i, j]), ha="center", va="center", fontsize=9,
-                         color="white" if dark else "black")  # fmt: skip
-    ax1.set_xticks(range(5), [str(r) for r in RATINGS])
-    ax1.set_yticks(range(5), [str(r) for r in RATINGS])
-    ax1.set_xlabel("predicted (rounded)")
-    ax1.set_ylabel("true rating")
-    ax1.set_title("counts", fontsize=9)
-    y_true = np.asarray(ev.y_true, dtype=float)
-    preds = np.array(
-        [[np.nan if p is None else float(p) for p in r] for r in ev.y_pred_runs], dtype=float
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # all runs invalid -> NaN, not plotted
-        mean_pred = np.nanmean(preds, axis=0)
-    rng = np.random.default_rng(0)
-    jitter = rng.uniform(-0.15, 0.15, size=len(y_true))
-    ax2.scatter(y_true + jitter, mean_pred, s=14, alpha=0.6)
-    ax2.plot([1, 5], [1, 5], color="grey", lw=0.8, ls="--")
-    ax2.set_xlim(0.5, 5.5)
-    ax2.set_ylim(0.5, 5.5)
-    ax2.set_xlabel("true rating (jittered)")
-    ax2.set_ylabel("prediction (mean over runs)")
-    rho = ev.values.get("spearman", math.nan)
-    ax2.set_title(f"MAE {ev.values['mae']:.3f}, Spearman rho {_fmt(rho)}", fontsize=9)
-    fig.suptitle(f"{row.task} {row.predictor} [{row.modality}] (n={ev.n})", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def plot_label_distribution(task: str, rows: Sequence[ResultRow], path: Path) -> Path:
-    """Grouped bars: true label shares and each predictor's predicted shares."""
-    rows = [r for r in rows if r.evaluation is not None]
-    assert rows
-    first = rows[0].evaluation
-    assert first is not None
-    series = [("true", [first.values[f"true_share_{lab}"] for lab in LABELS])]
-    for r in rows:
-        assert r.evaluation is not None
-        series.append(
-            (
-                f"{r.predictor} [{r.modality}]",
-                [r.evaluation.values[f"pred_share_{lab}"] for lab in LABELS],
-            )
-        )
-    x = np.arange(len(LABELS))
-    width = 0.8 / len(series)
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
-    for k, (name, shares) in enumerate(series):
-        ax.bar(x + k * width - 0.4 + width / 2, shares, width, label=name,
-               color="black" if name == "true" else None)  # fmt: skip
-    ax.set_xticks(x, list(LABELS))
-    ax.set_ylabel("share of instances")
-    ax.set_ylim(0, 1)
-    ax.set_title(f"{task}: predicted vs true label distribution", fontsize=10)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
-def plot_dynamics(study: DynamicsStudy, path: Path) -> Path:
-    """Topology W vs mean collaboration rating per session."""
-    table = study.table
-    corr = study.headline
-    fig, ax = plt.subplots(figsize=(5.2, 3.9))
-    ax.scatter(table["topology_w"].astype(float), table["mean_collaboration"].astype(float), s=22)
-    ax.set_xlabel("topology W = branch nodes / edges")
-    ax.set_ylabel("mean collaboration rating")
-    ax.set_title(
-        f"W vs collaboration: rho {_fmt(corr.rho)}, p {_fmt(corr.p)}, n {corr.n}", fontsize=10
-    )
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
-
-
 # ----------------------------------------------------------------------------- markdown
 
 
-def _ci(ev: Any, key: str) -> str:
-    lo, hi = ev.intervals.get(key, (math.nan, math.nan))
+def _ci(ev: Any, key: str, *, cluster: bool = False) -> str:
+    source = ev.cluster_intervals if cluster else ev.intervals
+    lo, hi = source.get(key, (math.nan, math.nan))
     return f"[{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def _null_cells(row: ResultRow) -> list[str]:
+    if row.null is None:
+        return ["–", "–", "–"]
+    return [_fmt(row.null.mean), _fmt(row.null.p95), _fmt(row.null.p_value)]
+
+
+def _chance_cell(result: BenchmarkResult, task: str, name: str) -> str:
+    lvl = result.chance.get(task, {}).get(name)
+    if lvl is None:
+        return "–"
+    if lvl.draws == 1:
+        return _fmt(lvl.mean)
+    return f"{_fmt(lvl.mean)} [{_fmt(lvl.low)}, {_fmt(lvl.high)}]"
+
+
+def summary_lines(result: BenchmarkResult) -> list[str]:
+    """Plain-text summary of every adoption task against its chance levels (for stdout)."""
+    lines: list[str] = []
+    for task in result.counts:
+        rows = [
+            r for r in result.rows
+            if r.task == task and r.evaluation is not None and r.evaluation.kind == "adoption"
+        ]  # fmt: skip
+        if not rows:
+            continue
+        lines.append(f"{task} macro-F1 (n={rows[0].evaluation.n}):")  # type: ignore[union-attr]
+        lines.append(
+            f"  {'majority class':<34} {_chance_cell(result, task, 'majority_macro_f1')}"
+        )
+        lines.append(
+            f"  {'stratified random (E, 95% range)':<34} "
+            f"{_chance_cell(result, task, 'stratified_macro_f1')}"
+        )
+        for r in rows:
+            ev = r.evaluation
+            assert ev is not None
+            name = f"{r.predictor} [{r.modality}]"
+            line = (
+                f"  {name:<34} {_fmt(ev.values['macro_f1'])}  CI instances "
+                f"{_ci(ev, 'macro_f1')}  CI participants {_ci(ev, 'macro_f1', cluster=True)}"
+            )
+            if r.null is not None:
+                line += (
+                    f"\n  {'':<34} permutation null ({len(r.null.scores)}): mean "
+                    f"{_fmt(r.null.mean)}, 95th pct {_fmt(r.null.p95)}, p = {_fmt(r.null.p_value)}"
+                )
+            lines.append(line)
+    for task in result.counts:
+        rows = [
+            r for r in result.rows
+            if r.task == task and r.evaluation is not None and r.evaluation.kind == "rating"
+        ]  # fmt: skip
+        if not rows:
+            continue
+        lines.append(
+            f"{task} Spearman rho (stratified random "
+            f"{_chance_cell(result, task, 'stratified_spearman')}):"
+        )
+        for r in rows:
+            ev = r.evaluation
+            assert ev is not None
+            name = f"{r.predictor} [{r.modality}]"
+            line = (
+                f"  {name:<34} {_fmt(ev.values['spearman'])}  CI instances "
+                f"{_ci(ev, 'spearman')}  CI participants {_ci(ev, 'spearman', cluster=True)}"
+            )
+            if r.null is not None:
+                line += f"  (null mean {_fmt(r.null.mean)}, p = {_fmt(r.null.p_value)})"
+            lines.append(line)
+    return lines
 
 
 def _pm(ev: Any, key: str) -> str:
@@ -251,40 +220,78 @@ def _markdown(
         out.append(f"| {task} | {TASK_DESCRIPTIONS.get(task, '')} | {n} |")
     out.append("")
     out.append(
-        "Windows are cut by node time intervals: no window node starts after the window end; "
-        "forecasting windows never contain the responder; window graphs carry no response "
-        "labels and no step ratings. 1c uses only responses whose source and AI node lie in the "
+        "Windows are cut by node time intervals: no window node (other than the source and the "
+        "AI node) starts at or after the window end; forecasting windows never contain the "
+        "responder; window graphs carry no response labels and no step ratings; 1b+h adds "
+        "only labels of the same session's responses finished by the cut. 1c uses only responses whose source and AI node lie in the "
         "session's last step, and only when that step has at least k preceding steps."
     )
     if result.instance_notes:
         out += ["", "Skipped while building instances:"]
         out += [f"- {n}" for n in result.instance_notes]
 
+    if result.warnings:
+        out += ["", "## Warnings", ""]
+        out += [f"- **{w}**" for w in result.warnings]
     adoption = [
         r for r in result.rows if r.evaluation is not None and r.evaluation.kind == "adoption"
     ]
     rating = [r for r in result.rows if r.evaluation is not None and r.evaluation.kind == "rating"]
     skipped = [r for r in result.rows if r.evaluation is None]
+    if result.chance:
+        out += ["", "## Chance levels", ""]
+        out.append(
+            "A stratified random guess draws each label (rating) from the task's own "
+            "distribution; its expected macro-F1 is about 1/3 whatever the class balance, "
+            "which is the level a forecaster must beat. The majority class scores lower on "
+            "macro-F1 because it never predicts two of the labels. Brackets: the 2.5-97.5% "
+            "range of the random guess's score."
+        )
+        out += ["", "| task | majority macro-F1 | stratified random macro-F1 | mode MAE | "
+                "stratified MAE | stratified within-1 | stratified Spearman rho |",
+                "|---|---|---|---|---|---|---|"]  # fmt: skip
+        for task in result.chance:
+            cells = [
+                _chance_cell(result, task, n)
+                for n in ("majority_macro_f1", "stratified_macro_f1", "mode_mae",
+                          "stratified_mae", "stratified_within1", "stratified_spearman")
+            ]  # fmt: skip
+            out.append(f"| {task} | " + " | ".join(cells) + " |")
     if adoption:
         out += ["", "## Adoption (adopt / modify / reject)", ""]
         out.append(
             "Macro-F1 is the mean of the three labels' F1 (invalid replies count as wrong); "
-            "± is the std across runs, brackets the bootstrap 95% interval over instances."
+            "± is the std across runs; the two brackets are bootstrap 95% intervals resampling "
+            "instances and resampling whole participants. history = the inputs include the "
+            "session's earlier labels (1b+h). For learned predictors the permutation null "
+            "reruns the whole cross-validated procedure on shuffled labels: its mean, 95th "
+            "percentile and the p-value of the observed score. Learned predictors are "
+            "evaluated leave-one-participant-out with all model selection nested in the folds."
         )
         out += [
             "",
-            "| task | predictor | modality | n | invalid | macro-F1 | 95% CI | F1 adopt | F1 modify | F1 reject | P | R |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| task | history | predictor | modality | n | invalid | macro-F1 | 95% CI instances | 95% CI participants | null mean | null 95th | p | F1 adopt | F1 modify | F1 reject |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
-        for r in adoption:
-            ev = r.evaluation
-            assert ev is not None
-            out.append(
-                f"| {r.task} | {r.predictor} | {r.modality} | {ev.n} | {ev.n_invalid} | "
-                f"{_pm(ev, 'macro_f1')} | {_ci(ev, 'macro_f1')} | {_fmt(ev.values['f1_adopt'])} | "
-                f"{_fmt(ev.values['f1_modify'])} | {_fmt(ev.values['f1_reject'])} | "
-                f"{_fmt(ev.values['precision'])} | {_fmt(ev.values['recall'])} |"
-            )
+        for task in dict.fromkeys(r.task for r in adoption):
+            lvl = result.chance.get(task, {}).get("stratified_macro_f1")
+            if lvl is not None:
+                out.append(
+                    f"| {task} | – | *stratified random* | – | {result.counts.get(task, '')} | – | "
+                    f"{_fmt(lvl.mean)} | [{_fmt(lvl.low)}, {_fmt(lvl.high)}] | – | – | – | – | "
+                    "– | – | – |"
+                )
+            for r in (x for x in adoption if x.task == task):
+                ev = r.evaluation
+                assert ev is not None
+                null = " | ".join(_null_cells(r))
+                out.append(
+                    f"| {r.task} | {'yes' if r.uses_history else 'no'} | {r.predictor} | "
+                    f"{r.modality} | {ev.n} | {ev.n_invalid} | {_pm(ev, 'macro_f1')} | "
+                    f"{_ci(ev, 'macro_f1')} | {_ci(ev, 'macro_f1', cluster=True)} | {null} | "
+                    f"{_fmt(ev.values['f1_adopt'])} | {_fmt(ev.values['f1_modify'])} | "
+                    f"{_fmt(ev.values['f1_reject'])} |"
+                )
         out += ["", "### Predicted vs true label distribution", ""]
         out += [
             "| task | predictor | modality | adopt pred/true | modify pred/true | reject pred/true | invalid |",
@@ -305,22 +312,38 @@ def _markdown(
         out += ["", "## Ratings (1–5)", ""]
         out.append(
             "MAE and within-1 accuracy over valid predictions; Spearman rho is undefined (–) "
-            "for constant predictions. MAE per true rating shows whether low ratings are caught."
+            "for constant predictions. Brackets: bootstrap 95% intervals over instances and "
+            "over participants. carry-forward predicts the session's previous step rating "
+            "(5 when none; history = yes). MAE per true rating shows whether low ratings are "
+            "caught."
         )
         out += [
             "",
-            "| task | predictor | modality | n | invalid | MAE | 95% CI | within-1 | 95% CI | Spearman rho | 95% CI | p | MAE@1 | MAE@2 | MAE@3 | MAE@4 | MAE@5 |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| task | history | predictor | modality | n | invalid | MAE | 95% CI inst. | within-1 | Spearman rho | 95% CI instances | 95% CI participants | p | null mean | null 95th | perm. p | MAE@1 | MAE@2 | MAE@3 | MAE@4 | MAE@5 |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
-        for r in rating:
-            ev = r.evaluation
-            assert ev is not None
-            bands = " | ".join(_fmt(ev.values.get(f"mae_true{k}", math.nan)) for k in RATINGS)
-            out.append(
-                f"| {r.task} | {r.predictor} | {r.modality} | {ev.n} | {ev.n_invalid} | "
-                f"{_pm(ev, 'mae')} | {_ci(ev, 'mae')} | {_pm(ev, 'within1')} | {_ci(ev, 'within1')} | "
-                f"{_pm(ev, 'spearman')} | {_ci(ev, 'spearman')} | {_fmt(ev.values.get('spearman_p'))} | {bands} |"
-            )
+        for task in dict.fromkeys(r.task for r in rating):
+            lvl = result.chance.get(task, {})
+            if "stratified_spearman" in lvl:
+                mae, w1, rho = (lvl[f"stratified_{m}"] for m in ("mae", "within1", "spearman"))
+                out.append(
+                    f"| {task} | – | *stratified random* | – | {result.counts.get(task, '')} | – | "
+                    f"{_fmt(mae.mean)} | [{_fmt(mae.low)}, {_fmt(mae.high)}] | {_fmt(w1.mean)} | "
+                    f"{_fmt(rho.mean)} | [{_fmt(rho.low)}, {_fmt(rho.high)}] | – | – | – | – | – |"
+                    " – | – | – | – | – |"
+                )
+            for r in (x for x in rating if x.task == task):
+                ev = r.evaluation
+                assert ev is not None
+                bands = " | ".join(_fmt(ev.values.get(f"mae_true{k}", math.nan)) for k in RATINGS)
+                null = " | ".join(_null_cells(r))
+                out.append(
+                    f"| {r.task} | {'yes' if r.uses_history else 'no'} | {r.predictor} | "
+                    f"{r.modality} | {ev.n} | {ev.n_invalid} | {_pm(ev, 'mae')} | "
+                    f"{_ci(ev, 'mae')} | {_pm(ev, 'within1')} | {_pm(ev, 'spearman')} | "
+                    f"{_ci(ev, 'spearman')} | {_ci(ev, 'spearman', cluster=True)} | "
+                    f"{_fmt(ev.values.get('spearman_p'))} | {null} | {bands} |"
+                )
     if skipped:
         out += ["", "## Settings not evaluated", ""]
         for r in skipped:
@@ -379,6 +402,11 @@ def write_report(
     out_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     images: dict[str, list[str]] = {}
+
+    chance_path = out_dir / "chance.csv"
+    _write_csv(chance_path, ("task", "level", "metric", "mean", "lo", "hi", "draws"),
+               chance_records(result))  # fmt: skip
+    written["chance.csv"] = chance_path
 
     metrics_path = out_dir / "metrics.csv"
     _write_csv(metrics_path, METRIC_COLUMNS, [metric_record(r) for r in result.rows])

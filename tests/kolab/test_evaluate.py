@@ -75,4 +75,6 @@ def test_participant_bootstrap_resamples_whole_participants() -> None:
     clustered = evaluate_runs("adoption", y_true, [pred], n_boot=200, groups=groups)
     plain = evaluate_runs("adoption", y_true, [pred], n_boot=200)
     assert clustered.values == plain.values
-    assert clustered.intervals != plain.intervals
+    # both intervals are reported: over instances (as without groups) and over participants
+    assert clustered.intervals == plain.intervals and plain.cluster_intervals == {}
+    assert clustered.cluster_intervals != clustered.intervals

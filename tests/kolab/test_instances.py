@@ -16,6 +16,7 @@ from collabsim.kolab.instances import (
 EXPECTED_COUNTS = {
     "1a": 247,
     "1b": 247,
+    "1b+h": 247,
     "1c-k1": 50,
     "1c-k2": 50,
     "1c-k3": 48,
@@ -30,6 +31,12 @@ def test_instance_counts_on_explorer_data(explorer_instances: InstanceSet) -> No
     labels = [i.target for i in explorer_instances.by_task("1b")]
     assert (labels.count("adopt"), labels.count("modify"), labels.count("reject")) == (152, 63, 32)
     assert explorer_instances.notes == ()
+    # 1b+h has 1b's windows, plus the history
+    plain = {i.instance_id.replace("/1b/", "/"): i for i in explorer_instances.by_task("1b")}
+    for inst in explorer_instances.by_task("1b+h"):
+        twin = plain[inst.instance_id.replace("/1b+h/", "/")]
+        assert inst.window == twin.window and inst.target == twin.target
+        assert twin.history == () and not twin.uses_history and inst.uses_history
 
 
 def test_no_window_node_starts_after_window_end(

@@ -17,7 +17,7 @@ def test_instances_command_prints_counts(
 ) -> None:
     assert main(["kolab", "instances", "--data", str(kolab_sessions_path)]) == 0
     out = capsys.readouterr().out
-    for task, n in [("1a", 247), ("1b", 247), ("1c-k1", 50), ("1c-k2", 50), ("1c-k3", 48),
+    for task, n in [("1a", 247), ("1b", 247), ("1b+h", 247), ("1c-k1", 50), ("1c-k2", 50), ("1c-k3", 48),
                     ("1d", 247), ("2a", 97), ("2b", 110)]:  # fmt: skip
         assert any(line.split()[:2] == [task, str(n)] for line in out.splitlines()), task
 
@@ -29,9 +29,9 @@ def test_report_writes_markdown_csvs_and_pngs(
     out_dir = tmp_path / "report"
     code = main([
         "kolab", "report", "--data", str(kolab_sessions_path), "--out", str(out_dir),
-        "--tasks", "1c-k3,2a", "--predictors", "majority,mode,learned,llm:gpt-4o-mini",
+        "--tasks", "1c-k3,2a", "--predictors", "majority,mode,carry-forward,learned,llm:gpt-4o-mini",
         "--modalities", "graph,chat", "--runs", "2", "--llm-mock-response", "ADOPT",
-        "--bootstrap", "200", "--no-progress",
+        "--bootstrap", "200", "--permutations", "2", "--inner-folds", "3", "--no-progress",
     ])  # fmt: skip
     assert code == 0
     printed = capsys.readouterr().out
@@ -57,11 +57,24 @@ def test_report_writes_markdown_csvs_and_pngs(
         float(learned["macro_f1_lo"]) <= float(learned["macro_f1"]) <= float(learned["macro_f1_hi"])
     )
     assert by_key[("2a", "learned", "graph")]["spearman"] != ""
+    # chance levels and the permutation null sit next to the learned scores
+    assert "stratified random (E, 95% range)" in printed and "majority class" in printed
+    assert "permutation null (2)" in printed and "CI participants" in printed
+    assert learned["history"] == "no" and learned["null_permutations"] == "2"
+    assert 1 / 3 <= float(learned["null_p"]) <= 1.0
+    assert float(learned["macro_f1_cluster_lo"]) <= float(learned["macro_f1_cluster_hi"])
+    carry = by_key[("2a", "carry-forward", "history")]
+    assert carry["history"] == "yes" and carry["spearman_cluster_lo"] != ""
+    with (out_dir / "chance.csv").open() as fh:
+        levels = {(r["task"], r["level"]): r for r in csv.DictReader(fh)}
+    assert float(levels[("1c-k3", "majority_macro_f1")]["mean"]) == pytest.approx(hand)
+    assert 0.25 < float(levels[("1c-k3", "stratified_macro_f1")]["mean"]) < 0.40
     with (out_dir / "instances.csv").open() as fh:
         counts = {r["task"]: int(r["n"]) for r in csv.DictReader(fh)}
     assert counts == {"1c-k3": 48, "2a": 97}
     report = (out_dir / "report.md").read_text()
-    for heading in ("## Instances", "## Adoption", "## Ratings", "## Dynamics study"):
+    for heading in ("## Instances", "## Chance levels", "## Adoption", "## Ratings",
+                    "## Dynamics study"):  # fmt: skip
         assert heading in report
     assert "topology_w, mean_collaboration" in report and "n = 22 sessions" in report
     pngs = sorted(p.name for p in out_dir.glob("*.png"))
@@ -89,3 +102,12 @@ def test_unknown_predictor_is_a_clear_error(
     code = main(["kolab", "report", "--data", str(kolab_sessions_path), "--out", str(tmp_path),
                  "--predictors", "oracle"])  # fmt: skip
     assert code == 2 and "unknown predictor 'oracle'" in capsys.readouterr().err
+
+
+def test_unknown_feature_group_is_a_clear_error(
+    kolab_sessions_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["kolab", "report", "--data", str(kolab_sessions_path), "--out", str(tmp_path / "r"),
+                 "--learned-groups", "text,words"])  # fmt: skip
+    assert code == 2 and "unknown feature group(s) words" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

@@ -9,8 +9,8 @@ import pytest
 
 from collabsim.kolab.evaluate import evaluate_runs
 from collabsim.kolab.instances import InstanceSet
-from collabsim.kolab.predictors.baselines import MajorityClass, ModeRating
-from collabsim.kolab.predictors.learned import LearnedPredictor
+from collabsim.kolab.predictors.baselines import CarryForwardRating, MajorityClass, ModeRating
+from collabsim.kolab.predictors.learned import LearnedPredictor, ModelConfig, default_grid
 from collabsim.kolab.predictors.llm import (
     LLMPredictor,
     build_messages,
@@ -139,17 +139,46 @@ def test_learned_predictor_is_leave_one_participant_out(
         return original(self, y, train, test, *args)
 
     monkeypatch.setattr(LearnedPredictor, "_fit_predict", spy)
-    run = LearnedPredictor(progress=False).predict(inst)
+    grid = (ModelConfig(("text", "cues"), 8, 30.0), ModelConfig(("cues",), 0, 300.0))
+    run = LearnedPredictor(progress=False, grid=grid, inner_folds=3).predict(inst)
     assert len(folds) == len(set(groups))
     for train, test in folds:
         assert len(test) == 1 and not (train & test)
     assert all(p in {"adopt", "modify", "reject"} for p in run.predictions)
-    again = LearnedPredictor(progress=False).predict(inst)
+    assert "configurations chosen by nested selection" in run.notes[0]
+    again = LearnedPredictor(progress=False, grid=grid, inner_folds=3).predict(inst)
     assert again.predictions == run.predictions  # deterministic
 
 
+def test_feature_groups_can_be_switched_off() -> None:
+    grid = default_grid("adoption", history=True)
+    assert any(c.groups == ("history",) for c in grid)
+    assert all("history" in c.groups for c in grid)
+    assert any("structure" not in c.groups for c in grid)
+    no_text = LearnedPredictor(groups=("cues", "structure", "history"))
+    reduced = no_text._grid("adoption", True)
+    assert reduced and all("text" not in c.groups and c.k == 0 for c in reduced)
+    assert len(set(reduced)) == len(reduced)
+    # switching off every group the task can use leaves nothing to evaluate, reported as such
+    only_history = LearnedPredictor(groups=("history",), progress=False)
+    assert only_history._grid("adoption", False) == ()
+
+
+def test_carry_forward_predicts_the_previous_rating_or_5(explorer_instances: InstanceSet) -> None:
+    inst = explorer_instances.by_task("2a")
+    run = CarryForwardRating().predict(inst)
+    by_session: dict[str, list[int]] = {}
+    for i, pred in zip(inst, run.predictions, strict=True):
+        seen = by_session.setdefault(i.session_id, [])
+        assert pred == (float(seen[-1]) if seen else 5.0)
+        seen.append(int(i.target))
+
+
 def test_learned_rating_predictions_stay_in_range(explorer_instances: InstanceSet) -> None:
-    run = LearnedPredictor(progress=False).predict(explorer_instances.by_task("2b"))
+    grid = (ModelConfig(("text", "cues"), 8, 30.0), ModelConfig(("cues",), 0, 300.0))
+    run = LearnedPredictor(progress=False, grid=grid, inner_folds=3).predict(
+        explorer_instances.by_task("2b")
+    )
     assert len(run.predictions) == 110
     assert all(isinstance(p, float) and 1.0 <= p <= 5.0 for p in run.predictions)
 
@@ -176,3 +205,16 @@ def test_llm_predictor_sends_frames_as_image_parts(
         progress=False,
     ).predict(inst)
     assert run.predictions == ("reject", "reject") and run.modality == "graph+frames"
+
+
+def test_llm_prompt_for_1b_plus_h_lists_the_earlier_responses(
+    explorer_instances: InstanceSet,
+) -> None:
+    with_history = next(i for i in explorer_instances.by_task("1b+h") if len(i.history) >= 2)
+    user = build_messages(with_history, render(with_history, [Modality.GRAPH]))[1]["content"]
+    listed = ", ".join(str(h).upper() for h in with_history.history)
+    assert f"earlier AI outputs in this session, oldest first: {listed}." in user
+    plain = explorer_instances.by_task("1b")[0]
+    assert "earlier AI outputs" not in build_messages(plain, render(plain, [Modality.GRAPH]))[1][
+        "content"
+    ]

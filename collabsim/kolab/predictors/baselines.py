@@ -1,9 +1,11 @@
-"""Input-free baselines: the majority adoption label and the mode rating.
+"""Baselines: the majority adoption label, the mode rating and the carry-forward rating.
 
 Both are fitted on the targets of the instances they are asked to predict (as the Kolab
 benchmark's baselines are), so they are the floor any predictor must beat; on the explorer data
 they are ``adopt`` and ``5``. Ties go to the earlier label in ``adopt, modify, reject`` and to the
-higher rating.
+higher rating. The carry-forward baseline predicts a step's rating as the professional's
+rating of the session's previous rated step (5, the most common rating, when there is none):
+it reads only :attr:`Instance.history`, the same rating of earlier steps.
 """
 
 from __future__ import annotations
@@ -58,3 +60,25 @@ class ModeRating:
         counts = Counter(int(i.target) for i in instances)
         mode = max(range(1, 6), key=lambda r: (counts.get(r, 0), r))
         return _run(self.name, instances, float(mode), run)
+
+
+class CarryForwardRating:
+    """Predicts the previous step's rating in the same session (5 when there is none)."""
+
+    name = "carry-forward"
+    modality = "history"
+    kinds: tuple[TaskKind, ...] = ("rating",)
+    runs = 1
+    uses_history = True
+
+    def predict(self, instances: Sequence[Instance], *, run: int = 0) -> PredictionRun:
+        """Predict each instance's last earlier rating, or 5."""
+        task = instances[0].task if instances else ""
+        return PredictionRun(
+            predictor=self.name,
+            task=task,
+            modality=self.modality,
+            run=run,
+            instance_ids=tuple(i.instance_id for i in instances),
+            predictions=tuple(float(i.history[-1]) if i.history else 5.0 for i in instances),
+        )

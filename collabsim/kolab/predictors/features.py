@@ -1,37 +1,54 @@
-"""Features of an instance's window for the learned predictors.
+"""Features of an instance's window for the learned predictors, in switchable groups.
 
-Everything is computed from the window graph (which holds no response labels and no step
-ratings) and from the step plan (step names and order, known before the session). Numeric
-features:
+Everything is computed from the window graph (no response labels, no step ratings, no node
+after the window's cut) and, for history tasks, from :attr:`Instance.history`. Nothing reads
+the responder in forecasting tasks, the session's length, its number of responses or steps,
+the response index, the instance id or another session. Groups:
 
-* structure: nodes, human/AI nodes, AI share, edges, loop edges, crossing edges and their
-  share, branch nodes (out-degree > 1) and merge nodes (in-degree > 1) inside the window;
-* timing: window length, AI-node length, source length, source-end-to-AI-start gap, time of
-  the window end since session start (log seconds);
-* position: step position in the plan (0 = first, 1 = last), number of steps, last-step flag;
-* who acted last before the AI output (human / AI / nobody), AI outputs earlier in the window;
-* loop/branch context of the AI node: on a loop edge, its in/out-degree, the source's
-  out-degree;
-* 1a only (the response is visible): responder length, gap from AI end to responder start,
-  nodes in between;
-* rating tasks: the same structure and timing over the step's subgraph.
-
-Texts: ``focus`` (label and detail of the AI node and the source; for ratings every node of
-the step), ``response`` (label and detail of the responder, 1a only: the key evidence of
-recognition gets its own vocabulary block) and ``context`` (labels of all window nodes).
+* ``text``: two texts turned into LSA components inside each training fold (see
+  :mod:`~collabsim.kolab.predictors.learned`): ``output`` (label and detail of the AI node;
+  for ratings of the step's AI nodes) and ``request`` (the source node; for ratings the
+  step's human nodes). In 1a, where the response is visible, a third text ``response``.
+* ``cues``: the interpretable cue counts of :mod:`~collabsim.kolab.predictors.cues`.
+* ``structure``: a few window facts: window and AI-output length, elapsed session time at
+  the window end, nodes in the window, earlier AI outputs, who acted last, whether the AI
+  node sits on a loop edge, whether there is a source; 1a adds the response's length and
+  delay. Ratings: the step's nodes, AI share, edges, loops and duration.
+* ``history`` (1b+h only): number of earlier responses, their label shares and the last
+  label.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
-from collabsim.graphs.model import Node, WorkflowGraph
+import numpy as np
+
+from collabsim.graphs.model import RESPONSE_LABELS, Node
 from collabsim.kolab.instances import Instance
+from collabsim.kolab.predictors.cues import CUE_NAMES, cue_counts
 
-TEXT_COLUMNS: tuple[str, ...] = ("focus", "response", "context")
+FEATURE_GROUPS: tuple[str, ...] = ("text", "cues", "structure", "history")
+
+
+@dataclass(frozen=True)
+class FeatureTable:
+    """Label-free inputs of a list of instances.
+
+    Attributes:
+        texts: Text column -> one document per instance.
+        blocks: Numeric group (``cues``, ``structure``, ``history``) -> (n, d) matrix.
+        columns: Numeric group -> column names.
+    """
+
+    texts: dict[str, list[str]]
+    blocks: dict[str, np.ndarray]
+    columns: dict[str, tuple[str, ...]]
+
+    def __len__(self) -> int:
+        return len(next(iter(self.texts.values())))
 
 
 def _dur(node: Node | None) -> float:
@@ -44,125 +61,111 @@ def _log(x: float) -> float:
     return math.log1p(max(0.0, x))
 
 
-def _structure(graph: WorkflowGraph) -> dict[str, float]:
-    nodes = graph.nodes
-    n = len(nodes)
-    n_ai = sum(node.actor_type == "ai" for node in nodes)
-    out_deg: Counter[str] = Counter(e.source for e in graph.edges)
-    in_deg: Counter[str] = Counter(e.target for e in graph.edges)
-    n_edges = len(graph.edges)
-    crossing = sum(graph.is_crossing(e) for e in graph.edges)
-    return {
-        "n_nodes": float(n),
-        "n_human": float(n - n_ai),
-        "n_ai": float(n_ai),
-        "ai_share": n_ai / n if n else 0.0,
-        "n_edges": float(n_edges),
-        "n_loop": float(sum(e.type == "loop" for e in graph.edges)),
-        "n_crossing": float(crossing),
-        "crossing_share": crossing / n_edges if n_edges else 0.0,
-        "n_branch": float(sum(d > 1 for d in out_deg.values())),
-        "n_merge": float(sum(d > 1 for d in in_deg.values())),
-    }
-
-
 def _text(node: Node | None) -> str:
     if node is None:
         return ""
     return f"{node.label}. {node.detail}"
 
 
-def _step_position(graph: WorkflowGraph, key: str | None) -> dict[str, float]:
-    keys = [s.key for s in graph.steps]
-    n = len(keys)
-    if key is None or key not in keys:
-        return {"step_pos": 0.5, "n_steps": float(n), "is_last_step": 0.0, "step_missing": 1.0}
-    pos = keys.index(key)
-    return {
-        "step_pos": pos / (n - 1) if n > 1 else 0.0,
-        "n_steps": float(n),
-        "is_last_step": float(pos == n - 1),
-        "step_missing": 0.0,
-    }
-
-
-def instance_features(instance: Instance) -> dict[str, Any]:
-    """Numeric features plus the ``focus`` and ``context`` texts of one instance."""
+def _adoption_parts(
+    instance: Instance,
+) -> tuple[dict[str, str], dict[str, float]]:
     graph = instance.window
-    feats: dict[str, Any] = _structure(graph)
-    start = instance.window_start or 0.0
-    end = instance.window_end or 0.0
-    feats["log_window_len"] = _log(end - start)
-    feats["log_time_since_start"] = _log(end)
-    feats.update(_step_position(graph, instance.step_key))
-    feats["context"] = " ".join(n.label for n in graph.nodes)
     resp = instance.response
-    if resp is None:
-        feats["focus"] = " ".join(_text(n) for n in graph.nodes)
-        return feats
+    assert resp is not None
     ai = graph.node(resp.ai_node)
     src = graph.node(resp.source) if resp.source is not None and resp.source in graph else None
-    feats["has_source"] = float(src is not None)
-    feats["log_ai_len"] = _log(_dur(ai))
-    feats["log_src_len"] = _log(_dur(src))
-    gap = (ai.start - src.end) if src and ai.start is not None and src.end is not None else 0.0
-    feats["log_src_ai_gap"] = _log(gap)
-    feats["ai_drawn_human"] = float(ai.actor_type != "ai")
-    earlier = sorted(
-        (
-            n
-            for n in graph.nodes
-            if n.id not in {ai.id}
-            and n.start is not None
-            and ai.start is not None
-            and n.start <= ai.start
+    start = instance.window_start or 0.0
+    end = instance.window_end or 0.0
+    earlier = [
+        n for n in graph.nodes
+        if n.id != ai.id and n.start is not None and ai.start is not None and n.start <= ai.start
+    ]  # fmt: skip
+    prev = max(earlier, key=lambda n: n.start or 0.0, default=None)
+    structure = {
+        "log_window_len": _log(end - start),
+        "log_elapsed": _log(end),
+        "log_ai_len": _log(_dur(ai)),
+        "log_ai_chars": _log(len(ai.detail)),
+        "n_window_nodes": _log(len(graph)),
+        "n_ai_before": _log(sum(n.actor_type == "ai" for n in earlier)),
+        "prev_human": float(prev is not None and prev.actor_type == "human"),
+        "has_source": float(src is not None),
+        "ai_on_loop": float(
+            any(e.type == "loop" and ai.id in (e.source, e.target) for e in graph.edges)
         ),
-        key=lambda n: n.start or 0.0,
-    )
-    prev = earlier[-1] if earlier else None
-    feats["prev_human"] = float(prev is not None and prev.actor_type == "human")
-    feats["prev_ai"] = float(prev is not None and prev.actor_type == "ai")
-    feats["n_ai_before"] = float(sum(n.actor_type == "ai" for n in earlier))
-    feats["ai_on_loop"] = float(
-        any(e.type == "loop" and ai.id in (e.source, e.target) for e in graph.edges)
-    )
-    feats["ai_in_degree"] = float(sum(e.target == ai.id for e in graph.edges))
-    feats["ai_out_degree"] = float(sum(e.source == ai.id for e in graph.edges))
-    feats["src_out_degree"] = float(
-        sum(e.source == src.id for e in graph.edges) if src is not None else 0
-    )
-    focus = [_text(ai), _text(src)]
+    }
+    texts = {"output": _text(ai), "request": _text(src), "response": ""}
     if instance.task == "1a" and resp.responder in graph:
         responder = graph.node(resp.responder)
-        feats["log_resp_len"] = _log(_dur(responder))
-        r_gap = (
-            responder.start - ai.end if responder.start is not None and ai.end is not None else 0.0
-        )
-        feats["log_resp_gap"] = _log(r_gap)
-        feats["n_between"] = float(
-            sum(
-                1
-                for n in graph.nodes
-                if n.start is not None
-                and ai.end is not None
-                and responder.start is not None
-                and ai.end <= n.start < responder.start
-                and n.id != responder.id
-            )
-        )
-        feats["response"] = _text(responder)
-    feats["focus"] = " ".join(t for t in focus if t)
+        texts["response"] = _text(responder)
+        structure["log_resp_len"] = _log(_dur(responder))
+        gap = (responder.start or 0.0) - (ai.end or 0.0)
+        structure["log_resp_gap"] = _log(gap)
+    return texts, structure
+
+
+def _rating_parts(instance: Instance) -> tuple[dict[str, str], dict[str, float]]:
+    graph = instance.window
+    ai_nodes = [n for n in graph.nodes if n.actor_type == "ai"]
+    human_nodes = [n for n in graph.nodes if n.actor_type != "ai"]
+    n = len(graph)
+    start = instance.window_start or 0.0
+    end = instance.window_end or 0.0
+    structure = {
+        "n_nodes": _log(n),
+        "ai_share": len(ai_nodes) / n if n else 0.0,
+        "n_edges": _log(len(graph.edges)),
+        "n_loop": _log(sum(e.type == "loop" for e in graph.edges)),
+        "log_duration": _log(end - start),
+    }
+    texts = {
+        "output": " ".join(_text(x) for x in ai_nodes),
+        "request": " ".join(_text(x) for x in human_nodes),
+        "response": "",
+    }
+    return texts, structure
+
+
+def _history(instance: Instance) -> dict[str, float]:
+    past = [str(h) for h in instance.history]
+    feats = {"log_n_prior": _log(len(past))}
+    for lab in RESPONSE_LABELS:
+        feats[f"share_{lab}"] = past.count(lab) / len(past) if past else 0.0
+        feats[f"last_{lab}"] = float(bool(past) and past[-1] == lab)
     return feats
 
 
-def feature_table(instances: Sequence[Instance]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Feature dicts of all instances (missing numeric features filled with 0) and the
-    sorted numeric column names."""
-    rows = [instance_features(i) for i in instances]
-    numeric = sorted({k for row in rows for k in row if k not in TEXT_COLUMNS})
-    for row in rows:
-        for key in numeric:
-            row.setdefault(key, 0.0)
-        for key in TEXT_COLUMNS:
-            row.setdefault(key, "")
-    return rows, numeric
+def feature_table(instances: Sequence[Instance]) -> FeatureTable:
+    """The text columns and numeric groups of ``instances`` (all of one task).
+
+    The ``history`` group is filled only for tasks flagged as using history (1b+h); for the
+    others it has no columns.
+    """
+    texts: dict[str, list[str]] = {"output": [], "request": [], "response": []}
+    cue_rows: list[list[float]] = []
+    struct_rows: list[dict[str, float]] = []
+    hist_rows: list[dict[str, float]] = []
+    for inst in instances:
+        if inst.is_rating:
+            parts, structure = _rating_parts(inst)
+        else:
+            parts, structure = _adoption_parts(inst)
+        for key, value in parts.items():
+            texts[key].append(value)
+        cues = cue_counts(parts["output"], parts["request"])
+        cue_rows.append([cues[c] for c in CUE_NAMES])
+        struct_rows.append(structure)
+        hist_rows.append(_history(inst) if inst.uses_history else {})
+    struct_cols = tuple(sorted({k for row in struct_rows for k in row}))
+    hist_cols = tuple(sorted({k for row in hist_rows for k in row}))
+    n = len(instances)
+    blocks = {
+        "cues": np.asarray(cue_rows, dtype=float).reshape(n, len(CUE_NAMES)),
+        "structure": np.array([[r.get(c, 0.0) for c in struct_cols] for r in struct_rows],
+                              dtype=float).reshape(n, len(struct_cols)),  # fmt: skip
+        "history": np.array([[r.get(c, 0.0) for c in hist_cols] for r in hist_rows],
+                            dtype=float).reshape(n, len(hist_cols)),  # fmt: skip
+    }
+    columns = {"cues": CUE_NAMES, "structure": struct_cols, "history": hist_cols}
+    return FeatureTable(texts, blocks, columns)

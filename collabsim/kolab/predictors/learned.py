@@ -1,63 +1,225 @@
-"""Learned predictors evaluated with leave-one-participant-out cross-validation.
+"""Learned predictors evaluated with leave-one-participant-out (LOPO) cross-validation.
 
-The model sees the features of :mod:`collabsim.kolab.predictors.features`: standardised
-numeric features plus TF-IDF of the ``focus``, ``response`` (1a) and ``context`` texts (English stop words
-removed, unigrams and bigrams hashed into 2048 buckets, buckets seen in fewer than two training
-documents dropped, sublinear term frequency). Adoption uses a
-class-balanced logistic regression; ratings use ridge regression whose output is clipped to
-[1, 5] (kept continuous, so Spearman's rho can rank it; MAE and within-1 use the same values).
+Inputs (:mod:`~collabsim.kolab.predictors.features`): character 2-5-grams of the AI output
+and of the request (and of the response in 1a), compressed by LSA, plus interpretable cues,
+a few structural facts and, for 1b+h, the session's earlier labels. Character n-grams were
+chosen over word n-grams because word features learn words that identify a person (and so
+cannot transfer to a held-out person); LSA keeps only the few directions shared by many
+documents.
 
-Cross-validation: for each participant, a model is fitted on every other participant's
-instances of the task and predicts that participant's instances, so no participant is ever in
-both training and test data. Feature scaling and the TF-IDF vocabulary are fitted inside each
-fold. Everything is deterministic for a given seed.
+**Everything fitted is fitted inside the training fold.** For each held-out participant:
+
+1. the TF-IDF weights, the truncated SVD (LSA) and the feature scaling are fitted on the
+   other participants' instances only;
+2. model selection is nested: a grouped inner cross-validation over the training
+   participants (``inner_folds`` folds, each refitting step 1 on its own training part)
+   picks the feature groups, the number of LSA components and the regularisation strength;
+3. the chosen configuration is refitted on all training participants and predicts the
+   held-out participant.
+
+Adoption uses a class-weighted (balanced) ridge classifier, selected by inner macro-F1;
+ratings use ridge regression clipped to [1, 5], selected by inner Spearman rho. Both are
+solved in closed form, so the thousands of fits that nested selection and the permutation
+null need stay cheap on a small machine.
+Character n-gram counts are hashed (stateless: no vocabulary is learned, so they can be
+computed once for all folds). Labels never enter a feature, so the fitted featurisers are
+cached per training set and reused by the permutation null
+(:func:`~collabsim.kolab.chance.permutation_null`). Deterministic for a given seed.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
-from scipy import sparse
+from scipy import sparse, stats
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
-from sklearn.linear_model import LogisticRegression, Ridge
-from sklearn.model_selection import LeaveOneGroupOut
+from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
+from collabsim.kolab.evaluate import LABELS, macro_f1
 from collabsim.kolab.instances import Instance
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind, task_kind
-from collabsim.kolab.predictors.features import TEXT_COLUMNS, feature_table
+from collabsim.kolab.predictors.features import FeatureTable, feature_table
 
-_HASH_FEATURES = 2**11
+_HASH_FEATURES = 2**18
+_MIN_DF = 2
 
 
-def _hashed_texts(frame: pd.DataFrame) -> dict[str, sparse.csr_matrix]:
-    """Token counts of each text column, hashed (stateless, so computed once for all folds)."""
+@dataclass(frozen=True)
+class ModelConfig:
+    """One point of the model-selection grid.
+
+    Attributes:
+        groups: Feature groups used (``text``, ``cues``, ``structure``, ``history``).
+        k: LSA components per text column (ignored without ``text``).
+        alpha: Ridge penalty.
+    """
+
+    groups: tuple[str, ...]
+    k: int
+    alpha: float
+
+
+def default_grid(kind: TaskKind, history: bool = False) -> tuple[ModelConfig, ...]:
+    """The selection grid: feature groups x LSA size x ridge penalty.
+
+    Single groups are in the grid as well as their combinations, so nested selection can
+    switch a group off; with ``history`` (1b+h), the history group alone and added to every
+    combination.
+    """
+    sets: list[tuple[tuple[str, ...], int]] = [(("cues",), 0), (("cues", "structure"), 0)]
+    for k in (8, 32):
+        sets += [(("text",), k), (("text", "cues"), k), (("text", "cues", "structure"), k)]
+    if history:
+        sets = [(("history",), 0)] + [((*g, "history"), k) for g, k in sets]
+    return tuple(ModelConfig(g, k, alpha) for alpha in (300.0, 30.0) for g, k in sets)
+
+
+def char_counts(texts: Sequence[str]) -> sparse.csr_matrix:
+    """Hashed character 2-5-gram counts (within word boundaries) of each text."""
     vectorizer = HashingVectorizer(
+        analyzer="char_wb",
+        ngram_range=(2, 5),
         n_features=_HASH_FEATURES,
         alternate_sign=False,
         norm=None,
-        ngram_range=(1, 2),
-        stop_words="english",
     )
-    return {col: vectorizer.transform(frame[col].tolist()).tocsr() for col in TEXT_COLUMNS}
+    return vectorizer.transform(list(texts)).tocsr()
 
 
-def _model(kind: TaskKind, seed: int) -> LogisticRegression | Ridge:
+def lsa_components(docs: sparse.csr_matrix, fit_rows: np.ndarray, k: int) -> np.ndarray:
+    """LSA of ``docs``: projections on the top-``k`` right singular vectors of the fit rows.
+
+    With far fewer documents than n-grams, the SVD of the fit rows ``F`` comes exactly and
+    cheaply from their Gram matrix: ``F F^T = U S^2 U^T`` and ``V = F^T U S^-1``, so a row
+    ``x`` maps to ``x F^T U S^-1``. Only the fit rows shape ``U`` and ``S``; other rows are
+    merely projected. Signs are fixed (largest loading positive) so results are
+    deterministic; near-zero singular values are dropped.
+    """
+    products = (docs @ docs[fit_rows].T).toarray()  # every row against the fit rows
+    eigvals, eigvecs = np.linalg.eigh(products[fit_rows])
+    order = np.argsort(eigvals)[::-1][:k]
+    eigvals, eigvecs = eigvals[order], eigvecs[:, order]
+    good = eigvals > 1e-10 * max(float(eigvals[:1].max(initial=0.0)), 1e-300)
+    eigvals, eigvecs = eigvals[good], eigvecs[:, good]
+    signs = np.sign(eigvecs[np.argmax(np.abs(eigvecs), axis=0), np.arange(eigvecs.shape[1])])
+    eigvecs = eigvecs * np.where(signs == 0, 1.0, signs)
+    return (products @ eigvecs) / np.sqrt(eigvals)
+
+
+class FoldFeaturizer:
+    """TF-IDF + LSA per text column and scaling per group, fitted on training rows only.
+
+    Args:
+        table: Features of every instance.
+        counts: Hashed character n-gram counts per text column (all instances).
+        fit_rows: Indices of the training rows (the only rows any statistic comes from).
+        k_max: LSA components computed (configurations use the first ``k``).
+        seed: Kept for interface stability (the LSA is exact and needs no randomness).
+    """
+
+    def __init__(
+        self,
+        table: FeatureTable,
+        counts: dict[str, sparse.csr_matrix],
+        fit_rows: np.ndarray,
+        k_max: int,
+        seed: int,
+    ) -> None:
+        self.fit_rows = np.asarray(fit_rows)
+        self._table = table
+        self._lsa: dict[str, np.ndarray] = {}
+        for col, matrix in counts.items():
+            train = matrix[self.fit_rows]
+            keep = np.flatnonzero(np.asarray((train > 0).sum(axis=0)).ravel() >= _MIN_DF)
+            if keep.size < 2:
+                continue  # e.g. the response text outside 1a
+            tfidf = TfidfTransformer(sublinear_tf=True).fit(train[:, keep])
+            comps = lsa_components(tfidf.transform(matrix[:, keep]), self.fit_rows, k_max)
+            if comps.shape[1] == 0:
+                continue
+            scaler = StandardScaler().fit(comps[self.fit_rows])
+            self._lsa[col] = scaler.transform(comps)
+        self._numeric: dict[str, np.ndarray] = {}
+        for group, block in table.blocks.items():
+            if block.shape[1]:
+                scaler = StandardScaler().fit(block[self.fit_rows])
+                self._numeric[group] = scaler.transform(block)
+
+    def matrix(self, rows: np.ndarray, config: ModelConfig) -> np.ndarray:
+        """Design matrix of ``rows`` under ``config``."""
+        parts: list[np.ndarray] = []
+        if "text" in config.groups:
+            parts += [comps[rows, : config.k] for comps in self._lsa.values()]
+        parts += [self._numeric[g][rows] for g in config.groups if g in self._numeric]
+        if not parts:
+            return np.zeros((len(rows), 1))
+        return np.hstack(parts)
+
+
+def _ridge(x: np.ndarray, targets: np.ndarray, weights: np.ndarray, alpha: float) -> tuple:
+    """Weighted ridge regression with an unpenalised intercept: (coefficients, intercept)."""
+    w = weights / weights.sum()
+    x_mean = w @ x
+    t_mean = w @ targets
+    xc = x - x_mean
+    gram = xc.T @ (xc * weights[:, None]) + alpha * np.eye(x.shape[1])
+    coef = np.linalg.solve(gram, xc.T @ ((targets - t_mean) * weights[:, None]))
+    return coef, t_mean - x_mean @ coef
+
+
+def _fit_predict_model(
+    kind: TaskKind, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray,
+    alpha: float,
+) -> np.ndarray:  # fmt: skip
+    """Fit on the training rows and predict the test rows.
+
+    Adoption: a class-weighted ridge classifier (one-vs-rest targets +-1, each class weighted
+    ``n / (3 n_class)`` as scikit-learn's ``balanced``; the highest score wins). It is solved
+    in closed form, which keeps the thousands of fits of nested selection and the
+    permutation null cheap. Ratings: ridge regression clipped to [1, 5].
+    """
     if kind == "adoption":
-        return LogisticRegression(C=0.5, class_weight="balanced", max_iter=5000, random_state=seed)
-    return Ridge(alpha=10.0, random_state=seed)
+        present = [lab for lab in LABELS if (y_train == lab).any()]
+        if len(present) < 2:
+            return np.full(len(x_test), present[0] if present else LABELS[0], dtype=object)
+        counts = {lab: int((y_train == lab).sum()) for lab in present}
+        weights = np.array([len(y_train) / (len(present) * counts[v]) for v in y_train])
+        targets = np.stack([np.where(y_train == lab, 1.0, -1.0) for lab in present], axis=1)
+        coef, intercept = _ridge(x_train, targets, weights, alpha)
+        scores = x_test @ coef + intercept
+        return np.array(present, dtype=object)[np.argmax(scores, axis=1)]
+    coef, intercept = _ridge(
+        x_train, y_train.astype(float)[:, None], np.ones(len(y_train)), alpha
+    )
+    return np.clip((x_test @ coef + intercept)[:, 0], 1.0, 5.0)
+
+
+def _score(kind: TaskKind, y: np.ndarray, pred: np.ndarray) -> float:
+    if kind == "adoption":
+        return macro_f1(y.tolist(), pred.tolist())
+    if len(set(pred.tolist())) < 2 or len(set(y.tolist())) < 2:
+        return -math.inf
+    return float(stats.spearmanr(y.astype(float), pred.astype(float)).statistic)
 
 
 class LearnedPredictor:
-    """Scikit-learn model over window features, predicted leave-one-participant-out.
+    """Nested, leave-one-participant-out model over window features.
 
     Args:
-        seed: Seed of the models (the solvers used are deterministic anyway).
+        seed: Seed of the randomised SVD and the solvers.
         progress: Show a progress bar over folds.
+        inner_folds: Grouped inner folds of the nested model selection; None (default)
+            leaves one training participant out at a time.
+        grid: Selection grid (default :func:`default_grid` of the task kind).
+        groups: Feature groups allowed (``None`` = all); configurations needing others are
+            dropped, which is how a group is switched off.
+        k_max: LSA components fitted per text column.
     """
 
     name = "learned"
@@ -65,76 +227,178 @@ class LearnedPredictor:
     kinds: tuple[TaskKind, ...] = ("adoption", "rating")
     runs = 1
 
-    def __init__(self, seed: int = 0, progress: bool = True) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        progress: bool = True,
+        *,
+        inner_folds: int | None = None,
+        grid: Sequence[ModelConfig] | None = None,
+        groups: Sequence[str] | None = None,
+        k_max: int = 32,
+    ) -> None:
         self.seed = seed
         self.progress = progress
+        self.inner_folds = inner_folds
+        self.grid = tuple(grid) if grid is not None else None
+        self.allowed = None if groups is None else frozenset(groups)
+        self.k_max = k_max
+        self.selected: list[ModelConfig] = []
+        self._prepared: tuple[tuple[str, ...], FeatureTable, dict[str, sparse.csr_matrix]] | None
+        self._prepared = None
+        self._fold_cache: dict[bytes, FoldFeaturizer] = {}
+
+    # ------------------------------------------------------------------ features and folds
+
+    def _prepare(self, instances: Sequence[Instance]) -> tuple[FeatureTable, dict]:
+        ids = tuple(i.instance_id for i in instances)
+        if self._prepared is None or self._prepared[0] != ids:
+            table = feature_table(instances)
+            counts = {col: char_counts(docs) for col, docs in table.texts.items()}
+            self._prepared = (ids, table, counts)
+            self._fold_cache = {}
+        return self._prepared[1], self._prepared[2]
+
+    def _featurizer(
+        self, table: FeatureTable, counts: dict[str, sparse.csr_matrix], rows: np.ndarray
+    ) -> FoldFeaturizer:
+        key = np.sort(rows).astype(np.int64).tobytes()
+        if key not in self._fold_cache:
+            self._fold_cache[key] = FoldFeaturizer(table, counts, rows, self.k_max, self.seed)
+        return self._fold_cache[key]
+
+    def _grid(self, kind: TaskKind, history: bool) -> tuple[ModelConfig, ...]:
+        """The selection grid with switched-off groups removed from every configuration."""
+        grid = self.grid if self.grid is not None else default_grid(kind, history)
+        if self.allowed is not None:
+            kept: dict[ModelConfig, None] = {}
+            for cfg in grid:
+                groups = tuple(g for g in cfg.groups if g in self.allowed)
+                if groups:
+                    k = cfg.k if "text" in groups else 0
+                    kept[ModelConfig(groups, k, cfg.alpha)] = None
+            grid = tuple(kept)
+        return grid
+
+    # ------------------------------------------------------------------ prediction
 
     def predict(self, instances: Sequence[Instance], *, run: int = 0) -> PredictionRun:
         """Out-of-fold predictions for every instance (one fold per participant)."""
         task = instances[0].task if instances else ""
         kind = task_kind(task)
-        rows, numeric_cols = feature_table(instances)
-        frame = pd.DataFrame(rows)
-        numeric = frame[numeric_cols].to_numpy(dtype=float)
-        texts = _hashed_texts(frame)
-        groups = np.array([i.participant_id for i in instances], dtype=object)
         if kind == "adoption":
             y = np.array([str(i.target) for i in instances], dtype=object)
         else:
             y = np.array([float(i.target) for i in instances])
-        predictions: list[PredictionValue] = [None] * len(instances)
         notes: list[str] = []
-        n_groups = len(set(groups.tolist()))
-        if n_groups < 2:
+        if instances and not self._grid(kind, instances[0].uses_history):
+            return PredictionRun(
+                predictor=self.name, task=task, modality=self.modality, run=run,
+                instance_ids=(), predictions=(),
+                notes=("no allowed feature group applies to this task",),
+                missing=tuple(i.instance_id for i in instances),
+            )  # fmt: skip
+        if len({i.participant_id for i in instances}) < 2:
             notes.append("fewer than two participants: no cross-validation possible")
+            values: list[PredictionValue] = [None] * len(instances)
         else:
-            folds = list(LeaveOneGroupOut().split(numeric, y, groups))
-            # one BLAS thread: these problems are tiny, and OpenBLAS threads on a busy
-            # machine slow the solver down by an order of magnitude
-            with threadpool_limits(limits=1):
-                for train, test in tqdm(
-                    folds, desc=f"learned {task} LOPO", disable=not self.progress, leave=False
-                ):
-                    values = self._fit_predict(y, train, test, numeric, texts, kind)
-                    for idx, value in zip(test, values, strict=True):
-                        predictions[idx] = value
+            values = self.predict_labels(instances, y)
+            chosen = dict.fromkeys(
+                f"{'+'.join(c.groups)}" + (f" k={c.k}" if "text" in c.groups else "")
+                + f" alpha={c.alpha:g}" for c in self.selected
+            )  # fmt: skip
+            notes.append(f"configurations chosen by nested selection: {'; '.join(chosen)}")
         return PredictionRun(
             predictor=self.name,
             task=task,
             modality=self.modality,
             run=run,
             instance_ids=tuple(i.instance_id for i in instances),
-            predictions=tuple(predictions),
+            predictions=tuple(values),
             notes=tuple(notes),
         )
+
+    def predict_labels(
+        self, instances: Sequence[Instance], y: np.ndarray
+    ) -> list[PredictionValue]:
+        """Out-of-fold predictions of targets ``y`` (the true ones, or a permutation).
+
+        Args:
+            instances: Instances of one task, from at least two participants.
+            y: Targets aligned with ``instances``.
+        """
+        kind = task_kind(instances[0].task)
+        table, counts = self._prepare(instances)
+        groups = np.array([i.participant_id for i in instances], dtype=object)
+        grid = self._grid(kind, instances[0].uses_history)
+        predictions: list[PredictionValue] = [None] * len(instances)
+        self.selected = []
+        folds = list(LeaveOneGroupOut().split(np.zeros(len(y)), y, groups))
+        # one BLAS thread: these problems are tiny, and OpenBLAS threads on a busy machine
+        # slow the solvers down by an order of magnitude
+        with threadpool_limits(limits=1):
+            for train, test in tqdm(
+                folds, desc=f"learned {instances[0].task} LOPO", disable=not self.progress,
+                leave=False,
+            ):  # fmt: skip
+                values = self._fit_predict(y, train, test, table, counts, groups, grid, kind)
+                for idx, value in zip(test, values, strict=True):
+                    predictions[idx] = value
+        return predictions
+
+    def _select(
+        self,
+        y: np.ndarray,
+        train: np.ndarray,
+        table: FeatureTable,
+        counts: dict[str, sparse.csr_matrix],
+        groups: np.ndarray,
+        grid: Sequence[ModelConfig],
+        kind: TaskKind,
+    ) -> ModelConfig:
+        """Pick a configuration by grouped inner cross-validation on ``train`` only."""
+        n_groups = len(set(groups[train].tolist()))
+        if len(grid) == 1 or n_groups < 2:
+            return grid[0]
+        if self.inner_folds is None:
+            inner: LeaveOneGroupOut | GroupKFold = LeaveOneGroupOut()
+        else:
+            inner = GroupKFold(n_splits=min(self.inner_folds, n_groups))
+        pooled = [np.empty(len(train), dtype=y.dtype) for _ in grid]
+        for inner_train, inner_val in inner.split(train, groups=groups[train]):
+            feats = self._featurizer(table, counts, train[inner_train])
+            for cfg, out in zip(grid, pooled, strict=True):
+                out[inner_val] = _fit_predict_model(
+                    kind,
+                    feats.matrix(train[inner_train], cfg),
+                    y[train[inner_train]],
+                    feats.matrix(train[inner_val], cfg),
+                    cfg.alpha,
+                )
+        scores = [_score(kind, y[train], out) for out in pooled]
+        return grid[int(np.argmax(scores))]  # ties: the earlier (simpler) configuration
 
     def _fit_predict(
         self,
         y: np.ndarray,
         train: np.ndarray,
         test: np.ndarray,
-        numeric: np.ndarray,
-        texts: dict[str, sparse.csr_matrix],
+        table: FeatureTable,
+        counts: dict[str, sparse.csr_matrix],
+        groups: np.ndarray,
+        grid: Sequence[ModelConfig],
         kind: TaskKind,
     ) -> list[PredictionValue]:
-        y_train = y[train]
-        if kind == "adoption" and len(set(y_train.tolist())) < 2:
-            return [str(y_train[0])] * len(test)
-        scaler = StandardScaler().fit(numeric[train])
-        blocks_train = [sparse.csr_matrix(scaler.transform(numeric[train]))]
-        blocks_test = [sparse.csr_matrix(scaler.transform(numeric[test]))]
-        for counts in texts.values():
-            # document frequencies from the training fold only; terms seen once are dropped
-            df_train = np.asarray((counts[train] > 0).sum(axis=0)).ravel()
-            keep = np.flatnonzero(df_train >= 2)
-            if keep.size == 0:  # e.g. the response text outside 1a
-                continue
-            tfidf = TfidfTransformer(sublinear_tf=True).fit(counts[train][:, keep])
-            blocks_train.append(tfidf.transform(counts[train][:, keep]))
-            blocks_test.append(tfidf.transform(counts[test][:, keep]))
-        model = _model(kind, self.seed)
-        model.fit(sparse.hstack(blocks_train).tocsr(), y_train)
-        out = model.predict(sparse.hstack(blocks_test).tocsr())
+        config = self._select(y, train, table, counts, groups, grid, kind)
+        self.selected.append(config)
+        feats = self._featurizer(table, counts, train)
+        out = _fit_predict_model(
+            kind,
+            feats.matrix(train, config),
+            y[train],
+            feats.matrix(test, config),
+            config.alpha,
+        )
         if kind == "adoption":
-            return [str(v) for v in out]
-        return [float(np.clip(v, 1.0, 5.0)) for v in out]
+            return [str(v) if v in LABELS else None for v in out]
+        return [float(v) for v in out]

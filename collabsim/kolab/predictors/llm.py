@@ -211,7 +211,13 @@ def build_prompt(instance: Instance, rendered: RenderedInput) -> str:
     if instance.task.startswith("1c-"):
         description = _WINDOW_DESCRIPTIONS["1c"].format(k=instance.task[-1])
     else:
-        description = _WINDOW_DESCRIPTIONS[instance.task]
+        description = _WINDOW_DESCRIPTIONS[instance.task.removesuffix("+h")]
+    if instance.uses_history:
+        earlier = ", ".join(str(h).upper() for h in instance.history) or "none yet"
+        description += (
+            " How the professional responded to earlier AI outputs in this session, oldest "
+            f"first: {earlier}."
+        )
     question = _QUESTIONS["1a"] if instance.task == "1a" else _QUESTIONS["forecast"]
     return load_prompt("adoption.txt").substitute(
         common, window_description=description, question=question

@@ -1,0 +1,183 @@
+"""Chance levels: a stratified random guess and the permutation null of a learned predictor.
+
+* **Stratified random**: each instance gets a label (rating) drawn independently from the
+  evaluated instances' own label (rating) distribution. Its expected macro-F1 is about 1/3
+  for three labels whatever the class balance, which is the level a forecaster must beat
+  (the majority class scores lower on macro-F1 because it never predicts two labels). The
+  expected value and the 2.5/97.5 percentiles come from ``n_draws`` seeded draws.
+* **Permutation null** (Ojala & Garriga 2010, test 1): the targets are shuffled across all
+  instances, the predictor's whole cross-validated procedure (fold featurisers, nested
+  selection, refit) is rerun on the shuffled targets and scored against them. The p-value is
+  ``(1 + #{null >= observed}) / (1 + n)``, so with 20 permutations the smallest possible p is
+  1/21 = 0.048. For ratings the statistic is Spearman's rho.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from collabsim.kolab.evaluate import macro_f1, spearman
+from collabsim.kolab.instances import Instance
+from collabsim.kolab.predictors.base import PredictionValue, task_kind
+
+
+@dataclass(frozen=True)
+class ChanceLevel:
+    """Score of a random guess drawn from the true label (rating) distribution.
+
+    Attributes:
+        metric: ``macro_f1`` (adoption) or ``spearman`` / ``mae`` / ``within1`` (ratings).
+        mean: Expected value over the draws.
+        low: 2.5th percentile of the draws.
+        high: 97.5th percentile of the draws.
+        draws: Number of draws.
+    """
+
+    metric: str
+    mean: float
+    low: float
+    high: float
+    draws: int
+
+
+@dataclass(frozen=True)
+class PermutationNull:
+    """Permutation null of one predictor on one task.
+
+    Attributes:
+        metric: ``macro_f1`` or ``spearman``.
+        observed: The predictor's score on the true targets.
+        scores: Scores on each permutation of the targets.
+    """
+
+    metric: str
+    observed: float
+    scores: tuple[float, ...]
+
+    @property
+    def mean(self) -> float:
+        """Mean null score."""
+        finite = [s for s in self.scores if math.isfinite(s)]
+        return float(np.mean(finite)) if finite else math.nan
+
+    @property
+    def p95(self) -> float:
+        """95th percentile of the null scores."""
+        finite = [s for s in self.scores if math.isfinite(s)]
+        return float(np.quantile(finite, 0.95)) if finite else math.nan
+
+    @property
+    def p_value(self) -> float:
+        """One-sided permutation p-value ``(1 + #{null >= observed}) / (1 + n)``."""
+        if not self.scores or not math.isfinite(self.observed):
+            return math.nan
+        # a nan null score (constant predictions) cannot beat the observed one
+        beats = sum(math.isfinite(s) and s >= self.observed for s in self.scores)
+        return (1 + beats) / (1 + len(self.scores))
+
+
+class RelabelablePredictor(Protocol):
+    """A predictor whose cross-validated procedure can be rerun on other targets."""
+
+    def predict_labels(
+        self, instances: Sequence[Instance], y: np.ndarray
+    ) -> list[PredictionValue]:
+        """Out-of-fold predictions of the targets ``y``."""
+        ...
+
+
+def _score(kind: str, y: Sequence[Any], pred: Sequence[Any]) -> float:
+    if kind == "adoption":
+        return macro_f1(list(y), list(pred))
+    pairs = [(float(t), float(p)) for t, p in zip(y, pred, strict=True) if p is not None]
+    if not pairs:
+        return math.nan
+    t, p = zip(*pairs, strict=True)
+    return spearman(list(t), list(p))[0]
+
+
+def stratified_chance(
+    kind: str, y_true: Sequence[Any], *, seed: int = 0, n_draws: int = 2000
+) -> dict[str, ChanceLevel]:
+    """Chance level of a stratified random guess, per metric.
+
+    Args:
+        kind: ``"adoption"`` or ``"rating"``.
+        y_true: True labels or ratings of the evaluated instances.
+        seed: Seed of the draws.
+        n_draws: Number of random guesses.
+
+    Returns:
+        ``{"macro_f1": ...}`` for adoption; ``{"mae", "within1", "spearman"}`` for ratings.
+    """
+    rng = np.random.default_rng(seed)
+    y = np.asarray(y_true, dtype=object if kind == "adoption" else float)
+    if len(y) == 0:
+        return {}
+    values: dict[str, list[float]] = {}
+    for _ in range(n_draws):
+        guess = y[rng.integers(0, len(y), size=len(y))]
+        if kind == "adoption":
+            values.setdefault("macro_f1", []).append(macro_f1(y.tolist(), guess.tolist()))
+        else:
+            err = np.abs(guess - y)
+            values.setdefault("mae", []).append(float(err.mean()))
+            values.setdefault("within1", []).append(float((err <= 1.0).mean()))
+            values.setdefault("spearman", []).append(spearman(y.tolist(), guess.tolist())[0])
+    out = {}
+    for metric, vals in values.items():
+        arr = np.asarray(vals, dtype=float)
+        arr = arr[np.isfinite(arr)]
+        out[metric] = ChanceLevel(
+            metric,
+            float(arr.mean()) if len(arr) else math.nan,
+            float(np.quantile(arr, 0.025)) if len(arr) else math.nan,
+            float(np.quantile(arr, 0.975)) if len(arr) else math.nan,
+            n_draws,
+        )
+    return out
+
+
+def permutation_null(
+    predictor: RelabelablePredictor,
+    instances: Sequence[Instance],
+    observed: float,
+    *,
+    n_permutations: int = 20,
+    seed: int = 0,
+) -> PermutationNull:
+    """Rerun ``predictor``'s cross-validated procedure on shuffled targets.
+
+    Args:
+        predictor: A predictor with ``predict_labels`` (e.g. the learned predictor).
+        instances: Instances of one task.
+        observed: The score of the predictor on the true targets.
+        n_permutations: Number of shuffles.
+        seed: Seed of the shuffles.
+    """
+    kind = task_kind(instances[0].task)
+    if kind == "adoption":
+        y = np.array([str(i.target) for i in instances], dtype=object)
+    else:
+        y = np.array([float(i.target) for i in instances])
+    rng = np.random.default_rng(seed)
+    scores = []
+    for _ in range(n_permutations):
+        shuffled = y[rng.permutation(len(y))]
+        pred = predictor.predict_labels(instances, shuffled)
+        scores.append(_score(kind, shuffled.tolist(), pred))
+    metric = "macro_f1" if kind == "adoption" else "spearman"
+    return PermutationNull(metric, observed, tuple(scores))
+
+
+__all__ = [
+    "ChanceLevel",
+    "PermutationNull",
+    "permutation_null",
+    "stratified_chance",
+]
