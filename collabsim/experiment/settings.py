@@ -78,7 +78,15 @@ class DiscoveryBenchTasks(_TaskFilters):
     @classmethod
     def _root_given(cls, value: str) -> str:
         if not value or value == "???":
-            raise ValueError("is required for tasks=discoverybench (tasks.root=/path/to/data)")
+            from collabsim.datafetch import FETCH_COMMAND, cached_root
+
+            cached = cached_root()
+            if cached is None:
+                raise ValueError(
+                    "is required for tasks=discoverybench when no download is cached: run "
+                    f"`{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)"
+                )
+            return str(cached)
         return value
 
 
