@@ -86,6 +86,7 @@ def bench_grid(name: str, root: Path, out: Path | None, profile: bool) -> None:
     """Run a named grid like ``collabsim run`` does and print where the time went."""
     from collabsim.cli.run_app import compose_config
     from collabsim.experiment.job import run
+    from collabsim.sandbox import shutdown_zygote
 
     cfg = compose_config([*GRIDS[name], f"tasks.root={root}"])
     with tempfile.TemporaryDirectory() as tmp:
@@ -101,14 +102,18 @@ def bench_grid(name: str, root: Path, out: Path | None, profile: bool) -> None:
         if profiler is not None:
             profiler.disable()
         wall = time.perf_counter() - start
+        # The fork server reaps the workers; reaping it adds their CPU to RUSAGE_CHILDREN.
+        shutdown_zygote()
         cpu1 = _cpu()
     own, kids = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
     n = len(outcome.sessions)
     statuses = outcome.sessions["status"].value_counts().to_dict()
     print(f"grid={name} sessions={n} ran={outcome.summary.ran} statuses={statuses} "
           f"cores={os.cpu_count()} load(1 min)={os.getloadavg()[0]:.1f}")
-    print(f"wall={wall:.1f} s  cpu: parent={own:.1f} s children={kids:.1f} s "
-          f"total={own + kids:.1f} s  rate={n / wall:.1f} sessions/s")
+    print(f"wall={wall:.1f} s  cpu: parent={own:.1f} s children (sandbox)={kids:.1f} s "
+          f"total={own + kids:.1f} s  rate={n / wall:.1f} sessions/s  "
+          f"cpu per session: parent={1000 * own / n:.1f} ms children={1000 * kids / n:.1f} ms")
+    print(f"lower bound on 2 idle cores: max(parent, total/2) = {max(own, (own + kids) / 2):.1f} s")
     print("phases (wall s): " + "  ".join(f"{k}={v:.1f}" for k, v in outcome.phases.items()))
     if profiler is not None:
         for key in ("tottime", "cumulative"):
