@@ -24,7 +24,7 @@ from collabsim.experiment.settings import JobSettings, validate_job
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
 from collabsim.participants.team import team_from_dict
-from collabsim.sandbox import SandboxLimits
+from collabsim.sandbox import SandboxLimits, set_preload_files
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.structures import structure_from_dict
@@ -197,6 +197,9 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     output_dir.mkdir(parents=True, exist_ok=True)
     store = ResultStore(Path(run_cfg["store"] or output_dir).expanduser())
     max_concurrency = int(run_cfg["max_concurrency"])
+    # The sandbox's fork server parses the task files once; each session's first cell then
+    # copies the parsed table instead of parsing the CSV again.
+    set_preload_files([str(d.path) for t in tasks for d in t.datasets if d.path is not None])
     builder = ParticipantBuilder(cfg, max_concurrency=max(8, max_concurrency))
     # Each session's metrics are computed as it ends, while the others wait on their sandboxes.
     rows = SessionRows(plans, store, tasks)
