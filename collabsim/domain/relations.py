@@ -13,6 +13,7 @@ Tags: ``extreme`` (peak, highest, most frequent, greatest...), ``trough`` (lowes
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -61,6 +62,7 @@ _ORDINAL_RE = [(re.compile(word(p), re.IGNORECASE), n) for p, n in _ORDINALS.ite
 _NOT_ORDINAL = re.compile(r"first\s+principal|second\s+principal|first\s+and\s+second|"
                           r"PC\s?[12]", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:not|no|never|without|n't)\b(?:\s+[\w-]+){0,4}", re.IGNORECASE)
+_GROWTH = re.compile(r"growth(\s+rates?)?", re.IGNORECASE)
 _DIRECTIONS = ("increase", "decrease")
 _CLAUSE_SPLIT = re.compile(r"[,;.:]|\bwhile\b|\bwhereas\b|\bbut\b|\bhowever\b", re.IGNORECASE)
 _OCCURRENCE_RE = re.compile(
@@ -70,9 +72,16 @@ _OCCURRENCE_RE = re.compile(
 
 def relation_tags(text: str) -> set[str]:
     """Relation tags of a text (see module docstring); negated phrases are dropped."""
+    return set(_relation_tags(text))
+
+
+# The judge, the process metrics and the scripted claims ask about the same few texts
+# thousands of times in a grid.
+@functools.lru_cache(maxsize=8192)
+def _relation_tags(text: str) -> frozenset[str]:
     clean = _NOT_ORDINAL.sub(" ", _NEGATED.sub(" ", text))
-    clean = re.sub(r"growth(\s+rates?)?", " ", clean, flags=re.IGNORECASE)
-    return {tag for tag, pat in RELATION_RE.items() if pat.search(clean)}
+    clean = _GROWTH.sub(" ", clean)
+    return frozenset(tag for tag, pat in RELATION_RE.items() if pat.search(clean))
 
 
 def ordinal(text: str) -> int | None:

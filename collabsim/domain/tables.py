@@ -54,6 +54,26 @@ def csv_dialect(text: str) -> tuple[str, str]:
     return sep, decimal
 
 
+#: Tables parsed before the sandbox's fork server forks its workers, keyed by file content.
+_PRELOADED: dict[bytes, pd.DataFrame] = {}
+
+
+def preload_tables(paths: list[str] | tuple[str, ...]) -> None:
+    """Parse data files once so that :func:`read_table` of the same bytes is a copy.
+
+    The sandbox's fork server calls it with the job's task files before forking workers:
+    every session's first cell then copies the parsed table instead of parsing the CSV
+    again. Files that cannot be read or parsed are skipped (the cell reports the error).
+    """
+    for item in paths:
+        try:
+            raw = Path(item).read_bytes()
+            if raw not in _PRELOADED:
+                _PRELOADED[raw] = _parse(Path(item), raw)
+        except (OSError, TableReadError):
+            continue
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a CSV file with its detected separator, decimal mark and encoding.
 
@@ -71,6 +91,13 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raw = path.read_bytes()
     except OSError as err:
         raise TableReadError(path, f"cannot read data file: {err}") from err
+    preloaded = _PRELOADED.get(raw) if _PRELOADED else None
+    if preloaded is not None:
+        return preloaded.copy()
+    return _parse(path, raw)
+
+
+def _parse(path: Path, raw: bytes) -> pd.DataFrame:
     text = decode_text(raw)
     sep, decimal = csv_dialect(text)
     try:

@@ -29,6 +29,7 @@ a query asks about), :func:`claim_years` (the years a drafted hypothesis claims)
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -165,6 +166,12 @@ def learn_periods(text: str) -> dict[str, tuple[int, int]]:
     Returns:
         Lower-cased period name -> ``(lo, hi)`` CE span.
     """
+    return dict(_learn_periods(text))
+
+
+# Every metric of every session learns the periods of the same task texts again.
+@functools.lru_cache(maxsize=1024)
+def _learn_periods(text: str) -> dict[str, tuple[int, int]]:
     out: dict[str, tuple[int, int]] = {}
     pat = re.compile(
         r"((?:[A-Z][a-z]+\s+){0,3}(?:Age|Neolithic|Period|Phase|Era|Culture))\s*\(([^()]*)\)"
@@ -248,7 +255,17 @@ def extract_time_anchors(
     Returns:
         The anchors found (possibly empty).
     """
-    table = dict(DEFAULT_PERIODS if periods is None else periods)
+    items = tuple((DEFAULT_PERIODS if periods is None else periods).items())
+    try:
+        return list(_cached_anchors(text, items, default_era))
+    except TypeError:  # a period span that cannot be hashed (a list): compute directly
+        return list(_anchors(text, items, default_era))
+
+
+def _anchors(
+    text: str, items: tuple[tuple[str, tuple[int, int]], ...], default_era: str
+) -> tuple[TimeAnchor, ...]:
+    table = dict(items)
     work = normalise(text)
     found: list[tuple[int, TimeAnchor]] = []
     names = sorted(table, key=len, reverse=True)
@@ -272,7 +289,12 @@ def extract_time_anchors(
     # keep reading order: numeric anchors are located by their text
     for a in numeric:
         found.append((work.find(a.text), a))
-    return [a for _, a in sorted(found, key=lambda p: p[0])]
+    return tuple(a for _, a in sorted(found, key=lambda p: p[0]))
+
+
+# The judge and the process metrics read the anchors of the same hypotheses, golds and
+# queries many times per grid; the period table (in its order) is part of the key.
+_cached_anchors = functools.lru_cache(maxsize=8192)(_anchors)
 
 
 def strip_frame(anchors: Sequence[TimeAnchor], frame: Sequence[TimeAnchor]) -> list[TimeAnchor]:

@@ -17,8 +17,9 @@ its humanised name (``MonumentCount`` -> "monument count") and the object of its
 from __future__ import annotations
 
 import re
+import re._parser as _sre_parse
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 
@@ -194,56 +195,132 @@ def canonical_column(column: str) -> str:
     return COLUMN_CANONICAL.get(base, base)
 
 
+_FIND_CACHE_SIZE = 4096
+
+
+def _required_literal(pattern: re.Pattern[str]) -> str | None:
+    """Longest lower-case ASCII literal every match of ``pattern`` must contain, if any.
+
+    Items of a regex sequence are all mandatory, so a run of plain characters at the top
+    level (or inside a group at the top level) appears in every match. Non-ASCII characters
+    end a run: under IGNORECASE some of them match ASCII letters (the Kelvin sign matches
+    ``k``), so only ASCII runs allow a plain substring test.
+    """
+    runs: list[str] = []
+
+    def walk(items: object) -> None:
+        run: list[str] = []
+        for op, arg in items:  # type: ignore[attr-defined]
+            if op is _sre_parse.LITERAL and arg < 128:
+                run.append(chr(arg).lower())
+                continue
+            runs.append("".join(run))
+            run = []
+            if op is _sre_parse.SUBPATTERN:
+                walk(arg[-1])
+        runs.append("".join(run))
+
+    walk(_sre_parse.parse(pattern.pattern, pattern.flags))
+    best = max(runs, key=len, default="")
+    return best or None
+
+
 @dataclass(frozen=True)
 class VariableLexicon:
     """Compiled variable patterns: ``(regex, canonical)`` pairs, longest patterns first."""
 
     patterns: tuple[tuple[re.Pattern[str], str], ...]
+    # A pattern whose required literal is absent from an ASCII text cannot match it, so
+    # find() skips it; results of recent texts are kept because the metrics read the same
+    # hypothesis and code texts many times.
+    _needles: tuple[str | None, ...] = field(init=False, repr=False, compare=False)
+    _cache: dict[str, tuple[tuple[int, int, str], ...]] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        needles = tuple(
+            _required_literal(pat) if pat.flags & re.IGNORECASE else None
+            for pat, _ in self.patterns
+        )
+        object.__setattr__(self, "_needles", needles)
 
     @classmethod
     def build(cls, datasets: Sequence[_Dataset] = ()) -> VariableLexicon:
-        """Build a lexicon from the synonym table plus a task's columns and descriptions."""
-        pairs: list[tuple[str, str]] = [
-            (p, canon) for canon, pats in VARIABLE_SYNONYMS.items() for p in pats
-        ]
-        pairs += [(re.escape(col), canon) for col, canon in COLUMN_CANONICAL.items()]
-        pairs += [(re.escape(canon) + r"(?:_inter)?", canon) for canon in VARIABLE_SYNONYMS
-                  if canon not in VARIABLE_GROUPS and canon not in ("Growth", "Openness")]
-        for ds in datasets:
-            for col in ds.columns:
-                if col.name in _NOT_VARIABLES or not col.name.strip():
-                    continue
-                canon = canonical_column(col.name)
-                pairs.append((re.escape(col.name), canon))
-                human = _humanise(col.name)
-                if human and canon not in VARIABLE_SYNONYMS:
-                    pairs.append((human, canon))
-                obj = _description_object(col.description)
-                if obj and canon not in VARIABLE_SYNONYMS:
-                    pairs.append((obj, canon))
-        seen: set[tuple[str, str]] = set()
-        compiled: list[tuple[re.Pattern[str], str]] = []
-        for pat, canon in pairs:
-            if (pat, canon) in seen:
-                continue
-            seen.add((pat, canon))
-            compiled.append((re.compile(word(pat), re.IGNORECASE), canon))
-        return cls(tuple(compiled))
+        """Build a lexicon from the synonym table plus a task's columns and descriptions.
+
+        Lexicons are pure functions of the columns' names and descriptions, so one is
+        built per distinct set of columns and shared.
+        """
+        key = tuple(tuple((col.name, col.description) for col in ds.columns)
+                    for ds in datasets)
+        return _build_lexicon(key)
 
     def find(self, text: str) -> list[tuple[int, int, str]]:
         """Non-overlapping variable mentions ``(start, end, canonical)``; longest match wins."""
-        hits = [(m.start(), m.end(), canon) for pat, canon in self.patterns
+        found = self._cache.get(text)
+        if found is None:
+            found = self._find(text)
+            if len(self._cache) >= _FIND_CACHE_SIZE:
+                self._cache.clear()
+            self._cache[text] = found
+        return list(found)
+
+    def _find(self, text: str) -> tuple[tuple[int, int, str], ...]:
+        low = text.lower() if text.isascii() else None
+        hits = [(m.start(), m.end(), canon)
+                for (pat, canon), needle in zip(self.patterns, self._needles, strict=True)
+                if low is None or needle is None or needle in low
                 for m in pat.finditer(text)]
         hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))
         taken: list[tuple[int, int, str]] = []
         for h in hits:
             if all(h[1] <= t[0] or h[0] >= t[1] for t in taken):
                 taken.append(h)
-        return sorted(taken)
+        return tuple(sorted(taken))
 
     def variables(self, text: str) -> set[str]:
         """Canonical variables mentioned in a text."""
         return {canon for _, _, canon in self.find(text)}
+
+
+def _build_lexicon(columns: tuple[tuple[tuple[str, str], ...], ...]) -> VariableLexicon:
+    cached = _LEXICONS.get(columns)
+    if cached is not None:
+        return cached
+    pairs: list[tuple[str, str]] = [
+        (p, canon) for canon, pats in VARIABLE_SYNONYMS.items() for p in pats
+    ]
+    pairs += [(re.escape(col), canon) for col, canon in COLUMN_CANONICAL.items()]
+    pairs += [(re.escape(canon) + r"(?:_inter)?", canon) for canon in VARIABLE_SYNONYMS
+              if canon not in VARIABLE_GROUPS and canon not in ("Growth", "Openness")]
+    for ds in columns:
+        for name, description in ds:
+            if name in _NOT_VARIABLES or not name.strip():
+                continue
+            canon = canonical_column(name)
+            pairs.append((re.escape(name), canon))
+            human = _humanise(name)
+            if human and canon not in VARIABLE_SYNONYMS:
+                pairs.append((human, canon))
+            obj = _description_object(description)
+            if obj and canon not in VARIABLE_SYNONYMS:
+                pairs.append((obj, canon))
+    seen: set[tuple[str, str]] = set()
+    compiled: list[tuple[re.Pattern[str], str]] = []
+    for pat, canon in pairs:
+        if (pat, canon) in seen:
+            continue
+        seen.add((pat, canon))
+        compiled.append((re.compile(word(pat), re.IGNORECASE), canon))
+    lexicon = VariableLexicon(tuple(compiled))
+    if len(_LEXICONS) >= _FIND_CACHE_SIZE:
+        _LEXICONS.clear()
+    _LEXICONS[columns] = lexicon
+    return lexicon
+
+
+_LEXICONS: dict[tuple[tuple[tuple[str, str], ...], ...], VariableLexicon] = {}
 
 
 def variables_match(a: str, b: str) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,13 @@ import pandas as pd
 
 from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS, SessionPlan, plan_sessions
-from collabsim.experiment.results_table import summarise
+from collabsim.experiment.results_table import SessionRows, summarise
 from collabsim.experiment.runner import RunSummary, run_plans
 from collabsim.experiment.settings import JobSettings, validate_job
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
 from collabsim.participants.team import team_from_dict
-from collabsim.sandbox import SandboxLimits
+from collabsim.sandbox import SandboxLimits, set_preload_files
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.structures import structure_from_dict
@@ -42,6 +42,10 @@ class JobOutcome:
         output_dir: Where results, traces and tables were written.
         summary: Counts of sessions run and reused.
         wall_seconds: Time the job took.
+        phases: Wall seconds per phase: ``plan`` (validation, tasks), ``sessions`` (running
+            them, including the metrics computed as each ends), ``metrics_overlapped`` (the
+            part of ``sessions`` spent on metrics), ``summary`` (the remaining metrics and
+            the tables), ``write`` (the output files).
     """
 
     sessions: pd.DataFrame
@@ -50,6 +54,7 @@ class JobOutcome:
     output_dir: Path
     summary: RunSummary
     wall_seconds: float
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -184,6 +189,7 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
         JobInterrupted: Ctrl-C; finished sessions stay in the store for a rerun.
     """
     started = time.perf_counter()
+    phases: dict[str, float] = {}
     job = plan_job(cfg)
     cfg, tasks, plans = job.config, job.tasks, job.plans
     output_dir = Path(output_dir)
@@ -191,7 +197,13 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     output_dir.mkdir(parents=True, exist_ok=True)
     store = ResultStore(Path(run_cfg["store"] or output_dir).expanduser())
     max_concurrency = int(run_cfg["max_concurrency"])
+    # The sandbox's fork server parses the task files once; each session's first cell then
+    # copies the parsed table instead of parsing the CSV again.
+    set_preload_files([str(d.path) for t in tasks for d in t.datasets if d.path is not None])
     builder = ParticipantBuilder(cfg, max_concurrency=max(8, max_concurrency))
+    # Each session's metrics are computed as it ends, while the others wait on their sandboxes.
+    rows = SessionRows(plans, store, tasks)
+    phases["plan"] = time.perf_counter() - started
     try:
         summary = _run_interruptibly(
             run_plans(
@@ -201,23 +213,31 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
                 builder.build,
                 max_concurrency=max_concurrency,
                 progress=bool(run_cfg["progress"]),
+                on_result=rows.add,
             ),
             plans,
             store,
         )
     finally:
         builder.close()
+    phases["sessions"] = time.perf_counter() - started - phases["plan"]
+    phases["metrics_overlapped"] = rows.seconds
     sessions, aggregate, report = summarise(
-        plans, summary.results, store, tasks, show_sessions=bool(run_cfg["show_sessions"])
+        plans, summary.results, store, tasks, show_sessions=bool(run_cfg["show_sessions"]),
+        rows=rows,
     )
+    phases["summary"] = time.perf_counter() - started - phases["plan"] - phases["sessions"]
     sessions.to_csv(output_dir / "sessions.csv", index=False)
     aggregate.to_csv(output_dir / "aggregate.csv", index=False)
     (output_dir / "report.txt").write_text(report + "\n", encoding="utf-8")
+    wall = time.perf_counter() - started
+    phases["write"] = wall - phases["plan"] - phases["sessions"] - phases["summary"]
     return JobOutcome(
         sessions=sessions,
         aggregate=aggregate,
         report=report,
         output_dir=output_dir,
         summary=summary,
-        wall_seconds=time.perf_counter() - started,
+        wall_seconds=wall,
+        phases=phases,
     )

@@ -9,18 +9,56 @@ tasks, printed as ``mean (SE)``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
 from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.store import ResultStore
-from collabsim.reporting.tables import aggregate, format_table, metrics_table
+from collabsim.metrics.pipeline import MetricsRows
+from collabsim.reporting.tables import aggregate, format_table
 from collabsim.session.results import SessionResult
 from collabsim.tasks.model import Task
 
 SESSION_COLUMNS = ["task_id", "team", "structure", "seed", "status", "turns", "virtual_min"]
 SHOWN_METRICS = ["W_total", "M_team", "H_init_norm", "C_wf", "Performance"]
+
+
+def session_record(plan: SessionPlan, result: SessionResult, store: ResultStore) -> dict[str, Any]:
+    """What the metrics read about a session: its result, team label and trace path."""
+    record = result.to_dict()
+    record.update(team=plan.team, trace_path=str(store.trace_path(plan)))
+    return record
+
+
+class SessionRows:
+    """Metrics rows of a job's sessions, computed as each session ends.
+
+    Pass :meth:`add` as ``run_plans(on_result=...)`` and the rows to :func:`summarise`;
+    sessions not added (reused from the store) get their row there.
+
+    Args:
+        plans: The job's plans.
+        store: The store their traces are in.
+        tasks: The job's tasks.
+    """
+
+    def __init__(self, plans: Sequence[SessionPlan], store: ResultStore,
+                 tasks: Sequence[Task]) -> None:
+        self.plans = plans
+        self.store = store
+        self.metrics = MetricsRows({t.task_id: t for t in tasks})
+        self.rows: dict[int, dict[str, Any]] = {}
+        #: Wall seconds spent computing rows (for benchmarks).
+        self.seconds = 0.0
+
+    def add(self, index: int, result: SessionResult) -> None:
+        """Compute the row of plan ``index`` from its result."""
+        start = time.perf_counter()
+        self.rows[index] = self.metrics.row(session_record(self.plans[index], result, self.store))
+        self.seconds += time.perf_counter() - start
 
 
 def summarise(
@@ -30,6 +68,7 @@ def summarise(
     tasks: Sequence[Task],
     *,
     show_sessions: bool = True,
+    rows: SessionRows | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Build the per-session metrics table, the aggregate table and the printed report.
 
@@ -40,14 +79,16 @@ def summarise(
             store still reads).
         tasks: The job's tasks.
         show_sessions: Include the per-session table in the report.
+        rows: Rows already computed while the sessions ran (same plans, store and tasks);
+            the others are computed here.
     """
-    records = []
-    for plan, result in zip(plans, results, strict=True):
-        record = result.to_dict()
-        record.update(team=plan.team, trace_path=str(store.trace_path(plan)))
-        records.append(record)
-    by_id = {t.task_id: t for t in tasks}
-    sessions = metrics_table(records, by_id)
+    if len(plans) != len(results):
+        raise ValueError(f"{len(plans)} plans but {len(results)} results")
+    rows = rows or SessionRows(plans, store, tasks)
+    for index, result in enumerate(results):
+        if index not in rows.rows:
+            rows.add(index, result)
+    sessions = pd.DataFrame([rows.rows[i] for i in range(len(results))])
     sessions.insert(sessions.columns.get_loc("status") + 1, "turns", [r.turns for r in results])
     sessions.insert(
         sessions.columns.get_loc("turns") + 1,

@@ -18,6 +18,7 @@ from collabsim.session.results import SessionResult
 
 ParticipantFactory = Callable[[SessionPlan, SessionConfig, Path], Mapping[str, Participant]]
 ConfigFactory = Callable[[SessionPlan], SessionConfig]
+ResultCallback = Callable[[int, SessionResult], None]
 LOCK_POLL_SECONDS = 0.05
 
 
@@ -45,6 +46,7 @@ async def run_plans(
     *,
     max_concurrency: int = 4,
     progress: bool = True,
+    on_result: ResultCallback | None = None,
 ) -> RunSummary:
     """Run every plan whose result is not yet stored, at most ``max_concurrency`` at once.
 
@@ -60,6 +62,9 @@ async def run_plans(
         make_participants: Builds the participants for a plan, given its session folder.
         max_concurrency: Sessions in flight at once.
         progress: Show a progress bar.
+        on_result: Called with ``(plan index, result)`` as each session handled here ends,
+            outside the concurrency limit, so work on a finished session (its metrics)
+            overlaps the sessions still waiting on their sandboxes.
     """
     if max_concurrency < 1:
         raise ValueError("run.max_concurrency must be >= 1")
@@ -100,6 +105,8 @@ async def run_plans(
             results[index] = done
             bar.update(1)
             bar.set_postfix_str(f"{plan.variant} {done.status}", refresh=False)
+        if on_result is not None:
+            on_result(index, done)
 
     try:
         await asyncio.gather(*(one(i, wait=False) for i in todo))

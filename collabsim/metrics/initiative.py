@@ -29,6 +29,7 @@ events by u:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -72,8 +73,11 @@ def action_text(event: TraceEvent) -> str:
     return ""
 
 
-def _tokens(text: str) -> set[str]:
-    return {t.lower() for t in _TOKEN.findall(text) if t.lower() not in _STOP}
+# Each message is compared with every earlier event of its session, so the same texts are
+# tokenised over and over.
+@functools.lru_cache(maxsize=16384)
+def _tokens(text: str) -> frozenset[str]:
+    return frozenset(t.lower() for t in _TOKEN.findall(text) if t.lower() not in _STOP)
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

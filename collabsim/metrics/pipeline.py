@@ -171,6 +171,54 @@ def session_metrics(
     return row
 
 
+class MetricsRows:
+    """Metrics rows computed one session at a time, sharing the judge and references.
+
+    ``rows.row(result)`` gives what :func:`metrics_table` gives for that result, so a job can
+    compute each session's row as soon as the session ends and build the table at the end.
+
+    Args:
+        tasks: Task id -> task (gold, columns, ``reference_workflow_path``).
+        judge: Hypothesis judge (default :class:`RuleJudge`, shared across sessions).
+        teams: Team label -> team spec; labels not in it take their members from the trace.
+    """
+
+    def __init__(
+        self,
+        tasks: Mapping[str, Task],
+        *,
+        judge: HypothesisJudge | None = None,
+        teams: Mapping[str, TeamLike] | None = None,
+    ) -> None:
+        self.tasks = tasks
+        self.judge = judge or RuleJudge()
+        self.teams = teams or {}
+        self._references: dict[str, ReferenceWorkflow | None] = {}
+
+    def row(self, result: Any) -> dict[str, Any]:
+        """One session's metrics row, reading its trace and its task's reference workflow.
+
+        Raises:
+            KeyError: The result's task is not in ``tasks``.
+            ValueError: The result has no trace path.
+        """
+        from collabsim.metrics.reference import load_reference
+        from collabsim.session.trace import read_trace
+
+        task = self.tasks[str(_get(result, "task_id"))]
+        trace_path = _get(result, "trace_path")
+        if not trace_path:
+            raise ValueError(f"session {_get(result, 'task_id')} seed {_get(result, 'seed')} "
+                             "has no trace_path")
+        if task.task_id not in self._references:
+            path = task.reference_workflow_path
+            self._references[task.task_id] = load_reference(path) if path is not None else None
+        events = read_trace(Path(trace_path), allow_truncated_tail=True)
+        team = self.teams.get(str(_get(result, "team", "")))
+        return session_metrics(result, events, task, self._references[task.task_id],
+                               judge=self.judge, team=team)
+
+
 def metrics_table(
     results: Iterable[Any],
     tasks: Mapping[str, Task],
@@ -193,23 +241,5 @@ def metrics_table(
         KeyError: A result's task is not in ``tasks``.
         ValueError: A result has no trace path.
     """
-    from collabsim.metrics.reference import load_reference
-    from collabsim.session.trace import read_trace
-
-    shared_judge = judge or RuleJudge()
-    references: dict[str, ReferenceWorkflow | None] = {}
-    rows = []
-    for result in results:
-        task = tasks[str(_get(result, "task_id"))]
-        trace_path = _get(result, "trace_path")
-        if not trace_path:
-            raise ValueError(f"session {_get(result, 'task_id')} seed {_get(result, 'seed')} "
-                             "has no trace_path")
-        if task.task_id not in references:
-            path = task.reference_workflow_path
-            references[task.task_id] = load_reference(path) if path is not None else None
-        events = read_trace(Path(trace_path), allow_truncated_tail=True)
-        team = (teams or {}).get(str(_get(result, "team", "")))
-        rows.append(session_metrics(result, events, task, references[task.task_id],
-                                    judge=shared_judge, team=team))
-    return pd.DataFrame(rows)
+    rows = MetricsRows(tasks, judge=judge, teams=teams)
+    return pd.DataFrame([rows.row(result) for result in results])

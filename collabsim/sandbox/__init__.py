@@ -31,6 +31,7 @@ from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, Sand
 from collabsim.sandbox.sandbox import (
     Sandbox,
     SandboxError,
+    set_preload_files,
     set_preload_modules,
     shutdown_zygote,
     zygote_pid,
@@ -43,6 +44,7 @@ __all__ = [
     "Sandbox",
     "SandboxError",
     "SandboxLimits",
+    "set_preload_files",
     "set_preload_modules",
     "shutdown_zygote",
     "zygote_pid",

@@ -51,14 +51,15 @@ class SandboxError(RuntimeError):
 class _ZygoteClient:
     """Owns the zygote process and its control socket (one per parent process)."""
 
-    def __init__(self, preload: tuple[str, ...]) -> None:
+    def __init__(self, preload: tuple[str, ...], files: tuple[str, ...] = ()) -> None:
         parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         code = (
             f"import sys; sys.path.insert(0, {str(_PACKAGE_ROOT)!r}); "
             "from collabsim.sandbox.zygote import main; "
-            f"main({child_sock.fileno()}, {tuple(preload)!r})"
+            f"main({child_sock.fileno()}, {tuple(preload)!r}, {tuple(files)!r})"
         )
         self.preload = tuple(preload)
+        self.files = tuple(files)
         env = clean_env("/nonexistent")
         try:
             self.proc = subprocess.Popen(
@@ -131,15 +132,17 @@ class _ZygoteClient:
 _client: _ZygoteClient | None = None
 _client_lock = threading.Lock()
 _preload: tuple[str, ...] = ()
+_preload_files: tuple[str, ...] = ()
 
 
 def _zygote() -> _ZygoteClient:
     global _client
     with _client_lock:
-        if _client is None or not _client.alive() or _client.preload != _preload:
+        if (_client is None or not _client.alive() or _client.preload != _preload
+                or _client.files != _preload_files):
             if _client is not None:
                 _client.close()
-            _client = _ZygoteClient(_preload)
+            _client = _ZygoteClient(_preload, _preload_files)
         return _client
 
 
@@ -156,6 +159,17 @@ def set_preload_modules(modules: Sequence[str]) -> None:
     global _preload
     with _client_lock:
         _preload = tuple(str(m) for m in modules)
+
+
+def set_preload_files(paths: Sequence[str | os.PathLike[str]]) -> None:
+    """Data files the zygote parses once (:func:`collabsim.domain.tables.preload_tables`).
+
+    A cell's ``read_table`` of a file with the same bytes then copies the parsed table
+    instead of parsing it again. Takes effect like :func:`set_preload_modules`.
+    """
+    global _preload_files
+    with _client_lock:
+        _preload_files = tuple(sorted({str(p) for p in paths}))
 
 
 def zygote_pid() -> int | None:

@@ -31,7 +31,7 @@ from typing import Any
 from collabsim.sandbox.workdirs import WORKDIR_PREFIX
 
 
-def _warm_up(preload: tuple[str, ...] = ()) -> None:
+def _warm_up(preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
     """Import and exercise the common analysis paths once, so forked workers start warm.
 
     Args:
@@ -57,6 +57,10 @@ def _warm_up(preload: tuple[str, ...] = ()) -> None:
     for name in preload:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    with contextlib.suppress(Exception):
+        from collabsim.domain.tables import preload_tables
+
+        preload_tables(files)
     import ast  # noqa: F401 - used by every worker
     import linecache  # noqa: F401
     import traceback  # noqa: F401
@@ -267,16 +271,17 @@ class Zygote:
         os._exit(0)
 
 
-def main(ctrl_fd: int, preload: tuple[str, ...] = ()) -> None:
+def main(ctrl_fd: int, preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
     """Zygote entry point.
 
     Args:
         ctrl_fd: The inherited control socket.
         preload: Extra modules to import before forking workers.
+        files: Data files to parse before forking workers (see ``set_preload_files``).
     """
     ctrl = socket.socket(fileno=ctrl_fd)
     try:
-        _warm_up(tuple(preload))
+        _warm_up(tuple(preload), tuple(files))
         zygote = Zygote(ctrl)
         gc.collect()
         gc.freeze()

@@ -1,0 +1,45 @@
+"""Tables parsed in the sandbox's fork server read back exactly as a fresh parse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from collabsim.domain import tables
+from collabsim.domain.tables import preload_tables, read_table
+from collabsim.sandbox import Sandbox, set_preload_files, shutdown_zygote
+
+
+def test_a_preloaded_table_reads_as_an_equal_independent_copy(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(tables, "_PRELOADED", {})
+    path = tmp_path / "t.csv"
+    path.write_text('CE;v\n-300;"1,5"\n-200;2,5\n', encoding="utf-8")
+    fresh = read_table(path)
+    preload_tables([str(path), str(tmp_path / "missing.csv"), str(tmp_path)])
+    first = read_table(path)
+    pd.testing.assert_frame_equal(first, fresh)
+    first.loc[0, "v"] = 99.0
+    pd.testing.assert_frame_equal(read_table(path), fresh)  # a caller's change stays its own
+    path.write_text("CE,v\n1,2\n", encoding="utf-8")  # other bytes: parsed again
+    assert list(read_table(path)["v"]) == [2]
+
+
+def test_sandbox_cells_see_the_same_table_with_and_without_preloading(tmp_path: Path) -> None:
+    path = tmp_path / "series.csv"
+    path.write_text("BCE,Dagger\n3000,1.5\n2900,\n2800,2.25\n", encoding="utf-8")
+    cell = ("from collabsim.domain.analysis_helpers import read_table, table\n"
+            "df = read_table('series.csv')\nprint(df.to_csv(), df.dtypes.to_dict())\n"
+            "print(table('series.csv', df).to_csv())")
+    outputs = []
+    try:
+        for files in ([], [str(path)]):
+            set_preload_files(files)
+            with Sandbox([path]) as box:
+                result = box.execute(cell)
+            assert result.status == "ok", result.error
+            outputs.append(result.output)
+    finally:
+        set_preload_files([])
+        shutdown_zygote()
+    assert outputs[0] == outputs[1] and "Dagger" in outputs[0]
