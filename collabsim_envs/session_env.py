@@ -44,6 +44,7 @@ from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import default_suite_root
 from collabsim.tasks.model import Task
+from collabsim_envs.cell_cache import CachingExecutorFactory
 from collabsim_envs.rewards import RewardConfig, finite
 from collabsim_envs.text_space import SharedText
 
@@ -135,6 +136,8 @@ class SessionEnv(gym.Env[str, str]):
         reward: Reward weights (:class:`~collabsim_envs.rewards.RewardConfig` or mapping).
         text_observations: Render the prompt text (False: observations are ``""``; the
             macro wrapper reads :attr:`last_observation` instead).
+        cell_cache: Reuse outputs of self-contained analysis cells across episodes
+            (:mod:`collabsim_envs.cell_cache`; same outputs, less wall time).
         render_mode: ``"ansi"`` to return the observation text from :meth:`render`.
     """
 
@@ -155,6 +158,7 @@ class SessionEnv(gym.Env[str, str]):
         opponent_params: Mapping[str, Mapping[str, Any]] | None = None,
         reward: RewardConfig | Mapping[str, float] | None = None,
         text_observations: bool = True,
+        cell_cache: bool = False,
         render_mode: str | None = None,
     ) -> None:
         self.tasks: list[Task] = select_tasks(tasks, split, task_ids, test_fraction, split_seed)
@@ -168,6 +172,7 @@ class SessionEnv(gym.Env[str, str]):
         self.opponent_params = {k: dict(v) for k, v in (opponent_params or {}).items()}
         self.reward_config = RewardConfig.from_any(reward)
         self.text_observations = bool(text_observations)
+        self._executors = CachingExecutorFactory() if cell_cache else None
         self.render_mode = render_mode
         self.observation_space = SharedText(
             max_length=MAX_OBSERVATION_CHARS, min_length=0, charset=CHARSET
@@ -214,7 +219,7 @@ class SessionEnv(gym.Env[str, str]):
             max_turns=self.max_turns, policy="gym",
         )
         self._wall_start = time.perf_counter()
-        self._orch = Orchestrator(config)
+        self._orch = Orchestrator(config, executor_factory=self._executors)
         self._orch.start()
         self._coverage = 0.0
 
