@@ -1,16 +1,22 @@
 """A ``Text`` space whose observations survive ``AsyncVectorEnv``'s shared memory.
 
-gymnasium's shared-memory codec for :class:`~gymnasium.spaces.Text` stores character indices
-padded with index 0, and index 0 of a printable charset is ``"0"``: every observation read
-back from shared memory is padded to ``max_length`` with ``"0"`` characters (60,000 of them
-for a short prompt). :class:`SharedText` registers its own codec (``index + 1``, 0 = end of
-text) with gymnasium's single-dispatch functions, so ``gym.make_vec(...,
-vectorization_mode="async")`` is correct with its default ``shared_memory=True``.
+``AsyncVectorEnv`` (default ``shared_memory=True``) reads its observation buffer once, when
+it is built, and relies on the result being a *view* that the workers' writes update in
+place; that holds for numpy arrays, but gymnasium's ``Text`` reader returns a tuple of
+immutable strings (decoded from index-padded codes), so every later batch is stale or
+garbage. :class:`SharedText` registers its own shared-memory functions with gymnasium's
+single-dispatch registry: the codes are ``index + 1`` with 0 ending the text, and the reader
+returns a :class:`SharedTextBatch`, a live view that decodes the current buffer when read and
+snapshots to a tuple of ``str`` on ``deepcopy`` (what ``AsyncVectorEnv`` returns with its
+default ``copy=True``). So ``gym.make_vec(..., vectorization_mode="async")`` is correct with
+its defaults; the codec must be registered in each process, which importing
+:mod:`collabsim_envs` does.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
@@ -51,15 +57,45 @@ class SharedText(Text):
         return cached
 
 
+class SharedTextBatch(Sequence[str]):
+    """A live, read-only view of ``n`` texts in shared memory (see module docstring)."""
+
+    def __init__(self, space: SharedText, shared_memory: Any, n: int) -> None:
+        self._space, self._memory, self._n = space, shared_memory, n
+
+    def _rows(self) -> np.ndarray:
+        data = np.frombuffer(self._memory.get_obj(), dtype=np.int32)
+        return data.reshape((self._n, self._space.max_length))
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        return self._space.decode(self._rows()[index])
+
+    def __iter__(self) -> Any:
+        return iter([self._space.decode(row) for row in self._rows()])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    def __repr__(self) -> str:
+        return f"SharedTextBatch({tuple(self)!r})"
+
+    def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
+        return tuple(self)
+
+
 @create_shared_memory.register(SharedText)
 def _create(space: SharedText, n: int = 1, ctx: ModuleType = mp) -> Any:
     return ctx.Array(np.dtype(np.int32).char, n * space.max_length)
 
 
 @read_from_shared_memory.register(SharedText)
-def _read(space: SharedText, shared_memory: Any, n: int = 1) -> tuple[str, ...]:
-    data = np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, space.max_length))
-    return tuple(space.decode(row) for row in data)
+def _read(space: SharedText, shared_memory: Any, n: int = 1) -> SharedTextBatch:
+    return SharedTextBatch(space, shared_memory, n)
 
 
 @write_to_shared_memory.register(SharedText)
