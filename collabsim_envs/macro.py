@@ -25,7 +25,6 @@ The reward, termination and task options are the wrapped env's.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym

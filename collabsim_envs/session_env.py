@@ -20,6 +20,7 @@ tasks it never saw.
 
 from __future__ import annotations
 
+import re
 import string
 import time
 from collections.abc import Coroutine, Mapping
@@ -32,7 +33,7 @@ import numpy as np
 from collabsim.core.errors import SessionAbort
 from collabsim.core.observation import Observation, Participant
 from collabsim.metrics.pipeline import session_metrics
-from collabsim.metrics.process import trace_view, workflow_coverage
+from collabsim.metrics.process import workflow_coverage
 from collabsim.metrics.reference import ReferenceWorkflow, load_reference
 from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.participants.scripted import build_scripted
@@ -54,7 +55,7 @@ MAX_OBSERVATION_CHARS = 60_000
 MAX_ACTION_CHARS = 8_000
 SPLITS = ("train", "test", "all")
 T = TypeVar("T")
-_CHARSET_SET = frozenset(CHARSET)
+_OUTSIDE_CHARSET = re.compile("[^" + re.escape(CHARSET) + "]")
 
 
 def resolve_now(coro: Coroutine[Any, Any, T]) -> T:
@@ -76,7 +77,7 @@ def resolve_now(coro: Coroutine[Any, Any, T]) -> T:
 
 def sanitise(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
     """``text`` restricted to :data:`CHARSET` (others -> ``?``) and cut to ``limit``."""
-    clean = "".join(ch if ch in _CHARSET_SET else "?" for ch in text)
+    clean = _OUTSIDE_CHARSET.sub("?", text)
     return clean if len(clean) <= limit else clean[: limit - 20] + "\n...[truncated]"
 
 
