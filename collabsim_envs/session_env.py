@@ -3,8 +3,8 @@
 :class:`SessionEnv` steps a :class:`~collabsim.session.orchestrator.Orchestrator` in the
 caller's thread. The learner occupies one seat (the AI ``agent`` or a collaborator ``D`` /
 ``R``); every other member is played by an opponent policy that decides synchronously (the
-scripted policies, or any :class:`~collabsim.core.observation.Participant` whose ``act``
-never suspends). ``step`` submits the learner's action, then plays the opponents' turns until
+scripted policies decide directly; any other :class:`~collabsim.core.observation.Participant`,
+e.g. an LLM policy, runs its ``act`` on the env's private event loop). ``step`` submits the learner's action, then plays the opponents' turns until
 it is the learner's turn again or the session has ended.
 
 Observations are what the learner's seat may see (the engine's
@@ -20,12 +20,13 @@ tasks it never saw.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import string
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -54,25 +55,7 @@ CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "â€“â
 MAX_OBSERVATION_CHARS = 60_000
 MAX_ACTION_CHARS = 8_000
 SPLITS = ("train", "test", "all")
-T = TypeVar("T")
 _OUTSIDE_CHARSET = re.compile("[^" + re.escape(CHARSET) + "]")
-
-
-def resolve_now(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that never suspends (a scripted policy's ``act``) to its value.
-
-    Raises:
-        RuntimeError: The coroutine waited for real I/O; it needs an event loop.
-    """
-    try:
-        coro.send(None)
-    except StopIteration as stop:
-        return stop.value
-    coro.close()
-    raise RuntimeError(
-        "an opponent policy suspended in act(); collabsim envs step sessions without an "
-        "event loop, so opponents must decide synchronously (scripted policies do)"
-    )
 
 
 def sanitise(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
@@ -132,7 +115,8 @@ class SessionEnv(gym.Env[str, str]):
         structure: Collaboration structure (``single`` is implied for ``team="single"``).
         max_turns: Decisions per participant before the session is truncated.
         opponents: Member -> policy for the seats the learner does not hold: ``"scripted"``
-            (default) or a synchronous :class:`~collabsim.core.observation.Participant`.
+            (default) or any :class:`~collabsim.core.observation.Participant` (an LLM
+            policy's ``act`` runs on the env's private event loop, in the caller's thread).
         opponent_params: Member -> parameters of its scripted policy.
         reward: Reward weights (:class:`~collabsim_envs.rewards.RewardConfig` or mapping).
         text_observations: Render the prompt text (False: observations are ``""``; the
@@ -189,6 +173,7 @@ class SessionEnv(gym.Env[str, str]):
         self._task: Task | None = None
         self._done = True
         self._coverage = 0.0
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- episode plumbing -------------------------------------------------------------
     def _policy(self, member: str, seed: int) -> Participant:
@@ -239,7 +224,7 @@ class SessionEnv(gym.Env[str, str]):
                 if turn.member == self.learner:
                     return turn
                 try:
-                    text = resolve_now(self._policies[turn.member].act(turn.observation))
+                    text = self._decide(turn.member, turn.observation)
                 except SessionAbort as exc:
                     orch.abort(exc.status, f"{turn.member}: {exc.reason}")
                     continue
@@ -250,6 +235,17 @@ class SessionEnv(gym.Env[str, str]):
         except Exception as exc:  # noqa: BLE001 - an engine failure ends the episode
             orch.abort("error", f"engine error {type(exc).__name__}: {exc}", at=orch.state.end_time)
         return None
+
+    def _decide(self, member: str, obs: Observation) -> str:
+        """An opponent's action: scripted policies decide directly; others (LLM policies)
+        run their ``act`` on this env's private event loop."""
+        policy = self._policies[member]
+        decide = getattr(policy, "decide", None)
+        if callable(decide):
+            return decide(obs)
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(policy.act(obs))
 
     def _shaping(self, orch: Orchestrator) -> float:
         """Coverage progress since the learner's previous step (weighted)."""
@@ -351,6 +347,9 @@ class SessionEnv(gym.Env[str, str]):
     def close(self) -> None:
         """Abandon a running session and release its sandbox."""
         self._stop()
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
         super().close()
 
     @property

@@ -176,3 +176,32 @@ def test_shaped_terms_are_switchable():
         costly.close()
     with pytest.raises(ValueError, match="unknown reward terms"):
         DiscoveryTeamEnv(reward={"bonus": 1.0})
+
+
+class _AsyncWaiter:
+    """An opponent whose ``act`` really suspends (as an LLM policy's does)."""
+
+    name = "D"
+    role = "collaborator"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def act(self, observation) -> str:
+        import asyncio
+
+        await asyncio.sleep(0)
+        self.calls += 1
+        return WAIT
+
+
+def test_an_asynchronous_opponent_policy_is_played_on_the_envs_event_loop():
+    waiter = _AsyncWaiter()
+    env = DiscoveryTeamEnv(team="D", max_turns=4, opponents={"D": waiter})
+    try:
+        env.reset(seed=0)
+        for _ in range(2):
+            env.step(WAIT)
+        assert waiter.calls >= 2
+    finally:
+        env.close()
