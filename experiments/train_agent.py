@@ -53,6 +53,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-turns", type=int, default=20)
     p.add_argument("--eval-seeds", type=int, default=3, help="episodes per held-out task")
     p.add_argument("--real-seeds", type=int, default=1, help="episodes per real task")
+    p.add_argument("--agent-mistake-rate", type=float, default=0.0,
+                   help="--learner D|R: probability of each of the scripted agent's mistake "
+                        "kinds (0: the agent is right by itself and checks matter little)")
     p.add_argument("--real-tasks", type=Path, default=DEFAULT_REAL,
                    help="DiscoveryBench folder with the archaeology tasks")
     p.add_argument("--no-real", action="store_true", help="skip the real-task evaluation")
@@ -64,6 +67,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         _fail(f"--timesteps must be positive, got {args.timesteps}")
     if args.learner != "agent" and args.learner not in args.team:
         _fail(f"--learner {args.learner} is not in --team {args.team}")
+    if not 0.0 <= args.agent_mistake_rate <= 1.0:
+        _fail(f"--agent-mistake-rate must be in [0, 1], got {args.agent_mistake_rate}")
     if not args.no_real and not args.real_tasks.is_dir():
         _fail(f"--real-tasks: no such folder {args.real_tasks} (or pass --no-real)")
     return args
@@ -75,6 +80,11 @@ def env_kwargs(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
                               max_turns=args.max_turns, cell_cache=True, **extra)
     if args.learner != "agent":
         kw["role"] = args.learner
+        if args.agent_mistake_rate:
+            from collabsim.participants.plan import MISTAKE_KINDS
+
+            rate = args.agent_mistake_rate
+            kw["opponent_params"] = {"agent": {"mistakes": dict.fromkeys(MISTAKE_KINDS, rate)}}
     return kw
 
 
