@@ -1,24 +1,9 @@
-"""Gymnasium environments built on the collabsim engine.
+"""Deprecated alias of :mod:`collabsim_envs` (importing it registers the same ids).
 
-Importing this package registers them under the ``collabsim/`` id namespace::
-
-    import gymnasium as gym
-    import envs  # noqa: F401  (registers the ids)
-
-    env = gym.make("collabsim/TeamAnalysis-v0", team="DR", structure="scaffolded")
-
-or without the import: ``gym.make("envs:collabsim/TeamAnalysis-v0")``.
+Use ``import collabsim_envs``: a top-level package named ``envs`` is shadowed by any
+``envs/`` folder in the user's working directory.
 """
 
-from gymnasium.envs.registration import register, registry
-
-ENV_IDS = ("collabsim/TeamAnalysis-v0",)
-
-if "collabsim/TeamAnalysis-v0" not in registry:
-    register(
-        id="collabsim/TeamAnalysis-v0",
-        entry_point="envs.team_analysis:TeamAnalysisEnv",
-        disable_env_checker=False,
-    )
+from collabsim_envs import ENV_IDS  # noqa: F401  (registers the ids)
 
 __all__ = ["ENV_IDS"]

@@ -1,0 +1,66 @@
+"""``collabsim/Collaborator-v0``: the learner is a simulated human collaborator (D or R).
+
+## Description
+The same sessions as ``collabsim/DiscoveryTeam-v0``, with the learner in a collaborator's
+seat: ``role="D"`` (data-analysis profile) or ``role="R"`` (researcher profile). The AI agent
+and the other collaborator are scripted (or any synchronous policy in ``opponents``). This
+is the user-simulator side of training: a policy that collaborates like a D or R teammate.
+
+## Action space
+``SharedText(8000)``: one action of the action language (collaborators cannot ``FINISH``;
+see the observation's available actions). Discrete macros:
+:class:`collabsim_envs.macro.MacroActions` (``interface="macro"``).
+
+## Observation space
+``SharedText(60000)``: the collaborator's turn prompt - its own profile, the task brief, chat,
+code cells, editor, memory, gates, its own history. Never the gold hypothesis or the reference
+workflow.
+
+## Rewards
+The team's judge Performance at the end plus ``alignment`` × the session's Profile Alignment
+A_profile (does the learner contribute what its profile should: numbers and code for D,
+wording and relations for R), ``alignment=0.25`` by default; the shaped terms of
+:mod:`collabsim_envs.rewards` can be switched on as for the agent env.
+
+## Episode end
+``terminated`` when the agent's ``FINISH`` ends the session; ``truncated`` on the turn limit,
+the virtual-time budget or an error; ``max_episode_steps=100``.
+
+## Version history
+* v0: initial version.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from collabsim_envs.rewards import RewardConfig
+from collabsim_envs.session_env import SessionEnv
+
+DEFAULT_ALIGNMENT = 0.25
+
+
+class CollaboratorEnv(SessionEnv):
+    """A collabsim session with the learner as collaborator ``role`` (see module docstring).
+
+    Args:
+        role: The learner's seat, ``"D"`` or ``"R"`` (must be in ``team``).
+        reward: Reward weights; ``alignment`` defaults to 0.25 here.
+        **kwargs: :class:`~collabsim_envs.session_env.SessionEnv` arguments.
+    """
+
+    def __init__(
+        self,
+        role: str = "D",
+        reward: RewardConfig | Mapping[str, float] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(reward, RewardConfig):
+            weights = reward
+        else:
+            weights = RewardConfig.from_any({"alignment": DEFAULT_ALIGNMENT, **dict(reward or {})})
+        if kwargs.get("team") == "single":
+            raise ValueError("Collaborator-v0 needs a team with collaborators, not 'single'")
+        kwargs.pop("learner", None)
+        super().__init__(learner=role, reward=weights, **kwargs)

@@ -1,0 +1,54 @@
+"""``collabsim/DiscoveryTeam-v0``: the learner is the team's AI agent.
+
+## Description
+One episode is one collabsim session on one data-discovery task: a shared workspace with a
+Python sandbox, team chat, a result editor, gates and a virtual clock. The learner plays the
+AI agent; the collaborators (``D``: recomputes claims, ``R``: checks wording) are scripted
+simulated humans (or any synchronous policy given in ``opponents``).
+
+## Action space
+``SharedText(8000)``: one action of the action language, e.g.
+``EXECUTE_CODE(code="print(df.head())")``, ``EDITOR_UPDATE(text="...")``, ``FINISH()``.
+Prose around the action is tolerated; a malformed or illegal action becomes an error the
+agent sees in its next observation. For a ``Discrete`` action space use
+:class:`collabsim_envs.macro.MacroActions` (``gym.make(..., interface="macro")``).
+
+## Observation space
+``SharedText(60000)``: the agent's turn prompt (task brief and data description, chat, code
+cells with outputs, editor, memory, gates, history, feedback, available actions). Never the
+gold hypothesis or the reference workflow.
+
+## Rewards
+:mod:`collabsim_envs.rewards`: 0 per step, the judge's Performance of the submitted hypothesis
+at the end (in [0, 1]); optional shaped terms (coverage progress, cost per turn, per message)
+are off by default and switched on with ``reward={...}``.
+
+## Episode end
+``terminated`` when an effective ``FINISH`` ends the session; ``truncated`` when it ends by the
+turn limit (``max_turns`` agent decisions), the virtual-time budget, or an error. The
+registration also sets ``max_episode_steps=100`` (TimeLimit) as a safety net.
+
+## Arguments
+See :class:`collabsim_envs.session_env.SessionEnv` (``tasks``, ``split``, ``team``,
+``structure``, ``opponents``, ``max_turns``, ``reward``, ...).
+
+## Version history
+* v0: initial version (successor of ``collabsim/TeamAnalysis-v0``, which it generalises with
+  task splits, opponent policies, switchable reward terms and an async-safe text space).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collabsim_envs.session_env import SessionEnv
+
+
+class DiscoveryTeamEnv(SessionEnv):
+    """A collabsim session with the learner as the AI agent (see module docstring)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        if "learner" in kwargs and kwargs["learner"] != "agent":
+            raise ValueError("DiscoveryTeam-v0's learner is the agent; use Collaborator-v0")
+        kwargs.pop("learner", None)
+        super().__init__(learner="agent", **kwargs)

@@ -1,0 +1,279 @@
+"""Structured interface: ``Discrete`` macro-actions and a fixed-size numeric observation.
+
+:class:`MacroActions` wraps a collabsim text env (``DiscoveryTeam-v0`` or ``Collaborator-v0``)
+for learners that need numeric spaces (stable-baselines3, any MLP policy):
+
+* **action space** ``Discrete(n)``: macro-actions that expand to one action-language action
+  each, computed from what the learner's seat sees (never the gold or reference graph).
+  Agent seat (:data:`AGENT_MACROS`): wait; inspect the data; run the analysis for hypothesis
+  variant k (k=0: the plan parsed from the query with teammates' suggested fixes applied;
+  k=1..4: that plan with one alternative reading - raw instead of gap-filled columns, the
+  other ordinal, peak vs plateau, without the period); update the editor with the claim of
+  the learner's latest result; ask teammates to check the draft; approve / reject the first
+  pending request; finish. Collaborator seat (:data:`COLLABORATOR_MACROS`): wait; recompute
+  the answer; confirm the draft; message a concern of kind k (:data:`ISSUE_KINDS`) about the
+  draft to the team, with the fix from the learner's own plan; approve / reject.
+* **observation space** ``Box(0, 1, (N_FEATURES,), float32)``: see :data:`FEATURES`
+  (phase, time and turns used, pending requests, editor state, which variants were computed
+  and whether their results agree, checks received, counts of objections by kind, available
+  actions).
+* ``info["action_mask"]``: a bool array, True for macros valid now. An invalid macro is
+  played as ``wait`` (it never raises), so learners without masking still work.
+
+The reward, termination and task options are the wrapped env's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from collabsim.core.actions import ActionName, format_action
+from collabsim.core.observation import Observation
+from collabsim.domain.time_expr import format_window
+from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
+from collabsim.participants.claims import (
+    Issue,
+    announced_drafts,
+    checked_drafts,
+    draft_fingerprint,
+    format_check_message,
+    parse_issues,
+)
+from collabsim.participants.plan import AnalysisPlan, apply_mistakes, resolve_plan
+from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.wording import draft_hypothesis
+from collabsim_envs.session_env import SessionEnv
+
+VARIANT_MISTAKES = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", "wrong_window")
+N_VARIANTS = 1 + len(VARIANT_MISTAKES)
+ISSUE_KINDS = ("wrong_year", "missing_year", "wrong_column_variant", "wrong_ordinal",
+               "peak_vs_plateau", "wrong_window", "wrong_relation")
+AGENT_MACROS: tuple[str, ...] = (
+    "wait", "inspect_data", *(f"analyse_variant_{k}" for k in range(N_VARIANTS)),
+    "update_editor", "ask_check", "approve", "reject", "finish",
+)
+COLLABORATOR_MACROS: tuple[str, ...] = (
+    "wait", "recompute", "confirm_draft", *(f"concern_{k}" for k in ISSUE_KINDS),
+    "approve", "reject",
+)
+ACTION_NAMES = tuple(a.value for a in ActionName)
+FEATURES: tuple[str, ...] = (
+    "phase_build", "time_used", "turns_used", "pending_for_me", "my_pending",
+    "editor_nonempty", "editor_is_my_claim", "inspected",
+    *(f"variant_{k}_computed" for k in range(N_VARIANTS)),
+    *(f"variant_{k}_agrees_with_0" for k in range(N_VARIANTS)),
+    "latest_results_agree", "my_cells", "my_last_cell_failed", "draft_announced",
+    "checks_received", "checks_with_issues",
+    *(f"objections_{k}" for k in ISSUE_KINDS), "objections_other",
+    "chat_messages", "gates_in_force", "role_is_agent", "feedback",
+    *(f"can_{a.lower()}" for a in ACTION_NAMES),
+)
+N_FEATURES = len(FEATURES)
+_WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
+
+
+class MacroActions(gym.Wrapper):
+    """Discrete macro-actions and numeric features over a collabsim text env (see module).
+
+    Args:
+        env: A ``collabsim/DiscoveryTeam-v0`` or ``collabsim/Collaborator-v0`` env.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        base = env.unwrapped
+        if not isinstance(base, SessionEnv):
+            raise TypeError("MacroActions wraps collabsim envs (SessionEnv)")
+        base.text_observations = False  # the text prompt is not needed: saves rendering time
+        self.base = base
+        self.is_agent = base.learner == base.team.agent
+        self.macros = AGENT_MACROS if self.is_agent else COLLABORATOR_MACROS
+        self.action_space = spaces.Discrete(len(self.macros))
+        self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES,), np.float32)
+        self._plans: dict[str, tuple[QuerySemantics, tuple[AnalysisPlan, ...]]] = {}
+
+    # -- plans ----------------------------------------------------------------------
+    def _task_plans(self, obs: Observation) -> tuple[QuerySemantics, tuple[AnalysisPlan, ...]]:
+        key = obs.task.task_id
+        if key not in self._plans:
+            semantics = parse_query(obs.task)
+            self._plans[key] = (semantics, (resolve_plan(obs.task, semantics),))
+        return self._plans[key]
+
+    def variants(self, obs: Observation) -> list[AnalysisPlan]:
+        """Plans of hypothesis variants 0..4 (variant 0 with teammates' fixes applied)."""
+        _, (plan,) = self._task_plans(obs)
+        for message in obs.chat:
+            if message.sender != obs.me:
+                for _, fix in parse_issues(message.text):
+                    plan = plan.with_fix(fix)
+        return [plan] + [apply_mistakes(plan, [m]) for m in VARIANT_MISTAKES]
+
+    @staticmethod
+    def _my_result(obs: Observation, code: str) -> tuple[bool, Any]:
+        runs = [c for c in obs.code_cells if c.author == obs.me and c.code == code]
+        if not runs:
+            return False, None
+        return True, parse_result(runs[-1].output) if runs[-1].ok else None
+
+    def _my_latest(self, obs: Observation) -> Any:
+        for cell in reversed(obs.code_cells):
+            if cell.author == obs.me and cell.ok:
+                result = parse_result(cell.output)
+                if result is not None:
+                    return result
+        return None
+
+    def _claim(self, obs: Observation) -> str | None:
+        result = self._my_latest(obs)
+        if result is None:
+            return None
+        semantics, _ = self._task_plans(obs)
+        return draft_hypothesis(result, semantics)
+
+    # -- macros -> action text --------------------------------------------------------
+    def expand(self, obs: Observation, macro: int) -> tuple[str | None, bool]:
+        """(action text, valid) of macro ``macro`` in ``obs``; text None when invalid."""
+        name = self.macros[int(macro)]
+        can = set(obs.available_actions)
+        pending = obs.pending_for_me[0] if obs.pending_for_me else None
+        editor = obs.editor_text.strip()
+        if name == "wait":
+            return _WAIT, True
+        if name in ("approve", "reject"):
+            if pending is None or name.upper() not in can:
+                return None, False
+            if name == "approve":
+                return format_action("APPROVE", request_id=pending.request_id), True
+            return format_action("REJECT", request_id=pending.request_id,
+                                 reason="I do not think this is right yet."), True
+        if name == "finish":
+            return ("FINISH()", True) if "FINISH" in can else (None, False)
+        if obs.phase == "build":
+            return None, False
+        if name in ("inspect_data", "recompute") or name.startswith("analyse_variant_"):
+            if "EXECUTE_CODE" not in can:
+                return None, False
+            plans = self.variants(obs)
+            if name == "inspect_data":
+                return format_action("EXECUTE_CODE", code=inspect_cell(plans[0])), True
+            k = 0 if name == "recompute" else int(name.rsplit("_", 1)[1])
+            if k and plans[k] == plans[0]:
+                return None, False  # this alternative reading does not apply to the query
+            return format_action("EXECUTE_CODE", code=compute_cell(plans[k])), True
+        if name == "update_editor":
+            claim = self._claim(obs)
+            if claim is None or claim.strip() == editor or "EDITOR_UPDATE" not in can:
+                return None, False
+            return format_action("EDITOR_UPDATE", text=claim), True
+        if "SEND_TEAMMATE_MESSAGE" not in can or not editor or not obs.teammates:
+            return None, False
+        fp = draft_fingerprint(editor)
+        if name == "ask_check":
+            if any(m.sender == obs.me and fp in announced_drafts(m.text) for m in obs.chat):
+                return None, False
+            text = f'Draft: "{editor}". Please check it. [draft={fp}]'
+            return format_action("SEND_TEAMMATE_MESSAGE", message=text), True
+        if name == "confirm_draft":
+            text = format_check_message(obs.me, (), editor, "I checked the draft.")
+            return format_action("SEND_TEAMMATE_MESSAGE", message=text), True
+        kind = name.removeprefix("concern_")
+        issue = Issue(kind, f"I think the draft has a {kind.replace('_', ' ')} problem.",
+                      self._fix(obs, kind))
+        text = format_check_message(obs.me, (issue,), editor)
+        return format_action("SEND_TEAMMATE_MESSAGE", message=text), True
+
+    def _fix(self, obs: Observation, kind: str) -> tuple[tuple[str, str], ...]:
+        _, (plan,) = self._task_plans(obs)
+        fix = {"column": "+".join(plan.columns), "ordinal": str(plan.ordinal),
+               "relation": plan.relation}
+        if plan.window is not None:
+            fix["window"] = format_window(plan.window)
+        keep = {"wrong_column_variant": ("column",), "wrong_ordinal": ("ordinal",),
+                "peak_vs_plateau": ("relation",), "wrong_relation": ("relation",),
+                "wrong_window": ("window",)}.get(kind, tuple(fix))
+        return tuple((k, fix[k]) for k in keep if k in fix)
+
+    def action_mask(self, obs: Observation | None = None) -> np.ndarray:
+        """Bool array: which macros are valid in ``obs`` (default: the current one)."""
+        obs = obs or self.base.last_observation
+        if obs is None:
+            return np.ones(len(self.macros), dtype=bool)
+        return np.array([self.expand(obs, i)[1] for i in range(len(self.macros))], dtype=bool)
+
+    # -- features ---------------------------------------------------------------------
+    def features(self, obs: Observation | None) -> np.ndarray:
+        """The numeric observation of ``obs`` (see :data:`FEATURES`)."""
+        out = np.zeros(N_FEATURES, dtype=np.float32)
+        if obs is None:
+            return out
+        plans = self.variants(obs) if obs.task.datasets else []
+        results = [self._my_result(obs, compute_cell(p)) for p in plans]
+        base_year = results[0][1].year if results and results[0][1] is not None else None
+        editor = obs.editor_text.strip()
+        fp = draft_fingerprint(editor) if editor else ""
+        claim = self._claim(obs)
+        mine = [c for c in obs.code_cells if c.author == obs.me]
+        inspect = inspect_cell(plans[0]) if plans else None
+        others = [m for m in obs.chat if m.sender != obs.me]
+        checks = [m for m in others if fp and fp in checked_drafts(m.text)]
+        kinds = [k for m in others for k, _ in parse_issues(m.text)]
+        years = [(c.author, r.year) for c in obs.code_cells if c.ok
+                 for r in [parse_result(c.output)] if r is not None and r.year is not None]
+        agree = 0.0
+        if len(years) >= 2 and years[-1][0] != years[-2][0]:
+            agree = float(years[-1][1] == years[-2][1])
+        max_time = self.base._orch.state.cfg.max_time if self.base._orch else 7200.0
+        values: list[float] = [
+            obs.phase == "build", min(obs.time / max_time, 1.0),
+            min(obs.turn / max(self.base.max_turns, 1), 1.0),
+            min(len(obs.pending_for_me), 3) / 3, min(len(obs.my_pending), 3) / 3,
+            bool(editor), claim is not None and claim.strip() == editor,
+            any(c.code == inspect for c in mine),
+        ]
+        values += [results[k][0] if k < len(results) else 0.0 for k in range(N_VARIANTS)]
+        values += [
+            float(k < len(results) and results[k][1] is not None and base_year is not None
+                  and results[k][1].year == base_year)
+            for k in range(N_VARIANTS)
+        ]
+        teammates = max(len(obs.teammates), 1)
+        values += [
+            agree, min(len(mine) / 10, 1.0), bool(mine) and not mine[-1].ok,
+            any(fp and fp in announced_drafts(m.text) for m in obs.chat),
+            min(len({m.sender for m in checks}) / teammates, 1.0),
+            min(len({m.sender for m in checks if parse_issues(m.text)}) / teammates, 1.0),
+        ]
+        values += [min(kinds.count(k), 3) / 3 for k in ISSUE_KINDS]
+        values += [
+            min(sum(k not in ISSUE_KINDS for k in kinds), 3) / 3,
+            min(len(obs.chat) / 20, 1.0), bool(obs.gates), obs.role == "agent",
+            bool(obs.feedback),
+        ]
+        can = set(obs.available_actions)
+        values += [a in can for a in ACTION_NAMES]
+        out[:] = np.asarray(values, dtype=np.float32)
+        return out
+
+    # -- gymnasium API ----------------------------------------------------------------
+    def reset(self, **kwargs: Any) -> tuple[np.ndarray, dict[str, Any]]:
+        """Reset the wrapped env; ``info["action_mask"]`` marks valid macros."""
+        _, info = self.env.reset(**kwargs)
+        obs = self.base.last_observation
+        info["action_mask"] = self.action_mask(obs)
+        return self.features(obs), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Play macro ``action`` (an invalid one as ``wait``)."""
+        obs = self.base.last_observation
+        text, valid = self.expand(obs, int(action)) if obs is not None else (_WAIT, True)
+        _, reward, terminated, truncated, info = self.env.step(text if valid else _WAIT)
+        info["macro"] = self.macros[int(action)]
+        info["macro_valid"] = valid
+        new = self.base.last_observation
+        info["action_mask"] = self.action_mask(new)
+        return self.features(new), reward, terminated, truncated, info

@@ -1,0 +1,359 @@
+"""The engine behind every collabsim environment: one session, one learner seat.
+
+:class:`SessionEnv` steps a :class:`~collabsim.session.orchestrator.Orchestrator` in the
+caller's thread. The learner occupies one seat (the AI ``agent`` or a collaborator ``D`` /
+``R``); every other member is played by an opponent policy that decides synchronously (the
+scripted policies decide directly; any other :class:`~collabsim.core.observation.Participant`,
+e.g. an LLM policy, runs its ``act`` on the env's private event loop). ``step`` submits the learner's action, then plays the opponents' turns until
+it is the learner's turn again or the session has ended.
+
+Observations are what the learner's seat may see (the engine's
+:class:`~collabsim.core.observation.Observation`: a task brief, never the gold hypothesis or
+the reference workflow), rendered as the turn prompt an LLM participant gets. Rewards:
+:mod:`collabsim_envs.rewards`.
+
+Tasks: ``tasks="generated"`` (the built-in generated suite) or a DiscoveryBench-layout folder;
+``split="train"`` / ``"test"`` / ``"all"`` picks a deterministic partition (``test_fraction``
+of the tasks, chosen by ``split_seed``), so a policy trained on ``train`` is evaluated on
+tasks it never saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import string
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from collabsim.core.errors import SessionAbort
+from collabsim.core.observation import Observation, Participant
+from collabsim.metrics.pipeline import session_metrics
+from collabsim.metrics.process import workflow_coverage
+from collabsim.metrics.reference import ReferenceWorkflow, load_reference
+from collabsim.participants.llm_policy import PromptRenderer
+from collabsim.participants.scripted import build_scripted
+from collabsim.participants.team import team_from_dict
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import session_result
+from collabsim.session.orchestrator import Orchestrator, Turn
+from collabsim.session.structures import builtin_structure
+from collabsim.tasks.discoverybench import load_tasks
+from collabsim.tasks.generator import default_suite_root
+from collabsim.tasks.model import Task
+from collabsim_envs.cell_cache import CachingExecutorFactory
+from collabsim_envs.rewards import RewardConfig, finite
+from collabsim_envs.text_space import SharedText
+
+# Characters the text spaces accept; anything else in an observation is replaced by "?".
+CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "–—‘’“”…×→≥≤±·"
+MAX_OBSERVATION_CHARS = 60_000
+MAX_ACTION_CHARS = 8_000
+SPLITS = ("train", "test", "all")
+_OUTSIDE_CHARSET = re.compile("[^" + re.escape(CHARSET) + "]")
+
+
+def sanitise(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
+    """``text`` restricted to :data:`CHARSET` (others -> ``?``) and cut to ``limit``."""
+    clean = _OUTSIDE_CHARSET.sub("?", text)
+    return clean if len(clean) <= limit else clean[: limit - 20] + "\n...[truncated]"
+
+
+def select_tasks(
+    tasks: str | Path | None = "generated",
+    split: str = "all",
+    task_ids: list[str] | None = None,
+    test_fraction: float = 0.25,
+    split_seed: int = 0,
+) -> list[Task]:
+    """The tasks of one split of a task source.
+
+    Args:
+        tasks: ``"generated"`` / None (the built-in generated suite) or a DiscoveryBench
+            layout folder.
+        split: ``"train"``, ``"test"`` or ``"all"``.
+        task_ids: Keep only these ids (after splitting).
+        test_fraction: Share of tasks held out as ``test``.
+        split_seed: Seed of the partition.
+
+    Raises:
+        ValueError: Unknown split, or no task left.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    root = default_suite_root() if tasks in (None, "generated") else Path(tasks)
+    found = sorted(load_tasks(root).tasks, key=lambda t: t.task_id)
+    if split != "all":
+        order = np.random.default_rng(split_seed).permutation(len(found))
+        n_test = max(1, round(test_fraction * len(found)))
+        held = {int(i) for i in order[:n_test]}
+        found = [t for i, t in enumerate(found) if (i in held) == (split == "test")]
+    if task_ids:
+        wanted = set(task_ids)
+        found = [t for t in found if t.task_id in wanted]
+    if not found:
+        raise ValueError(f"no tasks in {root} for split={split!r}, task_ids={task_ids}")
+    return found
+
+
+class SessionEnv(gym.Env[str, str]):
+    """A collabsim session with the learner in one seat (text interface).
+
+    Args:
+        learner: The learner's seat: ``"agent"`` or a collaborator key of the team.
+        tasks: Task source (see :func:`select_tasks`).
+        split: Task split.
+        task_ids: Restrict to these task ids.
+        test_fraction: Held-out share of the task source.
+        split_seed: Seed of the train/test partition.
+        team: Collaborators: ``"single"``, ``"D"``, ``"R"`` or ``"DR"`` (or a team mapping).
+        structure: Collaboration structure (``single`` is implied for ``team="single"``).
+        max_turns: Decisions per participant before the session is truncated.
+        opponents: Member -> policy for the seats the learner does not hold: ``"scripted"``
+            (default) or any :class:`~collabsim.core.observation.Participant` (an LLM
+            policy's ``act`` runs on the env's private event loop, in the caller's thread).
+        opponent_params: Member -> parameters of its scripted policy.
+        reward: Reward weights (:class:`~collabsim_envs.rewards.RewardConfig` or mapping).
+        text_observations: Render the prompt text (False: observations are ``""``; the
+            macro wrapper reads :attr:`last_observation` instead).
+        cell_cache: Reuse outputs of self-contained analysis cells across episodes
+            (:mod:`collabsim_envs.cell_cache`; same outputs, less wall time).
+        render_mode: ``"ansi"`` to return the observation text from :meth:`render`.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        learner: str = "agent",
+        tasks: str | Path | None = "generated",
+        split: str = "all",
+        task_ids: list[str] | None = None,
+        test_fraction: float = 0.25,
+        split_seed: int = 0,
+        team: str | Mapping[str, Any] = "DR",
+        structure: str = "default",
+        max_turns: int = 30,
+        opponents: Mapping[str, str | Participant] | None = None,
+        opponent_params: Mapping[str, Mapping[str, Any]] | None = None,
+        reward: RewardConfig | Mapping[str, float] | None = None,
+        text_observations: bool = True,
+        cell_cache: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        self.tasks: list[Task] = select_tasks(tasks, split, task_ids, test_fraction, split_seed)
+        self.team = team_from_dict("single" if team == "single" else team)
+        self.structure = builtin_structure("single" if team == "single" else structure)
+        if learner not in self.team.members:
+            raise ValueError(f"learner {learner!r} is not a member of team {self.team.members}")
+        self.learner = learner
+        self.max_turns = int(max_turns)
+        self.opponents = dict(opponents or {})
+        self.opponent_params = {k: dict(v) for k, v in (opponent_params or {}).items()}
+        self.reward_config = RewardConfig.from_any(reward)
+        self.text_observations = bool(text_observations)
+        self._executors = CachingExecutorFactory() if cell_cache else None
+        self.render_mode = render_mode
+        self.observation_space = SharedText(
+            max_length=MAX_OBSERVATION_CHARS, min_length=0, charset=CHARSET
+        )
+        self.action_space = SharedText(max_length=MAX_ACTION_CHARS, min_length=0, charset=CHARSET)
+        self.last_observation: Observation | None = None
+        self._renderer = PromptRenderer()
+        self._references: dict[str, ReferenceWorkflow | None] = {}
+        self._orch: Orchestrator | None = None
+        self._policies: dict[str, Participant] = {}
+        self._wall_start = 0.0
+        self._last_text = ""
+        self._task: Task | None = None
+        self._done = True
+        self._coverage = 0.0
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    # -- episode plumbing -------------------------------------------------------------
+    def _policy(self, member: str, seed: int) -> Participant:
+        chosen = self.opponents.get(member, "scripted")
+        if not isinstance(chosen, str):
+            return chosen
+        if chosen != "scripted":
+            raise ValueError(f"opponent policy for {member!r} must be 'scripted' or a "
+                             f"Participant, got {chosen!r}")
+        params = self.opponent_params.get(member)
+        if member == self.team.agent:
+            return build_scripted(member, "agent", seed=seed, params=params)
+        profile = next(p for p in self.team.collaborators if p.key == member)
+        return build_scripted(member, "collaborator", profile, seed=seed, params=params)
+
+    def reference(self, task: Task) -> ReferenceWorkflow | None:
+        """The task's reference workflow (for rewards only; never shown to the learner)."""
+        if task.task_id not in self._references:
+            path = task.reference_workflow_path
+            self._references[task.task_id] = (
+                load_reference(path) if path is not None and Path(path).exists() else None
+            )
+        return self._references[task.task_id]
+
+    def _start(self, task: Task, seed: int) -> None:
+        self._policies = {m: self._policy(m, seed) for m in self.team.members if m != self.learner}
+        config = SessionConfig(
+            task=task, team=self.team, structure=self.structure, seed=seed,
+            max_turns=self.max_turns, policy="gym",
+        )
+        self._wall_start = time.perf_counter()
+        self._orch = Orchestrator(config, executor_factory=self._executors)
+        self._orch.start()
+        self._coverage = 0.0
+
+    def _stop(self) -> None:
+        """Abandon the running session (status ``aborted``) and release its sandbox."""
+        if self._orch is not None:
+            if not self._orch.done:
+                self._orch.abort("aborted", "learner: episode abandoned by the environment")
+            self._orch.close()
+        self._orch = None
+
+    def _advance(self, orch: Orchestrator) -> Turn | None:
+        """Play opponents' turns until the learner's turn (None: the session ended)."""
+        try:
+            while (turn := orch.next_turn()) is not None:
+                if turn.member == self.learner:
+                    return turn
+                try:
+                    text = self._decide(turn.member, turn.observation)
+                except SessionAbort as exc:
+                    orch.abort(exc.status, f"{turn.member}: {exc.reason}")
+                    continue
+                except Exception as exc:  # noqa: BLE001 - ends the episode, as in run_session
+                    orch.abort("error", f"{turn.member} raised {type(exc).__name__}: {exc}")
+                    continue
+                orch.submit(text)
+        except Exception as exc:  # noqa: BLE001 - an engine failure ends the episode
+            orch.abort("error", f"engine error {type(exc).__name__}: {exc}", at=orch.state.end_time)
+        return None
+
+    def _decide(self, member: str, obs: Observation) -> str:
+        """An opponent's action: scripted policies decide directly; others (LLM policies)
+        run their ``act`` on this env's private event loop."""
+        policy = self._policies[member]
+        decide = getattr(policy, "decide", None)
+        if callable(decide):
+            return decide(obs)
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(policy.act(obs))
+
+    def _shaping(self, orch: Orchestrator) -> float:
+        """Coverage progress since the learner's previous step (weighted)."""
+        weight = self.reward_config.coverage
+        ref = self.reference(self._task) if weight and self._task is not None else None
+        if ref is None:
+            return 0.0
+        now = workflow_coverage(orch.state.events, ref)
+        gain, self._coverage = now - self._coverage, now
+        return weight * gain
+
+    def _next(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        orch = self._orch
+        assert orch is not None and self._task is not None
+        turn = self._advance(orch)
+        shaped = self._shaping(orch)
+        if turn is not None:
+            obs = turn.observation
+            self.last_observation = obs
+            if self.text_observations:
+                self._last_text = sanitise(self._renderer.turn(obs, "", None))
+            info = {
+                "task_id": obs.task.task_id, "time": obs.time, "phase": obs.phase,
+                "turn": obs.turn, "available_actions": obs.available_actions,
+                "feedback": obs.feedback,
+            }
+            return self._last_text, shaped, False, False, info
+        return self._finish(orch, shaped)
+
+    def _finish(self, orch: Orchestrator, shaped: float) -> tuple[str, float, bool, bool, dict]:
+        orch.close()
+        task = self._task
+        assert task is not None
+        result = session_result(orch, "gym", time.perf_counter() - self._wall_start, None)
+        events = list(orch.state.events)
+        self._done = True
+        self._orch = None
+        metrics = session_metrics(result, events, task, self.reference(task), team=self.team)
+        cfg = self.reward_config
+        reward = shaped + cfg.performance * finite(metrics["Performance"])
+        if cfg.alignment:
+            reward += cfg.alignment * finite(metrics["A_profile"])
+        info = {
+            "task_id": result.task_id, "status": result.status,
+            "submitted_hypothesis": result.submitted_hypothesis,
+            "virtual_seconds": result.virtual_seconds,
+            "metrics": {k: v for k, v in metrics.items() if isinstance(v, float | int | str)},
+            "performance": finite(metrics["Performance"]),
+        }
+        terminated = result.status == "finished"
+        return self._last_text, reward, terminated, not terminated, info
+
+    # -- gymnasium API ------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Start a new session; ``options={"task_id": ...}`` picks the task."""
+        super().reset(seed=seed)
+        self._stop()
+        options = options or {}
+        if "task_id" in options:
+            matches = [t for t in self.tasks if t.task_id == options["task_id"]]
+            if not matches:
+                raise ValueError(f"unknown task_id {options['task_id']!r}")
+            task = matches[0]
+        else:
+            task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
+        session_seed = int(self.np_random.integers(2**31 - 1))
+        self._task = task
+        self._done = False
+        self._start(task, session_seed)
+        text, _, terminated, truncated, info = self._next()
+        info["session_seed"] = session_seed
+        if terminated or truncated:
+            raise RuntimeError(f"session for {task.task_id} ended before the learner's first turn")
+        return text, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play one learner action; returns the learner's next observation (or the end)."""
+        if self._done or self._orch is None:
+            raise RuntimeError("step() called on a finished episode; call reset()")
+        text = str(action)
+        cost = self.reward_config.turn_cost
+        if self.reward_config.message_cost and text.lstrip().startswith("SEND_TEAMMATE_MESSAGE"):
+            cost += self.reward_config.message_cost
+        try:
+            self._orch.submit(text)
+        except Exception as exc:  # noqa: BLE001 - an engine failure ends the episode
+            self._orch.abort(
+                "error", f"engine error {type(exc).__name__}: {exc}", at=self._orch.state.end_time
+            )
+        obs, reward, terminated, truncated, info = self._next()
+        return obs, reward - cost, terminated, truncated, info
+
+    def render(self) -> str | None:
+        """The last observation text (``render_mode="ansi"``)."""
+        return self._last_text if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        """Abandon a running session and release its sandbox."""
+        self._stop()
+        if self._loop is not None:
+            self._loop.close()
+            self._loop = None
+        super().close()
+
+    @property
+    def task(self) -> Task | None:
+        """The current episode's task (for evaluation code; the learner never sees it)."""
+        return self._task
+
