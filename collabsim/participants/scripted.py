@@ -41,6 +41,7 @@ from collabsim.participants.cells import (
 )
 from collabsim.participants.claims import (
     Issue,
+    announced_drafts,
     check_numbers,
     check_wording,
     checked_drafts,
@@ -65,6 +66,7 @@ from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
+_THINK_SEQUENCE = 8
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 
 
@@ -405,6 +407,7 @@ class ScriptedCollaborator:
         self.wording = bool(self.params.get("check_wording", profile.key == "R"))
         self.human = HumanModel.from_params(self.params, self.params.get("behaviour"))
         self._cache: dict[str, _Reading] = {}
+        self._think: dict[str, np.ndarray] = {}
         self._said = _Said()
 
     async def act(self, observation: Observation) -> str:
@@ -455,6 +458,8 @@ class ScriptedCollaborator:
             return format_action(WAIT)
         if self._posted(obs, fp):
             return self._maybe_insist(obs, fp, draft)
+        if obs.time < self._ready_at(obs, fp):
+            return format_action(WAIT)  # still thinking about the announced draft
         # adopt: takes the draft as it is without checking it (free-riding on the agent)
         issues = () if self.reaction(obs, fp) == "adopt" else self.issues(obs, draft)
         if issues:
@@ -468,6 +473,23 @@ class ScriptedCollaborator:
             return self._said.post("check", fp, format_check_message(
                 self.name, (), draft, self._confirmation(semantics, own)))
         return format_action(WAIT)
+
+    def _ready_at(self, obs: Observation, fp: str) -> float:
+        """When this person has read the announced draft ``fp``: the announcement's time plus
+        a think time from the calibrated timing model (the k-th announced draft gets the k-th
+        think time of this session's sampled sequence)."""
+        model = self.human.behaviour
+        announced = [m for m in obs.chat if m.sender != obs.me and announced_drafts(m.text)]
+        mine = [m for m in announced if fp in announced_drafts(m.text)]
+        if model is None or not mine:
+            return 0.0
+        order = {f: i for i, f in enumerate(dict.fromkeys(
+            f for m in announced for f in announced_drafts(m.text)))}
+        think = self._think.get(obs.task.task_id)
+        if think is None:
+            rng = _rng(self.seed, self.name, obs.task.task_id, "timing")
+            think = self._think[obs.task.task_id] = model.timing.sample(_THINK_SEQUENCE, rng).think
+        return mine[0].time + float(think[order[fp] % _THINK_SEQUENCE])
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
         """Decide a gate request: reject only issues it is confident enough about."""
