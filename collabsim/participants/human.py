@@ -50,7 +50,7 @@ SCALARS: tuple[str, ...] = ("error_in_area", "error_outside", "confidence_in_are
                             "confidence_outside", "message_propensity", "assertiveness",
                             "approve_threshold")
 # Keys a profile's params may carry and who reads them (tests fail on any other key).
-KNOWN_KEYS: frozenset[str] = frozenset({*SCALARS, "expertise", "review_code",
+KNOWN_KEYS: frozenset[str] = frozenset({*SCALARS, "expertise", "behaviour", "review_code",
                                         "recompute_claims", "check_wording",
                                         "confirm_propensity", "memory_entries"})
 
@@ -100,9 +100,8 @@ class HumanModel:
     behaviour: BehaviourModel | None = None
 
     @classmethod
-    def from_params(cls, params: Mapping[str, Any],
-                    behaviour: Mapping[str, Any] | None = None) -> HumanModel:
-        """Read the model from a profile's ``params`` (and optional ``behaviour`` block).
+    def from_params(cls, params: Mapping[str, Any]) -> HumanModel:
+        """Read the model from a profile's ``params`` (``behaviour``: the calibrated block).
 
         Missing scalars default to an error-free, always-talking, always-adopting-nothing
         checker (the behaviour before this model), so custom profiles keep working.
@@ -121,6 +120,7 @@ class HumanModel:
         for key, value in values.items():
             if not 0.0 <= value <= 1.0:
                 raise HumanConfigError(f"profile params.{key}: must lie in [0, 1], got {value}")
+        behaviour = params.get("behaviour")
         model = BehaviourModel.from_dict(behaviour) if behaviour else None
         return cls(expertise=expertise, behaviour=model, **values)
 

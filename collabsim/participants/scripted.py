@@ -402,13 +402,19 @@ class ScriptedCollaborator:
         self.profile = profile
         self.name = profile.key
         self.seed = int(seed)
-        self.params = {**dict(profile.params), **dict(params or {})}
+        self.params = self._merge(profile.params, params)
         self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
         self.wording = bool(self.params.get("check_wording", profile.key == "R"))
-        self.human = HumanModel.from_params(self.params, self.params.get("behaviour"))
+        self.human = HumanModel.from_params(self.params)
         self._cache: dict[str, _Reading] = {}
         self._think: dict[str, np.ndarray] = {}
         self._said = _Said()
+
+    @staticmethod
+    def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
+               ) -> dict[str, Any]:
+        """Profile params updated by the run's collaborator params."""
+        return {**dict(profile_params), **dict(params or {})}
 
     async def act(self, observation: Observation) -> str:
         """Return the next action text."""
