@@ -171,3 +171,28 @@ def test_profile_block_without_behaviour_keeps_custom_profiles_working() -> None
     custom = Profile(key="X", title="x", guidance="check things", params={})
     model = ScriptedCollaborator(custom).human
     assert model.behaviour is None and model.error_rate("wrong_ordinal") == 0.0
+
+
+def _traced_session(task: Task, structure: str, seed: int, trace: Path) -> None:
+    team = team_from_dict("DR")
+    members: dict[str, Any] = {"agent": ScriptedAgent(seed=seed, params={
+        "deference": 0.5, "mistakes": {"wrong_ordinal": 0.5, "wrong_column_variant": 0.5}})}
+    for profile in team.collaborators:
+        members[profile.key] = ScriptedCollaborator(profile, seed=seed)
+    config = SessionConfig(task=task, team=team, structure=builtin_structure(structure),
+                           seed=seed)
+    run_session_sync(config, members, trace, executor_factory=InProcessExecutor)
+
+
+def test_same_seed_gives_byte_identical_traces_with_the_behavioural_model(
+        archaeology: dict[str, Task], tmp_path: Path) -> None:
+    task = archaeology["archaeology/27/0"]
+    differs = False
+    for seed in (0, 1, 2):
+        for structure in ("default", "scaffolded"):
+            a, b = tmp_path / f"a{seed}{structure}.jsonl", tmp_path / f"b{seed}{structure}.jsonl"
+            _traced_session(task, structure, seed, a)
+            _traced_session(task, structure, seed, b)
+            assert a.read_bytes() == b.read_bytes(), (seed, structure)
+            differs |= a.read_bytes() != (tmp_path / f"a0{structure}.jsonl").read_bytes()
+    assert differs  # the seed does change what the simulated people do
