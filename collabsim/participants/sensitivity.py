@@ -66,9 +66,13 @@ def plot(table: pd.DataFrame, path: Path) -> Path:
                              sharey=True)
     for ax, param in zip(axes[0], params, strict=True):
         sub = table[table["parameter"] == param]
-        for (structure, team), line in sub.groupby(["structure", "team"]):
+        groups = list(sub.groupby(["structure", "team"]))
+        # small horizontal offsets keep coinciding lines and error bars apart
+        step = 0.012 * float(sub["value"].max() - sub["value"].min() or 1.0)
+        for i, ((structure, team), line) in enumerate(groups):
             label = "single agent" if team == "single" else f"{team} {structure}"
-            ax.errorbar(line["value"], line["mean"], yerr=line["se"].fillna(0.0), marker="o",
+            shift = (i - (len(groups) - 1) / 2) * step
+            ax.errorbar(line["value"] + shift, line["mean"], yerr=line["se"].fillna(0.0), marker="o",
                         capsize=3, label=label, linestyle="--" if team == "single" else "-")
         ax.set_xlabel(LABELS.get(param, param))
         ax.set_title(f"Performance vs {param}")
