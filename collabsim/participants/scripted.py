@@ -12,14 +12,18 @@ Python's ``hash``.
 
 Agent: inspect cell -> compute cell -> ``EDITOR_UPDATE`` (draft) -> announce the draft to
 teammates and wait (bounded by ``patience_seconds`` of virtual time) for their checks ->
-``FINISH``. Teammates' issue tags change its plan (redo with the suggested fix) unless the
+``FINISH``. A teammate's issue tag changes its plan (redo with the suggested fix) when the
+agent defers: with the fixed propensity ``deference`` whoever is right, always for the
+teammate the team memory records as trusted for the issue's area, never while the
 ``ignore_teammate`` mistake is active - except under gates, where issues from gate owners
 bind. In build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
 gate lines) and agrees.
 
 Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own
 ``EXECUTE_CODE`` and compares years; ``R`` (``check_wording``) compares the draft's wording
-with the query. Both post concrete issues in chat, decide pending gate requests they own
+with the query. Both are fallible people (:mod:`collabsim.participants.human`): their own
+computation / reading carries their own per-session mistakes, they adopt some drafts
+unchecked, take a think time before reacting and may insist on a declined objection. Both post concrete issues in chat, decide pending gate requests they own
 (``REJECT`` with reasons), contribute to memory in build phases and otherwise wait.
 """
 
