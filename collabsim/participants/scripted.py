@@ -150,7 +150,7 @@ class ScriptedAgent:
     Args:
         seed: Policy seed (mistake draws, wording choices).
         params: Behaviour parameters: ``mistakes`` (mapping kind -> probability),
-            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 600),
+            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 120),
             ``finish_by_turn`` (stop waiting from this turn on, default 45),
             ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
             propose), ``announce`` (post drafts for checking, default True).
@@ -321,7 +321,7 @@ class ScriptedAgent:
             return False
         checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
         missing = [t for t in obs.teammates if t not in checked]
-        patience = float(self.params.get("patience_seconds", 600.0))
+        patience = float(self.params.get("patience_seconds", 120.0))
         return bool(missing) and obs.time - announce[-1].time < patience
 
     def _build(self, obs: Observation, ctx: _TaskContext) -> str:
