@@ -22,8 +22,12 @@ from collabsim.tasks.model import DatasetInfo, TaskBrief
 
 RELATIONS = ("rise", "fall", "peak", "plateau", "simultaneous", "growth_max", "growth_min",
              "describe")
+# New kinds go at the end: the draw order keeps earlier kinds' draws unchanged.
 MISTAKE_KINDS = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", "wrong_window",
-                 "ignore_teammate")
+                 "ignore_teammate", "misread_query")
+# misread_query: reading the query's direction the wrong way round
+_MISREAD = {"rise": "fall", "fall": "rise", "growth_max": "growth_min",
+            "growth_min": "growth_max", "peak": "plateau", "plateau": "peak"}
 
 
 def computation_key(relation: str, ordinal: int, columns: tuple[str, ...],
@@ -76,6 +80,7 @@ class MistakeModel:
     peak_vs_plateau: float = 0.0
     wrong_window: float = 0.0
     ignore_teammate: float = 0.0
+    misread_query: float = 0.0
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, float] | None) -> MistakeModel:
@@ -161,4 +166,21 @@ def apply_mistakes(plan: AnalysisPlan, mistakes: Iterable[str]) -> AnalysisPlan:
         plan = replace(plan, relation="plateau" if plan.relation == "peak" else "peak")
     if "wrong_window" in active and plan.window is not None:
         plan = replace(plan, window=None)
+    if "misread_query" in active and plan.relation in _MISREAD:
+        plan = replace(plan, relation=_MISREAD[plan.relation])
     return plan
+
+
+def misread_semantics(semantics: QuerySemantics, mistakes: Iterable[str]) -> QuerySemantics:
+    """A reader's mistaken understanding of the query (R's own misreadings)."""
+    active = set(mistakes)
+    if "wrong_ordinal" in active and semantics.relation in ("rise", "fall", "simultaneous"):
+        semantics = replace(semantics, ordinal=1 if semantics.ordinal >= 2 else 2)
+    if "peak_vs_plateau" in active and semantics.relation in ("peak", "plateau"):
+        semantics = replace(semantics, relation="plateau" if semantics.relation == "peak"
+                            else "peak")
+    if "wrong_window" in active and semantics.window is not None:
+        semantics = replace(semantics, window=None)
+    if "misread_query" in active and semantics.relation in _MISREAD:
+        semantics = replace(semantics, relation=_MISREAD[semantics.relation])
+    return semantics

@@ -12,14 +12,18 @@ Python's ``hash``.
 
 Agent: inspect cell -> compute cell -> ``EDITOR_UPDATE`` (draft) -> announce the draft to
 teammates and wait (bounded by ``patience_seconds`` of virtual time) for their checks ->
-``FINISH``. Teammates' issue tags change its plan (redo with the suggested fix) unless the
+``FINISH``. A teammate's issue tag changes its plan (redo with the suggested fix) when the
+agent defers: with the fixed propensity ``deference`` whoever is right, always for the
+teammate the team memory records as trusted for the issue's area, never while the
 ``ignore_teammate`` mistake is active - except under gates, where issues from gate owners
 bind. In build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
 gate lines) and agrees.
 
 Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own
 ``EXECUTE_CODE`` and compares years; ``R`` (``check_wording``) compares the draft's wording
-with the query. Both post concrete issues in chat, decide pending gate requests they own
+with the query. Both are fallible people (:mod:`collabsim.participants.human`): their own
+computation / reading carries their own per-session mistakes, they adopt some drafts
+unchecked, take a think time before reacting and may insist on a declined objection. Both post concrete issues in chat, decide pending gate requests they own
 (``REJECT`` with reasons), contribute to memory in build phases and otherwise wait.
 """
 
@@ -41,6 +45,7 @@ from collabsim.participants.cells import (
 )
 from collabsim.participants.claims import (
     Issue,
+    announced_drafts,
     check_numbers,
     check_wording,
     checked_drafts,
@@ -49,10 +54,12 @@ from collabsim.participants.claims import (
     format_check_message,
     parse_issues,
 )
+from collabsim.participants.human import HumanModel, area_of
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
     apply_mistakes,
+    misread_semantics,
     resolve_plan,
     stable_hash,
 )
@@ -63,6 +70,7 @@ from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
+_THINK_SEQUENCE = 8
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 
 
@@ -105,6 +113,15 @@ class _TaskContext:
     mistaken_plan: AnalysisPlan
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """A collaborator's own reading of a task: semantics and plan after its own mistakes."""
+
+    semantics: QuerySemantics
+    plan: AnalysisPlan
+    mistakes: frozenset[str]
+
+
 def _context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> _TaskContext:
     semantics = parse_query(brief)
     plan = resolve_plan(brief, semantics)
@@ -133,7 +150,7 @@ class ScriptedAgent:
     Args:
         seed: Policy seed (mistake draws, wording choices).
         params: Behaviour parameters: ``mistakes`` (mapping kind -> probability),
-            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 600),
+            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 120),
             ``finish_by_turn`` (stop waiting from this turn on, default 45),
             ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
             propose), ``announce`` (post drafts for checking, default True).
@@ -223,13 +240,15 @@ class ScriptedAgent:
         plan = ctx.plan if careful else ctx.mistaken_plan
         binding = set(obs.gates.values())
         ignore = "ignore_teammate" in ctx.mistakes
+        trusted = _trusted_areas(obs)
         applied: list[str] = []
         ignored: list[str] = []
         for message in obs.chat:
             if message.sender == obs.me:
                 continue
             for kind, fix in parse_issues(message.text):
-                if ignore and message.sender not in binding:
+                if message.sender not in binding and (
+                        ignore or not self._defers(obs, message, kind, trusted)):
                     ignored.append(kind)
                     continue
                 new = plan.with_fix(fix)
@@ -237,6 +256,20 @@ class ScriptedAgent:
                     applied.append(kind)
                 plan = new
         return plan, applied, ignored
+
+    def _defers(self, obs: Observation, message: ChatMessage, kind: str,
+                trusted: Mapping[str, frozenset[str]]) -> bool:
+        """Whether the agent follows a (non-binding) objection.
+
+        With a recorded "whom to trust for what" (memory), an objection from the teammate
+        trusted for the issue's area is followed; otherwise the agent defers with the fixed
+        propensity ``deference``, whoever is right.
+        """
+        if area_of(kind) in trusted.get(message.sender, frozenset()):
+            return True
+        u = _rng(self.seed, self.name, obs.task.task_id, message.sender, message.text, kind,
+                 "defer").random()
+        return bool(u < float(self.params.get("deference", 1.0)))
 
     def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
         """How often my ``action`` (with this text, when given) was rejected."""
@@ -288,7 +321,7 @@ class ScriptedAgent:
             return False
         checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
         missing = [t for t in obs.teammates if t not in checked]
-        patience = float(self.params.get("patience_seconds", 600.0))
+        patience = float(self.params.get("patience_seconds", 120.0))
         return bool(missing) and obs.time - announce[-1].time < patience
 
     def _build(self, obs: Observation, ctx: _TaskContext) -> str:
@@ -316,6 +349,29 @@ class ScriptedAgent:
         return _build_step(obs, entries)
 
 
+_TRUST_WORDS: dict[str, tuple[str, ...]] = {
+    "computation": ("numbers", "years", "computation"),
+    "semantics": ("wording", "semantics", "question"),
+}
+_TRUST_RE = re.compile(r"rely on (\w+) for (.*)", re.IGNORECASE)
+
+
+def _trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
+    """Teammate -> areas the team memory's ``trust`` section says to rely on them for."""
+    if obs.memory is None:
+        return {}
+    out: dict[str, set[str]] = {}
+    for line in obs.memory.sections.get("trust", ()):
+        match = _TRUST_RE.search(line)
+        if match is None:
+            continue
+        what = match.group(2).lower()
+        for area, words in _TRUST_WORDS.items():
+            if any(w in what for w in words):
+                out.setdefault(match.group(1), set()).add(area)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
 def _build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
     memory = obs.memory
     if memory is None or memory.read_only:
@@ -332,12 +388,14 @@ def _build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
 class ScriptedCollaborator:
     """A scripted simulated collaborator driven by its profile (see module docstring).
 
-    Profile params used: ``recompute_claims`` (D-style numeric check; default for key D),
-    ``check_wording`` (R-style wording check; default for key R), ``review_code`` (decide
-    gated code by its columns), ``confirm_propensity`` (probability of posting a
-    confirmation when a draft has no issue, default 1; issues are always raised), ``diligence``
-    (probability of checking a draft at all, default 1), ``memory_entries`` (list of
-    ``[section, text]`` for the build phase).
+    Profile params: the behavioural model of :class:`~collabsim.participants.human.HumanModel`
+    (``expertise``, ``error_in_area``, ``error_outside``, ``confidence_in_area``,
+    ``confidence_outside``, ``message_propensity``, ``assertiveness``, ``approve_threshold``
+    and the calibrated ``behaviour`` block), plus ``recompute_claims`` (D-style numeric check;
+    default for key D), ``check_wording`` (R-style wording check; default for key R),
+    ``review_code`` (decide gated code by its columns), ``confirm_propensity`` (probability of
+    posting a confirmation when a checked draft has no issue, default 1) and
+    ``memory_entries`` (list of ``[section, text]`` for the build phase).
     """
 
     role: Role = "collaborator"
@@ -348,21 +406,44 @@ class ScriptedCollaborator:
         self.profile = profile
         self.name = profile.key
         self.seed = int(seed)
-        self.params = {**dict(profile.params), **dict(params or {})}
+        self.params = self._merge(profile.params, params)
         self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
         self.wording = bool(self.params.get("check_wording", profile.key == "R"))
-        self._cache: dict[str, tuple[QuerySemantics, AnalysisPlan]] = {}
+        self.human = HumanModel.from_params(self.params)
+        self._cache: dict[str, _Reading] = {}
+        self._think: dict[str, np.ndarray] = {}
         self._said = _Said()
+
+    @staticmethod
+    def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
+               ) -> dict[str, Any]:
+        """Profile params updated by the run's collaborator params."""
+        return {**dict(profile_params), **dict(params or {})}
 
     async def act(self, observation: Observation) -> str:
         """Return the next action text."""
         return self.decide(observation)
 
-    def _task(self, brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
+    def reading(self, brief: TaskBrief) -> _Reading:
+        """This person's own (possibly mistaken) reading of a task, drawn per session."""
         if brief.task_id not in self._cache:
-            semantics = parse_query(brief)
-            self._cache[brief.task_id] = (semantics, resolve_plan(brief, semantics))
+            truth = parse_query(brief)
+            mistakes = self.human.draw_mistakes(self.seed, self.name, brief.task_id)
+            semantics = misread_semantics(truth, mistakes)
+            plan = apply_mistakes(resolve_plan(brief, truth), mistakes)
+            self._cache[brief.task_id] = _Reading(semantics, plan, mistakes)
         return self._cache[brief.task_id]
+
+    def _task(self, brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
+        reading = self.reading(brief)
+        return reading.semantics, reading.plan
+
+    def reaction(self, obs: Observation, fp: str) -> str:
+        """adopt / modify / reject of the agent's draft ``fp`` (``modify`` when unmodelled)."""
+        rates = self.human.reaction_rates(self.seed, self.name)
+        if rates is None:
+            return "modify"
+        return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
 
     def decide(self, obs: Observation) -> str:
         """Synchronous decision (the whole policy)."""
@@ -378,37 +459,83 @@ class ScriptedCollaborator:
                 and _allowed(obs, "EXECUTE_CODE")):
             return format_action("EXECUTE_CODE", code=compute_cell(plan))
         if request is not None:
-            text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
-                    else obs.editor_text)
-            issues = self.issues(obs, text)
-            fp = draft_fingerprint(text)
-            if issues and not self._posted(obs, fp) and _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
-                return self._said.post("check", fp, format_check_message(self.name, issues, text))
-            if issues:
-                reason = " ".join(i.message for i in issues) + " " + " ".join(
-                    i.tag() for i in issues)
-                return format_action("REJECT", request_id=request.request_id, reason=reason)
-            return format_action("APPROVE", request_id=request.request_id)
+            return self._decide_gate(obs, request)
         draft = obs.editor_text
         if not draft.strip():
             return format_action(WAIT)
         fp = draft_fingerprint(draft)
-        if self._posted(obs, fp) or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+        if not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return format_action(WAIT)
-        if _rng(self.seed, self.name, obs.task.task_id, fp, "diligence").random() >= float(
-                self.params.get("diligence", 1.0)):
-            return format_action(WAIT)
-        issues = self.issues(obs, draft)
+        if self._posted(obs, fp):
+            return self._maybe_insist(obs, fp, draft)
+        if obs.time < self._ready_at(obs, fp):
+            return format_action(WAIT)  # still thinking about the announced draft
+        # adopt: takes the draft as it is without checking it (free-riding on the agent)
+        issues = () if self.reaction(obs, fp) == "adopt" else self.issues(obs, draft)
         if issues:
             return self._said.post("check", fp, format_check_message(self.name, issues, draft))
+        # agreeing needs no message: whether it says so is its message propensity
+        speak = _rng(self.seed, self.name, obs.task.task_id, fp, "speak").random()
+        if speak >= self.human.message_propensity:
+            return format_action(WAIT)
         chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
         if chatty < float(self.params.get("confirm_propensity", 1.0)):
             return self._said.post("check", fp, format_check_message(
                 self.name, (), draft, self._confirmation(semantics, own)))
         return format_action(WAIT)
 
+    def _ready_at(self, obs: Observation, fp: str) -> float:
+        """When this person has read the announced draft ``fp``: the announcement's time plus
+        a think time from the calibrated timing model (the k-th announced draft gets the k-th
+        think time of this session's sampled sequence)."""
+        model = self.human.behaviour
+        announced = [m for m in obs.chat if m.sender != obs.me and announced_drafts(m.text)]
+        mine = [m for m in announced if fp in announced_drafts(m.text)]
+        if model is None or not mine:
+            return 0.0
+        order = {f: i for i, f in enumerate(dict.fromkeys(
+            f for m in announced for f in announced_drafts(m.text)))}
+        think = self._think.get(obs.task.task_id)
+        if think is None:
+            rng = _rng(self.seed, self.name, obs.task.task_id, "timing")
+            think = self._think[obs.task.task_id] = model.timing.sample(_THINK_SEQUENCE, rng).think
+        return mine[0].time + float(think[order[fp] % _THINK_SEQUENCE])
+
+    def _decide_gate(self, obs: Observation, request: Any) -> str:
+        """Decide a gate request: reject only issues it is confident enough about."""
+        text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
+                else obs.editor_text)
+        fp = draft_fingerprint(text)
+        if self.reaction(obs, fp) == "adopt":
+            return format_action("APPROVE", request_id=request.request_id)
+        issues = tuple(i for i in self.issues(obs, text)
+                       if self.human.confidence(i.kind) >= self.human.approve_threshold)
+        if issues and not self._posted(obs, fp) and _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+            return self._said.post("check", fp, format_check_message(self.name, issues, text))
+        if issues:
+            reason = " ".join(i.message for i in issues) + " " + " ".join(
+                i.tag() for i in issues)
+            return format_action("REJECT", request_id=request.request_id, reason=reason)
+        return format_action("APPROVE", request_id=request.request_id)
+
+    def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
+        """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
+        declined = any(m.sender != obs.me and f"[keep draft={fp}]" in m.text for m in obs.chat)
+        if not declined or self._said.in_chat(obs, "insist", fp):
+            return format_action(WAIT)
+        issues = self.issues(obs, draft)
+        if not issues:
+            return format_action(WAIT)
+        pushes = self.reaction(obs, fp) == "reject" or _rng(
+            self.seed, self.name, obs.task.task_id, fp, "insist").random() < (
+            self.human.assertiveness)
+        if not pushes:
+            return format_action(WAIT)
+        return self._said.post("insist", fp, "I still disagree. " + format_check_message(
+            self.name, issues, draft))
+
     def issues(self, obs: Observation, text: str) -> tuple[Issue, ...]:
-        """All issues this collaborator's checks find in ``text``."""
+        """All issues this collaborator's (fallible) checks find in ``text``."""
         semantics, plan = self._task(obs.task)
         found: list[Issue] = []
         if self.wording:

@@ -75,11 +75,15 @@ def profile_from_dict(data: Mapping[str, Any], where: str = "profile") -> Profil
     params = data.get("params") or {}
     if not isinstance(params, Mapping):
         raise TeamConfigError(f"{where}: field 'params' must be a mapping")
+    params = dict(params)
+    if data.get("behaviour") is not None:
+        # the calibrated block (``collabsim calibrate``) travels with the params the policies read
+        params.setdefault("behaviour", data["behaviour"])
     return Profile(
         key=data["key"],
         title=str(data.get("title") or data["key"]),
         guidance=data["guidance"].strip(),
-        params=dict(params),
+        params=params,
     )
 
 

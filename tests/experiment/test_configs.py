@@ -27,7 +27,8 @@ OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted(Path(CONFIG_DIR, g).glob(
 
 def test_every_group_is_covered():
     assert GROUPS == [
-        "experiment", "launcher", "llm", "policy", "structure", "tasks", "team", "tracking"
+        "experiment", "launcher", "llm", "policy", "sensitivity", "structure", "tasks", "team",
+        "tracking",
     ]  # fmt: skip
     assert ("experiment", "archaeology") in OPTIONS and ("launcher", "slurm") in OPTIONS
 
@@ -37,7 +38,8 @@ def test_every_option_composes_validates_and_builds_the_job(
     group, option, tmp_path, discoverybench_root
 ):
     overrides = [f"{group}={option}", f"llm.cache_dir={tmp_path / 'llm'}"]
-    needs_root = (group, option) in {("tasks", "discoverybench"), ("experiment", "archaeology")}
+    needs_root = (group, option) in {("tasks", "discoverybench"), ("experiment", "archaeology"),
+                                     ("experiment", "sensitivity")}
     if needs_root:
         overrides.append(f"tasks.root={discoverybench_root}")
     else:

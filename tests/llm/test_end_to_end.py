@@ -87,7 +87,9 @@ def test_offline_llm_team_submits_what_the_scripted_team_submits(
         }
         expected = asyncio.run(run_session(config(task, team), scripted, tmp_path / f"s{i}.jsonl"))
         result, client = llm_session(task, team, LLMClient(), tmp_path / f"llm{i}")
-        assert expected.status == "finished" and expected.submitted_hypothesis
+        # two gate owners who disagree (one of them confidently wrong) can block each other
+        # until max_turns; the editor text is submitted either way
+        assert expected.status in ("finished", "max_turns") and expected.submitted_hypothesis
         assert result.status == expected.status
         assert result.submitted_hypothesis == expected.submitted_hypothesis
         assert result.counts == expected.counts

@@ -66,13 +66,20 @@ def test_single_agent_with_the_real_sandbox(tasks200: tuple[Task, ...], tmp_path
         assert result.counts["agent"] == {"EDITOR_UPDATE": 1, "EXECUTE_CODE": 2, "FINISH": 1}
 
 
+# Error-free collaborators that always check (no reaction model): the checking mechanics
+# without the behavioural model's own mistakes and free-riding.
+CAREFUL: dict[str, Any] = {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": None}
+
+
 def _team_session(task: Task, structure: str, mistakes: dict[str, float],
-                  trace: Path | None = None):  # noqa: ANN202
+                  trace: Path | None = None, collaborator: dict[str, Any] | None = None
+                  ):  # noqa: ANN202
     team = team_from_dict("DR")
     participants: dict[str, Any] = {"agent": ScriptedAgent(seed=0, mistakes=MistakeModel(
         **mistakes))}
     for profile in team.collaborators:
-        participants[profile.key] = ScriptedCollaborator(profile, seed=0)
+        participants[profile.key] = ScriptedCollaborator(
+            profile, seed=0, params=CAREFUL if collaborator is None else collaborator)
     config = SessionConfig(task=task, team=team, structure=builtin_structure(structure),
                            seed=0)
     return run_session_sync(config, participants, trace, executor_factory=InProcessExecutor)

@@ -136,7 +136,12 @@ def test_rows_from_a_real_engine_session(tmp_path: Path) -> None:
     task = load_tasks(generate_suite(tmp_path / "suite", n_tasks=1, seed=5)).tasks[0]
     team = team_from_dict("DR")
     participants = {"agent": ScriptedAgent(seed=0)}
-    participants.update({p.key: ScriptedCollaborator(p, seed=0) for p in team.collaborators})
+    # error-free collaborators that always check and confirm (no behavioural model), so the
+    # counts below are the protocol's, not a draw of who stays silent
+    careful = {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": None,
+               "message_propensity": 1.0}
+    participants.update({p.key: ScriptedCollaborator(p, seed=0, params=careful)
+                         for p in team.collaborators})
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
     trace = tmp_path / "trace.jsonl"
     result = run_session_sync(config, participants, trace)

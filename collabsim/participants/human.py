@@ -1,0 +1,151 @@
+"""The behavioural model of a scripted simulated human, read from its profile's ``params``.
+
+A collaborator is a small stochastic model, not an oracle (DESIGN.md "Simulated humans"):
+
+* **fallibility and expertise** - its own analysis / reading of the query makes the same
+  kinds of mistakes as the agent's (:data:`~collabsim.participants.plan.MISTAKE_KINDS` plus
+  ``misread_query``), drawn once per session from the seed, at ``error_in_area`` for kinds in
+  its area of expertise and ``error_outside`` for the others (:data:`AREAS`). A mistaken
+  collaborator is confidently wrong: it objects to a correct draft with a wrong fix;
+* **social behaviour** - ``message_propensity`` (probability of saying that it agrees with a
+  draft it has no objection to; otherwise it stays silent and the agent waits for it up to its
+  patience), ``assertiveness`` (probability of repeating an
+  objection the agent declined), ``approve_threshold`` (a gate request it finds issues with is
+  rejected only when its confidence in the issue is at least this; confidence is
+  ``confidence_in_area`` or ``confidence_outside`` by the issue's area);
+* **reactions** to the agent's draft: adopt / modify / reject from the calibrated
+  Dirichlet-multinomial :class:`~collabsim.participants.behaviour.ReactionModel` (profile
+  ``behaviour.reactions``): *adopt* takes the draft as it is without checking it (free-riding
+  on the agent), *modify*
+  checks it and proposes its fixes, *reject* checks it and insists on its objections.
+
+Each scalar parameter is written in the profile as ``{value: ..., source: ...}`` (the source
+is ``kolab:...`` for calibrated values or ``prior:...`` for a documented prior); a plain
+number (e.g. from a command-line override ``+team.profiles.D.params.error_in_area=0.3``) is
+accepted too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from collabsim.participants.behaviour import BehaviourModel, ReactionRates
+from collabsim.participants.plan import stable_hash
+
+# Which mistake / issue kinds belong to which area of expertise. D's area is the computation
+# (which column, which window, the recomputed year); R's is what the query means.
+AREAS: dict[str, frozenset[str]] = {
+    "computation": frozenset({"wrong_column_variant", "wrong_window", "wrong_year",
+                              "missing_year"}),
+    "semantics": frozenset({"wrong_ordinal", "peak_vs_plateau", "wrong_relation",
+                            "misread_query"}),
+}
+HUMAN_MISTAKES: tuple[str, ...] = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau",
+                                   "wrong_window", "misread_query")
+SCALARS: tuple[str, ...] = ("error_in_area", "error_outside", "confidence_in_area",
+                            "confidence_outside", "message_propensity", "assertiveness",
+                            "approve_threshold")
+# Keys a profile's params may carry and who reads them (tests fail on any other key).
+KNOWN_KEYS: frozenset[str] = frozenset({*SCALARS, "expertise", "behaviour", "review_code",
+                                        "recompute_claims", "check_wording",
+                                        "confirm_propensity", "memory_entries"})
+
+
+class HumanConfigError(ValueError):
+    """A profile's behavioural parameters are malformed; the message names the key."""
+
+
+def area_of(kind: str) -> str | None:
+    """The area of expertise a mistake / issue kind belongs to (None: unknown kind)."""
+    for area, kinds in AREAS.items():
+        if kind in kinds:
+            return area
+    return None
+
+
+def param_value(params: Mapping[str, Any], key: str, default: float | None = None) -> float:
+    """A scalar parameter, written as ``{value, source}`` or as a plain number.
+
+    Raises:
+        HumanConfigError: Naming ``key`` when it is missing (and no default) or not a number.
+    """
+    if key not in params:
+        if default is None:
+            raise HumanConfigError(f"profile params: missing '{key}'")
+        return float(default)
+    raw = params[key]
+    if isinstance(raw, Mapping):
+        raw = raw.get("value")
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise HumanConfigError(f"profile params.{key}: expected a number, got {raw!r}")
+    return float(raw)
+
+
+@dataclass(frozen=True)
+class HumanModel:
+    """The behavioural parameters of one scripted collaborator (module docstring)."""
+
+    expertise: str
+    error_in_area: float
+    error_outside: float
+    confidence_in_area: float
+    confidence_outside: float
+    message_propensity: float
+    assertiveness: float
+    approve_threshold: float
+    behaviour: BehaviourModel | None = None
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, Any]) -> HumanModel:
+        """Read the model from a profile's ``params`` (``behaviour``: the calibrated block).
+
+        Missing scalars default to an error-free, always-talking, always-adopting-nothing
+        checker (the behaviour before this model), so custom profiles keep working.
+
+        Raises:
+            HumanConfigError: A malformed parameter (the message names it).
+        """
+        expertise = str(params.get("expertise", "computation"))
+        if expertise not in AREAS:
+            raise HumanConfigError(
+                f"profile params.expertise: expected one of {sorted(AREAS)}, got {expertise!r}")
+        defaults = {"error_in_area": 0.0, "error_outside": 0.0, "confidence_in_area": 1.0,
+                    "confidence_outside": 1.0, "message_propensity": 1.0,
+                    "assertiveness": 0.0, "approve_threshold": 0.5}
+        values = {k: param_value(params, k, defaults[k]) for k in SCALARS}
+        for key, value in values.items():
+            if not 0.0 <= value <= 1.0:
+                raise HumanConfigError(f"profile params.{key}: must lie in [0, 1], got {value}")
+        behaviour = params.get("behaviour")
+        model = BehaviourModel.from_dict(behaviour) if behaviour else None
+        return cls(expertise=expertise, behaviour=model, **values)
+
+    def error_rate(self, kind: str) -> float:
+        """Probability of making mistake ``kind`` in one session."""
+        return self.error_in_area if kind in AREAS[self.expertise] else self.error_outside
+
+    def draw_mistakes(self, seed: int, name: str, task_id: str) -> frozenset[str]:
+        """This person's own mistakes in the session of ``task_id`` (deterministic)."""
+        rng = _rng(seed, name, task_id, "own-mistakes")
+        draws = rng.random(len(HUMAN_MISTAKES))
+        return frozenset(k for k, u in zip(HUMAN_MISTAKES, draws, strict=True)
+                         if u < self.error_rate(k))
+
+    def confidence(self, kind: str) -> float:
+        """How sure this person is of an issue of ``kind`` it found."""
+        in_area = kind in AREAS[self.expertise]
+        return self.confidence_in_area if in_area else self.confidence_outside
+
+    def reaction_rates(self, seed: int, name: str) -> ReactionRates | None:
+        """This person's adopt/modify/reject rates (drawn once per seed), if modelled."""
+        if self.behaviour is None:
+            return None
+        return self.behaviour.reactions.sample_participant(_rng(seed, name, "reactions"))
+
+
+def _rng(seed: int, *parts: object) -> np.random.Generator:
+    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)])

@@ -1,0 +1,198 @@
+"""The behavioural model of scripted collaborators: every profile parameter is used, mistakes
+fire on the real archaeology queries, and the mechanisms move outcomes as documented."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.executors import InProcessExecutor
+
+from collabsim.core.records import Profile
+from collabsim.participants.human import AREAS, HUMAN_MISTAKES, HumanConfigError, HumanModel
+from collabsim.participants.plan import MistakeModel, apply_mistakes, resolve_plan
+from collabsim.participants.query import parse_query
+from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
+from collabsim.participants.team import load_profile, packaged_profile_keys, team_from_dict
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
+from collabsim.session.structures import builtin_structure
+from collabsim.tasks.discoverybench import load_tasks
+from collabsim.tasks.model import Task
+
+
+class _Tracking(dict):  # type: ignore[type-arg]
+    """A params dict that records which keys a policy looks up."""
+
+    reads: set[str]
+
+    def __getitem__(self, key: str) -> Any:
+        self.reads.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.reads.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self.reads.add(str(key))
+        return super().__contains__(key)
+
+
+@pytest.mark.parametrize("key", packaged_profile_keys())
+def test_every_profile_parameter_is_read(key: str, generated_200: Path) -> None:
+    """Load each packaged profile, run its collaborator through sessions that exercise every
+    decision (build phase, gates incl. a code gate, chat checks) and fail on any key nobody
+    looked up."""
+    reads: set[str] = set()
+
+    class Tracked(ScriptedCollaborator):
+        @staticmethod
+        def _merge(profile_params: Any, params: Any) -> dict[str, Any]:
+            tracked = _Tracking({**dict(profile_params), **dict(params or {})})
+            tracked.reads = reads
+            return tracked
+
+    profile = load_profile(key)
+    tasks = load_tasks(generated_200).tasks[:4]
+    structures = [builtin_structure("scaffolded"), builtin_structure("default"),
+                  builtin_structure("preassigned_gates",
+                                    gates={"EXECUTE_CODE": key, "FINISH": key})]
+    for task in tasks:
+        for structure in structures:
+            for seed in range(2):
+                agent = ScriptedAgent(seed=seed, params={"mistakes": {
+                    "wrong_column_variant": 0.5, "wrong_ordinal": 0.5}})
+                config = SessionConfig(task=task, team=team_from_dict([key]),
+                                       structure=structure, seed=seed)
+                run_session_sync(config, {"agent": agent, key: Tracked(profile, seed=seed)},
+                                 executor_factory=InProcessExecutor)
+    unused = sorted(set(profile.params) - reads)
+    assert not unused, f"profile {key}: parameters nobody reads: {unused}"
+
+
+@pytest.mark.parametrize("key", packaged_profile_keys())
+def test_profile_parameters_document_their_source(key: str) -> None:
+    params = load_profile(key).params
+    for name in ("error_in_area", "error_outside", "confidence_in_area", "confidence_outside",
+                 "message_propensity", "assertiveness", "approve_threshold"):
+        entry = params[name]
+        assert isinstance(entry, dict) and str(entry["source"]).startswith(("prior:", "kolab:"))
+    assert params["expertise"] in AREAS
+    model = HumanModel.from_params(params)
+    assert model.behaviour is not None
+    assert model.behaviour.reactions.adopt.source.startswith("kolab:")
+
+
+def test_a_plain_number_overrides_a_documented_parameter() -> None:
+    params = {**load_profile("D").params, "error_in_area": 0.4}
+    assert HumanModel.from_params(params).error_in_area == 0.4
+    with pytest.raises(HumanConfigError, match="error_outside"):
+        HumanModel.from_params({**params, "error_outside": "high"})
+    with pytest.raises(HumanConfigError, match="assertiveness"):
+        HumanModel.from_params({**params, "assertiveness": 1.5})
+
+
+def test_expertise_sets_the_error_rate_by_area() -> None:
+    d = HumanModel.from_params(load_profile("D").params)
+    r = HumanModel.from_params(load_profile("R").params)
+    assert d.error_rate("wrong_column_variant") < d.error_rate("wrong_ordinal")
+    assert r.error_rate("wrong_ordinal") < r.error_rate("wrong_column_variant")
+    assert d.confidence("wrong_year") >= d.approve_threshold > d.confidence("peak_vs_plateau")
+
+
+def test_own_mistakes_are_drawn_per_session_and_reproducible() -> None:
+    model = HumanModel.from_params({**load_profile("D").params,
+                                    "error_in_area": 0.5, "error_outside": 0.5})
+    draws = [model.draw_mistakes(seed, "D", "archaeology/1/0") for seed in range(40)]
+    assert draws == [model.draw_mistakes(seed, "D", "archaeology/1/0") for seed in range(40)]
+    assert len(set(draws)) > 5
+    assert all(d <= set(HUMAN_MISTAKES) for d in draws)
+
+
+def test_mistakes_fire_on_the_real_archaeology_queries(archaeology: dict[str, Task]) -> None:
+    """Each mistake kind changes the computation of some real archaeology queries (the counts
+    are reported in the README Findings)."""
+    applies = dict.fromkeys(HUMAN_MISTAKES, 0)
+    for task in archaeology.values():
+        brief = task.brief()
+        plan = resolve_plan(brief, parse_query(brief))
+        for kind in HUMAN_MISTAKES:
+            applies[kind] += apply_mistakes(plan, {kind}) != plan
+    assert len(archaeology) == 38
+    assert applies == {"wrong_column_variant": 25, "wrong_ordinal": 8, "peak_vs_plateau": 10,
+                       "wrong_window": 6, "misread_query": 20}
+
+
+def _dr_session(task: Task, structure: str, collaborator: dict[str, Any],
+                agent: dict[str, Any]) -> str:
+    team = team_from_dict("DR")
+    members: dict[str, Any] = {"agent": ScriptedAgent(seed=0, params=agent)}
+    for profile in team.collaborators:
+        members[profile.key] = ScriptedCollaborator(profile, seed=0, params=collaborator)
+    config = SessionConfig(task=task, team=team, structure=builtin_structure(structure))
+    return run_session_sync(config, members,
+                            executor_factory=InProcessExecutor).submitted_hypothesis
+
+
+def test_a_confidently_wrong_collaborator_moves_a_deferring_agent(
+        archaeology: dict[str, Task]) -> None:
+    """A collaborator that always misreads objects to the agent's correct draft; an agent
+    with deference 1 follows it, one with deference 0 keeps the correct answer."""
+    task = archaeology["archaeology/1/0"]  # "increase for the first time": ordinal matters
+    wrong = {"error_in_area": 1.0, "error_outside": 1.0, "behaviour": None}
+    alone = run_session_sync(SessionConfig(task=task, structure=builtin_structure("single")),
+                             {"agent": ScriptedAgent(seed=0)},
+                             executor_factory=InProcessExecutor).submitted_hypothesis
+    follows = _dr_session(task, "default", wrong, {"deference": 1.0})
+    keeps = _dr_session(task, "default", wrong, {"deference": 0.0})
+    assert keeps == alone
+    assert follows != alone
+
+
+def test_silent_adopting_collaborators_change_nothing(archaeology: dict[str, Task]) -> None:
+    task = archaeology["archaeology/1/0"]
+    mistakes = {"wrong_ordinal": 1.0}
+    adopt_all = {"behaviour": {**load_profile("D").params["behaviour"], "reactions": {
+        "adopt": {"value": 1.0, "source": "prior:test"},
+        "modify": {"value": 0.0, "source": "prior:test"},
+        "reject": {"value": 0.0, "source": "prior:test"},
+        "concentration": {"value": 1000.0, "source": "prior:test"}}}}
+    alone = run_session_sync(SessionConfig(task=task, structure=builtin_structure("single")),
+                             {"agent": ScriptedAgent(seed=0, mistakes=MistakeModel(**mistakes))},
+                             executor_factory=InProcessExecutor).submitted_hypothesis
+    assert _dr_session(task, "default", adopt_all, {"mistakes": mistakes}) == alone
+    careful = {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": None}
+    assert _dr_session(task, "default", careful, {"mistakes": mistakes}) != alone
+
+
+def test_profile_block_without_behaviour_keeps_custom_profiles_working() -> None:
+    custom = Profile(key="X", title="x", guidance="check things", params={})
+    model = ScriptedCollaborator(custom).human
+    assert model.behaviour is None and model.error_rate("wrong_ordinal") == 0.0
+
+
+def _traced_session(task: Task, structure: str, seed: int, trace: Path) -> None:
+    team = team_from_dict("DR")
+    members: dict[str, Any] = {"agent": ScriptedAgent(seed=seed, params={
+        "deference": 0.5, "mistakes": {"wrong_ordinal": 0.5, "wrong_column_variant": 0.5}})}
+    for profile in team.collaborators:
+        members[profile.key] = ScriptedCollaborator(profile, seed=seed)
+    config = SessionConfig(task=task, team=team, structure=builtin_structure(structure),
+                           seed=seed)
+    run_session_sync(config, members, trace, executor_factory=InProcessExecutor)
+
+
+def test_same_seed_gives_byte_identical_traces_with_the_behavioural_model(
+        archaeology: dict[str, Task], tmp_path: Path) -> None:
+    task = archaeology["archaeology/27/0"]
+    differs = False
+    for seed in (0, 1, 2):
+        for structure in ("default", "scaffolded"):
+            a, b = tmp_path / f"a{seed}{structure}.jsonl", tmp_path / f"b{seed}{structure}.jsonl"
+            _traced_session(task, structure, seed, a)
+            _traced_session(task, structure, seed, b)
+            assert a.read_bytes() == b.read_bytes(), (seed, structure)
+            differs |= a.read_bytes() != (tmp_path / f"a0{structure}.jsonl").read_bytes()
+    assert differs  # the seed does change what the simulated people do
