@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.executors import InProcessExecutor
+from helpers.tasks import make_task
 
 from collabsim.graphs.from_trace import graph_from_trace_file, read_trace
 from collabsim.graphs.kolab_io import graph_to_kolab, kolab_to_graph
@@ -29,7 +30,6 @@ from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import generate_suite
-from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
 
 WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
 
@@ -96,36 +96,9 @@ def collaborator(obs: Observation, st: dict[str, Any]) -> str:
     return WAIT
 
 
-def _task(root: Path) -> Task:
-    root.mkdir(parents=True, exist_ok=True)
-    path = root / "series.csv"
-    path.write_text("year,dagger\n-3000,1\n-2900,3\n", encoding="utf-8")
-    return Task(
-        task_id="tiny/0/0",
-        dataset="tiny",
-        metadata_id=0,
-        query_id=0,
-        query="When does dagger first rise?",
-        question_type="context",
-        domain="archaeology",
-        domain_knowledge="",
-        workflow_tags="",
-        datasets=(
-            DatasetInfo(
-                name="series.csv",
-                description="dagger counts",
-                columns=(ColumnInfo("year", "year"), ColumnInfo("dagger", "count")),
-                path=path,
-            ),
-        ),
-        source="generated",
-        gold_hypothesis="hidden",
-    )
-
-
 def test_engine_dr_scaffolded_session_converts(tmp_path: Path) -> None:
     config = SessionConfig(
-        task=_task(tmp_path / "task"),
+        task=make_task(tmp_path / "task"),
         team=team_from_dict("DR"),
         structure=builtin_structure("scaffolded"),
         seed=1,
