@@ -10,9 +10,6 @@ nothing half-written.
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from collabsim.calibration.fidelity import FIDELITY_METRICS, Fidelity, MetricComparison
+from collabsim.calibration.staging import StagedOutput
 
 REAL_COLOUR = "#1f77b4"
 SIM_COLOUR = "#d62728"
@@ -223,29 +221,20 @@ def write_fidelity_report(
     import pandas as pd
 
     out = Path(out_dir)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with StagedOutput(out) as staged:
         names = []
         for comp in fid.comparisons:
             name = f"fidelity_{comp.metric}.png"
-            plot_metric(comp, staging / name)
+            plot_metric(comp, staged.dir / name)
             names.append(name)
-        plot_overview(fid.comparisons, staging / "fidelity_overview.png")
+        plot_overview(fid.comparisons, staged.dir / "fidelity_overview.png")
         names.append("fidelity_overview.png")
         rows = [{"source": "real", **r} for r in fid.real_rows] + [
             {"source": "simulated", **r} for r in fid.sim_rows
         ]
         cols = ["source", "session_id", "team", "structure", *FIDELITY_METRICS]
-        pd.DataFrame(rows).reindex(columns=cols).to_csv(staging / "sessions.csv", index=False)
+        pd.DataFrame(rows).reindex(columns=cols).to_csv(staged.dir / "sessions.csv", index=False)
         names.append("sessions.csv")
-        (staging / "report.md").write_text(report_markdown(fid, sim_dir, kolab), encoding="utf-8")
+        (staged.dir / "report.md").write_text(report_markdown(fid, sim_dir, kolab), encoding="utf-8")
         names.append("report.md")
-        out.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name in names:
-            os.replace(staging / name, out / name)
-            written.append(out / name)
-        return written
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        return staged.publish(names)

@@ -12,9 +12,6 @@ only when all of them were written, so a failure leaves nothing half-written.
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -31,6 +28,7 @@ from collabsim.calibration.checks import (
     timing_checks,
 )
 from collabsim.calibration.fit import Calibration
+from collabsim.calibration.staging import StagedOutput
 from collabsim.participants.behaviour.reactions import LABELS
 
 DEFAULT_PROFILES: tuple[str, ...] = ("D", "R")
@@ -199,27 +197,18 @@ def write_calibration(
     checks = timing_checks(cal.model.timing, cal.sample, seed=check_seed)
     spread = spread_check(cal.model.reactions, cal.sample, seed=check_seed)
     families = family_comparison(cal.model.timing, cal.sample, reps=50, seed=check_seed)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with StagedOutput(out) as staged:
         names = []
         for key, text in texts.items():
-            (staging / f"{key}.yaml").write_text(
+            (staged.dir / f"{key}.yaml").write_text(
                 profile_with_behaviour(text, behaviour, note), encoding="utf-8"
             )
             names.append(f"{key}.yaml")
-        (staging / "calibration.md").write_text(
+        (staged.dir / "calibration.md").write_text(
             calibration_markdown(cal, checks, spread, list(texts), families), encoding="utf-8"
         )
         names.append("calibration.md")
-        out.mkdir(parents=True, exist_ok=True)
-        written = []
-        for name in names:
-            os.replace(staging / name, out / name)
-            written.append(out / name)
-        return written
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        return staged.publish(names)
 
 
 def observed_adopt_range(cal: Calibration) -> tuple[float, float]:
