@@ -90,7 +90,8 @@ def iter_graphs(path: Path, *, progress: bool = True) -> Iterator[WorkflowGraph]
         DynamicsInputError: Naming the file that cannot be read, or an empty folder.
     """
     if path.is_dir():
-        files = sorted(path.rglob("*.jsonl"))
+        # A session folder also holds the LLM call log (``llm_calls.jsonl``), which is not a trace.
+        files = sorted(f for f in path.rglob("*.jsonl") if not f.name.endswith("llm_calls.jsonl"))
         if not files:
             raise DynamicsInputError(f"{path}: no *.jsonl trace files in this folder")
         from tqdm import tqdm

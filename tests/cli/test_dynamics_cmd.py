@@ -88,6 +88,8 @@ def test_single_graph_files(
 def test_folder_of_traces(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _trace(tmp_path / "runs" / "a" / "trace.jsonl", 0)
     _trace(tmp_path / "runs" / "b" / "trace.jsonl", 1)
+    # An LLM session keeps its call log beside the trace; it is not a session to read.
+    (tmp_path / "runs" / "b" / "llm_calls.jsonl").write_text('{"model": "m"}\n', encoding="utf-8")
     out = tmp_path / "sim.csv"
     assert main(["dynamics", str(tmp_path / "runs"), "--out", str(out)]) == 0
     rows = _read_csv(out)
