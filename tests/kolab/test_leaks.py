@@ -1,8 +1,9 @@
 """Leak audits: what a forecasting input may and may not see, and the learned model's folds.
 
 Each test guards one leak and fails when that guard is removed: the strict time cut, the
-responder's exclusion, window-only features, same-session history, fitting on the training
-fold only, and (the sum of all of these) a model given shuffled labels scoring at chance.
+responder's exclusion, window-only features, same-session history finished strictly before
+the cut (and the history features built from it), the rating centring on earlier steps
+only, fitting on the training fold only, and (the sum of all of these) a model given shuffled labels scoring at chance.
 """
 
 from __future__ import annotations

@@ -18,7 +18,10 @@ documents.
    held-out participant.
 
 Adoption uses a class-weighted (balanced) ridge classifier, selected by inner macro-F1;
-ratings use ridge regression clipped to [1, 5], selected by inner Spearman rho. Both are
+ratings use ridge regression of the deviation from the carry-forward rating (the session's
+previous step rating, 5 when none), clipped to [1, 5] and selected by inner Spearman rho:
+an uncentred model's intercept is the training participants' mean rating, which moves
+against the held-out participant's and so ranks whole participants backwards. Both are
 solved in closed form, so the thousands of fits that nested selection and the permutation
 null need stay cheap on a small machine.
 Character n-gram counts are hashed (stateless: no vocabulary is learned, so they can be
@@ -268,7 +271,7 @@ class LearnedPredictor:
     """Nested, leave-one-participant-out model over window features.
 
     Args:
-        seed: Seed of the randomised SVD and the solvers.
+        seed: Kept for interface stability (the LSA and the solvers are exact).
         progress: Show a progress bar over folds.
         inner_folds: Grouped inner folds of the nested model selection; None (default)
             leaves one training participant out at a time.
