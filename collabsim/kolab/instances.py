@@ -52,7 +52,7 @@ ALL_TASKS: tuple[str, ...] = ADOPTION_TASKS + RATING_TASKS
 TASK_DESCRIPTIONS: dict[str, str] = {
     "1a": "recognition: source start -> responder end (response visible)",
     "1b": "forecasting: source start -> AI node end (response hidden)",
-    "1b+h": "1b + labels of the session's responses finished before the cut (history)",
+    "1b+h": "1b + labels of the session's responses finished strictly before the cut (history)",
     "1c-k1": "1b + 1 preceding step (source and AI node in the session's last step)",
     "1c-k2": "1b + 2 preceding steps (source and AI node in the session's last step)",
     "1c-k3": "1b + 3 preceding steps (source and AI node in the session's last step)",
