@@ -22,6 +22,9 @@ from typing import Any
 
 DEFAULT_PREDICTORS = "majority,mode,carry-forward,learned"
 DEFAULT_TASKS = "1a,1b,1b+h,1c,1d,2a,2b"
+DEFAULT_PERMUTATIONS = 100
+"""Same as :data:`collabsim.kolab.chance.DEFAULT_PERMUTATIONS` (kept here so ``--help`` does
+not import numpy; a test checks they agree)."""
 
 
 def register(subparsers: Any) -> None:
@@ -59,9 +62,9 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--inner-folds", type=int, default=None,
                      help="grouped inner folds of the learned predictor's nested selection "
                           "(default: leave one training participant out; fewer is faster)")  # fmt: skip
-    rep.add_argument("--permutations", type=int, default=20,
-                     help="label permutations for each learned predictor's null (default 20; "
-                          "0 = none)")  # fmt: skip
+    rep.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
+                     help="label permutations for each learned predictor's null (default "
+                          f"{DEFAULT_PERMUTATIONS}: p resolves down to 1/(N+1); 0 = none)")  # fmt: skip
     rep.add_argument("--temperature", type=float, default=0.0, help="LLM temperature")
     rep.add_argument("--llm-mock-response", default=None,
                      help="offline runs: litellm mock_response given to every LLM call")  # fmt: skip

@@ -20,6 +20,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from collabsim.kolab.chance import (
+    DEFAULT_PERMUTATIONS,
     ChanceLevel,
     PermutationNull,
     permutation_null,
@@ -50,7 +51,7 @@ class ResultRow:
         notes: Notes from the predictor runs and the evaluation.
         null: Permutation null of the predictor (learned predictors), else None.
         uses_history: True when the inputs include the session's earlier labels or ratings
-            (task 1b+h, the carry-forward baseline).
+            (task 1b+h, the carry-forward baseline, the learned rating model).
     """
 
     task: str
@@ -185,7 +186,11 @@ def _chance_levels(
     return levels
 
 
-def _predictor_uses_history(predictor: Predictor) -> bool:
+def _predictor_uses_history(predictor: Predictor, task: str) -> bool:
+    """True when the predictor's inputs for ``task`` include the session's earlier labels."""
+    per_task = getattr(predictor, "uses_history_for", None)
+    if per_task is not None:
+        return bool(per_task(task))
     return bool(getattr(predictor, "uses_history", False))
 
 
@@ -196,7 +201,7 @@ def run_benchmark(
     *,
     seed: int = 0,
     n_boot: int = 1000,
-    n_permutations: int = 20,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
     n_chance_draws: int = 2000,
     progress: bool = True,
 ) -> BenchmarkResult:
@@ -224,7 +229,7 @@ def run_benchmark(
     for task, predictor in tqdm(jobs, desc="kolab settings", disable=not progress):
         subset = instances.by_task(task)
         history = task_kind(task) == "adoption" and bool(subset) and subset[0].uses_history
-        history = history or _predictor_uses_history(predictor)
+        history = history or _predictor_uses_history(predictor, task)
         if not subset:
             rows.append(
                 ResultRow(task, predictor.name, predictor.modality, None, 0, ("no instances",),

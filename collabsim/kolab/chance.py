@@ -8,8 +8,11 @@
 * **Permutation null** (Ojala & Garriga 2010, test 1): the targets are shuffled across all
   instances, the predictor's whole cross-validated procedure (fold featurisers, nested
   selection, refit) is rerun on the shuffled targets and scored against them. The p-value is
-  ``(1 + #{null >= observed}) / (1 + n)``, so with 20 permutations the smallest possible p is
-  1/21 = 0.048. For ratings the statistic is Spearman's rho.
+  ``(1 + #{null >= observed}) / (1 + n)`` (Phipson & Smyth 2010: never zero, valid at any
+  n). Its resolution is 1/(n + 1): with 20 permutations the smallest possible p is 1/21 =
+  0.048 and a single null score at or above the observed one already gives 0.095, so a
+  0.05 threshold is barely testable; the default, :data:`DEFAULT_PERMUTATIONS` = 100,
+  resolves p down to 0.0099. For ratings the statistic is Spearman's rho.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ import numpy as np
 from collabsim.kolab.evaluate import macro_f1, spearman
 from collabsim.kolab.instances import Instance
 from collabsim.kolab.predictors.base import PredictionValue, task_kind
+
+DEFAULT_PERMUTATIONS = 100
+"""Label permutations of the null by default (p resolves down to 1/101 = 0.0099)."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +154,7 @@ def permutation_null(
     instances: Sequence[Instance],
     observed: float,
     *,
-    n_permutations: int = 20,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = 0,
 ) -> PermutationNull:
     """Rerun ``predictor``'s cross-validated procedure on shuffled targets.

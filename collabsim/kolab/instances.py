@@ -12,12 +12,13 @@ Tasks (one instance per labelled response for 1a-1d, per rated step for 2a/2b):
   and only when that step has at least ``k`` preceding steps (no truncated context).
 * ``1d``: the whole workflow from the session's start through the AI node's end.
 * ``1b+h``: the 1b window plus the **history**: the labels of the session's responses whose
-  responder had finished by the window's cut (oldest first). Responses to the same AI node,
-  responses by the same responder node and other sessions of the participant are never part
-  of it.
+  responder had finished strictly before the window's cut (oldest first). Responses to the
+  same AI node, responses by the same responder node and other sessions of the participant
+  are never part of it.
 * ``2a`` collaboration satisfaction / ``2b`` output quality: the subgraph of the rated step
   (all nodes whose ``step`` is that step's key). Their history is the same rating of the
-  session's earlier steps (in plan order), used only by the carry-forward baseline.
+  session's earlier steps (in plan order), read by the carry-forward baseline and by the
+  learned rating model, which is centred on it.
 
 **Time cut.** A window has anchors (source, AI node, and in 1a the responder) and an end
 ``window_end`` (the AI node's end; the responder's end in 1a). A non-anchor node belongs to the
@@ -51,7 +52,7 @@ ALL_TASKS: tuple[str, ...] = ADOPTION_TASKS + RATING_TASKS
 TASK_DESCRIPTIONS: dict[str, str] = {
     "1a": "recognition: source start -> responder end (response visible)",
     "1b": "forecasting: source start -> AI node end (response hidden)",
-    "1b+h": "1b + labels of the session's responses finished before the cut (history)",
+    "1b+h": "1b + labels of the session's responses finished strictly before the cut (history)",
     "1c-k1": "1b + 1 preceding step (source and AI node in the session's last step)",
     "1c-k2": "1b + 2 preceding steps (source and AI node in the session's last step)",
     "1c-k3": "1b + 3 preceding steps (source and AI node in the session's last step)",
@@ -312,7 +313,7 @@ def _adoption_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance]
 
 
 def _label_history(graph: WorkflowGraph, current: Response, cut: float) -> tuple[str, ...]:
-    """Labels of this session's responses finished by ``cut``, ordered by responder end.
+    """Labels of this session's responses finished strictly before ``cut``, by responder end.
 
     Only the session's own graph is read, so other sessions of the participant never enter.
     Responses to the same AI node or by the same responder node are left out: they describe
@@ -323,7 +324,7 @@ def _label_history(graph: WorkflowGraph, current: Response, cut: float) -> tuple
         if other.ai_node == current.ai_node or other.responder == current.responder:
             continue
         end = graph.node(other.responder).end
-        if end is not None and end <= cut:
+        if end is not None and end < cut:
             done.append((end, idx, other.label))
     return tuple(label for _, _, label in sorted(done))
 

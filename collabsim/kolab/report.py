@@ -170,6 +170,7 @@ def summary_lines(result: BenchmarkResult) -> list[str]:
                 line += (
                     f"\n  {'':<34} permutation null ({len(r.null.scores)}): mean "
                     f"{_fmt(r.null.mean)}, 95th pct {_fmt(r.null.p95)}, p = {_fmt(r.null.p_value)}"
+                    f" (smallest possible {_fmt(1 / (1 + len(r.null.scores)))})"
                 )
             lines.append(line)
     for task in result.counts:
@@ -223,8 +224,8 @@ def _markdown(
         "Windows are cut by node time intervals: no window node (other than the source and the "
         "AI node) starts at or after the window end; forecasting windows never contain the "
         "responder; window graphs carry no response labels and no step ratings; 1b+h adds "
-        "only labels of the same session's responses finished by the cut. 1c uses only responses whose source and AI node lie in the "
-        "session's last step, and only when that step has at least k preceding steps."
+        "only labels of the same session's responses finished strictly before the cut. 1c "
+        "uses only responses whose source and AI node lie in the session's last step, and only when that step has at least k preceding steps."
     )
     if result.instance_notes:
         out += ["", "Skipped while building instances:"]
@@ -265,7 +266,8 @@ def _markdown(
             "instances and resampling whole participants. history = the inputs include the "
             "session's earlier labels (1b+h). For learned predictors the permutation null "
             "reruns the whole cross-validated procedure on shuffled labels: its mean, 95th "
-            "percentile and the p-value of the observed score. Learned predictors are "
+            "percentile and the p-value (1 + #null >= observed) / (1 + N), whose smallest "
+            "possible value with N permutations is 1/(N + 1). Learned predictors are "
             "evaluated leave-one-participant-out with all model selection nested in the folds."
         )
         out += [
@@ -314,8 +316,8 @@ def _markdown(
             "MAE and within-1 accuracy over valid predictions; Spearman rho is undefined (–) "
             "for constant predictions. Brackets: bootstrap 95% intervals over instances and "
             "over participants. carry-forward predicts the session's previous step rating "
-            "(5 when none; history = yes). MAE per true rating shows whether low ratings are "
-            "caught."
+            "(5 when none; history = yes); the learned model predicts the deviation from it "
+            "(history = yes). MAE per true rating shows whether low ratings are caught."
         )
         out += [
             "",

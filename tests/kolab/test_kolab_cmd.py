@@ -63,6 +63,7 @@ def test_report_writes_markdown_csvs_and_pngs(
     assert learned["history"] == "no" and learned["null_permutations"] == "2"
     assert 1 / 3 <= float(learned["null_p"]) <= 1.0
     assert float(learned["macro_f1_cluster_lo"]) <= float(learned["macro_f1_cluster_hi"])
+    assert by_key[("2a", "learned", "graph")]["history"] == "yes"  # centred on carry-forward
     carry = by_key[("2a", "carry-forward", "history")]
     assert carry["history"] == "yes" and carry["spearman_cluster_lo"] != ""
     with (out_dir / "chance.csv").open() as fh:
@@ -111,3 +112,10 @@ def test_unknown_feature_group_is_a_clear_error(
                  "--learned-groups", "text,words"])  # fmt: skip
     assert code == 2 and "unknown feature group(s) words" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_cli_default_permutations_match_the_library() -> None:
+    from collabsim.cli import kolab_cmd
+    from collabsim.kolab.chance import DEFAULT_PERMUTATIONS
+
+    assert kolab_cmd.DEFAULT_PERMUTATIONS == DEFAULT_PERMUTATIONS == 100

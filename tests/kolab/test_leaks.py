@@ -1,8 +1,9 @@
 """Leak audits: what a forecasting input may and may not see, and the learned model's folds.
 
 Each test guards one leak and fails when that guard is removed: the strict time cut, the
-responder's exclusion, window-only features, same-session history, fitting on the training
-fold only, and (the sum of all of these) a model given shuffled labels scoring at chance.
+responder's exclusion, window-only features, same-session history finished strictly before
+the cut (and the history features built from it), the rating centring on earlier steps
+only, fitting on the training fold only, and (the sum of all of these) a model given shuffled labels scoring at chance.
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ def test_history_comes_from_the_same_session_and_never_the_same_ai_node(
             assert again[inst.instance_id].history == inst.history
 
 
-def test_history_holds_only_responses_finished_by_the_cut(
+def test_history_holds_only_responses_finished_strictly_before_the_cut(
     explorer_instances: InstanceSet, explorer_graphs: list[WorkflowGraph]
 ) -> None:
     graphs = {g.session.session_id: g for g in explorer_graphs}
@@ -177,7 +178,7 @@ def test_history_holds_only_responses_finished_by_the_cut(
         finished = [
             r.label for r in graph.responses
             if r.ai_node != inst.response.ai_node and r.responder != inst.response.responder
-            and (graph.node(r.responder).end or np.inf) <= cut
+            and (graph.node(r.responder).end or np.inf) < cut
         ]  # fmt: skip
         assert sorted(inst.history) == sorted(finished)
 
@@ -255,3 +256,115 @@ def test_history_leaves_out_earlier_reactions_to_the_same_ai_output() -> None:
     inst = build_instances([graph], ["1b+h"]).by_task("1b+h")
     last = next(i for i in inst if i.response is not None and i.response.responder == "h4")
     assert last.history == ("reject",)  # the other session response, not h2's "modify"
+
+
+# ----------------------------------------------------------------------------- history features
+
+
+def _history_block(instances: list[Instance]) -> dict[str, tuple[float, ...]]:
+    table = feature_table(instances)
+    return {i.instance_id: tuple(table.blocks["history"][k].round(12))
+            for k, i in enumerate(instances)}  # fmt: skip
+
+
+def _flip(label: str) -> str:
+    return "reject" if label != "reject" else "adopt"
+
+
+def test_history_features_read_only_labels_finished_strictly_before_the_cut(
+    explorer_graphs: list[WorkflowGraph],
+) -> None:
+    """Relabel every response an instance may not see: its history features must not move.
+
+    Not visible: responses whose responder ends at or after the cut, other responses to the
+    same AI node or by the same responder, and every other session. Relabelling one visible
+    response does move them, so the audit can fail.
+    """
+    graphs = [g for g in explorer_graphs if len(g.responses) >= 5][:4]
+    moved = 0
+    for graph in graphs:
+        instances = build_instances([graph], ["1b+h"]).by_task("1b+h")
+        base = _history_block(instances)
+        for inst in instances[1:]:
+            assert inst.response is not None and inst.window_end is not None
+            start = graph.node(inst.response.responder).start
+            cut = min(inst.window_end, start if start is not None else np.inf)
+            visible = {
+                k for k, r in enumerate(graph.responses)
+                if r.ai_node != inst.response.ai_node and r.responder != inst.response.responder
+                and (graph.node(r.responder).end or np.inf) < cut
+            }  # fmt: skip
+            hidden = tuple(r if k in visible else replace(r, label=_flip(r.label))
+                           for k, r in enumerate(graph.responses))  # fmt: skip
+            other = WorkflowGraph(graph.session, graph.steps, graph.nodes, graph.edges, hidden)
+            # another session of someone else, relabelled wholesale, built alongside
+            stranger = next(g for g in explorer_graphs if g.session.participant_id
+                            != graph.session.participant_id)  # fmt: skip
+            flipped_stranger = WorkflowGraph(
+                stranger.session, stranger.steps, stranger.nodes, stranger.edges,
+                tuple(replace(r, label=_flip(r.label)) for r in stranger.responses),
+            )  # fmt: skip
+            together = build_instances([other, flipped_stranger], ["1b+h"]).by_task("1b+h")
+            again = _history_block(together)
+            assert again[inst.instance_id] == base[inst.instance_id], inst.instance_id
+            if visible:
+                k = min(visible)
+                shown = tuple(replace(r, label=_flip(r.label)) if j == k else r
+                              for j, r in enumerate(graph.responses))  # fmt: skip
+                one = WorkflowGraph(graph.session, graph.steps, graph.nodes, graph.edges, shown)
+                changed = _history_block(build_instances([one], ["1b+h"]).by_task("1b+h"))
+                moved += changed[inst.instance_id] != base[inst.instance_id]
+    assert moved > 10
+
+
+def test_a_response_ending_exactly_at_the_cut_is_not_history() -> None:
+    # h1's reaction to a0 ends at 20.0, exactly when a1 (the output forecast) ends.
+    nodes = [
+        Node("h0", "user", "human", "Ask", "", ((0.0, 5.0),), "0"),
+        Node("a0", "claude", "ai", "Answer", "", ((5.0, 10.0),), "0"),
+        Node("h1", "user", "human", "Use it and ask more", "", ((10.0, 20.0),), "0"),
+        Node("a1", "claude", "ai", "Second answer", "", ((12.0, 20.0),), "0"),
+        Node("h2", "user", "human", "Use the second", "", ((21.0, 30.0),), "0"),
+    ]
+    responses = [Response("h1", "h0", "a0", "reject"), Response("h2", "h1", "a1", "adopt")]
+    graph = WorkflowGraph(SessionInfo("py|s1", "py"), [Step("0", "Ask")], nodes,
+                          [Edge("h0", "a0"), Edge("a0", "h1"), Edge("h1", "a1"),
+                           Edge("a1", "h2")], responses)  # fmt: skip
+    inst = build_instances([graph], ["1b+h"]).by_task("1b+h")
+    second = next(i for i in inst if i.response is not None and i.response.ai_node == "a1")
+    assert second.history == ()
+    later = replace(nodes[2], intervals=((10.0, 19.5),))
+    graph2 = WorkflowGraph(graph.session, graph.steps, [*nodes[:2], later, *nodes[3:]],
+                           graph.edges, responses)  # fmt: skip
+    inst2 = build_instances([graph2], ["1b+h"]).by_task("1b+h")
+    assert next(i for i in inst2 if i.response and i.response.ai_node == "a1").history == (
+        "reject",
+    )
+
+
+def test_rating_centring_reads_only_earlier_steps_of_the_same_session(
+    explorer_graphs: list[WorkflowGraph],
+) -> None:
+    """A step's carry-forward offset and history features ignore its own and later ratings."""
+    from collabsim.kolab.predictors.learned import carry_forward_offsets
+
+    graph = max(explorer_graphs, key=lambda g: sum(s.collaboration is not None for s in g.steps))
+    base = build_instances([graph], ["2a"]).by_task("2a")
+    assert len(base) >= 3
+    offsets = carry_forward_offsets(base)
+    hist = _history_block(base)
+    moved = 0
+    for pos, inst in enumerate(base):
+        keys = [i.step_key for i in base]
+        changed_steps = tuple(
+            replace(s, collaboration=1 if (s.collaboration or 0) > 1 else 5)
+            if s.key in keys[pos:] else s for s in graph.steps
+        )  # fmt: skip
+        other = WorkflowGraph(graph.session, changed_steps, graph.nodes, graph.edges,
+                              graph.responses)  # fmt: skip
+        again = build_instances([other], ["2a"]).by_task("2a")
+        assert carry_forward_offsets(again)[pos] == offsets[pos]
+        assert _history_block(again)[inst.instance_id] == hist[inst.instance_id]
+        if pos + 1 < len(base):
+            moved += carry_forward_offsets(again)[pos + 1] != offsets[pos + 1]
+    assert moved >= len(base) // 2  # the next step does see the changed rating

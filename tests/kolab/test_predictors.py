@@ -218,3 +218,25 @@ def test_llm_prompt_for_1b_plus_h_lists_the_earlier_responses(
     assert "earlier AI outputs" not in build_messages(plain, render(plain, [Modality.GRAPH]))[1][
         "content"
     ]
+
+
+def test_learned_rating_model_predicts_deviations_from_carry_forward(
+    explorer_instances: InstanceSet,
+) -> None:
+    # With the features shrunk away, only the centring and the deviation intercept remain:
+    # within a held-out participant, predictions are the carry-forward rating plus one
+    # constant (before clipping), not one constant as an uncentred model would give.
+    inst = explorer_instances.by_task("2a")
+    grid = (ModelConfig(("cues",), 0, 1e12),)
+    predictor = LearnedPredictor(progress=False, grid=grid, inner_folds=3)
+    run = predictor.predict(inst)
+    carry = CarryForwardRating().predict(inst).predictions
+    shifts: dict[str, set[float]] = {}
+    for i, pred, cf in zip(inst, run.predictions, carry, strict=True):
+        assert isinstance(pred, float) and cf is not None
+        if 1.0 < pred < 5.0:
+            shifts.setdefault(i.participant_id, set()).add(round(pred - float(cf), 6))
+    assert len(shifts) >= 5 and all(len(s) == 1 for s in shifts.values())
+    assert len(set(run.predictions)) > len({i.participant_id for i in inst})
+    assert predictor.uses_history_for("2a") and predictor.uses_history_for("1b+h")
+    assert not predictor.uses_history_for("1b")

@@ -30,6 +30,11 @@ def _run(name: str, instances: Sequence[Instance], value: str | float, run: int)
     )
 
 
+def carry_forward(instance: Instance) -> float:
+    """The rating of the session's previous rated step, 5 (the most common rating) if none."""
+    return float(instance.history[-1]) if instance.history else 5.0
+
+
 class MajorityClass:
     """Always predicts the most frequent adoption label of the instances."""
 
@@ -80,5 +85,5 @@ class CarryForwardRating:
             modality=self.modality,
             run=run,
             instance_ids=tuple(i.instance_id for i in instances),
-            predictions=tuple(float(i.history[-1]) if i.history else 5.0 for i in instances),
+            predictions=tuple(carry_forward(i) for i in instances),
         )

@@ -14,8 +14,10 @@ the response index, the instance id or another session. Groups:
   the window end, nodes in the window, earlier AI outputs, who acted last, whether the AI
   node sits on a loop edge, whether there is a source; 1a adds the response's length and
   delay. Ratings: the step's nodes, AI share, edges, loops and duration.
-* ``history`` (1b+h only): number of earlier responses, their label shares and the last
-  label.
+* ``history``: in 1b+h the number of earlier responses of the session, their label shares
+  with a Laplace prior, recency-weighted shares and the last label; for ratings whether the
+  step is the session's first rated one, the previous rating and the number of earlier
+  ones. Other adoption tasks have no history.
 """
 
 from __future__ import annotations
@@ -127,20 +129,56 @@ def _rating_parts(instance: Instance) -> tuple[dict[str, str], dict[str, float]]
     return texts, structure
 
 
+_PRIOR = 1.0
+"""Pseudo-responses per label added to the session's earlier labels (Laplace's rule): with
+few earlier responses the shares stay near 1/3 instead of jumping to 0 or 1."""
+_DECAY = 0.5
+"""Weight of an earlier response relative to the next more recent one in the recency
+shares (a half-life of one response: recent reactions say most about the next one)."""
+
+
 def _history(instance: Instance) -> dict[str, float]:
+    """The session's earlier adoption labels, summarised without reference to any fold.
+
+    Counts, Laplace-smoothed shares, recency-weighted smoothed shares and the last label.
+    The history holds only labels of responses that finished strictly before the window's
+    cut (:func:`~collabsim.kolab.instances.build_instances`), so nothing here is later.
+    """
     past = [str(h) for h in instance.history]
-    feats = {"log_n_prior": _log(len(past))}
+    n = len(past)
+    weights = [_DECAY ** (n - 1 - k) for k in range(n)]  # oldest first
+    total_w = sum(weights)
+    prior = _PRIOR * len(RESPONSE_LABELS)
+    feats = {"log_n_prior": _log(n)}
     for lab in RESPONSE_LABELS:
-        feats[f"share_{lab}"] = past.count(lab) / len(past) if past else 0.0
+        hits = [h == lab for h in past]
+        feats[f"share_{lab}"] = (sum(hits) + _PRIOR) / (n + prior)
+        recent = sum(w for w, hit in zip(weights, hits, strict=True) if hit)
+        feats[f"recent_{lab}"] = (recent + _PRIOR) / (total_w + prior)
         feats[f"last_{lab}"] = float(bool(past) and past[-1] == lab)
     return feats
+
+
+def _rating_history(instance: Instance) -> dict[str, float]:
+    """The session's earlier ratings of the same kind: whether any, the last, how many.
+
+    The rating model is centred on the carry-forward rating; these let it learn how a
+    first step or a high last rating tends to deviate from it.
+    """
+    past = [float(h) for h in instance.history]
+    return {
+        "first_step": float(not past),
+        "prev_rating": past[-1] if past else 5.0,
+        "log_n_prior": _log(len(past)),
+    }
 
 
 def feature_table(instances: Sequence[Instance]) -> FeatureTable:
     """The text columns and numeric groups of ``instances`` (all of one task).
 
-    The ``history`` group is filled only for tasks flagged as using history (1b+h); for the
-    others it has no columns.
+    The ``history`` group is filled for tasks flagged as using history (1b+h) and for the
+    rating tasks (the earlier ratings the carry-forward centring reads); for the others it
+    has no columns.
     """
     texts: dict[str, list[str]] = {"output": [], "request": [], "response": []}
     cue_rows: list[list[float]] = []
@@ -156,7 +194,10 @@ def feature_table(instances: Sequence[Instance]) -> FeatureTable:
         cues = cue_counts(parts["output"], parts["request"])
         cue_rows.append([cues[c] for c in CUE_NAMES])
         struct_rows.append(structure)
-        hist_rows.append(_history(inst) if inst.uses_history else {})
+        if inst.is_rating:
+            hist_rows.append(_rating_history(inst))
+        else:
+            hist_rows.append(_history(inst) if inst.uses_history else {})
     struct_cols = tuple(sorted({k for row in struct_rows for k in row}))
     hist_cols = tuple(sorted({k for row in hist_rows for k in row}))
     n = len(instances)

@@ -18,7 +18,10 @@ documents.
    held-out participant.
 
 Adoption uses a class-weighted (balanced) ridge classifier, selected by inner macro-F1;
-ratings use ridge regression clipped to [1, 5], selected by inner Spearman rho. Both are
+ratings use ridge regression of the deviation from the carry-forward rating (the session's
+previous step rating, 5 when none), clipped to [1, 5] and selected by inner Spearman rho:
+an uncentred model's intercept is the training participants' mean rating, which moves
+against the held-out participant's and so ranks whole participants backwards. Both are
 solved in closed form, so the thousands of fits that nested selection and the permutation
 null need stay cheap on a small machine.
 Character n-gram counts are hashed (stateless: no vocabulary is learned, so they can be
@@ -42,8 +45,9 @@ from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from collabsim.kolab.evaluate import LABELS, macro_f1
-from collabsim.kolab.instances import Instance
+from collabsim.kolab.instances import HISTORY_TASKS, Instance
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind, task_kind
+from collabsim.kolab.predictors.baselines import carry_forward
 from collabsim.kolab.predictors.features import FeatureTable, feature_table
 
 _HASH_FEATURES = 2**18
@@ -162,42 +166,67 @@ class FoldFeaturizer:
         return np.hstack(parts)
 
 
-def _ridge(x: np.ndarray, targets: np.ndarray, weights: np.ndarray, alpha: float) -> tuple:
-    """Weighted ridge regression with an unpenalised intercept: (coefficients, intercept)."""
+def _ridge_path(
+    x: np.ndarray, targets: np.ndarray, weights: np.ndarray, alphas: Sequence[float]
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Weighted ridge regressions with an unpenalised intercept, one per penalty.
+
+    The centred Gram matrix is shared by the penalties, so a grid of penalties costs little
+    more than one fit. Returns ``(coefficients, intercept)`` per penalty.
+    """
     w = weights / weights.sum()
     x_mean = w @ x
     t_mean = w @ targets
     xc = x - x_mean
-    gram = xc.T @ (xc * weights[:, None]) + alpha * np.eye(x.shape[1])
-    coef = np.linalg.solve(gram, xc.T @ ((targets - t_mean) * weights[:, None]))
-    return coef, t_mean - x_mean @ coef
+    gram = xc.T @ (xc * weights[:, None])
+    rhs = xc.T @ ((targets - t_mean) * weights[:, None])
+    eye = np.eye(x.shape[1])
+    out = []
+    for alpha in alphas:
+        coef = np.linalg.solve(gram + alpha * eye, rhs)
+        out.append((coef, t_mean - x_mean @ coef))
+    return out
 
 
 def _fit_predict_model(
     kind: TaskKind, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray,
-    alpha: float,
-) -> np.ndarray:  # fmt: skip
-    """Fit on the training rows and predict the test rows.
+    alphas: Sequence[float], offset_train: np.ndarray | None = None,
+    offset_test: np.ndarray | None = None,
+) -> list[np.ndarray]:  # fmt: skip
+    """Fit on the training rows and predict the test rows, once per ridge penalty.
 
     Adoption: a class-weighted ridge classifier (one-vs-rest targets +-1, each class weighted
     ``n / (3 n_class)`` as scikit-learn's ``balanced``; the highest score wins). It is solved
     in closed form, which keeps the thousands of fits of nested selection and the
-    permutation null cheap. Ratings: ridge regression clipped to [1, 5].
+    permutation null cheap. ``y_train`` holds label codes (indices into ``LABELS``).
+
+    Ratings: ridge regression of the deviation ``rating - offset`` from a baseline known at
+    prediction time (the carry-forward rating), predicting ``offset + fit`` clipped to
+    [1, 5]. Centring on the baseline keeps the fitted intercept (a mean over the training
+    participants, which moves against the held-out one) from deciding the ranking.
     """
     if kind == "adoption":
-        present = [lab for lab in LABELS if (y_train == lab).any()]
+        counts = np.bincount(y_train.astype(np.int64), minlength=len(LABELS))
+        present = np.flatnonzero(counts)
         if len(present) < 2:
-            return np.full(len(x_test), present[0] if present else LABELS[0], dtype=object)
-        counts = {lab: int((y_train == lab).sum()) for lab in present}
-        weights = np.array([len(y_train) / (len(present) * counts[v]) for v in y_train])
-        targets = np.stack([np.where(y_train == lab, 1.0, -1.0) for lab in present], axis=1)
-        coef, intercept = _ridge(x_train, targets, weights, alpha)
-        scores = x_test @ coef + intercept
-        return np.array(present, dtype=object)[np.argmax(scores, axis=1)]
-    coef, intercept = _ridge(
-        x_train, y_train.astype(float)[:, None], np.ones(len(y_train)), alpha
+            label = LABELS[int(present[0])] if len(present) else LABELS[0]
+            return [np.full(len(x_test), label, dtype=object) for _ in alphas]
+        n_class = np.zeros(len(LABELS))
+        n_class[present] = len(present) * counts[present]
+        weights = len(y_train) / n_class[y_train]
+        targets = np.where(y_train[:, None] == present[None, :], 1.0, -1.0)
+        names = np.array([LABELS[c] for c in present], dtype=object)
+        return [
+            names[np.argmax(x_test @ coef + intercept, axis=1)]
+            for coef, intercept in _ridge_path(x_train, targets, weights, alphas)
+        ]
+    base_train = np.zeros(len(y_train)) if offset_train is None else offset_train
+    base_test = np.zeros(len(x_test)) if offset_test is None else offset_test
+    path = _ridge_path(
+        x_train, (y_train.astype(float) - base_train)[:, None], np.ones(len(y_train)), alphas
     )
-    return np.clip((x_test @ coef + intercept)[:, 0], 1.0, 5.0)
+    return [np.clip(base_test + (x_test @ coef + intercept)[:, 0], 1.0, 5.0)
+            for coef, intercept in path]  # fmt: skip
 
 
 def _score(kind: TaskKind, y: np.ndarray, pred: np.ndarray) -> float:
@@ -208,11 +237,41 @@ def _score(kind: TaskKind, y: np.ndarray, pred: np.ndarray) -> float:
     return float(stats.spearmanr(y.astype(float), pred.astype(float)).statistic)
 
 
+def _label_codes(y: np.ndarray) -> np.ndarray:
+    """Adoption labels as indices into ``LABELS``."""
+    index = {lab: k for k, lab in enumerate(LABELS)}
+    return np.array([index[str(v)] for v in y], dtype=np.int64)
+
+
+def carry_forward_offsets(instances: Sequence[Instance]) -> np.ndarray:
+    """The carry-forward rating of each rating instance (previous step's rating, else 5).
+
+    It uses only :attr:`Instance.history` (the same rating of the session's earlier steps),
+    which is known when the step is rated, so a model centred on it needs nothing fitted on
+    the held-out participant.
+    """
+    return np.array([carry_forward(i) for i in instances], dtype=float)
+
+
+@dataclass(frozen=True)
+class _FoldData:
+    """What every fold of one task shares: targets, features, groups and the grid."""
+
+    kind: TaskKind
+    y: np.ndarray
+    codes: np.ndarray
+    offsets: np.ndarray | None
+    table: FeatureTable
+    counts: dict[str, sparse.csr_matrix]
+    groups: np.ndarray
+    grid: tuple[ModelConfig, ...]
+
+
 class LearnedPredictor:
     """Nested, leave-one-participant-out model over window features.
 
     Args:
-        seed: Seed of the randomised SVD and the solvers.
+        seed: Kept for interface stability (the LSA and the solvers are exact).
         progress: Show a progress bar over folds.
         inner_folds: Grouped inner folds of the nested model selection; None (default)
             leaves one training participant out at a time.
@@ -247,6 +306,15 @@ class LearnedPredictor:
         self._prepared: tuple[tuple[str, ...], FeatureTable, dict[str, sparse.csr_matrix]] | None
         self._prepared = None
         self._fold_cache: dict[bytes, FoldFeaturizer] = {}
+
+    @staticmethod
+    def uses_history_for(task: str) -> bool:
+        """True when this predictor's inputs for ``task`` include the session's earlier labels.
+
+        1b+h reads the earlier adoption labels; the rating tasks are centred on the
+        carry-forward rating and read the earlier step ratings.
+        """
+        return task in HISTORY_TASKS or task_kind(task) == "rating"
 
     # ------------------------------------------------------------------ features and folds
 
@@ -291,7 +359,7 @@ class LearnedPredictor:
         else:
             y = np.array([float(i.target) for i in instances])
         notes: list[str] = []
-        if instances and not self._grid(kind, instances[0].uses_history):
+        if instances and not self._grid(kind, self.uses_history_for(task)):
             return PredictionRun(
                 predictor=self.name, task=task, modality=self.modality, run=run,
                 instance_ids=(), predictions=(),
@@ -329,11 +397,19 @@ class LearnedPredictor:
         """
         kind = task_kind(instances[0].task)
         table, counts = self._prepare(instances)
-        groups = np.array([i.participant_id for i in instances], dtype=object)
-        grid = self._grid(kind, instances[0].uses_history)
+        fold = _FoldData(
+            kind=kind,
+            y=y,
+            codes=_label_codes(y) if kind == "adoption" else y.astype(float),
+            offsets=None if kind == "adoption" else carry_forward_offsets(instances),
+            table=table,
+            counts=counts,
+            groups=np.array([i.participant_id for i in instances], dtype=object),
+            grid=self._grid(kind, self.uses_history_for(instances[0].task)),
+        )
         predictions: list[PredictionValue] = [None] * len(instances)
         self.selected = []
-        folds = list(LeaveOneGroupOut().split(np.zeros(len(y)), y, groups))
+        folds = list(LeaveOneGroupOut().split(np.zeros(len(y)), y, fold.groups))
         # one BLAS thread: these problems are tiny, and OpenBLAS threads on a busy machine
         # slow the solvers down by an order of magnitude
         with threadpool_limits(limits=1):
@@ -341,23 +417,43 @@ class LearnedPredictor:
                 folds, desc=f"learned {instances[0].task} LOPO", disable=not self.progress,
                 leave=False,
             ):  # fmt: skip
-                values = self._fit_predict(y, train, test, table, counts, groups, grid, kind)
+                values = self._fit_predict(y, train, test, fold)
                 for idx, value in zip(test, values, strict=True):
                     predictions[idx] = value
         return predictions
 
-    def _select(
-        self,
-        y: np.ndarray,
-        train: np.ndarray,
-        table: FeatureTable,
-        counts: dict[str, sparse.csr_matrix],
-        groups: np.ndarray,
-        grid: Sequence[ModelConfig],
-        kind: TaskKind,
-    ) -> ModelConfig:
+    def _fit_rows(
+        self, fold: _FoldData, fit: np.ndarray, pred: np.ndarray, configs: Sequence[ModelConfig]
+    ) -> list[np.ndarray]:
+        """Predictions of the ``pred`` rows by each configuration fitted on the ``fit`` rows.
+
+        Configurations differing only in the penalty share one design matrix and one Gram
+        matrix (:func:`_ridge_path`).
+        """
+        feats = self._featurizer(fold.table, fold.counts, fit)
+        out: list[np.ndarray | None] = [None] * len(configs)
+        designs: dict[tuple[tuple[str, ...], int], list[int]] = {}
+        for pos, cfg in enumerate(configs):
+            designs.setdefault((cfg.groups, cfg.k), []).append(pos)
+        for positions in designs.values():
+            cfg = configs[positions[0]]
+            preds = _fit_predict_model(
+                fold.kind,
+                feats.matrix(fit, cfg),
+                fold.codes[fit],
+                feats.matrix(pred, cfg),
+                [configs[p].alpha for p in positions],
+                None if fold.offsets is None else fold.offsets[fit],
+                None if fold.offsets is None else fold.offsets[pred],
+            )
+            for p, values in zip(positions, preds, strict=True):
+                out[p] = values
+        return [o for o in out if o is not None]
+
+    def _select(self, y: np.ndarray, train: np.ndarray, fold: _FoldData) -> ModelConfig:
         """Pick a configuration by grouped inner cross-validation on ``train`` only."""
-        n_groups = len(set(groups[train].tolist()))
+        grid = fold.grid
+        n_groups = len(set(fold.groups[train].tolist()))
         if len(grid) == 1 or n_groups < 2:
             return grid[0]
         if self.inner_folds is None:
@@ -365,40 +461,19 @@ class LearnedPredictor:
         else:
             inner = GroupKFold(n_splits=min(self.inner_folds, n_groups))
         pooled = [np.empty(len(train), dtype=y.dtype) for _ in grid]
-        for inner_train, inner_val in inner.split(train, groups=groups[train]):
-            feats = self._featurizer(table, counts, train[inner_train])
-            for cfg, out in zip(grid, pooled, strict=True):
-                out[inner_val] = _fit_predict_model(
-                    kind,
-                    feats.matrix(train[inner_train], cfg),
-                    y[train[inner_train]],
-                    feats.matrix(train[inner_val], cfg),
-                    cfg.alpha,
-                )
-        scores = [_score(kind, y[train], out) for out in pooled]
+        for inner_train, inner_val in inner.split(train, groups=fold.groups[train]):
+            preds = self._fit_rows(fold, train[inner_train], train[inner_val], grid)
+            for out, values in zip(pooled, preds, strict=True):
+                out[inner_val] = values
+        scores = [_score(fold.kind, y[train], out) for out in pooled]
         return grid[int(np.argmax(scores))]  # ties: the earlier (simpler) configuration
 
     def _fit_predict(
-        self,
-        y: np.ndarray,
-        train: np.ndarray,
-        test: np.ndarray,
-        table: FeatureTable,
-        counts: dict[str, sparse.csr_matrix],
-        groups: np.ndarray,
-        grid: Sequence[ModelConfig],
-        kind: TaskKind,
+        self, y: np.ndarray, train: np.ndarray, test: np.ndarray, fold: _FoldData
     ) -> list[PredictionValue]:
-        config = self._select(y, train, table, counts, groups, grid, kind)
+        config = self._select(y, train, fold)
         self.selected.append(config)
-        feats = self._featurizer(table, counts, train)
-        out = _fit_predict_model(
-            kind,
-            feats.matrix(train, config),
-            y[train],
-            feats.matrix(test, config),
-            config.alpha,
-        )
-        if kind == "adoption":
+        (out,) = self._fit_rows(fold, train, test, [config])
+        if fold.kind == "adoption":
             return [str(v) if v in LABELS else None for v in out]
         return [float(v) for v in out]
