@@ -47,6 +47,7 @@ from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import default_suite_root
 from collabsim.tasks.model import Task
 from collabsim_envs.cell_cache import CachingExecutorFactory
+from collabsim_envs.sandbox_reuse import ReusingSandboxFactory
 from collabsim_envs.rewards import RewardConfig, finite
 from collabsim_envs.text_space import SharedText
 
@@ -123,6 +124,9 @@ class SessionEnv(gym.Env[str, str]):
             macro wrapper reads :attr:`last_observation` instead).
         cell_cache: Reuse outputs of self-contained analysis cells across episodes
             (:mod:`collabsim_envs.cell_cache`; same outputs, less wall time).
+        reuse_sandbox: Keep one sandbox worker for all episodes, reset between them
+            (:mod:`collabsim_envs.sandbox_reuse`; same outputs, less wall time). False gives
+            every episode a freshly forked worker.
         render_mode: ``"ansi"`` to return the observation text from :meth:`render`.
     """
 
@@ -144,6 +148,7 @@ class SessionEnv(gym.Env[str, str]):
         reward: RewardConfig | Mapping[str, float] | None = None,
         text_observations: bool = True,
         cell_cache: bool = False,
+        reuse_sandbox: bool = True,
         render_mode: str | None = None,
     ) -> None:
         self.tasks: list[Task] = select_tasks(tasks, split, task_ids, test_fraction, split_seed)
@@ -157,7 +162,10 @@ class SessionEnv(gym.Env[str, str]):
         self.opponent_params = {k: dict(v) for k, v in (opponent_params or {}).items()}
         self.reward_config = RewardConfig.from_any(reward)
         self.text_observations = bool(text_observations)
-        self._executors = CachingExecutorFactory() if cell_cache else None
+        self._sandboxes = ReusingSandboxFactory() if reuse_sandbox else None
+        self._executors: Any = (
+            CachingExecutorFactory(self._sandboxes) if cell_cache else self._sandboxes
+        )
         self.render_mode = render_mode
         self.observation_space = SharedText(
             max_length=MAX_OBSERVATION_CHARS, min_length=0, charset=CHARSET
@@ -347,6 +355,8 @@ class SessionEnv(gym.Env[str, str]):
     def close(self) -> None:
         """Abandon a running session and release its sandbox."""
         self._stop()
+        if self._sandboxes is not None:
+            self._sandboxes.close()
         if self._loop is not None:
             self._loop.close()
             self._loop = None
