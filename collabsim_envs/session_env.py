@@ -47,8 +47,8 @@ from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import default_suite_root
 from collabsim.tasks.model import Task
 from collabsim_envs.cell_cache import CachingExecutorFactory
-from collabsim_envs.sandbox_reuse import ReusingSandboxFactory
 from collabsim_envs.rewards import RewardConfig, finite
+from collabsim_envs.sandbox_reuse import ReusingSandboxFactory
 from collabsim_envs.text_space import SharedText
 
 # Characters the text spaces accept; anything else in an observation is replaced by "?".
