@@ -39,6 +39,7 @@ from collabsim.metrics.reference import ReferenceWorkflow, load_reference
 from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
+from collabsim.sandbox import SandboxPool
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import session_result
 from collabsim.session.orchestrator import Orchestrator, Turn
@@ -48,7 +49,6 @@ from collabsim.tasks.generator import default_suite_root
 from collabsim.tasks.model import Task
 from collabsim_envs.cell_cache import CachingExecutorFactory
 from collabsim_envs.rewards import RewardConfig, finite
-from collabsim_envs.sandbox_reuse import ReusingSandboxFactory
 from collabsim_envs.text_space import SharedText
 
 # Characters the text spaces accept; anything else in an observation is replaced by "?".
@@ -125,7 +125,8 @@ class SessionEnv(gym.Env[str, str]):
         cell_cache: Reuse outputs of self-contained analysis cells across episodes
             (:mod:`collabsim_envs.cell_cache`; same outputs, less wall time).
         reuse_sandbox: Keep one sandbox worker for all episodes, reset between them
-            (:mod:`collabsim_envs.sandbox_reuse`; same outputs, less wall time). False gives
+            (:class:`~collabsim.sandbox.SandboxPool`: each episode starts with only its
+            task's files and an empty namespace; same outputs, less wall time). False gives
             every episode a freshly forked worker.
         render_mode: ``"ansi"`` to return the observation text from :meth:`render`.
     """
@@ -162,7 +163,7 @@ class SessionEnv(gym.Env[str, str]):
         self.opponent_params = {k: dict(v) for k, v in (opponent_params or {}).items()}
         self.reward_config = RewardConfig.from_any(reward)
         self.text_observations = bool(text_observations)
-        self._sandboxes = ReusingSandboxFactory() if reuse_sandbox else None
+        self._sandboxes = SandboxPool(max_idle=1) if reuse_sandbox else None
         self._executors: Any = (
             CachingExecutorFactory(self._sandboxes) if cell_cache else self._sandboxes
         )

@@ -28,7 +28,7 @@ __all__ = ["clear_tables", "onsets", "preload_binned", "read_table", "table", "y
 #: Binned tables of this process (one sandbox worker = one session), keyed by file identity.
 _TABLES: dict[tuple[str, int, int], pd.DataFrame] = {}
 #: Binned tables made in the sandbox's fork server before it forks, keyed by file content;
-#: each is handed out once per process (a forked worker gets its own), then binned anew.
+#: never handed out themselves: :func:`table` gives each session a copy.
 _PREBINNED: dict[bytes, pd.DataFrame] = {}
 
 
@@ -78,9 +78,9 @@ def table(path: str, df: pd.DataFrame | None = None) -> pd.DataFrame:
 def preload_binned(paths: list[str] | tuple[str, ...]) -> None:
     """Read and bin data files once, before the sandbox's fork server forks its workers.
 
-    A worker's first :func:`table` of a file with the same bytes (given no table, or the
-    file's unchanged table) then takes the binned table instead of binning it again: binning
-    costs a session's sandbox about as much as reading the file. Files that cannot be read
+    A session's first :func:`table` of a file with the same bytes (given no table, or the
+    file's unchanged table) then copies the binned table instead of binning it again:
+    binning costs a session's sandbox about as much as reading the file. Files that cannot be read
     or parsed are skipped (the cell reports the error when it reads them).
     """
     for item in paths:
@@ -107,7 +107,7 @@ def _prebinned(path: str, df: pd.DataFrame | None) -> pd.DataFrame | None:
         parsed = tables.preloaded(raw)
         if parsed is None or not _same_frame(df, parsed):
             return None  # not the file's table as read (e.g. the cell changed it)
-    return _PREBINNED.pop(raw)
+    return binned.copy()
 
 
 def _same_frame(a: pd.DataFrame, b: pd.DataFrame) -> bool:

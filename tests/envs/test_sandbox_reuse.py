@@ -37,8 +37,8 @@ def test_a_file_and_a_variable_of_episode_1_are_gone_in_episode_2() -> None:
         assert look.split()[-1] == wrote_pid  # the same worker process served both episodes
     finally:
         env.close()
-    box = env.unwrapped._sandboxes
-    assert box._sandbox is None  # close ended the shared sandbox
+    pool = env.unwrapped._sandboxes
+    assert pool._closed and not pool._idle  # close ended the shared sandbox
 
 
 @pytest.mark.parametrize("reuse", [True, False])
