@@ -71,8 +71,14 @@ class Baseline:
             handlers={int(s): signal.getsignal(s) for s in _SIGNALS},
         )
 
-    def restore(self) -> None:
+    def restore(self, dropped: list[Any]) -> None:
         """Put the recorded state back.
+
+        Runs under the audit policy like a cell (it may call functions a cell replaced).
+
+        Args:
+            dropped: Receives every object the restore lets go of; the caller releases them
+                (and collects garbage) once the state is back.
 
         Raises:
             NotReusable: The worker runs another thread.
@@ -81,37 +87,41 @@ class Baseline:
         if len(threads) != 1:
             raise NotReusable(f"{len(threads)} threads are running")
         for name in set(sys.modules) - self.modules:
-            del sys.modules[name]
+            dropped.append(sys.modules.pop(name))
+        dropped.append(list(sys.path))
         sys.path[:] = self.path
         os.environ.clear()
         os.environ.update(self.environ)
         os.chdir(self.workdir)
+        dropped.append(list(warnings.filters))
         warnings.filters[:] = self.filters
         warnings._filters_mutated()  # type: ignore[attr-defined]  # drop cached decisions
-        _restore_dict(vars(builtins), self.builtins)
+        _restore_dict(vars(builtins), self.builtins, dropped)
         for name, saved in self.module_dicts.items():
             module = sys.modules.get(name)
             if isinstance(module, ModuleType):
-                _restore_dict(vars(module), saved)
+                _restore_dict(vars(module), saved, dropped)
         import numpy as np
         from pandas._config import config as pd_config
 
-        _restore_dict(pd_config._global_config, copy.deepcopy(self.pandas_options))
+        _restore_dict(pd_config._global_config, copy.deepcopy(self.pandas_options), dropped)
         np.seterr(**self.numpy_errors)
         for signum, handler in self.handlers.items():
-            signal.signal(signum, handler)
+            dropped.append(signal.signal(signum, handler))
         for key in [k for k in linecache.cache if str(k).startswith("<cell ")]:
-            del linecache.cache[key]
+            dropped.append(linecache.cache.pop(key))
         helpers = sys.modules.get("collabsim.domain.analysis_helpers")
         if helpers is not None:
+            dropped.append(dict(helpers._TABLES))
             helpers.clear_tables()
         random.seed(0)
         np.random.seed(0)
 
 
-def _restore_dict(current: dict[str, Any], saved: dict[str, Any]) -> None:
+def _restore_dict(current: dict[str, Any], saved: dict[str, Any], dropped: list[Any]) -> None:
     for key in set(current) - set(saved):
-        del current[key]
+        dropped.append(current.pop(key))
+    dropped.extend(v for k, v in current.items() if saved.get(k) is not v)
     current.update(saved)
 
 

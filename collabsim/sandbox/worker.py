@@ -205,7 +205,7 @@ class Worker:
                 self.cell = cell - 1 if isinstance(cell, int) else self.cell
                 reply = self.run_cell(str(msg.get("code", "")))
             elif op == "reset":
-                reply = self._internal(self.reset)
+                reply = self.reset()
             else:
                 os._exit(0)
             reply["nonce"] = msg.get("nonce")  # the parent drops replies of other requests
@@ -217,15 +217,22 @@ class Worker:
         Returns:
             A reply with status ``ok``, or ``error`` when the worker cannot be reused.
         """
+        assert self.baseline is not None
+        # Runs like a cell, with the audit hook on (never in internal mode): finalizers a
+        # cell defined, and library functions a cell may have replaced, are user code.
+        self.namespace = {}
+        gc.collect()
+        dropped: list[Any] = []
         try:
-            assert self.baseline is not None
-            self.baseline.restore()
-        except Exception as exc:  # noqa: BLE001 - any failure means: use a fresh worker
+            self.baseline.restore(dropped)
+        except BaseException as exc:  # noqa: BLE001 - any failure means: use a fresh worker
             return {"output": "", "truncated": False, "status": "error",
                     "error": f"worker not reusable: {type(exc).__name__}: {exc}"}
+        finally:
+            dropped.clear()
+            gc.collect()
         self.namespace = _fresh_namespace()
         self.cell = 0
-        gc.collect()
         return {"output": "", "truncated": False, "status": "ok", "error": None}
 
     def _internal(self, fn: Any) -> Any:
