@@ -1,20 +1,32 @@
 """Environment steps per second: cheap actions (wait, message) and code actions.
 
-Steps ``collabsim/DiscoveryTeam-v0`` (learner = agent, DR team, default structure) with one
-kind of action repeatedly, resetting when an episode ends (resets are included in the time),
-in a single env and in a vector of 4 (sync and async), and prints steps/s of wall time and of
-this process's CPU time. Async workers' CPU time is not in the CPU column. Target: >= 1,000
-wait/message steps/s in a single DR env (text interface renders the full prompt each step;
-the macro interface computes features instead).
+Steps ``collabsim/DiscoveryTeam-v0`` (learner = agent, DR team, default structure, the env's
+defaults otherwise: one sandbox worker reused across episodes, no cell cache) with one kind of
+action repeatedly, resetting when an episode ends as a training loop does (the resets, and the
+scripted D's and R's turns and code cells between the learner's steps, are included in the
+time), in a single env and in a vector of 4 (sync and async). Columns:
 
-    python benchmarks/bench_env.py [--steps 2000] [--code-steps 100]
+* ``steps/s wall``: steps per second of wall time (depends on the machine's other load);
+* ``steps/s CPU``: steps per CPU second of this process;
+* ``sandbox ms/step``: CPU of the sandbox's fork server and workers per step (their code
+  cells; the env waits for them, so on an idle machine they add to the wall time);
+* ``steps/s idle``: steps / (process CPU + sandbox CPU), what the wall rate comes to on an
+  idle machine (no other load; the sandbox waits are the only waits).
 
-Wall-time figures depend on the machine's load; report the CPU column alongside them.
+Async workers' CPU is not in the CPU columns (``-``). Target: >= 1,000 wait/message steps/s in
+a single DR env (text interface: the full prompt is rendered each step; macro interface:
+numeric features instead).
+
+    python benchmarks/bench_env.py [--steps 2000] [--code-steps 100] [--cell-cache]
+        [--no-reuse]
+
+Wall-time figures depend on the machine's load; report the CPU columns alongside them.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 import gymnasium as gym
@@ -22,6 +34,7 @@ import numpy as np
 
 import collabsim_envs
 from collabsim.core.actions import format_action
+from collabsim.sandbox import zygote_pid
 from collabsim_envs.macro import AGENT_MACROS
 
 gym.register_envs(collabsim_envs)
@@ -32,35 +45,69 @@ ACTIONS = {
     "code": format_action("EXECUTE_CODE", code="print(sum(range(1000)))"),
 }
 CACHE = False
+REUSE = True
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _proc_cpu(pid: int, children: bool = False) -> float:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return 0.0
+    used = int(fields[11]) + int(fields[12])
+    if children:
+        used += int(fields[13]) + int(fields[14])
+    return used / _TICKS
+
+
+def _sandbox_cpu() -> float:
+    """CPU seconds of this process's fork server and its workers (live and reaped)."""
+    zygote = zygote_pid()
+    if zygote is None:
+        return 0.0
+    total = _proc_cpu(zygote, children=True)
+    try:
+        with open(f"/proc/{zygote}/task/{zygote}/children") as fh:
+            total += sum(_proc_cpu(int(pid)) for pid in fh.read().split())
+    except OSError:
+        pass
+    return total
 MACROS = {"wait": "wait", "message": "ask_check", "code": "inspect_data"}
 
 
-def _single(interface: str, kind: str, steps: int) -> tuple[float, float]:
-    env = gym.make(ENV_ID, team="DR", interface=interface, cell_cache=CACHE)
+def _single(interface: str, kind: str, steps: int) -> tuple[float, float, float, float]:
+    env = gym.make(ENV_ID, team="DR", interface=interface, cell_cache=CACHE,
+                   reuse_sandbox=REUSE)
     action = ACTIONS[kind] if interface == "text" else AGENT_MACROS.index(MACROS[kind])
     env.reset(seed=0)
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, box = time.perf_counter(), time.process_time(), _sandbox_cpu()
     for _ in range(steps):
         _, _, terminated, truncated, _ = env.step(action)
         if terminated or truncated:
             env.reset()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    box = _sandbox_cpu() - box
     env.close()
-    return steps / wall, steps / cpu
+    return steps / wall, steps / cpu, 1000 * box / steps, steps / (cpu + box)
 
 
-def _vector(mode: str, interface: str, kind: str, steps: int) -> tuple[float, float]:
+def _vector(mode: str, interface: str, kind: str, steps: int) -> tuple[float, float, float, float]:
     vec = gym.make_vec(ENV_ID, num_envs=4, vectorization_mode=mode, team="DR",
-                       interface=interface, cell_cache=CACHE)
+                       interface=interface, cell_cache=CACHE, reuse_sandbox=REUSE)
     one = ACTIONS[kind] if interface == "text" else AGENT_MACROS.index(MACROS[kind])
     actions = tuple([one] * 4) if interface == "text" else np.full(4, one)
     vec.reset(seed=0)
-    wall, cpu = time.perf_counter(), time.process_time()
+    wall, cpu, box = time.perf_counter(), time.process_time(), _sandbox_cpu()
     for _ in range(steps):
         vec.step(actions)  # autoreset (next-step mode) restarts finished sub-envs
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    box = _sandbox_cpu() - box
     vec.close()
-    return 4 * steps / wall, 4 * steps / cpu
+    n = 4 * steps
+    if mode == "async":  # sub-envs (and their sandboxes) live in other processes
+        return n / wall, float("nan"), float("nan"), float("nan")
+    return n / wall, n / cpu, 1000 * box / n, n / (cpu + box)
 
 
 def main() -> None:
@@ -71,20 +118,34 @@ def main() -> None:
     parser.add_argument("--cell-cache", action="store_true",
                         help="reuse outputs of self-contained analysis cells (the scripted D's "
                              "recomputation), as training does")
+    parser.add_argument("--no-reuse", action="store_true",
+                        help="a fresh sandbox worker per episode (reuse_sandbox=False)")
     args = parser.parse_args()
-    global CACHE
-    CACHE = args.cell_cache
-    print(f"{'setting':44s} {'steps/s wall':>13s} {'steps/s CPU':>12s}")
+    global CACHE, REUSE
+    CACHE, REUSE = args.cell_cache, not args.no_reuse
+    print(f"cores={os.cpu_count()} load(1 min)={os.getloadavg()[0]:.1f} "
+          f"reuse_sandbox={REUSE} cell_cache={CACHE}")
+    print(f"{'setting':40s} {'steps/s wall':>12s} {'steps/s CPU':>11s} "
+          f"{'sandbox ms/step':>15s} {'steps/s idle':>12s}")
+
+    def show(label: str, row: tuple[float, float, float, float]) -> None:
+        wall, cpu, box, idle = row
+        cells = [f"{wall:12.0f}"] + [
+            f"{v:{w}.{d}f}" if v == v else f"{'-':>{w}s}"
+            for v, w, d in ((cpu, 11, 0), (box, 15, 2), (idle, 12, 0))
+        ]
+        print(f"{label:40s} " + " ".join(cells))
+
+    # Start the sandbox's fork server outside the timing (a one-off cost per process).
+    _single("text", "wait", 40)
     for interface in ("text", "macro"):
         for kind in ("wait", "message", "code"):
             n = args.code_steps if kind == "code" else args.steps
-            wall, cpu = _single(interface, kind, n)
-            print(f"{f'single DR env, {interface}, {kind}':44s} {wall:13.0f} {cpu:12.0f}")
+            show(f"single DR env, {interface}, {kind}", _single(interface, kind, n))
     for mode in ("sync", "async"):
         for kind in ("wait", "code"):
             n = (args.code_steps if kind == "code" else args.steps) // 4
-            wall, cpu = _vector(mode, "text", kind, n)
-            print(f"{f'vector of 4 ({mode}), text, {kind}':44s} {wall:13.0f} {cpu:12.0f}")
+            show(f"vector of 4 ({mode}), text, {kind}", _vector(mode, "text", kind, n))
 
 
 if __name__ == "__main__":

@@ -10,11 +10,19 @@ per second overall and per core. Aim: >= 20 sessions/s per core, so that the ful
 ``--grid archaeology`` instead runs the real grid exactly as
 ``collabsim run experiment=archaeology tasks.root=ROOT run.show_sessions=false`` does (the same
 config composition and :func:`collabsim.experiment.job.run`, into a fresh folder) and prints
-the wall time, the CPU time of this process and of its children (sandbox workers), sessions
-per second and where the time went (job phases; with ``--profile``, the main thread's top
-functions, which slows the run).
+the wall time, the CPU time of this process (main thread and other threads) and of its
+children (the sandbox's fork server and workers), sessions per second and where the time
+went: job phases and the main thread's CPU per session by component (participants' policies,
+observations, trace events, metrics, store); with ``--profile``, the main thread's top
+functions (this slows the run). ``--no-reuse`` forks a fresh sandbox worker for every session
+(``run.reuse_sandboxes=false``, the behaviour before sandbox pooling), for comparison.
 
     python benchmarks/bench_sessions.py --grid archaeology [--root DATA] [--out DIR] [--profile]
+        [--no-reuse]
+
+On a shared machine wall time depends on the other load (printed: the 1-minute load
+average); the CPU seconds much less so. The lower bound on 2 idle cores is
+``max(main thread, total CPU / 2)``.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import functools
 import io
 import os
 import pstats
@@ -76,19 +85,73 @@ GRIDS = {"archaeology": ["experiment=archaeology", "run.show_sessions=false"]}
 DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "discoverybench"
 
 
-def _cpu() -> tuple[float, float]:
+def _cpu() -> tuple[float, float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime, time.thread_time()
 
 
-def bench_grid(name: str, root: Path, out: Path | None, profile: bool) -> None:
+class _Components:
+    """Main-thread CPU (``time.thread_time``) spent in the job's parts, while installed.
+
+    Wraps a few functions; the scripted policies never suspend inside ``act``, so the
+    thread time around it is theirs alone.
+    """
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._undo: list[tuple[object, str, object]] = []
+
+    def _wrap(self, owner: object, name: str, label: str, is_async: bool = False) -> None:
+        original = getattr(owner, name)
+        seconds = self.seconds
+        seconds.setdefault(label, 0.0)
+        if is_async:
+            @functools.wraps(original)
+            async def wrapped(*args, **kwargs):
+                start = time.thread_time()
+                try:
+                    return await original(*args, **kwargs)
+                finally:
+                    seconds[label] += time.thread_time() - start
+        else:
+            @functools.wraps(original)
+            def wrapped(*args, **kwargs):
+                start = time.thread_time()
+                try:
+                    return original(*args, **kwargs)
+                finally:
+                    seconds[label] += time.thread_time() - start
+        self._undo.append((owner, name, original))
+        setattr(owner, name, wrapped)
+
+    def __enter__(self) -> _Components:
+        from collabsim.experiment.results_table import SessionRows
+        from collabsim.session import engine, orchestrator
+        from collabsim.session.state import SessionState
+
+        self._wrap(engine, "_ask", "participants' policies (act)", is_async=True)
+        self._wrap(orchestrator.Orchestrator, "next_turn", "orchestrator: scheduling + observations")
+        self._wrap(orchestrator, "parse_action", "orchestrator: parsing actions")
+        self._wrap(SessionState, "emit", "orchestrator: trace events (incl. file writes)")
+        self._wrap(SessionRows, "add", "metrics of finished sessions")
+        for name in ("try_lock", "load", "prepare", "save"):
+            self._wrap(ResultStore, name, "result store (locks, plan/result records)")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for owner, name, original in reversed(self._undo):
+            setattr(owner, name, original)
+
+
+def bench_grid(name: str, root: Path, out: Path | None, profile: bool, reuse: bool) -> None:
     """Run a named grid like ``collabsim run`` does and print where the time went."""
     from collabsim.cli.run_app import compose_config
     from collabsim.experiment.job import run
     from collabsim.sandbox import shutdown_zygote
 
-    cfg = compose_config([*GRIDS[name], f"tasks.root={root}"])
+    overrides = [*GRIDS[name], f"tasks.root={root}", f"run.reuse_sandboxes={str(reuse).lower()}"]
+    cfg = compose_config(overrides)
     with tempfile.TemporaryDirectory() as tmp:
         target = out or Path(tmp) / "job"
         if target.exists() and any(target.iterdir()):
@@ -98,10 +161,12 @@ def bench_grid(name: str, root: Path, out: Path | None, profile: bool) -> None:
         start = time.perf_counter()
         if profiler is not None:
             profiler.enable()
-        outcome = run(cfg, target)
+        with _Components() as components:
+            outcome = run(cfg, target)
         if profiler is not None:
             profiler.disable()
         wall = time.perf_counter() - start
+        main_thread = time.thread_time() - cpu0[2]
         # The fork server reaps the workers; reaping it adds their CPU to RUSAGE_CHILDREN.
         shutdown_zygote()
         cpu1 = _cpu()
@@ -109,12 +174,24 @@ def bench_grid(name: str, root: Path, out: Path | None, profile: bool) -> None:
     n = len(outcome.sessions)
     statuses = outcome.sessions["status"].value_counts().to_dict()
     print(f"grid={name} sessions={n} ran={outcome.summary.ran} statuses={statuses} "
-          f"cores={os.cpu_count()} load(1 min)={os.getloadavg()[0]:.1f}")
-    print(f"wall={wall:.1f} s  cpu: parent={own:.1f} s children (sandbox)={kids:.1f} s "
-          f"total={own + kids:.1f} s  rate={n / wall:.1f} sessions/s  "
-          f"cpu per session: parent={1000 * own / n:.1f} ms children={1000 * kids / n:.1f} ms")
-    print(f"lower bound on 2 idle cores: max(parent, total/2) = {max(own, (own + kids) / 2):.1f} s")
+          f"cores={os.cpu_count()} load(1 min)={os.getloadavg()[0]:.1f} "
+          f"reuse_sandboxes={reuse}")
+    print(f"wall={wall:.1f} s  cpu: parent={own:.1f} s (main thread {main_thread:.1f} s) "
+          f"children (sandbox)={kids:.1f} s total={own + kids:.1f} s  rate={n / wall:.1f} "
+          f"sessions/s")
+    print(f"lower bound on 2 idle cores: max(main thread, total/2) = "
+          f"{max(main_thread, (own + kids) / 2):.1f} s")
     print("phases (wall s): " + "  ".join(f"{k}={v:.1f}" for k, v in outcome.phases.items()))
+    print("where the CPU goes (ms per session):")
+    rows = [("sandbox: fork server + workers (children)", kids),
+            ("parent: threads other than main (sandbox client calls)", own - main_thread),
+            ("parent: main thread", main_thread)]
+    rows += [(f"  main thread: {label}", sec) for label, sec in
+             sorted(components.seconds.items(), key=lambda kv: -kv[1])]
+    rows.append(("  main thread: rest (event loop, runner, engine loop)",
+                 main_thread - sum(components.seconds.values())))
+    for label, sec in rows:
+        print(f"  {label:62s} {1000 * sec / n:6.1f}")
     if profiler is not None:
         for key in ("tottime", "cumulative"):
             text = io.StringIO()
@@ -132,9 +209,11 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=DEFAULT_ROOT, help="DiscoveryBench root")
     parser.add_argument("--out", type=Path, help="job folder for --grid (default: temporary)")
     parser.add_argument("--profile", action="store_true", help="profile the main thread")
+    parser.add_argument("--no-reuse", action="store_true",
+                        help="a fresh sandbox worker per session (run.reuse_sandboxes=false)")
     args = parser.parse_args()
     if args.grid:
-        bench_grid(args.grid, args.root, args.out, args.profile)
+        bench_grid(args.grid, args.root, args.out, args.profile, reuse=not args.no_reuse)
         return
     seeds = list(range(args.seeds))
     print(f"cores={os.cpu_count()} tasks={args.tasks} seeds={args.seeds} concurrency={args.concurrency}")

@@ -12,7 +12,7 @@ same as without the cache; only the wall time changes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,10 @@ class CachedResult:
 
 
 class _CachingExecutor:
-    def __init__(self, files: Sequence[Path], limits: Any, store: dict) -> None:
+    def __init__(self, files: Sequence[Path], limits: Any, store: dict,
+                 inner: Callable[[Sequence[Path], Any], CodeExecutor]) -> None:
         self._files, self._limits, self._store = list(files), limits, store
+        self._inner = inner
         self._real: CodeExecutor | None = None
         self.closed = False
 
@@ -42,7 +44,7 @@ class _CachingExecutor:
         if cacheable and key in self._store:
             return self._store[key]
         if self._real is None:
-            self._real = default_executor_factory(self._files, self._limits)
+            self._real = self._inner(self._files, self._limits)
         result = self._real.execute(code)
         if cacheable and result.status == "ok":
             self._store[key] = CachedResult(result.output, result.error, result.status)
@@ -55,10 +57,18 @@ class _CachingExecutor:
 
 
 class CachingExecutorFactory:
-    """An executor factory sharing one cache of self-contained cell outputs (see module)."""
+    """An executor factory sharing one cache of self-contained cell outputs (see module).
 
-    def __init__(self) -> None:
+    Args:
+        inner: Creates the real executor when a cell is not in the cache (default: a new
+            sandbox).
+    """
+
+    def __init__(
+        self, inner: Callable[[Sequence[Path], Any], CodeExecutor] | None = None
+    ) -> None:
         self.store: dict[tuple[tuple[str, ...], str], CachedResult] = {}
+        self.inner = inner or default_executor_factory
 
     def __call__(self, files: Sequence[Path], limits: Any) -> CodeExecutor:
-        return _CachingExecutor(files, limits, self.store)
+        return _CachingExecutor(files, limits, self.store, self.inner)

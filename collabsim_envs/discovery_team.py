@@ -35,6 +35,8 @@ See :class:`collabsim_envs.session_env.SessionEnv` (``tasks``, ``split``, ``team
 ## Version history
 * v0: initial version (successor of ``collabsim/TeamAnalysis-v0``, which it generalises with
   task splits, opponent policies, switchable reward terms and an async-safe text space).
+  Later, without a version bump (episodes unchanged): the episodes of one env share a reset
+  sandbox worker (``reuse_sandbox=True``), which makes cheap steps about twice as fast.
 """
 
 from __future__ import annotations

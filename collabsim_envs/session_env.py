@@ -39,6 +39,7 @@ from collabsim.metrics.reference import ReferenceWorkflow, load_reference
 from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
+from collabsim.sandbox import SandboxPool
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import session_result
 from collabsim.session.orchestrator import Orchestrator, Turn
@@ -123,6 +124,10 @@ class SessionEnv(gym.Env[str, str]):
             macro wrapper reads :attr:`last_observation` instead).
         cell_cache: Reuse outputs of self-contained analysis cells across episodes
             (:mod:`collabsim_envs.cell_cache`; same outputs, less wall time).
+        reuse_sandbox: Keep one sandbox worker for all episodes, reset between them
+            (:class:`~collabsim.sandbox.SandboxPool`: each episode starts with only its
+            task's files and an empty namespace; same outputs, less wall time). False gives
+            every episode a freshly forked worker.
         render_mode: ``"ansi"`` to return the observation text from :meth:`render`.
     """
 
@@ -144,6 +149,7 @@ class SessionEnv(gym.Env[str, str]):
         reward: RewardConfig | Mapping[str, float] | None = None,
         text_observations: bool = True,
         cell_cache: bool = False,
+        reuse_sandbox: bool = True,
         render_mode: str | None = None,
     ) -> None:
         self.tasks: list[Task] = select_tasks(tasks, split, task_ids, test_fraction, split_seed)
@@ -157,7 +163,10 @@ class SessionEnv(gym.Env[str, str]):
         self.opponent_params = {k: dict(v) for k, v in (opponent_params or {}).items()}
         self.reward_config = RewardConfig.from_any(reward)
         self.text_observations = bool(text_observations)
-        self._executors = CachingExecutorFactory() if cell_cache else None
+        self._sandboxes = SandboxPool(max_idle=1) if reuse_sandbox else None
+        self._executors: Any = (
+            CachingExecutorFactory(self._sandboxes) if cell_cache else self._sandboxes
+        )
         self.render_mode = render_mode
         self.observation_space = SharedText(
             max_length=MAX_OBSERVATION_CHARS, min_length=0, charset=CHARSET
@@ -347,6 +356,8 @@ class SessionEnv(gym.Env[str, str]):
     def close(self) -> None:
         """Abandon a running session and release its sandbox."""
         self._stop()
+        if self._sandboxes is not None:
+            self._sandboxes.close()
         if self._loop is not None:
             self._loop.close()
             self._loop = None

@@ -14,16 +14,22 @@ Only pandas and the standard library are used: the module runs under the sandbox
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
+from collabsim.domain import tables
 from collabsim.domain.tables import read_table
 from collabsim.domain.thresholds import BIN_YEARS
 
-__all__ = ["clear_tables", "onsets", "read_table", "table", "year_bins"]
+__all__ = ["clear_tables", "onsets", "preload_binned", "read_table", "table", "year_bins"]
 
 #: Binned tables of this process (one sandbox worker = one session), keyed by file identity.
 _TABLES: dict[tuple[str, int, int], pd.DataFrame] = {}
+#: Binned tables made in the sandbox's fork server before it forks, keyed by file content;
+#: never handed out themselves: :func:`table` gives each session a copy.
+_PREBINNED: dict[bytes, pd.DataFrame] = {}
 
 
 def year_bins(df: pd.DataFrame) -> pd.DataFrame:
@@ -63,8 +69,58 @@ def table(path: str, df: pd.DataFrame | None = None) -> pd.DataFrame:
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _TABLES:
-        _TABLES[key] = year_bins(read_table(path) if df is None else df)
+        binned = _prebinned(path, df) if _PREBINNED else None
+        _TABLES[key] = binned if binned is not None else year_bins(
+            read_table(path) if df is None else df)
     return _TABLES[key]
+
+
+def preload_binned(paths: list[str] | tuple[str, ...]) -> None:
+    """Read and bin data files once, before the sandbox's fork server forks its workers.
+
+    A session's first :func:`table` of a file with the same bytes (given no table, or the
+    file's unchanged table) then copies the binned table instead of binning it again:
+    binning costs a session's sandbox about as much as reading the file. Files that cannot be read
+    or parsed are skipped (the cell reports the error when it reads them).
+    """
+    for item in paths:
+        try:
+            raw = Path(item).read_bytes()
+            if raw not in _PREBINNED:
+                df = read_table(item)
+                _PREBINNED[raw] = year_bins(df)
+                _same_frame(df, df)  # warms the comparison a worker's first table() makes
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+
+
+def _prebinned(path: str, df: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The pre-binned table of ``path``'s bytes, when binning ``df`` would give the same."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        return None
+    binned = _PREBINNED.get(raw)
+    if binned is None:
+        return None
+    if df is not None:
+        parsed = tables.preloaded(raw)
+        if parsed is None or not _same_frame(df, parsed):
+            return None  # not the file's table as read (e.g. the cell changed it)
+    return binned.copy()
+
+
+def _same_frame(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """Whether two tables are equal in labels, dtypes and every value bit (``-0.0`` too)."""
+    if not (a.columns.equals(b.columns) and a.columns.dtype == b.columns.dtype
+            and a.index.equals(b.index) and a.index.dtype == b.index.dtype
+            and a.dtypes.equals(b.dtypes) and a.equals(b)):
+        return False
+    for i, dtype in enumerate(a.dtypes):
+        if dtype.kind == "f" and not np.array_equal(
+                np.signbit(a.iloc[:, i].to_numpy()), np.signbit(b.iloc[:, i].to_numpy())):
+            return False
+    return True
 
 
 def clear_tables() -> None:

@@ -74,6 +74,11 @@ def preload_tables(paths: list[str] | tuple[str, ...]) -> None:
             continue
 
 
+def preloaded(raw: bytes) -> pd.DataFrame | None:
+    """The table parsed by :func:`preload_tables` from these bytes (shared: do not change it)."""
+    return _PRELOADED.get(raw) if _PRELOADED else None
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a CSV file with its detected separator, decimal mark and encoding.
 

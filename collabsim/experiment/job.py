@@ -24,7 +24,7 @@ from collabsim.experiment.settings import JobSettings, validate_job
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
 from collabsim.participants.team import team_from_dict
-from collabsim.sandbox import SandboxLimits, set_preload_files
+from collabsim.sandbox import SandboxLimits, SandboxPool, set_preload_files
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.structures import structure_from_dict
@@ -203,6 +203,8 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     builder = ParticipantBuilder(cfg, max_concurrency=max(8, max_concurrency))
     # Each session's metrics are computed as it ends, while the others wait on their sandboxes.
     rows = SessionRows(plans, store, tasks)
+    # A finished session's sandbox worker serves the next session, reset (no fork per session).
+    pool = SandboxPool(max_idle=max_concurrency) if run_cfg.get("reuse_sandboxes", True) else None
     phases["plan"] = time.perf_counter() - started
     try:
         summary = _run_interruptibly(
@@ -214,12 +216,15 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
                 max_concurrency=max_concurrency,
                 progress=bool(run_cfg["progress"]),
                 on_result=rows.add,
+                executor_factory=pool,
             ),
             plans,
             store,
         )
     finally:
         builder.close()
+        if pool is not None:
+            pool.close()
     phases["sessions"] = time.perf_counter() - started - phases["plan"]
     phases["metrics_overlapped"] = rows.seconds
     sessions, aggregate, report = summarise(

@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.store import ResultStore
 from collabsim.participants.protocol import Participant
-from collabsim.session.config import SessionConfig
+from collabsim.session.config import ExecutorFactory, SessionConfig
 from collabsim.session.engine import run_session
 from collabsim.session.results import SessionResult
 
@@ -47,6 +47,7 @@ async def run_plans(
     max_concurrency: int = 4,
     progress: bool = True,
     on_result: ResultCallback | None = None,
+    executor_factory: ExecutorFactory | None = None,
 ) -> RunSummary:
     """Run every plan whose result is not yet stored, at most ``max_concurrency`` at once.
 
@@ -65,6 +66,8 @@ async def run_plans(
         on_result: Called with ``(plan index, result)`` as each session handled here ends,
             outside the concurrency limit, so work on a finished session (its metrics)
             overlaps the sessions still waiting on their sandboxes.
+        executor_factory: Code executors of the sessions (default: a new sandbox each; a
+            :class:`~collabsim.sandbox.SandboxPool` reuses them, reset, across sessions).
     """
     if max_concurrency < 1:
         raise ValueError("run.max_concurrency must be >= 1")
@@ -100,7 +103,9 @@ async def run_plans(
                     config = make_config(plan)
                     trace = store.prepare(plan)
                     participants = make_participants(plan, config, trace.parent)
-                    done = store.save(plan, await run_session(config, participants, trace))
+                    result = await run_session(
+                        config, participants, trace, executor_factory=executor_factory)
+                    done = store.save(plan, result)
                     ran += 1
             results[index] = done
             bar.update(1)

@@ -238,6 +238,7 @@ class RunSettings(_Section):
     max_virtual_seconds: PositiveFloat = 7200.0
     show_sessions: bool = True
     progress: bool = True
+    reuse_sandboxes: bool = True
 
     @field_validator("store")
     @classmethod

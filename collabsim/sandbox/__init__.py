@@ -22,12 +22,16 @@ Design (see the module docstrings for details):
   carry a per-request nonce; stale working directories of killed runs are swept at start-up.
   Workers die with their zygote (PR_SET_PDEATHSIG) and the zygote with its parent (control
   socket EOF).
+* Reuse: :meth:`Sandbox.reset` / :class:`SandboxPool` let one worker serve the sessions of
+  one owner in turn (a job, a gym env), each starting clean (files, namespace, process
+  state restored; see :mod:`collabsim.sandbox.baseline`).
 * Failures are results, never exceptions: a cell that kills its worker is reported (status
   ``timeout``/``cpu_limit``/``memory_limit``/``disk_limit``/``crashed``) and the next cell
   gets a fresh worker (its namespace is lost, which the error says).
 """
 
 from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
+from collabsim.sandbox.pool import PooledSandbox, SandboxPool
 from collabsim.sandbox.sandbox import (
     Sandbox,
     SandboxError,
@@ -41,9 +45,11 @@ __all__ = [
     "EXEC_STATUSES",
     "ExecResult",
     "ExecStatus",
+    "PooledSandbox",
     "Sandbox",
     "SandboxError",
     "SandboxLimits",
+    "SandboxPool",
     "set_preload_files",
     "set_preload_modules",
     "shutdown_zygote",

@@ -13,6 +13,7 @@ import ast
 import builtins
 import contextlib
 import ctypes
+import gc
 import io
 import linecache
 import os
@@ -24,6 +25,7 @@ import traceback
 from typing import Any, NoReturn
 
 from collabsim.sandbox import wire
+from collabsim.sandbox.baseline import Baseline
 from collabsim.sandbox.kernel import drop_capabilities, install_landlock, install_seccomp
 from collabsim.sandbox.policy import AuditPolicy, PolicyViolation
 from collabsim.sandbox.privileges import become_unprivileged, worker_ids
@@ -132,6 +134,7 @@ class Worker:
         self.policy: AuditPolicy | None = None
         self.namespace: dict[str, Any] = {}
         self.layers: dict[str, int] = {}
+        self.baseline: Baseline | None = None
 
     # -- set-up ---------------------------------------------------------------------------
     def setup(self, read_roots: tuple[str, ...], unprivileged: bool = False) -> None:
@@ -178,36 +181,59 @@ class Worker:
         import random
 
         import numpy as np
-        import pandas as pd
 
         random.seed(0)
         np.random.seed(0)
 
-        self.namespace = {
-            "__name__": "__main__",
-            "__builtins__": builtins,
-            "pd": pd,
-            "np": np,
-        }
+        self.namespace = _fresh_namespace()
         self.policy = policy
         policy.guard_dir_fd()
+        self.baseline = Baseline.take(self.workdir)
         sys.addaudithook(policy.hook)
 
     # -- loop -----------------------------------------------------------------------------
     def serve(self) -> NoReturn:
-        """Answer ``exec`` requests until EOF or ``exit``."""
+        """Answer ``exec`` and ``reset`` requests until EOF or anything else."""
         while True:
             try:
                 msg, _ = wire.recv_msg(self.sock)
             except (wire.WireError, OSError):
                 os._exit(0)
-            if not isinstance(msg, dict) or msg.get("op") != "exec":
+            op = msg.get("op") if isinstance(msg, dict) else None
+            if op == "exec":
+                cell = msg.get("cell")
+                self.cell = cell - 1 if isinstance(cell, int) else self.cell
+                reply = self.run_cell(str(msg.get("code", "")))
+            elif op == "reset":
+                reply = self.reset()
+            else:
                 os._exit(0)
-            cell = msg.get("cell")
-            self.cell = cell - 1 if isinstance(cell, int) else self.cell
-            reply = self.run_cell(str(msg.get("code", "")))
             reply["nonce"] = msg.get("nonce")  # the parent drops replies of other requests
             self._internal(lambda reply=reply: wire.send_msg(self.sock, reply))
+
+    def reset(self) -> dict[str, Any]:
+        """Start a new session in this process (see :mod:`collabsim.sandbox.baseline`).
+
+        Returns:
+            A reply with status ``ok``, or ``error`` when the worker cannot be reused.
+        """
+        assert self.baseline is not None
+        # Runs like a cell, with the audit hook on (never in internal mode): finalizers a
+        # cell defined, and library functions a cell may have replaced, are user code.
+        self.namespace = {}
+        gc.collect()
+        dropped: list[Any] = []
+        try:
+            self.baseline.restore(dropped)
+        except BaseException as exc:  # noqa: BLE001 - any failure means: use a fresh worker
+            return {"output": "", "truncated": False, "status": "error",
+                    "error": f"worker not reusable: {type(exc).__name__}: {exc}"}
+        finally:
+            dropped.clear()
+            gc.collect()
+        self.namespace = _fresh_namespace()
+        self.cell = 0
+        return {"output": "", "truncated": False, "status": "ok", "error": None}
 
     def _internal(self, fn: Any) -> Any:
         assert self.policy is not None
@@ -298,6 +324,14 @@ class Worker:
             detail = "\n".join(f"PermissionError: {v}" for v in violations)
             return "blocked", f"{text}\n{detail}"
         return "error", text
+
+
+def _fresh_namespace() -> dict[str, Any]:
+    """The globals a session's first cell starts with."""
+    import numpy as np
+    import pandas as pd
+
+    return {"__name__": "__main__", "__builtins__": builtins, "pd": pd, "np": np}
 
 
 def _raise_timeout(signum: int, frame: Any) -> None:

@@ -58,9 +58,11 @@ def _warm_up(preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
+        from collabsim.domain.analysis_helpers import preload_binned
         from collabsim.domain.tables import preload_tables
 
         preload_tables(files)
+        preload_binned(files)
     import ast  # noqa: F401 - used by every worker
     import linecache  # noqa: F401
     import traceback  # noqa: F401

@@ -36,7 +36,7 @@ def observe(s: SessionState, name: str, t: float) -> Observation:
         gates=dict(s.gates) if s.phase == "work" else {},
         pending_for_me=s.ws.pending_for(name),
         my_pending=s.ws.pending_by(name),
-        history=visible_history(s.events, name, name == s.team.agent, t),
+        history=visible_history(s.events, name, name == s.team.agent, t, s.history_entries),
         feedback=tuple(due),
         available_actions=available_actions(s, name),
         turn=s.turns[name],

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.core.events import MESSAGE_ACTIONS, TraceEvent
+from collabsim.core.records import HistoryEntry
 from collabsim.session.clock import VirtualClock
 from collabsim.session.config import SessionConfig
 from collabsim.session.scheduler import LandingQueue, Scheduler
@@ -50,6 +51,8 @@ class SessionState:
         self.sched = Scheduler(self.members)
         self.writer = TraceWriter(trace_path) if trace_path is not None else None
         self.events: list[TraceEvent] = []
+        # History entries of logged events by seq (observations.observe), made once each.
+        self.history_entries: dict[int, HistoryEntry] = {}
         # (t_end, seq, actor) of events a message may respond to, sorted, so that finding a
         # message's refs does not scan the whole trace (see effects.message_refs).
         self.respondable: list[tuple[float, int, str]] = []

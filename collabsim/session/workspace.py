@@ -178,13 +178,25 @@ def event_summary(e: TraceEvent, limit: int = SUMMARY_CHARS) -> str:
 
 
 def visible_history(
-    events: Sequence[TraceEvent], me: str, is_agent: bool, now: float
+    events: Sequence[TraceEvent],
+    me: str,
+    is_agent: bool,
+    now: float,
+    entries: dict[int, HistoryEntry] | None = None,
 ) -> tuple[HistoryEntry, ...]:
     """The action history one member may see at ``now`` (events that have ended by then).
 
     The agent sees the team-level history: every member's actions except other members'
     ``INVALID`` attempts. A collaborator sees only its own actions. Environment events are
     never part of a history.
+
+    Args:
+        events: The trace so far (append-only: an event never changes once logged).
+        me: The member whose history it is.
+        is_agent: Whether ``me`` is the agent.
+        now: Virtual time of the observation.
+        entries: Entries made by earlier calls on the same events, by ``seq`` (filled in
+            here), so that each event is summarised once per session, not once per turn.
     """
     out = []
     for e in events:
@@ -195,8 +207,9 @@ def visible_history(
                 continue
         elif e.actor != me:
             continue
-        out.append(
-            HistoryEntry(
+        entry = entries.get(e.seq) if entries is not None else None
+        if entry is None:
+            entry = HistoryEntry(
                 seq=e.seq,
                 time=e.t_end,
                 actor=e.actor,
@@ -204,5 +217,7 @@ def visible_history(
                 status=e.status,
                 summary=event_summary(e),
             )
-        )
+            if entries is not None:
+                entries[e.seq] = entry
+        out.append(entry)
     return tuple(out)

@@ -43,3 +43,38 @@ def test_sandbox_cells_see_the_same_table_with_and_without_preloading(tmp_path: 
         set_preload_files([])
         shutdown_zygote()
     assert outputs[0] == outputs[1] and "Dagger" in outputs[0]
+
+
+def test_a_prebinned_table_is_copied_only_for_the_unchanged_table(
+        tmp_path: Path, monkeypatch) -> None:
+    from collabsim.domain import analysis_helpers as helpers
+
+    monkeypatch.setattr(tables, "_PRELOADED", {})
+    monkeypatch.setattr(helpers, "_PREBINNED", {})
+    monkeypatch.setattr(helpers, "_TABLES", {})
+    monkeypatch.setattr(helpers, "year_bins", counted := _Counted(helpers.year_bins))
+    path = tmp_path / "t.csv"
+    path.write_text("BCE,v\n300,1.5\n200,0.0\n100,2.5\n", encoding="utf-8")
+    expected = helpers.year_bins(read_table(path))
+    preload_tables([str(path)])
+    helpers.preload_binned([str(path), str(tmp_path / "missing.csv")])
+    assert counted.calls == 2
+    changed = read_table(path)
+    changed.loc[1, "v"] = -0.0  # equal to 0.0, but prints differently: must be binned anew
+    got = helpers.table(str(path), changed)
+    assert str(got.loc[-200, "v"]) == "-0.0" and counted.calls == 3
+    for given in (read_table(path), None):  # the file's own table, or none: a copy
+        helpers.clear_tables()
+        got = helpers.table(str(path), given)
+        pd.testing.assert_frame_equal(got, expected)
+        got.loc[-300, "v"] = 99.0  # a session's change stays its own
+    assert counted.calls == 3
+
+
+class _Counted:
+    def __init__(self, fn) -> None:
+        self.fn, self.calls = fn, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.fn(*args, **kwargs)

@@ -99,3 +99,28 @@ def test_discoverybench_tasks_can_be_selected_by_dataset_and_id(discoverybench_r
         {"kind": "discoverybench", "root": str(discoverybench_root), "ids": ["archaeology/27/0"]}
     )
     assert [t.task_id for t in picked] == ["archaeology/27/0"]
+
+
+def test_reused_sandboxes_write_the_same_traces_as_one_worker_per_session(tmp_path, monkeypatch):
+    from collabsim.sandbox import pool as pool_module
+
+    created = []
+    real_init = pool_module.Sandbox.__init__
+
+    def counting_init(self, *args, **kwargs):
+        created.append(self)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(pool_module.Sandbox, "__init__", counting_init)
+    traces, workers = {}, {}
+    for reuse in ("true", "false"):
+        store = tmp_path / f"store-{reuse}"
+        created.clear()
+        run(job_cfg(tmp_path, f"run.store={store}", f"run.reuse_sandboxes={reuse}"),
+            tmp_path / f"out-{reuse}")
+        workers[reuse] = len(created)
+        traces[reuse] = {p.parent.name: p.read_bytes()
+                         for p in (store / "sessions").glob("*/trace.jsonl")}
+    assert len(traces["true"]) == 12 and traces["true"] == traces["false"]
+    # pooled: at most one sandbox per session in flight (run.max_concurrency=3)
+    assert 0 < workers["true"] <= 3 and workers["false"] == 12

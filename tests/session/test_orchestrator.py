@@ -113,3 +113,23 @@ def test_abort_ends_at_the_pending_turn_with_the_given_status(task: Task) -> Non
         "D: out of money",
     )
     orch.close()
+
+
+@pytest.mark.parametrize("member_seat", ["agent", "D"])
+def test_histories_reuse_entries_but_equal_a_fresh_scan_at_every_turn(
+    task: Task, member_seat: str
+) -> None:
+    from collabsim.session.workspace import visible_history
+
+    cfg, participants = scripted_team(task, "scaffolded", seed=1)
+    orch = Orchestrator(cfg, executor_factory=InProcessExecutor)
+    orch.start()
+    seen = 0
+    while (turn := orch.next_turn()) is not None:
+        s = orch.state
+        fresh = visible_history(s.events, turn.member, turn.member == s.team.agent, turn.time)
+        assert turn.observation.history == fresh
+        seen += len(fresh) if turn.member == member_seat else 0
+        orch.submit(participants[turn.member].decide(turn.observation))
+    orch.close()
+    assert seen > 0 and orch.state.history_entries  # entries were made once and reused

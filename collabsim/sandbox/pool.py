@@ -1,0 +1,125 @@
+"""Sandboxes reused from one session to the next of the same owner (a job, a gym env).
+
+A fresh sandbox worker per session costs a fork, the confinement set-up, the first use of
+the interpreter's pages and the exit: about half of a scripted session's sandbox CPU. A
+:class:`SandboxPool` keeps the sandboxes of finished sessions and hands them, reset
+(:meth:`Sandbox.reset <collabsim.sandbox.Sandbox.reset>`), to the next sessions: each
+starts with only its task's files, an empty namespace and the process state restored (see
+:mod:`collabsim.sandbox.baseline`), or with a fresh worker when that is not possible. Every
+kernel and policy layer of the worker stays as it is. A worker serves at most
+``max_uses`` sessions, so slow growth (memory fragmentation) cannot build up.
+
+Use the pool as the session's executor factory; a session's ``close`` hands its sandbox
+back, :meth:`SandboxPool.close` ends them all. Sessions of different owners must not share
+a pool.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from collabsim.sandbox.limits import ExecResult, SandboxLimits
+from collabsim.sandbox.sandbox import Sandbox
+
+MAX_USES = 64
+"""Sessions one pooled worker serves before it is replaced."""
+
+
+class PooledSandbox:
+    """One session's use of a pooled sandbox (``execute`` / ``close`` like a Sandbox)."""
+
+    def __init__(self, pool: SandboxPool, sandbox: Sandbox) -> None:
+        self._pool = pool
+        self._sandbox: Sandbox | None = sandbox
+
+    @property
+    def closed(self) -> bool:
+        """Whether the session has handed the sandbox back."""
+        return self._sandbox is None
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        """The sandbox in use (None once handed back)."""
+        return self._sandbox
+
+    def execute(self, code: str) -> ExecResult:
+        """Run one cell (see :meth:`Sandbox.execute`)."""
+        sandbox = self._sandbox
+        if sandbox is None:
+            raise RuntimeError("Sandbox is closed")
+        return sandbox.execute(code)
+
+    def close(self) -> None:
+        """Hand the sandbox back to the pool (idempotent)."""
+        sandbox, self._sandbox = self._sandbox, None
+        if sandbox is not None:
+            self._pool._give_back(sandbox)
+
+
+class SandboxPool:
+    """Executor factory reusing sandboxes across the sessions of one owner.
+
+    Args:
+        max_idle: Sandboxes kept between sessions (the sessions in flight at once).
+        max_uses: Sessions one worker serves before it is replaced.
+    """
+
+    def __init__(self, max_idle: int = 4, max_uses: int = MAX_USES) -> None:
+        self.max_idle = max(0, int(max_idle))
+        self.max_uses = max(1, int(max_uses))
+        self._idle: list[Sandbox] = []
+        self._uses: dict[int, int] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def __call__(self, files: Sequence[Path], limits: Any) -> PooledSandbox:
+        """A sandbox holding ``files`` for a new session (a reset one when available)."""
+        limits = limits if limits is not None else SandboxLimits()
+        with self._lock:
+            found = next((i for i, box in enumerate(self._idle) if box.limits == limits), None)
+            sandbox = self._idle.pop(found) if found is not None else None
+        if sandbox is not None:
+            try:
+                sandbox.reset(list(files))
+            except BaseException:
+                self._discard(sandbox)
+                raise
+        else:
+            sandbox = Sandbox(list(files), limits)
+        with self._lock:
+            self._uses[id(sandbox)] = self._uses.get(id(sandbox), 0) + 1
+        return PooledSandbox(self, sandbox)
+
+    def _give_back(self, sandbox: Sandbox) -> None:
+        with self._lock:
+            keep = (not self._closed and not sandbox.closed and len(self._idle) < self.max_idle
+                    and self._uses.get(id(sandbox), 0) < self.max_uses)
+            if keep:
+                self._idle.append(sandbox)
+                return
+        self._discard(sandbox)
+
+    def _discard(self, sandbox: Sandbox) -> None:
+        with self._lock:
+            self._uses.pop(id(sandbox), None)
+        sandbox.close()
+
+    def close(self) -> None:
+        """Close every idle sandbox; sandboxes still in use close when handed back."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for sandbox in idle:
+            self._discard(sandbox)
+
+    def __enter__(self) -> SandboxPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+__all__ = ["MAX_USES", "PooledSandbox", "SandboxPool"]

@@ -1,0 +1,63 @@
+"""Episodes of one env share a sandbox worker, and each episode still starts clean."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import pytest
+
+import collabsim_envs
+from collabsim.core.actions import format_action
+
+gym.register_envs(collabsim_envs)
+WRITE = format_action(
+    "EXECUTE_CODE",
+    code="import os\nmarker = 'episode 1'\nopen('notes.txt', 'w').write(marker)\n"
+         "print('wrote', os.getpid())")
+LOOK = format_action(
+    "EXECUTE_CODE",
+    code="import os\nprint('LOOK', sorted(os.listdir('.')), 'marker' in globals(), os.getpid())")
+
+
+def _code_output(obs: str, tag: str) -> str:
+    return next(line for line in obs.splitlines() if line.lstrip().startswith(tag))
+
+
+def test_a_file_and_a_variable_of_episode_1_are_gone_in_episode_2() -> None:
+    env = gym.make("collabsim/DiscoveryTeam-v0", team="single", max_turns=6)
+    try:
+        env.reset(seed=0)
+        obs, *_ = env.step(WRITE)
+        wrote_pid = _code_output(obs, "wrote").split()[-1]
+        obs, *_ = env.step(LOOK)
+        assert "'notes.txt'" in _code_output(obs, "LOOK") and "True" in _code_output(obs, "LOOK")
+        env.reset(seed=1)
+        obs, *_ = env.step(LOOK)
+        look = _code_output(obs, "LOOK")
+        assert "notes.txt" not in look and "True" not in look
+        assert look.split()[-1] == wrote_pid  # the same worker process served both episodes
+    finally:
+        env.close()
+    pool = env.unwrapped._sandboxes
+    assert pool._closed and not pool._idle  # close ended the shared sandbox
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_seeded_episodes_are_identical_with_and_without_reuse(reuse: bool) -> None:
+    def episode_texts(env: gym.Env, seed: int) -> list[str]:
+        texts = [env.reset(seed=seed)[0]]
+        for _ in range(12):
+            obs, _, terminated, truncated, _ = env.step("WAIT_TEAMMATE_CONTINUE()")
+            texts.append(obs)
+            if terminated or truncated:
+                break
+        return texts
+
+    reused = gym.make("collabsim/DiscoveryTeam-v0", team="DR", max_turns=12, reuse_sandbox=reuse)
+    fresh = gym.make("collabsim/DiscoveryTeam-v0", team="DR", max_turns=12, reuse_sandbox=False)
+    try:
+        first = [episode_texts(reused, seed) for seed in (3, 4, 3)]
+        assert first[0] == first[2]
+        assert first[1] == episode_texts(fresh, 4)
+    finally:
+        reused.close()
+        fresh.close()
