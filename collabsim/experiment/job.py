@@ -172,6 +172,20 @@ def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
     return JobPlan(settings, plain, tasks, plans)
 
 
+def reuses_sandboxes(cfg: Mapping[str, Any]) -> bool:
+    """Whether the job's sessions take turns on reset sandbox workers (``run.reuse_sandboxes``).
+
+    ``auto`` (the default) reuses them only under ``policy=scripted``: its cells are
+    collabsim's own code, while a model's code could patch a library deep enough (e.g. a
+    method added to ``pd.DataFrame``) for the reset to miss it, and one session could then
+    change the next one's results. ``true`` / ``false`` decide for every policy.
+    """
+    setting = cfg["run"].get("reuse_sandboxes", "auto")
+    if setting == "auto":
+        return str((cfg.get("policy") or {}).get("name", "scripted")) == "scripted"
+    return bool(setting)
+
+
 def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     """Run the job described by ``cfg`` and write its outputs under ``output_dir``.
 
@@ -204,7 +218,7 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     # Each session's metrics are computed as it ends, while the others wait on their sandboxes.
     rows = SessionRows(plans, store, tasks)
     # A finished session's sandbox worker serves the next session, reset (no fork per session).
-    pool = SandboxPool(max_idle=max_concurrency) if run_cfg.get("reuse_sandboxes", True) else None
+    pool = SandboxPool(max_idle=max_concurrency) if reuses_sandboxes(cfg) else None
     phases["plan"] = time.perf_counter() - started
     try:
         summary = _run_interruptibly(

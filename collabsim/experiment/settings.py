@@ -238,7 +238,7 @@ class RunSettings(_Section):
     max_virtual_seconds: PositiveFloat = 7200.0
     show_sessions: bool = True
     progress: bool = True
-    reuse_sandboxes: bool = True
+    reuse_sandboxes: bool | Literal["auto"] = "auto"
 
     @field_validator("store")
     @classmethod

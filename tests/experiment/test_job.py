@@ -124,3 +124,17 @@ def test_reused_sandboxes_write_the_same_traces_as_one_worker_per_session(tmp_pa
     assert len(traces["true"]) == 12 and traces["true"] == traces["false"]
     # pooled: at most one sandbox per session in flight (run.max_concurrency=3)
     assert 0 < workers["true"] <= 3 and workers["false"] == 12
+
+
+def test_sandbox_reuse_is_automatic_for_scripted_policies_only(tmp_path):
+    from collabsim.experiment.job import reuses_sandboxes
+
+    assert reuses_sandboxes(job_cfg(tmp_path))  # the packaged default: auto, policy=scripted
+
+    def cfg(policy: str, reuse: object) -> dict:
+        return {"run": {"reuse_sandboxes": reuse}, "policy": {"name": policy}}
+
+    # A model's code could patch a library deeper than the reset reaches: fresh workers.
+    assert not reuses_sandboxes(cfg("llm", "auto"))
+    assert reuses_sandboxes(cfg("llm", True))
+    assert not reuses_sandboxes(cfg("scripted", False))
