@@ -40,7 +40,7 @@ from collabsim.participants.plan import stable_hash
 # (which column, which window, the recomputed year); R's is what the query means.
 AREAS: dict[str, frozenset[str]] = {
     "computation": frozenset({"wrong_column_variant", "wrong_window", "wrong_year",
-                              "missing_year"}),
+                              "missing_year", "wrong_description"}),
     "semantics": frozenset({"wrong_ordinal", "peak_vs_plateau", "wrong_relation",
                             "misread_query"}),
 }

@@ -45,13 +45,16 @@ from collabsim.participants.cells import (
 )
 from collabsim.participants.claims import (
     Issue,
+    claim_years,
     announced_drafts,
     check_numbers,
     check_wording,
     checked_drafts,
     describe_check,
     draft_fingerprint,
+    edited_drafts,
     format_check_message,
+    format_proposal_message,
     parse_issues,
 )
 from collabsim.participants.human import HumanModel, area_of
@@ -65,7 +68,7 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.protocol import ChatMessage, Observation, Profile, Role
 from collabsim.participants.query import QuerySemantics, parse_query
-from collabsim.participants.wording import draft_hypothesis
+from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
@@ -144,6 +147,18 @@ def _latest_result(obs: Observation, author: str | None, exclude: str | None = N
     return None
 
 
+def _results_shown(obs: Observation, exclude: str | None = None) -> list[AnalysisResult]:
+    """Parsed results of the compute cells in the shared code history, oldest first."""
+    out = []
+    for cell in obs.code_cells:
+        if cell.author == exclude or not cell.ok or not cell.code.startswith(COMPUTE_MARK):
+            continue
+        result = parse_result(cell.output)
+        if result is not None:
+            out.append(result)
+    return out
+
+
 class ScriptedAgent:
     """The scripted AI agent (see module docstring).
 
@@ -213,10 +228,18 @@ class ScriptedAgent:
             return format_action("EXECUTE_CODE", code=inspect)
         if not runs and self._rejections(obs, "EXECUTE_CODE") < self._max_rejections:
             return format_action("EXECUTE_CODE", code=code)
+        kept = self._edit_author(obs)
+        if kept is not None and obs.editor_text.strip() != draft.strip():
+            # merge: having redone the analysis with teammates' fixes, my new draft wins;
+            # otherwise keep the teammate's edit or revert it to my draft
+            if not applied and self._keeps_edit(obs, ctx, kept):
+                draft = obs.editor_text
+            else:
+                kept = None
         if (obs.editor_text.strip() != draft.strip()
                 and self._rejections(obs, "EDITOR_UPDATE", draft) < self._max_rejections):
             return format_action("EDITOR_UPDATE", text=draft)
-        message = self._team_message(obs, plan, applied, ignored)
+        message = self._team_message(obs, plan, applied, ignored, kept)
         if message is not None:
             return message
         if self._waiting_for_checks(obs) and obs.turn < int(self.params.get("finish_by_turn", 45)):
@@ -271,6 +294,31 @@ class ScriptedAgent:
                  "defer").random()
         return bool(u < float(self.params.get("deference", 1.0)))
 
+    def _edit_author(self, obs: Observation) -> str | None:
+        """The teammate whose announced edit the editor holds, if any."""
+        fp = draft_fingerprint(obs.editor_text)
+        for message in reversed(obs.chat):
+            if message.sender != obs.me and fp in edited_drafts(message.text):
+                return message.sender
+        return None
+
+    def _keeps_edit(self, obs: Observation, ctx: _TaskContext, author: str) -> bool:
+        """Whether the agent keeps a teammate's edit of its draft instead of reverting it.
+
+        Gate owners' edits bind; with the ``ignore_teammate`` mistake it reverts; with a team
+        memory it keeps the edit of a teammate recorded as trusted; otherwise it keeps it with
+        the fixed propensity ``deference``, whoever is right.
+        """
+        if author in set(obs.gates.values()):
+            return True
+        if "ignore_teammate" in ctx.mistakes:
+            return False
+        if _trusted_areas(obs).get(author):
+            return True
+        u = _rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
+                 "keep-edit").random()
+        return bool(u < float(self.params.get("deference", 1.0)))
+
     def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
         """How often my ``action`` (with this text, when given) was rejected."""
         key = None if text is None else text.strip()[:150]
@@ -292,7 +340,7 @@ class ScriptedAgent:
                    for h in mine)
 
     def _team_message(self, obs: Observation, plan: AnalysisPlan, applied: list[str],
-                      ignored: list[str]) -> str | None:
+                      ignored: list[str], kept: str | None = None) -> str | None:
         """The message action to post next about the draft in the editor, if any."""
         if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return None
@@ -302,6 +350,8 @@ class ScriptedAgent:
         if not self._said.in_chat(obs, "draft", fp):
             lead = ("Thanks - I redid the analysis with your fixes "
                     f"({', '.join(sorted(set(applied)))}). " if applied else "")
+            if kept is not None:
+                lead = f"I keep {kept}'s edit of the draft. "
             return self._said.post("draft", fp, (
                 f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
                 f"{'+'.join(plan.columns) or 'the data'}). Please check it. [draft={fp}]"))
@@ -322,7 +372,19 @@ class ScriptedAgent:
         checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
         missing = [t for t in obs.teammates if t not in checked]
         patience = float(self.params.get("patience_seconds", 120.0))
-        return bool(missing) and obs.time - announce[-1].time < patience
+        return bool(missing or self._edit_coming(obs)) and (
+            obs.time - announce[-1].time < patience)
+
+    def _edit_coming(self, obs: Observation) -> bool:
+        """Whether a teammate announced an edit of the editor that has not been made yet."""
+        for message in obs.chat:
+            if message.sender == obs.me or not edited_drafts(message.text):
+                continue
+            made = any(h.actor == message.sender and h.action_type == "EDITOR_UPDATE"
+                       and h.time >= message.time for h in obs.history)
+            if not made:
+                return True
+        return False
 
     def _build(self, obs: Observation, ctx: _TaskContext) -> str:
         entries = [
@@ -413,6 +475,11 @@ class ScriptedCollaborator:
         self._cache: dict[str, _Reading] = {}
         self._think: dict[str, np.ndarray] = {}
         self._said = _Said()
+        # my edits of the editor: draft fp -> the version I announced, what I wrote
+        self._planned: dict[str, str] = {}
+        self._edit_tried: set[str] = set()
+        self._written: set[str] = set()
+        self._written_texts: set[str] = set()
 
     @staticmethod
     def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
@@ -454,7 +521,7 @@ class ScriptedCollaborator:
         if request is not None and request.action_type == "EXECUTE_CODE":
             return self._decide_code(request.request_id, str(request.args.get("code", "")), plan)
         own = self._own_result(obs, plan)
-        if (self.numbers and own is None and plan.relation != "describe"
+        if (self.numbers and own is None and plan.columns
                 and not obs.my_pending and not self._computed(obs, plan)
                 and _allowed(obs, "EXECUTE_CODE")):
             return format_action("EXECUTE_CODE", code=compute_cell(plan))
@@ -466,12 +533,26 @@ class ScriptedCollaborator:
         fp = draft_fingerprint(draft)
         if not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return format_action(WAIT)
+        if fp in self._written:
+            return format_action(WAIT)  # the editor holds my own edit
         if self._posted(obs, fp):
-            return self._maybe_insist(obs, fp, draft)
+            return self._edit_or_insist(obs, fp, draft)
         if obs.time < self._ready_at(obs, fp):
             return format_action(WAIT)  # still thinking about the announced draft
+        reaction = self.reaction(obs, fp)
         # adopt: takes the draft as it is without checking it (free-riding on the agent)
-        issues = () if self.reaction(obs, fp) == "adopt" else self.issues(obs, draft)
+        issues = () if reaction == "adopt" else self.issues(obs, draft)
+        version = None if reaction == "adopt" else self.own_version(obs, draft)
+        if version is not None and version.strip() != draft.strip() and (
+                version.strip() not in self._written_texts):
+            # modify: edit the draft with my own version (announced first, so that the agent
+            # knows whose edit the editor holds); reject: propose it and insist on it
+            edit = reaction == "modify" and _allowed(obs, "EDITOR_UPDATE")
+            if edit:
+                self._planned[fp] = version
+            text = format_proposal_message(issues, draft, version, edit)
+            self._said.post("check", draft_fingerprint(version), text)
+            return self._said.post("check", fp, text)
         if issues:
             return self._said.post("check", fp, format_check_message(self.name, issues, draft))
         # agreeing needs no message: whether it says so is its message propensity
@@ -517,6 +598,36 @@ class ScriptedCollaborator:
                 i.tag() for i in issues)
             return format_action("REJECT", request_id=request.request_id, reason=reason)
         return format_action("APPROVE", request_id=request.request_id)
+
+    def own_version(self, obs: Observation, draft: str) -> str | None:
+        """The draft as this person would write it: D words its own computation (with its
+        own mistakes), R restates the visible result under its own reading of the query."""
+        semantics, plan = self._task(obs.task)
+        if self.numbers:
+            own = self._own_result(obs, plan)
+            if own is not None and (own.year is not None or own.trends):
+                return draft_hypothesis(own, semantics)
+        if self.wording:
+            shown = _results_shown(obs, exclude=obs.me)
+            if not shown:
+                return None
+            years = claim_years(draft)
+            basis = next((r for r in reversed(shown) if r.year is not None and r.year in years),
+                         shown[-1])
+            return restate(basis, semantics)
+        return None
+
+    def _edit_or_insist(self, obs: Observation, fp: str, draft: str) -> str:
+        """After my objection to ``fp``: make the edit I announced, else maybe insist."""
+        planned = self._planned.get(fp)
+        if planned is not None and fp not in self._edit_tried:
+            if obs.my_pending:
+                return format_action(WAIT)
+            self._edit_tried.add(fp)
+            self._written.add(draft_fingerprint(planned))
+            self._written_texts.add(planned.strip())
+            return format_action("EDITOR_UPDATE", text=planned)
+        return self._maybe_insist(obs, fp, draft)
 
     def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
