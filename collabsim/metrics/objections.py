@@ -1,9 +1,9 @@
 """Were the collaborators' objections right? Counted from a session's trace against the gold.
 
 An **objection** is a simulated human's chat message that raises issues with a draft
-(``[issue kind=...]`` tags) or announces its own version of it (``I would write instead:
-"..."``), about the draft named by its ``[check draft=<fingerprint>]`` tag; each (sender,
-draft) pair counts once. The objected draft's text is the one with that fingerprint among
+(``[issue kind=...]`` tags), about the draft named by its ``[check draft=<fingerprint>]`` tag;
+each (sender, draft) pair counts once (an edit that only restates a draft it agrees with is
+no objection). The objected draft's text is the one with that fingerprint among
 the session's editor updates and the agent's draft announcements.
 
 An objection is **wrong** when the objected draft scores at least as well against the gold
@@ -64,7 +64,7 @@ def objection_counts(events: Sequence[TraceEvent],
         if event.actor_type != "human":
             continue
         proposed = _PROPOSAL.search(message)
-        if _ISSUE.search(message) is None and proposed is None:
+        if _ISSUE.search(message) is None:
             continue
         checked = _CHECK.findall(message)
         if not checked or (event.actor, checked[0]) in seen:

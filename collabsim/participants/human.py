@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from collabsim.participants.behaviour import BehaviourModel, ReactionRates
+from collabsim.participants.behaviour import BehaviourModel, HumanTiming, ReactionRates
 from collabsim.participants.plan import stable_hash
 
 # Which mistake / issue kinds belong to which area of expertise. D's area is the computation
@@ -149,3 +149,55 @@ class HumanModel:
 
 def _rng(seed: int, *parts: object) -> np.random.Generator:
     return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)])
+
+
+TIMING_SEQUENCE = 64
+
+
+class SessionTiming:
+    """One simulated human's action durations and think times in the sessions it plays.
+
+    Both come from one sequence sampled from the calibrated timing model per (seed, person,
+    task): the k-th action it takes lasts ``durations[k]`` and it thinks ``think[k]`` before
+    reacting to the k-th draft announced to it. The engine asks :meth:`duration` for each
+    action (the ``action_duration`` hook of a participant), so its trace carries these
+    durations instead of the clock's generic ones.
+
+    Args:
+        model: The calibrated behaviour (None: no timing model, durations from the clock).
+        seed: Session seed.
+        name: Participant name.
+    """
+
+    def __init__(self, model: BehaviourModel | None, seed: int, name: str) -> None:
+        self.model = model
+        self.seed = int(seed)
+        self.name = name
+        self.task_id: str | None = None
+        self._sequences: dict[str, HumanTiming] = {}
+        self._actions: dict[str, int] = {}
+
+    def sequence(self, task_id: str) -> HumanTiming | None:
+        """The sampled timing of the session of ``task_id`` (None without a model)."""
+        if self.model is None:
+            return None
+        if task_id not in self._sequences:
+            rng = _rng(self.seed, self.name, task_id, "timing")
+            self._sequences[task_id] = self.model.timing.sample(TIMING_SEQUENCE, rng)
+        return self._sequences[task_id]
+
+    def think(self, task_id: str, k: int) -> float:
+        """Think time before reacting to the k-th announced draft (0 without a model)."""
+        timing = self.sequence(task_id)
+        return 0.0 if timing is None else float(timing.think[k % TIMING_SEQUENCE])
+
+    def duration(self, action: str) -> float | None:
+        """Duration of this person's next action in the current session (None: the clock's)."""
+        if self.task_id is None:
+            return None
+        timing = self.sequence(self.task_id)
+        if timing is None:
+            return None
+        k = self._actions.get(self.task_id, 0)
+        self._actions[self.task_id] = k + 1
+        return float(timing.durations[k % TIMING_SEQUENCE])

@@ -45,11 +45,11 @@ from collabsim.participants.cells import (
 )
 from collabsim.participants.claims import (
     Issue,
-    claim_years,
     announced_drafts,
     check_numbers,
     check_wording,
     checked_drafts,
+    claim_years,
     describe_check,
     draft_fingerprint,
     edited_drafts,
@@ -57,7 +57,7 @@ from collabsim.participants.claims import (
     format_proposal_message,
     parse_issues,
 )
-from collabsim.participants.human import HumanModel, area_of
+from collabsim.participants.human import HumanModel, SessionTiming, area_of
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
@@ -73,7 +73,6 @@ from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
-_THINK_SEQUENCE = 8
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 
 
@@ -472,8 +471,8 @@ class ScriptedCollaborator:
         self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
         self.wording = bool(self.params.get("check_wording", profile.key == "R"))
         self.human = HumanModel.from_params(self.params)
+        self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
         self._cache: dict[str, _Reading] = {}
-        self._think: dict[str, np.ndarray] = {}
         self._said = _Said()
         # my edits of the editor: draft fp -> the version I announced, what I wrote
         self._planned: dict[str, str] = {}
@@ -512,8 +511,13 @@ class ScriptedCollaborator:
             return "modify"
         return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
 
+    def action_duration(self, action: str) -> float | None:
+        """How long my next action lasts: from the calibrated timing model (engine hook)."""
+        return self.timing.duration(action)
+
     def decide(self, obs: Observation) -> str:
         """Synchronous decision (the whole policy)."""
+        self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
             return _build_step(obs, self._memory_entries())
         semantics, plan = self._task(obs.task)
@@ -543,7 +547,12 @@ class ScriptedCollaborator:
         # adopt: takes the draft as it is without checking it (free-riding on the agent)
         issues = () if reaction == "adopt" else self.issues(obs, draft)
         version = None if reaction == "adopt" else self.own_version(obs, draft)
-        if version is not None and version.strip() != draft.strip() and (
+        if version is not None and reaction == "modify" and version.strip() == draft.strip():
+            # modify means editing (the Kolab label): agreeing, it still rewrites the draft
+            # in its own terms - D with its figures, R with what it reads the query to ask
+            version = self.restatement(obs, version)
+        differs = version is not None and version.strip() != draft.strip()
+        if differs and (reaction == "modify" or issues) and (
                 version.strip() not in self._written_texts):
             # modify: edit the draft with my own version (announced first, so that the agent
             # knows whose edit the editor holds); reject: propose it and insist on it
@@ -576,11 +585,7 @@ class ScriptedCollaborator:
             return 0.0
         order = {f: i for i, f in enumerate(dict.fromkeys(
             f for m in announced for f in announced_drafts(m.text)))}
-        think = self._think.get(obs.task.task_id)
-        if think is None:
-            rng = _rng(self.seed, self.name, obs.task.task_id, "timing")
-            think = self._think[obs.task.task_id] = model.timing.sample(_THINK_SEQUENCE, rng).think
-        return mine[0].time + float(think[order[fp] % _THINK_SEQUENCE])
+        return mine[0].time + self.timing.think(obs.task.task_id, order[fp])
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
         """Decide a gate request: reject only issues it is confident enough about."""
@@ -616,6 +621,17 @@ class ScriptedCollaborator:
                          shown[-1])
             return restate(basis, semantics)
         return None
+
+    def restatement(self, obs: Observation, version: str) -> str:
+        """``version`` in this person's own terms: D adds the figures of its computation,
+        R the question as it reads it."""
+        semantics, plan = self._task(obs.task)
+        own = self._own_result(obs, plan) if self.numbers else None
+        body = version.strip().rstrip(".")
+        if own is not None:
+            figure = "" if own.value is None else f", value {own.value:.2f}"
+            return f"{body} ({'+'.join(own.columns)}{figure})."
+        return f"{body}, which answers {describe_check(semantics)}."
 
     def _edit_or_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After my objection to ``fp``: make the edit I announced, else maybe insist."""
