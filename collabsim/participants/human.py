@@ -15,9 +15,14 @@ A collaborator is a small stochastic model, not an oracle (DESIGN.md "Simulated 
   ``confidence_in_area`` or ``confidence_outside`` by the issue's area);
 * **reactions** to the agent's draft: adopt / modify / reject from the calibrated
   Dirichlet-multinomial :class:`~collabsim.participants.behaviour.ReactionModel` (profile
-  ``behaviour.reactions``): *adopt* takes the draft as it is without checking it (free-riding
-  on the agent), *modify*
-  checks it and proposes its fixes, *reject* checks it and insists on its objections.
+  ``behaviour.reactions``; one person's rates per session): *adopt* takes the draft as it is
+  without checking it (free-riding on the agent); *modify* edits the draft in the result
+  editor with its own version (D words its own computation, with its own mistakes and its
+  figures; R restates the shown result under its own reading of the query), as a Kolab
+  "modify" is the human changing the AI's output; *reject* proposes its own version in chat
+  when its check disagrees and insists on it when the agent declines;
+* **timing** - :class:`SessionTiming`: the durations of its actions and its think times
+  before reacting, from one sequence of the calibrated timing model per session.
 
 Each scalar parameter is written in the profile as ``{value: ..., source: ...}`` (the source
 is ``kolab:...`` for calibrated values or ``prior:...`` for a documented prior); a plain
@@ -140,11 +145,17 @@ class HumanModel:
         in_area = kind in AREAS[self.expertise]
         return self.confidence_in_area if in_area else self.confidence_outside
 
-    def reaction_rates(self, seed: int, name: str) -> ReactionRates | None:
-        """This person's adopt/modify/reject rates (drawn once per seed), if modelled."""
+    def reaction_rates(self, seed: int, name: str, task_id: str) -> ReactionRates | None:
+        """This person's adopt/modify/reject rates, if modelled.
+
+        One person per session (seed, member, task), as in the Kolab data, where sessions had
+        their own participants: a grid's sessions are independent teams, and its results do
+        not hang on the few persons one draw per seed would give.
+        """
         if self.behaviour is None:
             return None
-        return self.behaviour.reactions.sample_participant(_rng(seed, name, "reactions"))
+        return self.behaviour.reactions.sample_participant(
+            _rng(seed, name, task_id, "reactions"))
 
 
 def _rng(seed: int, *parts: object) -> np.random.Generator:

@@ -16,14 +16,19 @@ teammates and wait (bounded by ``patience_seconds`` of virtual time) for their c
 agent defers: with the fixed propensity ``deference`` whoever is right, always for the
 teammate the team memory records as trusted for the issue's area, never while the
 ``ignore_teammate`` mistake is active - except under gates, where issues from gate owners
-bind. In build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
+bind. A teammate's edit of the draft (announced with ``[edit draft=...]``) is kept, merged
+or reverted by the same rule: merged when the agent redid its analysis with the teammate's
+fixes (its new draft wins), else kept by a gate owner's authority, the memory's trust
+record or the deference propensity, else reverted to the agent's own draft. In build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
 gate lines) and agrees.
 
 Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own
 ``EXECUTE_CODE`` and compares years; ``R`` (``check_wording``) compares the draft's wording
 with the query. Both are fallible people (:mod:`collabsim.participants.human`): their own
 computation / reading carries their own per-session mistakes, they adopt some drafts
-unchecked, take a think time before reacting and may insist on a declined objection. Both post concrete issues in chat, decide pending gate requests they own
+unchecked, edit others with their own version (modify) or propose it and insist (reject),
+take a think time before reacting and act with calibrated durations
+(:class:`~collabsim.participants.human.SessionTiming`). Both post concrete issues in chat, decide pending gate requests they own
 (``REJECT`` with reasons), contribute to memory in build phases and otherwise wait.
 """
 
@@ -506,7 +511,7 @@ class ScriptedCollaborator:
 
     def reaction(self, obs: Observation, fp: str) -> str:
         """adopt / modify / reject of the agent's draft ``fp`` (``modify`` when unmodelled)."""
-        rates = self.human.reaction_rates(self.seed, self.name)
+        rates = self.human.reaction_rates(self.seed, self.name, obs.task.task_id)
         if rates is None:
             return "modify"
         return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
