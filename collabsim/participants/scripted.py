@@ -667,7 +667,10 @@ class ScriptedCollaborator:
             self.name, issues, draft))
 
     def issues(self, obs: Observation, text: str) -> tuple[Issue, ...]:
-        """All issues this collaborator's (fallible) checks find in ``text``."""
+        """All issues this collaborator's (fallible) checks find in ``text`` (none in a text
+        it wrote itself)."""
+        if draft_fingerprint(text) in self._written:
+            return ()
         semantics, plan = self._task(obs.task)
         found: list[Issue] = []
         if self.wording:
