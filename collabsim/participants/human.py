@@ -56,6 +56,7 @@ SCALARS: tuple[str, ...] = ("error_in_area", "error_outside", "confidence_in_are
                             "approve_threshold")
 # Keys a profile's params may carry and who reads them (tests fail on any other key).
 KNOWN_KEYS: frozenset[str] = frozenset({*SCALARS, "expertise", "behaviour", "review_code",
+                                        "escalate_after",
                                         "recompute_claims", "check_wording",
                                         "confirm_propensity", "memory_entries"})
 

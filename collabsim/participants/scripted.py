@@ -62,7 +62,7 @@ from collabsim.participants.claims import (
     format_proposal_message,
     parse_issues,
 )
-from collabsim.participants.human import HumanModel, SessionTiming, area_of
+from collabsim.participants.human import HumanModel, SessionTiming, area_of, param_value
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
@@ -481,6 +481,7 @@ class ScriptedCollaborator:
         self._said = _Said()
         # my edits of the editor: draft fp -> the version I announced, what I wrote
         self._planned: dict[str, str] = {}
+        self._finish_rejected = 0
         self._edit_tried: set[str] = set()
         self._written: set[str] = set()
         self._written_texts: set[str] = set()
@@ -534,6 +535,8 @@ class ScriptedCollaborator:
                 and not obs.my_pending and not self._computed(obs, plan)
                 and _allowed(obs, "EXECUTE_CODE")):
             return format_action("EXECUTE_CODE", code=compute_cell(plan))
+        if self._escalates(obs):
+            return self._finish_myself(obs)
         if request is not None:
             return self._decide_gate(obs, request)
         draft = obs.editor_text
@@ -594,6 +597,8 @@ class ScriptedCollaborator:
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
         """Decide a gate request: reject only issues it is confident enough about."""
+        if request.action_type == "FINISH":
+            param_value(self.params, "escalate_after", 3)  # read with the decision it bounds
         text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
                 else obs.editor_text)
         fp = draft_fingerprint(text)
@@ -606,8 +611,31 @@ class ScriptedCollaborator:
         if issues:
             reason = " ".join(i.message for i in issues) + " " + " ".join(
                 i.tag() for i in issues)
+            if request.action_type == "FINISH":
+                self._finish_rejected += 1
             return format_action("REJECT", request_id=request.request_id, reason=reason)
         return format_action("APPROVE", request_id=request.request_id)
+
+    def _escalates(self, obs: Observation) -> bool:
+        """Whether I, owning FINISH, end a standoff: after ``escalate_after`` rejections of
+        the agent's FINISH the owner decides (its decision binds) instead of blocking on."""
+        if obs.gates.get("FINISH") != obs.me or not _allowed(obs, "FINISH"):
+            return False
+        limit = param_value(self.params, "escalate_after", 3)
+        return self._finish_rejected >= limit
+
+    def _finish_myself(self, obs: Observation) -> str:
+        """Put my own version in the editor (once) and submit it."""
+        if obs.my_pending:
+            return format_action(WAIT)
+        version = self.own_version(obs, obs.editor_text)
+        if (version is not None and version.strip() != obs.editor_text.strip()
+                and "escalate" not in self._edit_tried and _allowed(obs, "EDITOR_UPDATE")):
+            self._edit_tried.add("escalate")
+            self._written.add(draft_fingerprint(version))
+            self._written_texts.add(version.strip())
+            return format_action("EDITOR_UPDATE", text=version)
+        return format_action("FINISH")
 
     def own_version(self, obs: Observation, draft: str) -> str | None:
         """The draft as this person would write it: D words its own computation (with its

@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from helpers.executors import InProcessExecutor
+from helpers.observations import sample_observation
 
+from collabsim.core.observation import ChatMessage
+from collabsim.core.records import GateRequest
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.cells import AnalysisResult
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
-from collabsim.participants.team import team_from_dict
+from collabsim.participants.team import load_profile, team_from_dict
 from collabsim.participants.wording import restate
+from collabsim.session.actions import parse_action
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
@@ -97,3 +102,27 @@ def test_r_restates_a_shown_result_under_its_own_reading() -> None:
     assert "decreased" in restate(shown, misread) and "3500 BCE" in restate(shown, misread)
     same = QuerySemantics("rise", ("Dagger",), (), 1, None)
     assert "3500 BCE" in restate(shown, same) and "first" in restate(shown, same)
+
+
+def test_a_finish_owner_ends_a_standoff_after_escalate_after_rejections() -> None:
+    r = ScriptedCollaborator(load_profile("R"), seed=0, params={
+        "behaviour": None, "error_in_area": 0.0, "error_outside": 0.0})
+    obs = replace(sample_observation(), me="R", role="collaborator", profile=r.profile,
+                  teammates=("agent",), structure="preassigned_gates", gates={"FINISH": "R"},
+                  available_actions=("SEND_TEAMMATE_MESSAGE", "EDITOR_UPDATE", "FINISH",
+                                     "APPROVE", "REJECT", "WAIT_TEAMMATE_CONTINUE"),
+                  # the query asks for a rise; the draft claims a decrease
+                  editor_text="Around 3500 BCE, the number of daggers decreased for the "
+                              "first time.")
+    decisions = []
+    for i in range(5):
+        request = GateRequest(f"g{i}", i, float(i), "agent", "R", "FINISH")
+        action = parse_action(r.decide(replace(obs, pending_for_me=(request,)))).action
+        assert action is not None
+        decisions.append(action.name)
+        if action.name == "SEND_TEAMMATE_MESSAGE":
+            obs = replace(obs, chat=(*obs.chat, ChatMessage(i, float(i), "R",
+                                                            action.args["message"])))
+    # it objects once in chat, rejects the agent's FINISH escalate_after (3) times, then the
+    # owner decides: it submits (no shown result to restate, so the editor as it stands)
+    assert decisions == ["SEND_TEAMMATE_MESSAGE", "REJECT", "REJECT", "REJECT", "FINISH"]
