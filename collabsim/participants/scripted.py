@@ -625,11 +625,14 @@ class ScriptedCollaborator:
         return self._finish_rejected >= limit
 
     def _finish_myself(self, obs: Observation) -> str:
-        """Put my own version in the editor (once) and submit it."""
+        """Put my own version in the editor (once, unless another owner gates the editor)
+        and submit it."""
         if obs.my_pending:
             return format_action(WAIT)
         version = self.own_version(obs, obs.editor_text)
+        editor_owner = obs.gates.get("EDITOR_UPDATE")
         if (version is not None and version.strip() != obs.editor_text.strip()
+                and editor_owner in (None, obs.me)
                 and "escalate" not in self._edit_tried and _allowed(obs, "EDITOR_UPDATE")):
             self._edit_tried.add("escalate")
             self._written.add(draft_fingerprint(version))
