@@ -119,11 +119,7 @@ async def run_session(
         raise ValueError(f"no participant for team member(s) {missing}")
     wall_start = time.perf_counter()
     orch = Orchestrator(config, trace_path, executor_factory=executor_factory)
-    for name in config.team.members:
-        # a participant may time its own actions (simulated humans' calibrated durations)
-        sampler = getattr(participants[name], "action_duration", None)
-        if callable(sampler):
-            orch.state.clock.use_participant_durations(name, sampler)
+    orch.use_participant_durations(participants)
     try:
         try:
             orch.start()
