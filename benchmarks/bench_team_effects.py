@@ -6,7 +6,8 @@ Usage::
 
 ``RUN_DIR``: a ``collabsim run`` output folder whose ``sessions.csv`` has the single agent and
 team variants. Prints the share of (task, seed, variant) pairs whose submitted hypothesis
-differs from the single agent's (with a binomial standard error), and the collaborators'
+differs from the single agent's (with a binomial standard error) and those whose judged
+Performance differs, and the collaborators'
 objections and the share of wrong ones (the run's ``objections`` / ``objections_wrong``
 columns, see :mod:`collabsim.metrics.objections`), per structure.
 """
@@ -41,6 +42,11 @@ def main() -> None:
           f"(task, seed, variant) pairs = {diff.mean():.3f} (SE {se:.3f})")
     team = sessions[sessions.team != "single"].assign(differs=diff)
     print(team.groupby(["structure", "team"]).differs.mean().round(3).unstack().to_string())
+    solo = sessions[sessions.team == "single"].set_index(["task_id", "seed"]).Performance
+    delta = pd.Series([p - solo.get((t, s)) for t, s, p in
+                       zip(team.task_id, team.seed, team.Performance, strict=True)])
+    print(f"judged Performance differs: {int((delta.abs() > 1e-9).sum())} pairs "
+          f"({int((delta > 1e-9).sum())} better, {int((delta < -1e-9).sum())} worse)")
     by = team.groupby("structure")[["objections", "objections_wrong"]].sum()
     by["wrong_share"] = by.objections_wrong / by.objections
     total = by[["objections", "objections_wrong"]].sum()
