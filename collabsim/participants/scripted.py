@@ -511,10 +511,12 @@ class ScriptedCollaborator:
         return reading.semantics, reading.plan
 
     def reaction(self, obs: Observation, fp: str) -> str:
-        """adopt / modify / reject of the agent's draft ``fp`` (``modify`` when unmodelled)."""
+        """adopt / modify / reject of the agent's draft ``fp``; ``check`` (check it and raise
+        issues in chat, the behaviour before reactions were modelled) without a ``behaviour``
+        block."""
         rates = self.human.reaction_rates(self.seed, self.name, obs.task.task_id)
         if rates is None:
-            return "modify"
+            return "check"
         return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
 
     def action_duration(self, action: str) -> float | None:
@@ -560,7 +562,7 @@ class ScriptedCollaborator:
             # in its own terms - D with its figures, R with what it reads the query to ask
             version = self.restatement(obs, version)
         differs = version is not None and version.strip() != draft.strip()
-        if differs and (reaction == "modify" or issues) and (
+        if differs and (reaction == "modify" or (reaction == "reject" and issues)) and (
                 version.strip() not in self._written_texts):
             # modify: edit the draft with my own version (announced first, so that the agent
             # knows whose edit the editor holds); reject: propose it and insist on it
