@@ -215,6 +215,7 @@ class SessionEnv(gym.Env[str, str]):
         )
         self._wall_start = time.perf_counter()
         self._orch = Orchestrator(config, executor_factory=self._executors)
+        self._orch.use_participant_durations(self._policies)
         self._orch.start()
         self._coverage = 0.0
 

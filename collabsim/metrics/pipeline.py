@@ -14,7 +14,9 @@ gym environment's reward. Steps, each a pure function of its inputs:
    (:mod:`~collabsim.metrics.process`); NaN without a reference, A_profile NaN in
    ``single``;
 5. **outcome** Performance and its parts from a hypothesis judge (:func:`outcome_score`);
-   NaN without a gold hypothesis.
+   NaN without a gold hypothesis;
+6. **objections** the collaborators raised and how many were wrong, judged against the gold
+   (:mod:`~collabsim.metrics.objections`); NaN without a gold hypothesis.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import pandas as pd
 from collabsim.metrics.activity import activity_counts, as_events
 from collabsim.metrics.initiative import initiative_counts, initiative_entropy, is_initiative
 from collabsim.metrics.judge_rules import RuleJudge
+from collabsim.metrics.objections import objection_counts
 from collabsim.metrics.outcome import HypothesisJudge, HypothesisScore
 from collabsim.metrics.process import (
     PROFILE_KINDS,
@@ -44,7 +47,8 @@ from collabsim.tasks.model import Task
 METRIC_COLUMNS: tuple[str, ...] = (
     "W_human", "W_total", "M_team", "H_init_norm", "A_profile", "C_wf", "S_hyp", "Performance",
 )
-EXTRA_METRICS: tuple[str, ...] = ("context_recall", "context", "variable_f1", "relation")
+EXTRA_METRICS: tuple[str, ...] = ("context_recall", "context", "variable_f1", "relation",
+                                  "objections", "objections_wrong")
 ID_COLUMNS: tuple[str, ...] = ("task_id", "team", "structure", "seed", "policy", "status")
 _OUTCOME_KEYS = ("Performance", "context_recall", "context", "variable_f1", "relation")
 
@@ -168,6 +172,19 @@ def session_metrics(
                    relation=score.relation, judge=score.judge)
     else:
         row.update(dict.fromkeys(_OUTCOME_KEYS, math.nan), judge=None)
+    if task is not None and task.gold_hypothesis:
+        judged = judge or RuleJudge()
+        scores: dict[str, float] = {}
+
+        def _score(text: str) -> float:
+            if text not in scores:
+                scores[text] = judged.score(text, task.gold_hypothesis, task).performance
+            return scores[text]
+
+        counts = objection_counts(evs, _score)
+        row.update(objections=counts.objections, objections_wrong=counts.wrong)
+    else:
+        row.update(objections=math.nan, objections_wrong=math.nan)
     return row
 
 

@@ -37,6 +37,8 @@ class AnalysisResult:
     value: float | None = None
     events: tuple[int, ...] = ()
     note: str = ""
+    trends: tuple[tuple[str, str], ...] = ()
+    corr: float | None = None
 
     def key(self) -> str:
         """Same format as :meth:`AnalysisPlan.key`."""
@@ -135,19 +137,33 @@ def _relation_code(plan: AnalysisPlan) -> str:
             f"evidence = 'highest {k}-bin minimum: ' + ', '.join(f'{{y}}: {{v:.2f}}' "
             "for y, v in m.dropna().sort_values(ascending=False).head(3).items())\n"
         )
+    # describe: the direction of each series over the (windowed) record and, for two or more
+    # series, the correlation of the first two - what an open question's answer states
     return (
-        "parts = []\n"
+        "parts, trends = [], []\n"
         "for col in data.columns:\n"
         "    c = data[col].dropna()\n"
         "    if len(c):\n"
         "        parts.append(f'{col}: max at {int(c.idxmax())}, min at {int(c.idxmin())}')\n"
+        "        change = float(c.iloc[-1] - c.iloc[0])\n"
+        f"        trends.append(f\"{{col}}:{{'up' if change >= {thr} else 'down' if change <= -{thr}"
+        " else 'flat'}\")\n"
         "evidence = '; '.join(parts) or 'no numeric column selected'\n"
+        "corr = None\n"
+        "if len(COLS) >= 2:\n"
+        "    pair = data[COLS[:2]].dropna()\n"
+        "    if len(pair) >= 3 and pair.std().min() > 0:\n"
+        "        corr = float(pair[COLS[0]].corr(pair[COLS[1]]))\n"
+        "value = corr\n"
+        "print('TRENDS', ','.join(trends) or 'none', 'corr=' + ('nan' if corr is None else "
+        "f'{corr:.2f}'))\n"
     )
 
 
 # -------------------------------------------------------------------------- reading output
 
 _RESULT_RE = re.compile(r"^RESULT (.*)$", re.MULTILINE)
+_TRENDS_RE = re.compile(r"^TRENDS (\S+) corr=(\S+)$", re.MULTILINE)
 
 
 def parse_result(output: str) -> AnalysisResult | None:
@@ -156,6 +172,14 @@ def parse_result(output: str) -> AnalysisResult | None:
     if not lines:
         return None
     pairs = dict(re.findall(r"(\w+)=(\S+)", lines[-1]))
+    described = _TRENDS_RE.findall(output or "")
+    trends: tuple[tuple[str, str], ...] = ()
+    corr = None
+    if described:
+        listed, corr_text = described[-1]
+        trends = tuple(tuple(p.split(":", 1)) for p in listed.split(",")  # type: ignore[misc]
+                       if ":" in p)
+        corr = None if corr_text == "nan" else float(corr_text)
     try:
         year = None if pairs.get("year", "none") == "none" else int(pairs["year"])
         value = float(pairs["value"]) if pairs.get("value", "nan") != "nan" else None
@@ -168,6 +192,8 @@ def parse_result(output: str) -> AnalysisResult | None:
             year=year,
             value=value,
             events=events,
+            trends=trends,
+            corr=corr,
         )
     except (KeyError, ValueError):
         return None

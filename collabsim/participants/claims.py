@@ -25,18 +25,21 @@ from collabsim.domain.relations import DECREASE_RE, INCREASE_RE, ORDINAL_WORDS, 
 from collabsim.domain.time_expr import claim_years, format_window, mentions_year, year_text
 from collabsim.participants.cells import AnalysisResult
 from collabsim.participants.query import QuerySemantics
-from collabsim.participants.wording import variable_phrase
+from collabsim.participants.wording import describe_hypothesis, variable_phrase
 
 _ISSUE_RE = re.compile(r"\[issue kind=(\w+)(?: fix=([^\]\s]*))?\]")
 _CHECK_RE = re.compile(r"\[check draft=([0-9a-f]{8})\]")
 _DRAFT_RE = re.compile(r"\[draft=([0-9a-f]{8})\]")
+_EDIT_RE = re.compile(r"\[edit draft=([0-9a-f]{8})\]")
+_PROPOSAL_RE = re.compile(r'I would write instead: "(.*?)" \[', re.S)
 
 
 _LOWEST_RE = re.compile(r"lowest|decline")
 
 __all__ = [
     "Issue", "announced_drafts", "check_numbers", "check_wording", "checked_drafts",
-    "claim_years", "describe_check", "draft_fingerprint", "format_check_message", "parse_issues",
+    "claim_years", "describe_check", "draft_fingerprint", "edited_drafts", "format_check_message",
+    "format_proposal_message", "parse_issues", "proposal",
 ]
 
 
@@ -80,6 +83,32 @@ def checked_drafts(text: str) -> tuple[str, ...]:
     return tuple(_CHECK_RE.findall(text or ""))
 
 
+def edited_drafts(text: str) -> tuple[str, ...]:
+    """Fingerprints of editor texts a message says its sender wrote (``[edit draft=...]``)."""
+    return tuple(_EDIT_RE.findall(text or ""))
+
+
+def proposal(text: str) -> str | None:
+    """The alternative text a collaborator proposed in a message, if any."""
+    match = _PROPOSAL_RE.search(text or "")
+    return match.group(1) if match else None
+
+
+def format_proposal_message(issues: tuple[Issue, ...], draft: str, version: str,
+                            edit: bool) -> str:
+    """A collaborator's own alternative to ``draft``: it edits the draft to ``version``
+    (``edit``) or proposes it and asks the agent to use it."""
+    head = ("I am editing the draft with my own version." if edit else
+            "I disagree with the draft and propose my own version.")
+    parts = [head, *(f"({i}) {issue.message}" for i, issue in enumerate(issues, start=1)),
+             f'I would write instead: "{version.strip()}"', *(i.tag() for i in issues),
+             f"[check draft={draft_fingerprint(draft)}]"]
+    if edit:
+        fp = draft_fingerprint(version)
+        parts += [f"[edit draft={fp}]", f"[check draft={fp}]"]
+    return " ".join(parts)
+
+
 def announced_drafts(text: str) -> tuple[str, ...]:
     """Draft fingerprints a message announces (``[draft=...]``)."""
     return tuple(_DRAFT_RE.findall(text or ""))
@@ -112,6 +141,8 @@ def check_numbers(
     Returns:
         Issues (empty when the year matches or cannot be verified).
     """
+    if reference is not None and reference.relation == "describe":
+        return _check_description(draft, reference, agent)
     if reference is None or reference.year is None:
         return ()
     years = claim_years(draft)
@@ -160,6 +191,31 @@ def check_numbers(
     return tuple(issues)
 
 
+def _check_description(draft: str, reference: AnalysisResult, agent: AnalysisResult | None
+                       ) -> tuple[Issue, ...]:
+    """D's check of an open question's answer: its own description of the same series."""
+    if not reference.trends:
+        return ()
+    own = describe_hypothesis(reference)
+    if own.strip() == draft.strip():
+        return ()
+    lead = f"My computation on {'+'.join(reference.columns)} says: \"{own}\""
+    issues: list[Issue] = []
+    if agent is not None and agent.relation == "describe":
+        if agent.columns != reference.columns:
+            issues.append(Issue(
+                "wrong_column_variant", f"{lead} You used {'+'.join(agent.columns)}; use "
+                f"{'+'.join(reference.columns)}.", (("column", "+".join(reference.columns)),)))
+        if agent.window != reference.window:
+            issues.append(Issue(
+                "wrong_window", f"{lead} The description must cover "
+                f"{_window_words(reference.window)}, you described "
+                f"{_window_words(agent.window)}.", (("window", format_window(reference.window)),)))
+    if not issues:
+        issues.append(Issue("wrong_description", lead, _full_fix(reference)))
+    return tuple(issues)
+
+
 def _full_fix(reference: AnalysisResult) -> tuple[tuple[str, str], ...]:
     return (("column", "+".join(reference.columns)), ("ordinal", str(reference.ordinal)),
             ("relation", reference.relation), ("window", format_window(reference.window)))
@@ -181,10 +237,11 @@ def check_wording(semantics: QuerySemantics, draft: str) -> tuple[Issue, ...]:
         semantics: The query's semantics (R parses the query itself).
         draft: The hypothesis text under review.
     """
-    if semantics.relation == "describe":
-        return ()
     low = draft.lower()
     issues: list[Issue] = []
+    if semantics.relation == "describe":
+        # an open question: only its period can be checked against the wording
+        return tuple(_window_issue(semantics, draft))
     if not claim_years(draft):
         issues.append(Issue("missing_year", "The question asks for a century, but the draft "
                             "names none."))
@@ -228,15 +285,20 @@ def check_wording(semantics: QuerySemantics, draft: str) -> tuple[Issue, ...]:
     if rel == "growth_min" and "highest" in low and not lowest:
         issues.append(Issue("wrong_relation", "The question asks for the lowest growth / "
                             "greatest decline.", (("relation", "growth_min"),)))
-    if semantics.window is not None:
-        lo, hi = semantics.window
-        if not (mentions_year(draft, lo) and mentions_year(draft, hi)):
-            issues.append(Issue(
-                "wrong_window",
-                f"The question is bounded to the period {_window_words(semantics.window)}; the "
-                "draft does not answer within that period.",
-                (("window", format_window(semantics.window)),)))
+    issues += _window_issue(semantics, draft)
     return tuple(issues)
+
+
+def _window_issue(semantics: QuerySemantics, draft: str) -> list[Issue]:
+    if semantics.window is None:
+        return []
+    lo, hi = semantics.window
+    if mentions_year(draft, lo) and mentions_year(draft, hi):
+        return []
+    return [Issue("wrong_window",
+                  f"The question is bounded to the period {_window_words(semantics.window)}; "
+                  "the draft does not answer within that period.",
+                  (("window", format_window(semantics.window)),))]
 
 
 def describe_check(semantics: QuerySemantics) -> str:

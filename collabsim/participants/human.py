@@ -15,9 +15,14 @@ A collaborator is a small stochastic model, not an oracle (DESIGN.md "Simulated 
   ``confidence_in_area`` or ``confidence_outside`` by the issue's area);
 * **reactions** to the agent's draft: adopt / modify / reject from the calibrated
   Dirichlet-multinomial :class:`~collabsim.participants.behaviour.ReactionModel` (profile
-  ``behaviour.reactions``): *adopt* takes the draft as it is without checking it (free-riding
-  on the agent), *modify*
-  checks it and proposes its fixes, *reject* checks it and insists on its objections.
+  ``behaviour.reactions``; one person's rates per session): *adopt* takes the draft as it is
+  without checking it (free-riding on the agent); *modify* edits the draft in the result
+  editor with its own version (D words its own computation, with its own mistakes and its
+  figures; R restates the shown result under its own reading of the query), as a Kolab
+  "modify" is the human changing the AI's output; *reject* proposes its own version in chat
+  when its check disagrees and insists on it when the agent declines;
+* **timing** - :class:`SessionTiming`: the durations of its actions and its think times
+  before reacting, from one sequence of the calibrated timing model per session.
 
 Each scalar parameter is written in the profile as ``{value: ..., source: ...}`` (the source
 is ``kolab:...`` for calibrated values or ``prior:...`` for a documented prior); a plain
@@ -33,14 +38,14 @@ from typing import Any
 
 import numpy as np
 
-from collabsim.participants.behaviour import BehaviourModel, ReactionRates
+from collabsim.participants.behaviour import BehaviourModel, HumanTiming, ReactionRates
 from collabsim.participants.plan import stable_hash
 
 # Which mistake / issue kinds belong to which area of expertise. D's area is the computation
 # (which column, which window, the recomputed year); R's is what the query means.
 AREAS: dict[str, frozenset[str]] = {
     "computation": frozenset({"wrong_column_variant", "wrong_window", "wrong_year",
-                              "missing_year"}),
+                              "missing_year", "wrong_description"}),
     "semantics": frozenset({"wrong_ordinal", "peak_vs_plateau", "wrong_relation",
                             "misread_query"}),
 }
@@ -51,6 +56,7 @@ SCALARS: tuple[str, ...] = ("error_in_area", "error_outside", "confidence_in_are
                             "approve_threshold")
 # Keys a profile's params may carry and who reads them (tests fail on any other key).
 KNOWN_KEYS: frozenset[str] = frozenset({*SCALARS, "expertise", "behaviour", "review_code",
+                                        "escalate_after",
                                         "recompute_claims", "check_wording",
                                         "confirm_propensity", "memory_entries"})
 
@@ -140,12 +146,70 @@ class HumanModel:
         in_area = kind in AREAS[self.expertise]
         return self.confidence_in_area if in_area else self.confidence_outside
 
-    def reaction_rates(self, seed: int, name: str) -> ReactionRates | None:
-        """This person's adopt/modify/reject rates (drawn once per seed), if modelled."""
+    def reaction_rates(self, seed: int, name: str, task_id: str) -> ReactionRates | None:
+        """This person's adopt/modify/reject rates, if modelled.
+
+        One person per session (seed, member, task), as in the Kolab data, where sessions had
+        their own participants: a grid's sessions are independent teams, and its results do
+        not hang on the few persons one draw per seed would give.
+        """
         if self.behaviour is None:
             return None
-        return self.behaviour.reactions.sample_participant(_rng(seed, name, "reactions"))
+        return self.behaviour.reactions.sample_participant(
+            _rng(seed, name, task_id, "reactions"))
 
 
 def _rng(seed: int, *parts: object) -> np.random.Generator:
     return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)])
+
+
+TIMING_SEQUENCE = 64
+
+
+class SessionTiming:
+    """One simulated human's action durations and think times in the sessions it plays.
+
+    Both come from one sequence sampled from the calibrated timing model per (seed, person,
+    task): the k-th action it takes lasts ``durations[k]`` and it thinks ``think[k]`` before
+    reacting to the k-th draft announced to it. The engine asks :meth:`duration` for each
+    action (the ``action_duration`` hook of a participant), so its trace carries these
+    durations instead of the clock's generic ones.
+
+    Args:
+        model: The calibrated behaviour (None: no timing model, durations from the clock).
+        seed: Session seed.
+        name: Participant name.
+    """
+
+    def __init__(self, model: BehaviourModel | None, seed: int, name: str) -> None:
+        self.model = model
+        self.seed = int(seed)
+        self.name = name
+        self.task_id: str | None = None
+        self._sequences: dict[str, HumanTiming] = {}
+        self._actions: dict[str, int] = {}
+
+    def sequence(self, task_id: str) -> HumanTiming | None:
+        """The sampled timing of the session of ``task_id`` (None without a model)."""
+        if self.model is None:
+            return None
+        if task_id not in self._sequences:
+            rng = _rng(self.seed, self.name, task_id, "timing")
+            self._sequences[task_id] = self.model.timing.sample(TIMING_SEQUENCE, rng)
+        return self._sequences[task_id]
+
+    def think(self, task_id: str, k: int) -> float:
+        """Think time before reacting to the k-th announced draft (0 without a model)."""
+        timing = self.sequence(task_id)
+        return 0.0 if timing is None else float(timing.think[k % TIMING_SEQUENCE])
+
+    def duration(self, action: str) -> float | None:
+        """Duration of this person's next action in the current session (None: the clock's)."""
+        if self.task_id is None:
+            return None
+        timing = self.sequence(self.task_id)
+        if timing is None:
+            return None
+        k = self._actions.get(self.task_id, 0)
+        self._actions[self.task_id] = k + 1
+        return float(timing.durations[k % TIMING_SEQUENCE])

@@ -50,6 +50,7 @@ from collabsim.core.records import Profile
 from collabsim.llm.budget import BudgetExceeded
 from collabsim.llm.client import OFFLINE_MODEL_PREFIX, LLMCallError, LLMClient, LLMSettings
 from collabsim.participants import offline_provider  # noqa: F401 - registers collabsim/* models
+from collabsim.participants.human import HumanModel, SessionTiming
 from collabsim.participants.state_block import encode_state
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
@@ -299,6 +300,20 @@ class LLMParticipant:
     scratchpad: str = ""
     turns: list[TurnRecord] = field(default_factory=list)
     policy_name: ClassVar[str] = "llm"
+    _timing: SessionTiming | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.role == "collaborator" and self.profile is not None:
+            # a simulated human's actions take as long as its calibrated timing model says,
+            # whichever policy decides them (as for policy=scripted)
+            spec = dict(self.offline_policy or {})
+            params = {**dict(self.profile.params), **dict(spec.get("params") or {})}
+            behaviour = HumanModel.from_params(params).behaviour
+            self._timing = SessionTiming(behaviour, int(spec.get("seed", 0)), self.name)
+
+    def action_duration(self, action: str) -> float | None:
+        """Duration of my next action from the profile's timing model (engine hook)."""
+        return None if self._timing is None else self._timing.duration(action)
 
     def _uses_state_block(self) -> bool:
         if self.state_block is not None:
@@ -329,6 +344,8 @@ class LLMParticipant:
             BudgetExceeded: The session budget does not allow another call.
             SessionAbort: A model call failed after its retries (status ``error``).
         """
+        if self._timing is not None:
+            self._timing.task_id = observation.task.task_id
         messages = self.renderer.messages(
             observation, self.scratchpad, self._state(observation, repair=False)
         )

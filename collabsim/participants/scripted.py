@@ -16,14 +16,19 @@ teammates and wait (bounded by ``patience_seconds`` of virtual time) for their c
 agent defers: with the fixed propensity ``deference`` whoever is right, always for the
 teammate the team memory records as trusted for the issue's area, never while the
 ``ignore_teammate`` mistake is active - except under gates, where issues from gate owners
-bind. In build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
+bind. A teammate's edit of the draft (announced with ``[edit draft=...]``) is kept, merged
+or reverted by the same rule: merged when the agent redid its analysis with the teammate's
+fixes (its new draft wins), else kept by a gate owner's authority, the memory's trust
+record or the deference propensity, else reverted to the agent's own draft. In build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
 gate lines) and agrees.
 
 Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own
 ``EXECUTE_CODE`` and compares years; ``R`` (``check_wording``) compares the draft's wording
 with the query. Both are fallible people (:mod:`collabsim.participants.human`): their own
 computation / reading carries their own per-session mistakes, they adopt some drafts
-unchecked, take a think time before reacting and may insist on a declined objection. Both post concrete issues in chat, decide pending gate requests they own
+unchecked, edit others with their own version (modify) or propose it and insist (reject),
+take a think time before reacting and act with calibrated durations
+(:class:`~collabsim.participants.human.SessionTiming`). Both post concrete issues in chat, decide pending gate requests they own
 (``REJECT`` with reasons), contribute to memory in build phases and otherwise wait.
 """
 
@@ -49,12 +54,15 @@ from collabsim.participants.claims import (
     check_numbers,
     check_wording,
     checked_drafts,
+    claim_years,
     describe_check,
     draft_fingerprint,
+    edited_drafts,
     format_check_message,
+    format_proposal_message,
     parse_issues,
 )
-from collabsim.participants.human import HumanModel, area_of
+from collabsim.participants.human import HumanModel, SessionTiming, area_of, param_value
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
@@ -65,12 +73,11 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.protocol import ChatMessage, Observation, Profile, Role
 from collabsim.participants.query import QuerySemantics, parse_query
-from collabsim.participants.wording import draft_hypothesis
+from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
-_THINK_SEQUENCE = 8
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 
 
@@ -144,6 +151,18 @@ def _latest_result(obs: Observation, author: str | None, exclude: str | None = N
     return None
 
 
+def _results_shown(obs: Observation, exclude: str | None = None) -> list[AnalysisResult]:
+    """Parsed results of the compute cells in the shared code history, oldest first."""
+    out = []
+    for cell in obs.code_cells:
+        if cell.author == exclude or not cell.ok or not cell.code.startswith(COMPUTE_MARK):
+            continue
+        result = parse_result(cell.output)
+        if result is not None:
+            out.append(result)
+    return out
+
+
 class ScriptedAgent:
     """The scripted AI agent (see module docstring).
 
@@ -213,10 +232,18 @@ class ScriptedAgent:
             return format_action("EXECUTE_CODE", code=inspect)
         if not runs and self._rejections(obs, "EXECUTE_CODE") < self._max_rejections:
             return format_action("EXECUTE_CODE", code=code)
+        kept = self._edit_author(obs)
+        if kept is not None and obs.editor_text.strip() != draft.strip():
+            # merge: having redone the analysis with teammates' fixes, my new draft wins;
+            # otherwise keep the teammate's edit or revert it to my draft
+            if not applied and self._keeps_edit(obs, ctx, kept):
+                draft = obs.editor_text
+            else:
+                kept = None
         if (obs.editor_text.strip() != draft.strip()
                 and self._rejections(obs, "EDITOR_UPDATE", draft) < self._max_rejections):
             return format_action("EDITOR_UPDATE", text=draft)
-        message = self._team_message(obs, plan, applied, ignored)
+        message = self._team_message(obs, plan, applied, ignored, kept)
         if message is not None:
             return message
         if self._waiting_for_checks(obs) and obs.turn < int(self.params.get("finish_by_turn", 45)):
@@ -271,6 +298,31 @@ class ScriptedAgent:
                  "defer").random()
         return bool(u < float(self.params.get("deference", 1.0)))
 
+    def _edit_author(self, obs: Observation) -> str | None:
+        """The teammate whose announced edit the editor holds, if any."""
+        fp = draft_fingerprint(obs.editor_text)
+        for message in reversed(obs.chat):
+            if message.sender != obs.me and fp in edited_drafts(message.text):
+                return message.sender
+        return None
+
+    def _keeps_edit(self, obs: Observation, ctx: _TaskContext, author: str) -> bool:
+        """Whether the agent keeps a teammate's edit of its draft instead of reverting it.
+
+        Gate owners' edits bind; with the ``ignore_teammate`` mistake it reverts; with a team
+        memory it keeps the edit of a teammate recorded as trusted; otherwise it keeps it with
+        the fixed propensity ``deference``, whoever is right.
+        """
+        if author in set(obs.gates.values()):
+            return True
+        if "ignore_teammate" in ctx.mistakes:
+            return False
+        if _trusted_areas(obs).get(author):
+            return True
+        u = _rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
+                 "keep-edit").random()
+        return bool(u < float(self.params.get("deference", 1.0)))
+
     def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
         """How often my ``action`` (with this text, when given) was rejected."""
         key = None if text is None else text.strip()[:150]
@@ -292,7 +344,7 @@ class ScriptedAgent:
                    for h in mine)
 
     def _team_message(self, obs: Observation, plan: AnalysisPlan, applied: list[str],
-                      ignored: list[str]) -> str | None:
+                      ignored: list[str], kept: str | None = None) -> str | None:
         """The message action to post next about the draft in the editor, if any."""
         if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return None
@@ -302,6 +354,8 @@ class ScriptedAgent:
         if not self._said.in_chat(obs, "draft", fp):
             lead = ("Thanks - I redid the analysis with your fixes "
                     f"({', '.join(sorted(set(applied)))}). " if applied else "")
+            if kept is not None:
+                lead = f"I keep {kept}'s edit of the draft. "
             return self._said.post("draft", fp, (
                 f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
                 f"{'+'.join(plan.columns) or 'the data'}). Please check it. [draft={fp}]"))
@@ -322,7 +376,19 @@ class ScriptedAgent:
         checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
         missing = [t for t in obs.teammates if t not in checked]
         patience = float(self.params.get("patience_seconds", 120.0))
-        return bool(missing) and obs.time - announce[-1].time < patience
+        return bool(missing or self._edit_coming(obs)) and (
+            obs.time - announce[-1].time < patience)
+
+    def _edit_coming(self, obs: Observation) -> bool:
+        """Whether a teammate announced an edit of the editor that has not been made yet."""
+        for message in obs.chat:
+            if message.sender == obs.me or not edited_drafts(message.text):
+                continue
+            made = any(h.actor == message.sender and h.action_type == "EDITOR_UPDATE"
+                       and h.time >= message.time for h in obs.history)
+            if not made:
+                return True
+        return False
 
     def _build(self, obs: Observation, ctx: _TaskContext) -> str:
         entries = [
@@ -410,9 +476,15 @@ class ScriptedCollaborator:
         self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
         self.wording = bool(self.params.get("check_wording", profile.key == "R"))
         self.human = HumanModel.from_params(self.params)
+        self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
         self._cache: dict[str, _Reading] = {}
-        self._think: dict[str, np.ndarray] = {}
         self._said = _Said()
+        # my edits of the editor: draft fp -> the version I announced, what I wrote
+        self._planned: dict[str, str] = {}
+        self._finish_rejected = 0
+        self._edit_tried: set[str] = set()
+        self._written: set[str] = set()
+        self._written_texts: set[str] = set()
 
     @staticmethod
     def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
@@ -439,14 +511,21 @@ class ScriptedCollaborator:
         return reading.semantics, reading.plan
 
     def reaction(self, obs: Observation, fp: str) -> str:
-        """adopt / modify / reject of the agent's draft ``fp`` (``modify`` when unmodelled)."""
-        rates = self.human.reaction_rates(self.seed, self.name)
+        """adopt / modify / reject of the agent's draft ``fp``; ``check`` (check it and raise
+        issues in chat, the behaviour before reactions were modelled) without a ``behaviour``
+        block."""
+        rates = self.human.reaction_rates(self.seed, self.name, obs.task.task_id)
         if rates is None:
-            return "modify"
+            return "check"
         return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
+
+    def action_duration(self, action: str) -> float | None:
+        """How long my next action lasts: from the calibrated timing model (engine hook)."""
+        return self.timing.duration(action)
 
     def decide(self, obs: Observation) -> str:
         """Synchronous decision (the whole policy)."""
+        self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
             return _build_step(obs, self._memory_entries())
         semantics, plan = self._task(obs.task)
@@ -454,10 +533,12 @@ class ScriptedCollaborator:
         if request is not None and request.action_type == "EXECUTE_CODE":
             return self._decide_code(request.request_id, str(request.args.get("code", "")), plan)
         own = self._own_result(obs, plan)
-        if (self.numbers and own is None and plan.relation != "describe"
+        if (self.numbers and own is None and plan.columns
                 and not obs.my_pending and not self._computed(obs, plan)
                 and _allowed(obs, "EXECUTE_CODE")):
             return format_action("EXECUTE_CODE", code=compute_cell(plan))
+        if self._escalates(obs):
+            return self._finish_myself(obs)
         if request is not None:
             return self._decide_gate(obs, request)
         draft = obs.editor_text
@@ -466,12 +547,31 @@ class ScriptedCollaborator:
         fp = draft_fingerprint(draft)
         if not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return format_action(WAIT)
+        if fp in self._written:
+            return format_action(WAIT)  # the editor holds my own edit
         if self._posted(obs, fp):
-            return self._maybe_insist(obs, fp, draft)
+            return self._edit_or_insist(obs, fp, draft)
         if obs.time < self._ready_at(obs, fp):
             return format_action(WAIT)  # still thinking about the announced draft
+        reaction = self.reaction(obs, fp)
         # adopt: takes the draft as it is without checking it (free-riding on the agent)
-        issues = () if self.reaction(obs, fp) == "adopt" else self.issues(obs, draft)
+        issues = () if reaction == "adopt" else self.issues(obs, draft)
+        version = None if reaction == "adopt" else self.own_version(obs, draft)
+        if version is not None and reaction == "modify" and version.strip() == draft.strip():
+            # modify means editing (the Kolab label): agreeing, it still rewrites the draft
+            # in its own terms - D with its figures, R with what it reads the query to ask
+            version = self.restatement(obs, version)
+        differs = version is not None and version.strip() != draft.strip()
+        if differs and (reaction == "modify" or (reaction == "reject" and issues)) and (
+                version.strip() not in self._written_texts):
+            # modify: edit the draft with my own version (announced first, so that the agent
+            # knows whose edit the editor holds); reject: propose it and insist on it
+            edit = reaction == "modify" and _allowed(obs, "EDITOR_UPDATE")
+            if edit:
+                self._planned[fp] = version
+            text = format_proposal_message(issues, draft, version, edit)
+            self._said.post("check", draft_fingerprint(version), text)
+            return self._said.post("check", fp, text)
         if issues:
             return self._said.post("check", fp, format_check_message(self.name, issues, draft))
         # agreeing needs no message: whether it says so is its message propensity
@@ -495,14 +595,12 @@ class ScriptedCollaborator:
             return 0.0
         order = {f: i for i, f in enumerate(dict.fromkeys(
             f for m in announced for f in announced_drafts(m.text)))}
-        think = self._think.get(obs.task.task_id)
-        if think is None:
-            rng = _rng(self.seed, self.name, obs.task.task_id, "timing")
-            think = self._think[obs.task.task_id] = model.timing.sample(_THINK_SEQUENCE, rng).think
-        return mine[0].time + float(think[order[fp] % _THINK_SEQUENCE])
+        return mine[0].time + self.timing.think(obs.task.task_id, order[fp])
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
         """Decide a gate request: reject only issues it is confident enough about."""
+        if request.action_type == "FINISH":
+            param_value(self.params, "escalate_after", 3)  # read with the decision it bounds
         text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
                 else obs.editor_text)
         fp = draft_fingerprint(text)
@@ -515,8 +613,75 @@ class ScriptedCollaborator:
         if issues:
             reason = " ".join(i.message for i in issues) + " " + " ".join(
                 i.tag() for i in issues)
+            if request.action_type == "FINISH":
+                self._finish_rejected += 1
             return format_action("REJECT", request_id=request.request_id, reason=reason)
         return format_action("APPROVE", request_id=request.request_id)
+
+    def _escalates(self, obs: Observation) -> bool:
+        """Whether I, owning FINISH, end a standoff: after ``escalate_after`` rejections of
+        the agent's FINISH the owner decides (its decision binds) instead of blocking on."""
+        if obs.gates.get("FINISH") != obs.me or not _allowed(obs, "FINISH"):
+            return False
+        limit = param_value(self.params, "escalate_after", 3)
+        return self._finish_rejected >= limit
+
+    def _finish_myself(self, obs: Observation) -> str:
+        """Put my own version in the editor (once, unless another owner gates the editor)
+        and submit it."""
+        if obs.my_pending:
+            return format_action(WAIT)
+        version = self.own_version(obs, obs.editor_text)
+        editor_owner = obs.gates.get("EDITOR_UPDATE")
+        if (version is not None and version.strip() != obs.editor_text.strip()
+                and editor_owner in (None, obs.me)
+                and "escalate" not in self._edit_tried and _allowed(obs, "EDITOR_UPDATE")):
+            self._edit_tried.add("escalate")
+            self._written.add(draft_fingerprint(version))
+            self._written_texts.add(version.strip())
+            return format_action("EDITOR_UPDATE", text=version)
+        return format_action("FINISH")
+
+    def own_version(self, obs: Observation, draft: str) -> str | None:
+        """The draft as this person would write it: D words its own computation (with its
+        own mistakes), R restates the visible result under its own reading of the query."""
+        semantics, plan = self._task(obs.task)
+        if self.numbers:
+            own = self._own_result(obs, plan)
+            if own is not None and (own.year is not None or own.trends):
+                return draft_hypothesis(own, semantics)
+        if self.wording:
+            shown = _results_shown(obs, exclude=obs.me)
+            if not shown:
+                return None
+            years = claim_years(draft)
+            basis = next((r for r in reversed(shown) if r.year is not None and r.year in years),
+                         shown[-1])
+            return restate(basis, semantics)
+        return None
+
+    def restatement(self, obs: Observation, version: str) -> str:
+        """``version`` in this person's own terms: D adds the figures of its computation,
+        R the question as it reads it."""
+        semantics, plan = self._task(obs.task)
+        own = self._own_result(obs, plan) if self.numbers else None
+        body = version.strip().rstrip(".")
+        if own is not None:
+            figure = "" if own.value is None else f", value {own.value:.2f}"
+            return f"{body} ({'+'.join(own.columns)}{figure})."
+        return f"{body}, which answers {describe_check(semantics)}."
+
+    def _edit_or_insist(self, obs: Observation, fp: str, draft: str) -> str:
+        """After my objection to ``fp``: make the edit I announced, else maybe insist."""
+        planned = self._planned.get(fp)
+        if planned is not None and fp not in self._edit_tried:
+            if obs.my_pending:
+                return format_action(WAIT)
+            self._edit_tried.add(fp)
+            self._written.add(draft_fingerprint(planned))
+            self._written_texts.add(planned.strip())
+            return format_action("EDITOR_UPDATE", text=planned)
+        return self._maybe_insist(obs, fp, draft)
 
     def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
@@ -535,7 +700,10 @@ class ScriptedCollaborator:
             self.name, issues, draft))
 
     def issues(self, obs: Observation, text: str) -> tuple[Issue, ...]:
-        """All issues this collaborator's (fallible) checks find in ``text``."""
+        """All issues this collaborator's (fallible) checks find in ``text`` (none in a text
+        it wrote itself)."""
+        if draft_fingerprint(text) in self._written:
+            return ()
         semantics, plan = self._task(obs.task)
         found: list[Issue] = []
         if self.wording:

@@ -1,9 +1,10 @@
 """Rebuild the scripted policy a state block describes (for the offline provider).
 
-Scripted decisions are a deterministic function of (task brief, observation, seed, params)
-(see :mod:`collabsim.participants.scripted`), so an instance may be reused across calls;
-instances are kept in a small LRU keyed by (name, role, profile, seed, params) to reuse their
-per-task caches (query semantics).
+A scripted policy keeps per-session state (the messages it posted, the edits it made), so an
+instance must serve exactly one session: instances are kept in an LRU keyed by the session
+as the observation identifies it (task, structure, teammates) together with the member
+(name, role, profile), seed and params. Two sessions share an instance only when they are
+the same session run twice, whose decisions are identical.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from collabsim.core.observation import Observation, Participant
 
-_MAX_INSTANCES = 256
+_MAX_INSTANCES = 1024
 _lock = threading.Lock()
 _instances: OrderedDict[str, Participant] = OrderedDict()
 
@@ -24,6 +25,9 @@ _instances: OrderedDict[str, Participant] = OrderedDict()
 def _key(observation: Observation, seed: int, params: Mapping[str, Any]) -> str:
     profile = observation.profile
     payload = {
+        "task": observation.task.task_id,
+        "structure": observation.structure,
+        "teammates": list(observation.teammates),
         "name": observation.me,
         "role": observation.role,
         "profile": None

@@ -8,6 +8,8 @@ descriptive answer when the computation settles nothing.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.time_expr import year_text
 from collabsim.domain.variables import GROWTH, VARIABLES
@@ -27,6 +29,8 @@ def variable_phrase(column: str) -> str:
 
 def draft_hypothesis(result: AnalysisResult | None, semantics: QuerySemantics) -> str:
     """Word a result as an archaeology-style hypothesis (cautious when there is no year)."""
+    if result is not None and result.relation == "describe" and result.trends:
+        return describe_hypothesis(result)
     if result is None or result.year is None or not result.columns:
         return fallback_hypothesis(semantics, result)
     when = year_text(result.year)
@@ -71,3 +75,55 @@ def fallback_hypothesis(semantics: QuerySemantics, result: AnalysisResult | None
     return (f"The data do not allow a definite answer with a standard time-series check; "
             f"tentatively, the series of {subject} show no single clear event matching the "
             "question, and the pattern should be treated as uncertain.")
+
+
+_TREND_WORDS = {"up": "increased", "down": "decreased", "flat": "stayed roughly level"}
+
+
+def describe_hypothesis(result: AnalysisResult) -> str:
+    """An open ("describe") question answered by what was computed: the period covered, each
+    series' direction over it and, for two series or more, their correlation."""
+    if result.window is None:
+        scope = "Over the whole observed record"
+    else:
+        scope = f"Between {year_text(result.window[0])} and {year_text(result.window[1])}"
+    parts = [f"{variable_phrase(col)} {_TREND_WORDS.get(trend, trend)}"
+             for col, trend in result.trends]
+    text = f"{scope}, " + (", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1
+                           else parts[0]) + "."
+    if result.corr is not None and len(result.columns) >= 2:
+        sign = ("positively" if result.corr >= 0.3 else "negatively" if result.corr <= -0.3
+                else "hardly")
+        text += (f" {variable_phrase(result.columns[0])[:1].upper()}"
+                 f"{variable_phrase(result.columns[0])[1:]} and "
+                 f"{variable_phrase(result.columns[1])} are {sign} related "
+                 f"(r = {result.corr:.2f}).")
+    return text
+
+
+# relations a reader can take for one another (the misreadings of plan._MISREAD)
+_FAMILIES = ({"rise", "fall"}, {"peak", "plateau"}, {"growth_max", "growth_min"})
+
+
+def restate(result: AnalysisResult, semantics: QuerySemantics) -> str:
+    """A shown result reworded under a reader's own understanding of the query.
+
+    What a researcher does to a draft without recomputing it: the relation read the other
+    way within its family (rise/fall, peak/plateau, highest/lowest growth), the asked
+    occurrence (its year taken from the printed events when they list it) and the period.
+    """
+    changes: dict[str, object] = {}
+    if result.relation == "describe":
+        changes["window"] = semantics.window
+    else:
+        family = next((f for f in _FAMILIES if result.relation in f), set())
+        if semantics.relation in family:
+            changes["relation"] = semantics.relation
+        if result.relation in ("rise", "fall", "simultaneous") and (
+                semantics.ordinal != result.ordinal):
+            changes["ordinal"] = semantics.ordinal
+            if len(result.events) >= semantics.ordinal:
+                changes["year"] = result.events[semantics.ordinal - 1]
+        if result.relation in ("growth_max", "growth_min"):
+            changes["window"] = semantics.window
+    return draft_hypothesis(replace(result, **changes), semantics)  # type: ignore[arg-type]

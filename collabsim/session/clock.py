@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -106,9 +106,19 @@ class VirtualClock:
     def __init__(self, spec: ClockSpec, seed: int, names: Sequence[str], salt: str = "") -> None:
         self.spec = spec
         self._rngs = {n: participant_rng(seed, n, salt) for n in names}
+        self._own: dict[str, Callable[[str], float | None]] = {}
+
+    def use_participant_durations(self, name: str,
+                                  sampler: Callable[[str], float | None]) -> None:
+        """Let participant ``name`` time its own actions (``sampler(action)``; None: the
+        clock's draw), e.g. a simulated human with a calibrated timing model."""
+        self._own[name] = sampler
 
     def duration(self, name: str, kind: ParticipantKind, action: str) -> float:
         """Draw the duration of ``action`` by participant ``name`` of type ``kind``."""
+        own = self._own.get(name)
+        if own is not None and (value := own(action)) is not None:
+            return round(max(self.spec.min_seconds, float(value)), 6)
         mean = self.spec.mean(kind, action)
         sigma = self.spec.sigma
         if sigma == 0:

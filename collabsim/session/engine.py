@@ -119,6 +119,7 @@ async def run_session(
         raise ValueError(f"no participant for team member(s) {missing}")
     wall_start = time.perf_counter()
     orch = Orchestrator(config, trace_path, executor_factory=executor_factory)
+    orch.use_participant_durations(participants)
     try:
         try:
             orch.start()

@@ -4,6 +4,7 @@
 participants::
 
     orch = Orchestrator(config, trace_path)
+    orch.use_participant_durations(policies)   # simulated humans time their own actions
     orch.start()
     while (turn := orch.next_turn()) is not None:
         orch.submit(policies[turn.member].decide(turn.observation))   # action text
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,6 +110,14 @@ class Orchestrator:
         self._in_build = False
         self._started = False
         self._closed = False
+
+    def use_participant_durations(self, participants: Mapping[str, object]) -> None:
+        """Let each participant with an ``action_duration(action)`` method time its own
+        actions (simulated humans' calibrated durations; None from it: the clock's draw)."""
+        for name in self.state.members:
+            sampler = getattr(participants.get(name), "action_duration", None)
+            if callable(sampler):
+                self.state.clock.use_participant_durations(name, sampler)
 
     @property
     def done(self) -> bool:

@@ -47,16 +47,31 @@ def test_findings_directions_hold_on_a_fresh_run(tmp_path: Path,
     assert perf[("default", "DR")] <= single
     # README: no team in default beats the single agent
     assert all(perf[("default", t)] <= single for t in ("D", "R", "DR"))
-    # README: "scaffolding does NOT recover the loss" (the published +0.05...+0.13 does not hold):
-    # scaffolded Performance stays within 0.02 of default for every team
+    # README: "scaffolding does NOT recover the loss" (the published +0.03...+0.13 does not
+    # hold): no scaffolded team gains more than 0.02 over default, none moves by 0.05
     for team in ("D", "R", "DR"):
-        assert abs(perf[("scaffolded", team)] - perf[("default", team)]) <= 0.02, team
-    # README: "H_init,norm rises under scaffolding by +0.2...+0.5" (holds in direction)
+        gain = perf[("scaffolded", team)] - perf[("default", team)]
+        assert -0.05 < gain <= 0.02, (team, gain)
+    # README: "H_init,norm rises under scaffolding" (holds in direction; +0.15...+0.35 on the
+    # grid, more than +0.05 on this subset)
     h = cells["H_init_norm"]
     for team in ("D", "R", "DR"):
         rise = h[("scaffolded", team)] - h[("default", team)]
-        assert 0.15 <= rise <= 0.5, (team, rise)
+        assert 0.05 <= rise <= 0.5, (team, rise)
     # README: Performance varies across seeds in team cells (SE > 0)
     by_seed = sessions[sessions.team != "single"].groupby(
         ["structure", "team", "seed"])["Performance"].mean()
     assert by_seed.groupby(["structure", "team"]).std().max() > 0
+    # README: the team's hypothesis differs from the single agent's in 10-30 % of pairs
+    # (below the >= 30 % the issue asked for), more often under scaffolding than in default
+    solo = sessions[sessions.team == "single"].set_index(["task_id", "seed"]).hypothesis
+    teams = sessions[sessions.team != "single"]
+    differs = pd.Series([h != solo[(t, s)] for t, s, h in zip(
+        teams.task_id, teams.seed, teams.hypothesis, strict=True)], index=teams.index)
+    assert 0.10 <= differs.mean() < 0.30, differs.mean()
+    by_structure = differs.groupby(teams.structure).mean()
+    assert by_structure["scaffolded"] > by_structure["default"]
+    # README: most objections in default are wrong (the objected draft was at least as good)
+    default = teams[teams.structure == "default"]
+    assert default.objections.sum() > 0
+    assert default.objections_wrong.sum() / default.objections.sum() >= 0.5

@@ -42,6 +42,7 @@ def test_stepping_by_hand_writes_the_same_trace_as_run_session(
     cfg, participants = scripted_team(task, structure, seed=3)
     stepped = tmp_path / "stepped.jsonl"
     orch = Orchestrator(cfg, stepped, executor_factory=InProcessExecutor)
+    orch.use_participant_durations(participants)
     orch.start()
     members = []
     while (turn := orch.next_turn()) is not None:

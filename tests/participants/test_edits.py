@@ -1,0 +1,128 @@
+"""Collaborators' modify reactions edit the editor; the agent keeps, merges or reverts them by
+its structure's rule (deference in default, owners' decisions under gates)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from helpers.executors import InProcessExecutor
+from helpers.observations import sample_observation
+
+from collabsim.core.observation import ChatMessage
+from collabsim.core.records import GateRequest
+from collabsim.participants.analysis import MistakeModel
+from collabsim.participants.cells import AnalysisResult
+from collabsim.participants.query import QuerySemantics
+from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
+from collabsim.participants.team import load_profile, team_from_dict
+from collabsim.participants.wording import restate
+from collabsim.session.actions import parse_action
+from collabsim.session.config import SessionConfig
+from collabsim.session.engine import run_session_sync
+from collabsim.session.structures import builtin_structure
+from collabsim.tasks.discoverybench import load_tasks
+from collabsim.tasks.model import Task
+
+PROFILES = Path(__file__).parents[2] / "collabsim" / "participants" / "profiles"
+
+
+def _reacting(label: str) -> dict[str, Any]:
+    """Error-free collaborator params whose every reaction is ``label``."""
+    behaviour = copy.deepcopy(yaml.safe_load((PROFILES / "D.yaml").read_text())["behaviour"])
+    for key in ("adopt", "modify", "reject"):
+        behaviour["reactions"][key]["value"] = 1.0 if key == label else 0.0
+    return {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": behaviour}
+
+
+@pytest.fixture(scope="module")
+def task(generated_200: Path) -> Task:
+    return load_tasks(generated_200).tasks[0]  # a peak query: peak_vs_plateau changes the year
+
+
+def _planted(task: Task) -> int:
+    assert task.reference_workflow_path is not None
+    return json.loads(task.reference_workflow_path.read_text())["completion"]["years"][0]
+
+
+def _run(task: Task, structure: str, deference: float, trace: Path) -> str:
+    team = team_from_dict("DR")
+    participants: dict[str, Any] = {"agent": ScriptedAgent(
+        seed=0, params={"deference": deference, "patience_seconds": 600},
+        mistakes=MistakeModel(peak_vs_plateau=1.0))}
+    for profile in team.collaborators:  # D edits every draft, R takes drafts unchecked
+        label = "modify" if profile.key == "D" else "adopt"
+        participants[profile.key] = ScriptedCollaborator(profile, seed=0,
+                                                         params=_reacting(label))
+    config = SessionConfig(task=task, team=team, structure=builtin_structure(structure),
+                           seed=0)
+    result = run_session_sync(config, participants, trace, executor_factory=InProcessExecutor)
+    assert result.status == "finished", result.error
+    return result.submitted_hypothesis
+
+
+def _edits(trace: Path, actor: str) -> list[str]:
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    return [e["args"]["text"] for e in events if e["actor"] == actor
+            and e["action_type"] == "EDITOR_UPDATE" and e["status"] in ("ok", "approved")]
+
+
+def test_modify_edits_the_editor_and_default_agent_follows_its_deference(
+        task: Task, tmp_path: Path) -> None:
+    year = f"{-_planted(task)} BCE"
+    kept = _run(task, "default", 1.0, tmp_path / "kept.jsonl")
+    d_edits = _edits(tmp_path / "kept.jsonl", "D")
+    assert d_edits and year in d_edits[0]  # D wrote its own (right) computation in the editor
+    assert year in kept
+    reverted = _run(task, "default", 0.0, tmp_path / "reverted.jsonl")
+    assert _edits(tmp_path / "reverted.jsonl", "D")  # D edited ...
+    assert year not in reverted  # ... and the agent, never deferring, reverted to its draft
+    assert _edits(tmp_path / "reverted.jsonl", "agent")[-1] == reverted
+
+
+def test_under_gates_an_owners_edit_binds(task: Task, tmp_path: Path) -> None:
+    # D owns FINISH in preassigned_gates: its edit binds even for an agent that never defers
+    year = f"{-_planted(task)} BCE"
+    submitted = _run(task, "preassigned_gates", 0.0, tmp_path / "gates.jsonl")
+    assert _edits(tmp_path / "gates.jsonl", "D")
+    assert year in submitted
+
+
+def test_r_restates_a_shown_result_under_its_own_reading() -> None:
+    shown = AnalysisResult("rise", 1, ("Dagger_inter",), None, -3500, events=(-3500, -2800))
+    second = QuerySemantics("rise", ("Dagger",), (), 2, None)
+    assert restate(shown, second) == "Around 2800 BCE, the number of daggers began to increase " \
+        "for the second time."
+    misread = QuerySemantics("fall", ("Dagger",), (), 1, None)
+    assert "decreased" in restate(shown, misread) and "3500 BCE" in restate(shown, misread)
+    same = QuerySemantics("rise", ("Dagger",), (), 1, None)
+    assert "3500 BCE" in restate(shown, same) and "first" in restate(shown, same)
+
+
+def test_a_finish_owner_ends_a_standoff_after_escalate_after_rejections() -> None:
+    r = ScriptedCollaborator(load_profile("R"), seed=0, params={
+        "behaviour": None, "error_in_area": 0.0, "error_outside": 0.0})
+    obs = replace(sample_observation(), me="R", role="collaborator", profile=r.profile,
+                  teammates=("agent",), structure="preassigned_gates", gates={"FINISH": "R"},
+                  available_actions=("SEND_TEAMMATE_MESSAGE", "EDITOR_UPDATE", "FINISH",
+                                     "APPROVE", "REJECT", "WAIT_TEAMMATE_CONTINUE"),
+                  # the query asks for a rise; the draft claims a decrease
+                  editor_text="Around 3500 BCE, the number of daggers decreased for the "
+                              "first time.")
+    decisions = []
+    for i in range(5):
+        request = GateRequest(f"g{i}", i, float(i), "agent", "R", "FINISH")
+        action = parse_action(r.decide(replace(obs, pending_for_me=(request,)))).action
+        assert action is not None
+        decisions.append(action.name)
+        if action.name == "SEND_TEAMMATE_MESSAGE":
+            obs = replace(obs, chat=(*obs.chat, ChatMessage(i, float(i), "R",
+                                                            action.args["message"])))
+    # it objects once in chat, rejects the agent's FINISH escalate_after (3) times, then the
+    # owner decides: it submits (no shown result to restate, so the editor as it stands)
+    assert decisions == ["SEND_TEAMMATE_MESSAGE", "REJECT", "REJECT", "REJECT", "FINISH"]
