@@ -61,6 +61,28 @@ class SessionRows:
         self.seconds += time.perf_counter() - start
 
 
+def objection_summary(sessions: pd.DataFrame) -> str | None:
+    """One line per structure: collaborators' objections and the share that was wrong.
+
+    An objection is wrong when the draft it objected to scored at least as well against the
+    gold as what the collaborator proposed (:mod:`collabsim.metrics.objections`). Sessions
+    without a gold hypothesis (NaN counts) are left out; None when nobody objected.
+    """
+    if "objections" not in sessions or "objections_wrong" not in sessions:
+        return None
+    judged = sessions.dropna(subset=["objections", "objections_wrong"])
+    by_structure = judged.groupby("structure", sort=False)[["objections", "objections_wrong"]].sum()
+    by_structure = by_structure[by_structure["objections"] > 0]
+    if by_structure.empty:
+        return None
+    lines = ["Collaborators' objections, judged against the gold after the session (wrong: the "
+             "objected draft scored at least as well as the proposed fix)"]
+    for structure, row in by_structure.iterrows():
+        total, wrong = int(row["objections"]), int(row["objections_wrong"])
+        lines.append(f"  {structure}: {total} objections, {wrong} wrong ({wrong / total:.0%})")
+    return "\n".join(lines)
+
+
 def summarise(
     plans: Sequence[SessionPlan],
     results: Sequence[SessionResult],
@@ -107,6 +129,9 @@ def summarise(
         f"By structure and team: mean (SE) over {n_tasks} task(s), seeds averaged first "
         f"({n_seeds} seed(s))\n" + format_table(agg)
     )
+    objections = objection_summary(sessions)
+    if objections:
+        parts.append(objections)
     statuses = sessions["status"].value_counts().to_dict()
     parts.append("Session statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
     return sessions, agg, "\n\n".join(parts)
