@@ -51,3 +51,16 @@ class InProcessExecutor:
     def close(self) -> None:
         """Drop the namespace."""
         self.namespace.clear()
+
+
+def run_cell(code: str, cwd: str | Path) -> str:
+    """Run one self-contained analysis cell in a fresh namespace with ``cwd`` as working
+    directory and return what it printed (our own cells only: no isolation)."""
+    buffer, old = io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(buffer):
+            exec(code, {})  # noqa: S102 - our own analysis cells
+    finally:
+        os.chdir(old)
+    return buffer.getvalue()

@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import os
-
 from collabsim.participants.cells import compute_cell, parse_result
 from collabsim.participants.claims import check_numbers, check_wording
 from collabsim.participants.plan import apply_mistakes, resolve_plan
 from collabsim.participants.query import parse_query
 from collabsim.participants.wording import draft_hypothesis
 from collabsim.tasks.model import Task
-
-
-def _run(code: str, cwd: str) -> str:
-    buffer, old = io.StringIO(), os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(buffer):
-            exec(code, {})  # noqa: S102 - our own analysis cells
-    finally:
-        os.chdir(old)
-    return buffer.getvalue()
+from tests.helpers.executors import run_cell
 
 
 def test_a_describe_query_is_answered_from_the_data_and_a_dropped_window_shows(
@@ -33,8 +19,8 @@ def test_a_describe_query_is_answered_from_the_data_and_a_dropped_window_shows(
     plan = resolve_plan(task.brief(), semantics)
     assert plan.relation == "describe" and plan.window == (-3400, -3000)
     cwd = str(task.datasets[0].path.parent)
-    right = parse_result(_run(compute_cell(plan), cwd))
-    wrong = parse_result(_run(compute_cell(apply_mistakes(plan, {"wrong_window"})), cwd))
+    right = parse_result(run_cell(compute_cell(plan), cwd))
+    wrong = parse_result(run_cell(compute_cell(apply_mistakes(plan, {"wrong_window"})), cwd))
     assert right is not None and wrong is not None
     assert [c for c, _ in right.trends] == list(plan.columns) and right.corr is not None
     draft, mistaken = draft_hypothesis(right, semantics), draft_hypothesis(wrong, semantics)

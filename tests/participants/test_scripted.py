@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
 import json
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,21 +23,10 @@ from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator,
 from collabsim.session.actions import parse_action
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
+from tests.helpers.executors import run_cell
 
 D = Profile("D", "data analysis", "check numbers", {"recompute_claims": True})
 R = Profile("R", "researcher", "check wording", {"check_wording": True})
-
-
-def _run(code: str, cwd: Path) -> str:
-    buffer = io.StringIO()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(buffer):
-            exec(code, {})  # noqa: S102 - our own analysis cells
-    finally:
-        os.chdir(old)
-    return buffer.getvalue()
 
 
 def _action(text: str) -> tuple[str, dict[str, str]]:
@@ -73,7 +59,7 @@ def _play_agent(agent: ScriptedAgent, task: Task, obs: Observation) -> Observati
         if name != "EXECUTE_CODE":
             return obs
         cell = CodeCell(len(obs.code_cells) + 1, obs.time, obs.me, args["code"],
-                        _run(args["code"], cwd), True)
+                        run_cell(args["code"], cwd), True)
         obs = replace(obs, code_cells=(*obs.code_cells, cell), turn=obs.turn + 1)
     return obs
 
@@ -156,7 +142,7 @@ def test_d_recomputes_then_flags_a_wrong_year(tasks: dict[str, Task]) -> None:
                                       "first time.")
     name, args = _action(d.decide(obs))
     assert name == "EXECUTE_CODE" and args["code"].startswith(COMPUTE_MARK)
-    output = _run(args["code"], task.datasets[0].path.parent)
+    output = run_cell(args["code"], task.datasets[0].path.parent)
     year = json.loads(task.reference_workflow_path.read_text())["completion"]["years"][0]
     assert f"year={year}" in output
     obs = replace(obs, code_cells=(CodeCell(3, 50.0, "D", args["code"], output, True),))
