@@ -10,9 +10,9 @@ participants::
         orch.submit(policies[turn.member].decide(turn.observation))   # action text
     orch.close()
 
-``run_session`` (:mod:`collabsim.session.engine`) is this loop with asynchronous
-participants (it awaits :meth:`Orchestrator.asubmit`, which runs code off the event loop);
-the gym envs call :meth:`Orchestrator.submit` for their learner's seat directly.
+``run_session`` (:mod:`collabsim.session.engine`) is this loop with asynchronous participants
+(awaiting :meth:`Orchestrator.asubmit`, which runs code off the event loop); gym envs call
+:meth:`Orchestrator.submit` directly.
 
 **Scheduling.** Participants act one decision at a time on a virtual clock (see
 :mod:`collabsim.session.clock`, :mod:`collabsim.session.scheduler`): the participant whose
@@ -124,7 +124,6 @@ class Orchestrator:
         """True once the session has ended (no more turns)."""
         return self.state.status is not None
 
-    # ----------------------------------------------------------------- stepping
     def start(self) -> None:
         """Log the session start; call once before :meth:`next_turn`."""
         if self._started:

@@ -1,0 +1,290 @@
+"""The scripted AI agent (see :mod:`collabsim.participants.scripted` for its behaviour)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from collabsim.participants.cells import (
+    compute_cell,
+    inspect_cell,
+    parse_result,
+)
+from collabsim.participants.claims import (
+    checked_drafts,
+    describe_check,
+    draft_fingerprint,
+    edited_drafts,
+    parse_issues,
+)
+from collabsim.participants.human import area_of
+from collabsim.participants.plan import (
+    AnalysisPlan,
+    MistakeModel,
+)
+from collabsim.participants.protocol import ChatMessage, Observation, Role
+from collabsim.participants.scripted_common import (
+    WAIT,
+    _allowed,
+    _build_step,
+    _context,
+    _rng,
+    _Said,
+    _TaskContext,
+    _trusted_areas,
+)
+from collabsim.participants.wording import draft_hypothesis
+from collabsim.session.actions import format_action
+from collabsim.tasks.model import TaskBrief
+
+
+class ScriptedAgent:
+    """The scripted AI agent (see module docstring).
+
+    Args:
+        seed: Policy seed (mistake draws, wording choices).
+        params: Behaviour parameters: ``mistakes`` (mapping kind -> probability),
+            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 120),
+            ``finish_by_turn`` (stop waiting from this turn on, default 45),
+            ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
+            propose), ``announce`` (post drafts for checking, default True).
+        mistakes: A :class:`MistakeModel` (overrides ``params["mistakes"]``).
+        name: Participant name.
+    """
+
+    role: Role = "agent"
+    policy_name = "scripted"
+
+    def __init__(
+        self,
+        seed: int = 0,
+        params: Mapping[str, Any] | None = None,
+        *,
+        mistakes: MistakeModel | None = None,
+        name: str = "agent",
+    ) -> None:
+        self.seed = int(seed)
+        self.params = dict(params or {})
+        self.mistakes = mistakes or MistakeModel.from_mapping(self.params.get("mistakes"))
+        self.name = name
+        self._cache: dict[str, _TaskContext] = {}
+        self._inspect_cells: set[str] = set()
+        self._said = _Said()
+
+    def context(self, brief: TaskBrief) -> _TaskContext:
+        """Semantics, correct plan and this session's mistakes for a task (cached)."""
+        if brief.task_id not in self._cache:
+            self._cache[brief.task_id] = _context(brief, self.seed, self.mistakes)
+        return self._cache[brief.task_id]
+
+    async def act(self, observation: Observation) -> str:
+        """Return the next action text."""
+        return self.decide(observation)
+
+    # ------------------------------------------------------------------------ decisions
+    def decide(self, obs: Observation) -> str:
+        """Synchronous decision (the whole policy)."""
+        ctx = self.context(obs.task)
+        if obs.phase == "build":
+            return self._build(obs, ctx)
+        if obs.my_pending:
+            return format_action(WAIT)
+        mine = [c for c in obs.code_cells if c.author == obs.me]
+        for careful in (False, True):
+            # careful: after a binding rejection of this very draft, redo the analysis
+            # from the query without the session's mistakes (plus teammates' fixes)
+            plan, applied, ignored = self.current_plan(obs, careful=careful)
+            code = compute_cell(plan)
+            runs = [c for c in mine if c.code == code]
+            result = parse_result(runs[-1].output) if runs and runs[-1].ok else None
+            draft = draft_hypothesis(result, ctx.semantics)
+            if not runs or not self._was_rejected(obs, draft):
+                break
+        if (not any(c.code in self._inspect_cells for c in mine)
+                and _allowed(obs, "EXECUTE_CODE")):
+            inspect = inspect_cell(plan)
+            self._inspect_cells.add(inspect)
+            return format_action("EXECUTE_CODE", code=inspect)
+        if not runs and self._rejections(obs, "EXECUTE_CODE") < self._max_rejections:
+            return format_action("EXECUTE_CODE", code=code)
+        kept = self._edit_author(obs)
+        if kept is not None and obs.editor_text.strip() != draft.strip():
+            # merge: having redone the analysis with teammates' fixes, my new draft wins;
+            # otherwise keep the teammate's edit or revert it to my draft
+            if not applied and self._keeps_edit(obs, ctx, kept):
+                draft = obs.editor_text
+            else:
+                kept = None
+        if (obs.editor_text.strip() != draft.strip()
+                and self._rejections(obs, "EDITOR_UPDATE", draft) < self._max_rejections):
+            return format_action("EDITOR_UPDATE", text=draft)
+        message = self._team_message(obs, plan, applied, ignored, kept)
+        if message is not None:
+            return message
+        if self._waiting_for_checks(obs) and obs.turn < int(self.params.get("finish_by_turn", 45)):
+            return format_action(WAIT)
+        return format_action("FINISH")
+
+    @property
+    def _max_rejections(self) -> int:
+        return int(self.params.get("max_rejections", 3))
+
+    def current_plan(
+        self, obs: Observation, careful: bool = False
+    ) -> tuple[AnalysisPlan, list[str], list[str]]:
+        """The plan after teammates' accepted fixes, with accepted / ignored issue kinds.
+
+        Args:
+            obs: The observation.
+            careful: Start from the mistake-free plan instead of this session's plan.
+        """
+        ctx = self.context(obs.task)
+        plan = ctx.plan if careful else ctx.mistaken_plan
+        binding = set(obs.gates.values())
+        ignore = "ignore_teammate" in ctx.mistakes
+        trusted = _trusted_areas(obs)
+        applied: list[str] = []
+        ignored: list[str] = []
+        for message in obs.chat:
+            if message.sender == obs.me:
+                continue
+            for kind, fix in parse_issues(message.text):
+                if message.sender not in binding and (
+                        ignore or not self._defers(obs, message, kind, trusted)):
+                    ignored.append(kind)
+                    continue
+                new = plan.with_fix(fix)
+                if new != plan:
+                    applied.append(kind)
+                plan = new
+        return plan, applied, ignored
+
+    def _defers(self, obs: Observation, message: ChatMessage, kind: str,
+                trusted: Mapping[str, frozenset[str]]) -> bool:
+        """Whether the agent follows a (non-binding) objection.
+
+        With a recorded "whom to trust for what" (memory), an objection from the teammate
+        trusted for the issue's area is followed; otherwise the agent defers with the fixed
+        propensity ``deference``, whoever is right.
+        """
+        if area_of(kind) in trusted.get(message.sender, frozenset()):
+            return True
+        u = _rng(self.seed, self.name, obs.task.task_id, message.sender, message.text, kind,
+                 "defer").random()
+        return bool(u < float(self.params.get("deference", 1.0)))
+
+    def _edit_author(self, obs: Observation) -> str | None:
+        """The teammate whose announced edit the editor holds, if any."""
+        fp = draft_fingerprint(obs.editor_text)
+        for message in reversed(obs.chat):
+            if message.sender != obs.me and fp in edited_drafts(message.text):
+                return message.sender
+        return None
+
+    def _keeps_edit(self, obs: Observation, ctx: _TaskContext, author: str) -> bool:
+        """Whether the agent keeps a teammate's edit of its draft instead of reverting it.
+
+        Gate owners' edits bind; with the ``ignore_teammate`` mistake it reverts; with a team
+        memory it keeps the edit of a teammate recorded as trusted; otherwise it keeps it with
+        the fixed propensity ``deference``, whoever is right.
+        """
+        if author in set(obs.gates.values()):
+            return True
+        if "ignore_teammate" in ctx.mistakes:
+            return False
+        if _trusted_areas(obs).get(author):
+            return True
+        u = _rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
+                 "keep-edit").random()
+        return bool(u < float(self.params.get("deference", 1.0)))
+
+    def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
+        """How often my ``action`` (with this text, when given) was rejected."""
+        key = None if text is None else text.strip()[:150]
+        return sum(1 for h in obs.history
+                   if h.actor == obs.me and h.action_type == action and h.status == "rejected"
+                   and (key is None or key in h.summary))
+
+    def _was_rejected(self, obs: Observation, draft: str) -> bool:
+        """Whether a gate owner rejected this draft (as an edit, or as the finished text)."""
+        if self._rejections(obs, "EDITOR_UPDATE", draft):
+            return True
+        if obs.editor_text.strip() != draft.strip():
+            return False
+        mine = [h for h in obs.history if h.actor == obs.me]
+        updated = [h.time for h in mine if h.action_type == "EDITOR_UPDATE"
+                   and h.status in ("ok", "approved")]
+        since = max(updated) if updated else 0.0
+        return any(h.action_type == "FINISH" and h.status == "rejected" and h.time >= since
+                   for h in mine)
+
+    def _team_message(self, obs: Observation, plan: AnalysisPlan, applied: list[str],
+                      ignored: list[str], kept: str | None = None) -> str | None:
+        """The message action to post next about the draft in the editor, if any."""
+        if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+            return None
+        if not self.params.get("announce", True) or not obs.editor_text.strip():
+            return None
+        fp = draft_fingerprint(obs.editor_text)
+        if not self._said.in_chat(obs, "draft", fp):
+            lead = ("Thanks - I redid the analysis with your fixes "
+                    f"({', '.join(sorted(set(applied)))}). " if applied else "")
+            if kept is not None:
+                lead = f"I keep {kept}'s edit of the draft. "
+            return self._said.post("draft", fp, (
+                f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
+                f"{'+'.join(plan.columns) or 'the data'}). Please check it. [draft={fp}]"))
+        raised = [m for m in obs.chat if m.sender != obs.me and fp in checked_drafts(m.text)
+                  and parse_issues(m.text)]
+        if ignored and raised and not self._said.in_chat(obs, "keep", fp):
+            return self._said.post(
+                "keep", fp, f"I checked my computation and will keep this answer. [keep draft={fp}]")
+        return None
+
+    def _waiting_for_checks(self, obs: Observation) -> bool:
+        if not obs.teammates or not self.params.get("announce", True):
+            return False
+        fp = draft_fingerprint(obs.editor_text)
+        announce = self._said.in_chat(obs, "draft", fp)
+        if not announce:
+            return False
+        checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
+        missing = [t for t in obs.teammates if t not in checked]
+        patience = float(self.params.get("patience_seconds", 120.0))
+        return bool(missing or self._edit_coming(obs)) and (
+            obs.time - announce[-1].time < patience)
+
+    def _edit_coming(self, obs: Observation) -> bool:
+        """Whether a teammate announced an edit of the editor that has not been made yet."""
+        for message in obs.chat:
+            if message.sender == obs.me or not edited_drafts(message.text):
+                continue
+            made = any(h.actor == message.sender and h.action_type == "EDITOR_UPDATE"
+                       and h.time >= message.time for h in obs.history)
+            if not made:
+                return True
+        return False
+
+    def _build(self, obs: Observation, ctx: _TaskContext) -> str:
+        entries = [
+            ("plan", f"Plan (agent): compute {describe_check(ctx.semantics)} from the "
+                     "interpolated columns in 100-year bins, draft the hypothesis, let "
+                     "teammates check it, then finish."),
+            ("evidence_criteria", "Evidence criteria (agent): the claimed century comes from a "
+                                  "printed computation on the gap-filled (*_inter) columns and "
+                                  "matches the query's ordinal, direction and period."),
+            ("expertise", "Expertise (agent): writes and runs the pandas analysis and drafts "
+                          "the hypothesis."),
+        ]
+        sections = obs.memory.sections if obs.memory is not None else {}
+        if "gates" in sections:
+            gates = self.params.get("gates")
+            if gates is None:
+                gates = {}
+                if "R" in obs.teammates:
+                    gates["EDITOR_UPDATE"] = "R"
+                if "D" in obs.teammates:
+                    gates["FINISH"] = "D"
+            entries += [("gates", f"{a}: {o}") for a, o in sorted(dict(gates).items())
+                        if o in obs.teammates or o == obs.me]
+        return _build_step(obs, entries)

@@ -1,0 +1,377 @@
+"""The scripted D / R collaborators (see :mod:`collabsim.participants.scripted`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from collabsim.participants.cells import (
+    COMPUTE_MARK,
+    AnalysisResult,
+    compute_cell,
+    parse_result,
+)
+from collabsim.participants.claims import (
+    Issue,
+    announced_drafts,
+    check_numbers,
+    check_wording,
+    claim_years,
+    describe_check,
+    draft_fingerprint,
+    format_check_message,
+    format_proposal_message,
+)
+from collabsim.participants.human import HumanModel, SessionTiming, param_value
+from collabsim.participants.plan import (
+    AnalysisPlan,
+    apply_mistakes,
+    misread_semantics,
+    resolve_plan,
+)
+from collabsim.participants.protocol import Observation, Profile, Role
+from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.scripted_common import (
+    _COLS_RE,
+    WAIT,
+    _allowed,
+    _build_step,
+    _latest_result,
+    _Reading,
+    _results_shown,
+    _rng,
+    _Said,
+)
+from collabsim.participants.wording import draft_hypothesis, restate
+from collabsim.session.actions import format_action
+from collabsim.tasks.model import TaskBrief
+
+
+class ScriptedCollaborator:
+    """A scripted simulated collaborator driven by its profile (see module docstring).
+
+    Profile params: the behavioural model of :class:`~collabsim.participants.human.HumanModel`
+    (``expertise``, ``error_in_area``, ``error_outside``, ``confidence_in_area``,
+    ``confidence_outside``, ``message_propensity``, ``assertiveness``, ``approve_threshold``
+    and the calibrated ``behaviour`` block), plus ``recompute_claims`` (D-style numeric check;
+    default for key D), ``check_wording`` (R-style wording check; default for key R),
+    ``review_code`` (decide gated code by its columns), ``confirm_propensity`` (probability of
+    posting a confirmation when a checked draft has no issue, default 1) and
+    ``memory_entries`` (list of ``[section, text]`` for the build phase).
+    """
+
+    role: Role = "collaborator"
+    policy_name = "scripted"
+
+    def __init__(self, profile: Profile, seed: int = 0,
+                 params: Mapping[str, Any] | None = None) -> None:
+        self.profile = profile
+        self.name = profile.key
+        self.seed = int(seed)
+        self.params = self._merge(profile.params, params)
+        self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
+        self.wording = bool(self.params.get("check_wording", profile.key == "R"))
+        self.human = HumanModel.from_params(self.params)
+        self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
+        self._cache: dict[str, _Reading] = {}
+        self._said = _Said()
+        # my edits of the editor: draft fp -> the version I announced, what I wrote
+        self._planned: dict[str, str] = {}
+        self._finish_rejected = 0
+        self._edit_tried: set[str] = set()
+        self._written: set[str] = set()
+        self._written_texts: set[str] = set()
+
+    @staticmethod
+    def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
+               ) -> dict[str, Any]:
+        """Profile params updated by the run's collaborator params."""
+        return {**dict(profile_params), **dict(params or {})}
+
+    async def act(self, observation: Observation) -> str:
+        """Return the next action text."""
+        return self.decide(observation)
+
+    def reading(self, brief: TaskBrief) -> _Reading:
+        """This person's own (possibly mistaken) reading of a task, drawn per session."""
+        if brief.task_id not in self._cache:
+            truth = parse_query(brief)
+            mistakes = self.human.draw_mistakes(self.seed, self.name, brief.task_id)
+            semantics = misread_semantics(truth, mistakes)
+            plan = apply_mistakes(resolve_plan(brief, truth), mistakes)
+            self._cache[brief.task_id] = _Reading(semantics, plan, mistakes)
+        return self._cache[brief.task_id]
+
+    def _task(self, brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
+        reading = self.reading(brief)
+        return reading.semantics, reading.plan
+
+    def reaction(self, obs: Observation, fp: str) -> str:
+        """adopt / modify / reject of the agent's draft ``fp``; ``check`` (check it and raise
+        issues in chat, the behaviour before reactions were modelled) without a ``behaviour``
+        block."""
+        rates = self.human.reaction_rates(self.seed, self.name, obs.task.task_id)
+        if rates is None:
+            return "check"
+        return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
+
+    def action_duration(self, action: str) -> float | None:
+        """How long my next action lasts: from the calibrated timing model (engine hook)."""
+        return self.timing.duration(action)
+
+    def decide(self, obs: Observation) -> str:
+        """Synchronous decision (the whole policy)."""
+        self.timing.task_id = obs.task.task_id
+        if obs.phase == "build":
+            return _build_step(obs, self._memory_entries())
+        semantics, plan = self._task(obs.task)
+        request = obs.pending_for_me[0] if obs.pending_for_me else None
+        if request is not None and request.action_type == "EXECUTE_CODE":
+            return self._decide_code(request.request_id, str(request.args.get("code", "")), plan)
+        own = self._own_result(obs, plan)
+        if (self.numbers and own is None and plan.columns
+                and not obs.my_pending and not self._computed(obs, plan)
+                and _allowed(obs, "EXECUTE_CODE")):
+            return format_action("EXECUTE_CODE", code=compute_cell(plan))
+        if self._escalates(obs):
+            return self._finish_myself(obs)
+        if request is not None:
+            return self._decide_gate(obs, request)
+        draft = obs.editor_text
+        if not draft.strip():
+            return format_action(WAIT)
+        fp = draft_fingerprint(draft)
+        if not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+            return format_action(WAIT)
+        if fp in self._written:
+            return format_action(WAIT)  # the editor holds my own edit
+        if self._posted(obs, fp):
+            return self._edit_or_insist(obs, fp, draft)
+        if obs.time < self._ready_at(obs, fp):
+            return format_action(WAIT)  # still thinking about the announced draft
+        reaction = self.reaction(obs, fp)
+        # adopt: takes the draft as it is without checking it (free-riding on the agent)
+        issues = () if reaction == "adopt" else self.issues(obs, draft)
+        version = None if reaction == "adopt" else self.own_version(obs, draft)
+        if version is not None and reaction == "modify" and version.strip() == draft.strip():
+            # modify means editing (the Kolab label): agreeing, it still rewrites the draft
+            # in its own terms - D with its figures, R with what it reads the query to ask
+            version = self.restatement(obs, version)
+        differs = version is not None and version.strip() != draft.strip()
+        if differs and (reaction == "modify" or (reaction == "reject" and issues)) and (
+                version.strip() not in self._written_texts):
+            # modify: edit the draft with my own version (announced first, so that the agent
+            # knows whose edit the editor holds); reject: propose it and insist on it
+            edit = reaction == "modify" and _allowed(obs, "EDITOR_UPDATE")
+            if edit:
+                self._planned[fp] = version
+            text = format_proposal_message(issues, draft, version, edit)
+            self._said.post("check", draft_fingerprint(version), text)
+            return self._said.post("check", fp, text)
+        if issues:
+            return self._said.post("check", fp, format_check_message(self.name, issues, draft))
+        # agreeing needs no message: whether it says so is its message propensity
+        speak = _rng(self.seed, self.name, obs.task.task_id, fp, "speak").random()
+        if speak >= self.human.message_propensity:
+            return format_action(WAIT)
+        chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
+        if chatty < float(self.params.get("confirm_propensity", 1.0)):
+            return self._said.post("check", fp, format_check_message(
+                self.name, (), draft, self._confirmation(semantics, own)))
+        return format_action(WAIT)
+
+    def _ready_at(self, obs: Observation, fp: str) -> float:
+        """When this person has read the announced draft ``fp``: the announcement's time plus
+        a think time from the calibrated timing model (the k-th announced draft gets the k-th
+        think time of this session's sampled sequence)."""
+        model = self.human.behaviour
+        announced = [m for m in obs.chat if m.sender != obs.me and announced_drafts(m.text)]
+        mine = [m for m in announced if fp in announced_drafts(m.text)]
+        if model is None or not mine:
+            return 0.0
+        order = {f: i for i, f in enumerate(dict.fromkeys(
+            f for m in announced for f in announced_drafts(m.text)))}
+        return mine[0].time + self.timing.think(obs.task.task_id, order[fp])
+
+    def _decide_gate(self, obs: Observation, request: Any) -> str:
+        """Decide a gate request: reject only issues it is confident enough about."""
+        if request.action_type == "FINISH":
+            param_value(self.params, "escalate_after", 3)  # read with the decision it bounds
+        text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
+                else obs.editor_text)
+        fp = draft_fingerprint(text)
+        if self.reaction(obs, fp) == "adopt":
+            return format_action("APPROVE", request_id=request.request_id)
+        issues = tuple(i for i in self.issues(obs, text)
+                       if self.human.confidence(i.kind) >= self.human.approve_threshold)
+        if issues and not self._posted(obs, fp) and _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+            return self._said.post("check", fp, format_check_message(self.name, issues, text))
+        if issues:
+            reason = " ".join(i.message for i in issues) + " " + " ".join(
+                i.tag() for i in issues)
+            if request.action_type == "FINISH":
+                self._finish_rejected += 1
+            return format_action("REJECT", request_id=request.request_id, reason=reason)
+        return format_action("APPROVE", request_id=request.request_id)
+
+    def _escalates(self, obs: Observation) -> bool:
+        """Whether I, owning FINISH, end a standoff: after ``escalate_after`` rejections of
+        the agent's FINISH the owner decides (its decision binds) instead of blocking on."""
+        if obs.gates.get("FINISH") != obs.me or not _allowed(obs, "FINISH"):
+            return False
+        limit = param_value(self.params, "escalate_after", 3)
+        return self._finish_rejected >= limit
+
+    def _finish_myself(self, obs: Observation) -> str:
+        """Put my own version in the editor (once, unless another owner gates the editor)
+        and submit it."""
+        if obs.my_pending:
+            return format_action(WAIT)
+        version = self.own_version(obs, obs.editor_text)
+        editor_owner = obs.gates.get("EDITOR_UPDATE")
+        if (version is not None and version.strip() != obs.editor_text.strip()
+                and editor_owner in (None, obs.me)
+                and "escalate" not in self._edit_tried and _allowed(obs, "EDITOR_UPDATE")):
+            self._edit_tried.add("escalate")
+            self._written.add(draft_fingerprint(version))
+            self._written_texts.add(version.strip())
+            return format_action("EDITOR_UPDATE", text=version)
+        return format_action("FINISH")
+
+    def own_version(self, obs: Observation, draft: str) -> str | None:
+        """The draft as this person would write it: D words its own computation (with its
+        own mistakes), R restates the visible result under its own reading of the query."""
+        semantics, plan = self._task(obs.task)
+        if self.numbers:
+            own = self._own_result(obs, plan)
+            if own is not None and (own.year is not None or own.trends):
+                return draft_hypothesis(own, semantics)
+        if self.wording:
+            shown = _results_shown(obs, exclude=obs.me)
+            if not shown:
+                return None
+            years = claim_years(draft)
+            basis = next((r for r in reversed(shown) if r.year is not None and r.year in years),
+                         shown[-1])
+            return restate(basis, semantics)
+        return None
+
+    def restatement(self, obs: Observation, version: str) -> str:
+        """``version`` in this person's own terms: D adds the figures of its computation,
+        R the question as it reads it."""
+        semantics, plan = self._task(obs.task)
+        own = self._own_result(obs, plan) if self.numbers else None
+        body = version.strip().rstrip(".")
+        if own is not None:
+            figure = "" if own.value is None else f", value {own.value:.2f}"
+            return f"{body} ({'+'.join(own.columns)}{figure})."
+        return f"{body}, which answers {describe_check(semantics)}."
+
+    def _edit_or_insist(self, obs: Observation, fp: str, draft: str) -> str:
+        """After my objection to ``fp``: make the edit I announced, else maybe insist."""
+        planned = self._planned.get(fp)
+        if planned is not None and fp not in self._edit_tried:
+            if obs.my_pending:
+                return format_action(WAIT)
+            self._edit_tried.add(fp)
+            self._written.add(draft_fingerprint(planned))
+            self._written_texts.add(planned.strip())
+            return format_action("EDITOR_UPDATE", text=planned)
+        return self._maybe_insist(obs, fp, draft)
+
+    def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
+        """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
+        declined = any(m.sender != obs.me and f"[keep draft={fp}]" in m.text for m in obs.chat)
+        if not declined or self._said.in_chat(obs, "insist", fp):
+            return format_action(WAIT)
+        issues = self.issues(obs, draft)
+        if not issues:
+            return format_action(WAIT)
+        pushes = self.reaction(obs, fp) == "reject" or _rng(
+            self.seed, self.name, obs.task.task_id, fp, "insist").random() < (
+            self.human.assertiveness)
+        if not pushes:
+            return format_action(WAIT)
+        return self._said.post("insist", fp, "I still disagree. " + format_check_message(
+            self.name, issues, draft))
+
+    def issues(self, obs: Observation, text: str) -> tuple[Issue, ...]:
+        """All issues this collaborator's (fallible) checks find in ``text`` (none in a text
+        it wrote itself)."""
+        if draft_fingerprint(text) in self._written:
+            return ()
+        semantics, plan = self._task(obs.task)
+        found: list[Issue] = []
+        if self.wording:
+            found += check_wording(semantics, text)
+        if self.numbers:
+            agent = _latest_result(obs, None, exclude=obs.me)
+            found += [i for i in check_numbers(text, self._own_result(obs, plan), agent)
+                      if all(i.kind != f.kind for f in found)]
+        return tuple(found)
+
+    def _confirmation(self, semantics: QuerySemantics, own: AnalysisResult | None) -> str:
+        if self.numbers and own is not None and own.year is not None:
+            return (f"I recomputed it on {'+'.join(own.columns)} and get the same century. "
+                    "The draft is consistent with the data.")
+        return f"The wording answers what is asked ({describe_check(semantics)})."
+
+    def _own_result(self, obs: Observation, plan: AnalysisPlan) -> AnalysisResult | None:
+        code = compute_cell(plan)
+        for cell in reversed(obs.code_cells):
+            if cell.author == obs.me and cell.code == code:
+                return parse_result(cell.output) if cell.ok else None
+        return None
+
+    def _computed(self, obs: Observation, plan: AnalysisPlan) -> bool:
+        code = compute_cell(plan)
+        return any(c.author == obs.me and c.code == code for c in obs.code_cells) or any(
+            h.actor == obs.me and h.action_type == "EXECUTE_CODE" and h.status == "rejected"
+            for h in obs.history)
+
+    def _posted(self, obs: Observation, fp: str) -> bool:
+        return bool(self._said.in_chat(obs, "check", fp))
+
+    def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan) -> str:
+        if not self.params.get("review_code", self.numbers):
+            return format_action("APPROVE", request_id=request_id)
+        match = _COLS_RE.search(code)
+        if match and code.startswith(COMPUTE_MARK):
+            used = set(re.findall(r"'([^']+)'", match.group(1)))
+            raw = sorted(c.removesuffix("_inter") for c in plan.columns
+                         if c.endswith("_inter") and c.removesuffix("_inter") in used)
+            if raw:
+                issue = Issue("wrong_column_variant",
+                              f"The cell uses the raw column(s) {', '.join(raw)}, which have "
+                              f"gaps; use {'+'.join(plan.columns)}.",
+                              (("column", "+".join(plan.columns)),))
+                return format_action("REJECT", request_id=request_id,
+                                     reason=f"{issue.message} {issue.tag()}")
+        return format_action("APPROVE", request_id=request_id)
+
+    def _memory_entries(self) -> list[tuple[str, str]]:
+        custom = self.params.get("memory_entries")
+        if custom:
+            return [(str(s), str(t)) for s, t in custom]
+        who = f"{self.name} ({self.profile.title})"
+        entries: list[tuple[str, str]] = []
+        if self.numbers:
+            entries += [
+                ("expertise", f"Expertise {who}: variable mapping, raw vs interpolated column "
+                              "variants, windows, extremes and n-th events; validates numbers "
+                              "by recomputing them."),
+                ("trust", f"Trust: rely on {self.name} for years and numbers."),
+                ("evidence_criteria", f"Evidence criteria ({self.name}): every claimed year is "
+                                      "recomputed independently on the *_inter columns."),
+            ]
+        if self.wording:
+            entries += [
+                ("expertise", f"Expertise {who}: query semantics - first vs second, peak vs "
+                              "highest sustained values, increase vs decrease, bounded periods."),
+                ("trust", f"Trust: rely on {self.name} for whether the wording answers the "
+                          "question."),
+                ("evidence_criteria", f"Evidence criteria ({self.name}): the hypothesis states "
+                                      "exactly the asked ordinal, direction and period."),
+            ]
+        return entries

@@ -1,0 +1,147 @@
+"""State records and observation helpers shared by the scripted agent and collaborators
+(:mod:`collabsim.participants.scripted` describes the policies)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from collabsim.participants.cells import (
+    COMPUTE_MARK,
+    AnalysisResult,
+    parse_result,
+)
+from collabsim.participants.plan import (
+    AnalysisPlan,
+    MistakeModel,
+    apply_mistakes,
+    resolve_plan,
+    stable_hash,
+)
+from collabsim.participants.protocol import ChatMessage, Observation
+from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.session.actions import format_action
+from collabsim.tasks.model import TaskBrief
+
+WAIT = "WAIT_TEAMMATE_CONTINUE"
+_COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
+
+
+def _rng(seed: int, *parts: object) -> np.random.Generator:
+    """A generator seeded from (seed, stable hashes of parts)."""
+    return np.random.default_rng(
+        [int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)]
+    )
+
+
+def _allowed(obs: Observation, name: str) -> bool:
+    return not obs.available_actions or name in obs.available_actions
+
+
+class _Said:
+    """The messages a participant posted, by kind (``draft``, ``keep``, ``check``) and draft
+    fingerprint: the policy's own record, matched against the chat by sender and text."""
+
+    def __init__(self) -> None:
+        self._texts: dict[tuple[str, str], set[str]] = {}
+
+    def post(self, kind: str, fp: str, text: str) -> str:
+        """Remember a message and return its action."""
+        self._texts.setdefault((kind, fp), set()).add(text)
+        return format_action("SEND_TEAMMATE_MESSAGE", message=text)
+
+    def in_chat(self, obs: Observation, kind: str, fp: str) -> list[ChatMessage]:
+        """Those of my ``kind`` messages about draft ``fp`` that the chat shows."""
+        texts = self._texts.get((kind, fp))
+        if not texts:
+            return []
+        return [m for m in obs.chat if m.sender == obs.me and m.text in texts]
+
+
+@dataclass(frozen=True)
+class _TaskContext:
+    semantics: QuerySemantics
+    plan: AnalysisPlan
+    mistakes: frozenset[str]
+    mistaken_plan: AnalysisPlan
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A collaborator's own reading of a task: semantics and plan after its own mistakes."""
+
+    semantics: QuerySemantics
+    plan: AnalysisPlan
+    mistakes: frozenset[str]
+
+
+def _context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> _TaskContext:
+    semantics = parse_query(brief)
+    plan = resolve_plan(brief, semantics)
+    drawn = mistakes.draw(seed, brief.task_id)
+    return _TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))
+
+
+def _latest_result(obs: Observation, author: str | None, exclude: str | None = None
+                   ) -> AnalysisResult | None:
+    for cell in reversed(obs.code_cells):
+        if author is not None and cell.author != author:
+            continue
+        if exclude is not None and cell.author == exclude:
+            continue
+        if not cell.code.startswith(COMPUTE_MARK):
+            continue
+        result = parse_result(cell.output) if cell.ok else None
+        if result is not None:
+            return result
+    return None
+
+
+def _results_shown(obs: Observation, exclude: str | None = None) -> list[AnalysisResult]:
+    """Parsed results of the compute cells in the shared code history, oldest first."""
+    out = []
+    for cell in obs.code_cells:
+        if cell.author == exclude or not cell.ok or not cell.code.startswith(COMPUTE_MARK):
+            continue
+        result = parse_result(cell.output)
+        if result is not None:
+            out.append(result)
+    return out
+
+
+_TRUST_WORDS: dict[str, tuple[str, ...]] = {
+    "computation": ("numbers", "years", "computation"),
+    "semantics": ("wording", "semantics", "question"),
+}
+_TRUST_RE = re.compile(r"rely on (\w+) for (.*)", re.IGNORECASE)
+
+
+def _trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
+    """Teammate -> areas the team memory's ``trust`` section says to rely on them for."""
+    if obs.memory is None:
+        return {}
+    out: dict[str, set[str]] = {}
+    for line in obs.memory.sections.get("trust", ()):
+        match = _TRUST_RE.search(line)
+        if match is None:
+            continue
+        what = match.group(2).lower()
+        for area, words in _TRUST_WORDS.items():
+            if any(w in what for w in words):
+                out.setdefault(match.group(1), set()).add(area)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
+    memory = obs.memory
+    if memory is None or memory.read_only:
+        return format_action(WAIT)
+    for section, text in entries:
+        if (section in memory.sections and text not in memory.sections.get(section, ())
+                and _allowed(obs, "MEMORY_ADD")):
+            return format_action("MEMORY_ADD", section=section, text=text)
+    if obs.me not in memory.agreed and _allowed(obs, "MEMORY_AGREE"):
+        return format_action("MEMORY_AGREE")
+    return format_action(WAIT)
