@@ -57,11 +57,17 @@ MAX_OBSERVATION_CHARS = 60_000
 MAX_ACTION_CHARS = 8_000
 SPLITS = ("train", "test", "all")
 _OUTSIDE_CHARSET = re.compile("[^" + re.escape(CHARSET) + "]")
+_ASCII_IN_CHARSET = "".join(c for c in CHARSET if ord(c) < 128).encode("ascii")
 
 
 def sanitise(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
     """``text`` restricted to :data:`CHARSET` (others -> ``?``) and cut to ``limit``."""
-    clean = _OUTSIDE_CHARSET.sub("?", text)
+    # Fast path (every step renders a prompt): ASCII text made only of allowed bytes is
+    # kept as it is; deleting the allowed bytes is ~15x faster than the regex scan.
+    if text.isascii() and not text.encode("ascii").translate(None, _ASCII_IN_CHARSET):
+        clean = text
+    else:
+        clean = _OUTSIDE_CHARSET.sub("?", text)
     return clean if len(clean) <= limit else clean[: limit - 20] + "\n...[truncated]"
 
 

@@ -34,7 +34,7 @@ policy; for other models it is left out unless ``state_block=True``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -136,9 +136,26 @@ class PromptRenderer:
             {} if template_dir is None else None
         )
 
+        # Sections that stay the same through a session (the task; the actions while the
+        # legal set is unchanged), rendered once: the gym envs render a prompt every step.
+        self._section_cache: dict[tuple[Any, ...], str] = {}
+
     def _actions_help(self, obs: Observation) -> str:
         names = tuple(n for n in obs.available_actions if n in ACTION_SPECS) or tuple(ACTION_SPECS)
-        return describe_actions(names)
+        return self._cached(("actions_help", names), lambda: describe_actions(names))
+
+    def _cached(self, key: tuple[Any, ...], render: Callable[[], str]) -> str:
+        text = self._section_cache.get(key)
+        if text is None:
+            if len(self._section_cache) >= 256:
+                self._section_cache.clear()
+            text = self._section_cache[key] = render()
+        return text
+
+    def _task_text(self, obs: Observation) -> str:
+        """The task section (``task_section`` of ``_sections.j2``) for ``obs.task``."""
+        sections = self.env.get_template("_sections.j2").module
+        return self._cached(("task", obs.task), lambda: str(sections.task_section(obs.task)))
 
     def system(self, obs: Observation) -> str:
         """The system prompt for ``obs.role``."""
@@ -173,6 +190,7 @@ class PromptRenderer:
                 max_output_chars=lim.max_output_chars,
                 scratchpad=scratchpad,
                 actions_help=self._actions_help(obs),
+                task_text=self._task_text(obs),
                 state_block=state_block,
             )
             .strip()

@@ -16,6 +16,7 @@ a pool.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -72,6 +73,9 @@ class SandboxPool:
         self.max_uses = max(1, int(max_uses))
         self._idle: list[Sandbox] = []
         self._uses: dict[int, int] = {}
+        # The worker half of a reset runs as the sandbox is handed back, in a thread, so it
+        # overlaps the owner's own work until the next session takes the sandbox.
+        self._restoring: dict[int, threading.Thread] = {}
         self._lock = threading.Lock()
         self._closed = False
 
@@ -83,7 +87,8 @@ class SandboxPool:
             sandbox = self._idle.pop(found) if found is not None else None
         if sandbox is not None:
             try:
-                sandbox.reset(list(files))
+                self._wait_restored(sandbox)
+                sandbox.reset_files(list(files))
             except BaseException:
                 self._discard(sandbox)
                 raise
@@ -98,11 +103,30 @@ class SandboxPool:
             keep = (not self._closed and not sandbox.closed and len(self._idle) < self.max_idle
                     and self._uses.get(id(sandbox), 0) < self.max_uses)
             if keep:
+                # Started before it is listed, so whoever takes the sandbox can join it.
+                restoring = threading.Thread(target=self._restore, args=(sandbox,),
+                                             name="sandbox-restore", daemon=True)
+                restoring.start()
+                self._restoring[id(sandbox)] = restoring
                 self._idle.append(sandbox)
                 return
         self._discard(sandbox)
 
+    @staticmethod
+    def _restore(sandbox: Sandbox) -> None:
+        # A failure here surfaces when the sandbox is next used (a closed sandbox raises,
+        # an unrestorable worker is replaced by a fresh one).
+        with contextlib.suppress(Exception):
+            sandbox.restore_worker()
+
+    def _wait_restored(self, sandbox: Sandbox) -> None:
+        with self._lock:
+            restoring = self._restoring.pop(id(sandbox), None)
+        if restoring is not None:
+            restoring.join()
+
     def _discard(self, sandbox: Sandbox) -> None:
+        self._wait_restored(sandbox)
         with self._lock:
             self._uses.pop(id(sandbox), None)
         sandbox.close()

@@ -288,6 +288,16 @@ class Sandbox:
             ValueError: Two files share a base name.
             RuntimeError: The sandbox is closed.
         """
+        self.restore_worker()
+        self.reset_files(files)
+
+    def restore_worker(self) -> None:
+        """The worker half of :meth:`reset`: namespace and process state back to a new
+        worker's (a worker that cannot be restored is replaced at the next cell).
+
+        Raises:
+            RuntimeError: The sandbox is closed.
+        """
         with self._lock:
             if self._closed:
                 raise RuntimeError("Sandbox is closed")
@@ -295,6 +305,18 @@ class Sandbox:
                 restored = self._request("reset", "")
                 if restored.status != "ok":
                     self._discard_worker(kill=True)
+
+    def reset_files(self, files: Sequence[Path]) -> None:
+        """The working-directory half of :meth:`reset`: emptied, then given ``files``.
+
+        Raises:
+            FileNotFoundError: A file does not exist.
+            ValueError: Two files share a base name.
+            RuntimeError: The sandbox is closed.
+        """
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("Sandbox is closed")
             self._clear_workdir()
             self._files = tuple(Path(f) for f in files)
             self._cells = 0
