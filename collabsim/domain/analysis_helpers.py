@@ -27,9 +27,12 @@ __all__ = ["clear_tables", "onsets", "preload_binned", "read_table", "table", "y
 
 #: Binned tables of this process (one sandbox worker = one session), keyed by file identity.
 _TABLES: dict[tuple[str, int, int], pd.DataFrame] = {}
-#: Binned tables made in the sandbox's fork server before it forks, keyed by file content;
-#: never handed out themselves: :func:`table` gives each session a copy.
+#: Binned tables made in the sandbox's fork server before it forks (and by a reused worker on
+#: its first read of a file), keyed by file content; never handed out themselves:
+#: :func:`table` gives each session a copy.
 _PREBINNED: dict[bytes, pd.DataFrame] = {}
+#: Tables a worker adds to ``_PREBINNED`` from its own reads (see ``_keep_pristine``).
+MAX_PRISTINE_TABLES = 256
 
 
 def year_bins(df: pd.DataFrame) -> pd.DataFrame:
@@ -70,9 +73,29 @@ def table(path: str, df: pd.DataFrame | None = None) -> pd.DataFrame:
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _TABLES:
         binned = _prebinned(path, df) if _PREBINNED else None
-        _TABLES[key] = binned if binned is not None else year_bins(
-            read_table(path) if df is None else df)
+        if binned is None:
+            binned = year_bins(read_table(path) if df is None else df)
+            if df is None:
+                _keep_pristine(path, binned)
+        _TABLES[key] = binned
     return _TABLES[key]
+
+
+def _keep_pristine(path: str, binned: pd.DataFrame) -> None:
+    """Keep an untouched copy of a file's binned table for this worker's later sessions.
+
+    A reused sandbox worker (:mod:`collabsim.sandbox.pool`) forgets its tables between
+    sessions (a cell may have changed them); with this copy the next session of the same
+    file copies the table instead of reading and binning it again (~9 ms per episode of a
+    gym env, whose files are not preloaded in the fork server).
+    """
+    if len(_PREBINNED) >= MAX_PRISTINE_TABLES:
+        return
+    try:
+        raw = Path(path).read_bytes()
+    except OSError:
+        return
+    _PREBINNED.setdefault(raw, binned.copy())
 
 
 def preload_binned(paths: list[str] | tuple[str, ...]) -> None:

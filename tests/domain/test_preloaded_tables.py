@@ -78,3 +78,26 @@ class _Counted:
     def __call__(self, *args, **kwargs):
         self.calls += 1
         return self.fn(*args, **kwargs)
+
+
+def test_a_reused_workers_next_session_copies_its_first_binned_table(
+        tmp_path: Path, monkeypatch) -> None:
+    from collabsim.domain import analysis_helpers as helpers
+
+    monkeypatch.setattr(tables, "_PRELOADED", {})
+    monkeypatch.setattr(helpers, "_PREBINNED", {})
+    monkeypatch.setattr(helpers, "_TABLES", {})
+    monkeypatch.setattr(helpers, "year_bins", counted := _Counted(helpers.year_bins))
+    path = tmp_path / "t.csv"
+    path.write_text("BCE,v\n300,1.5\n200,0.0\n100,2.5\n", encoding="utf-8")
+    first = helpers.table(str(path))  # session 1 reads and bins the file
+    expected = first.copy()
+    first.loc[-300, "v"] = 99.0  # ... and changes its table in place
+    assert counted.calls == 1
+    helpers.clear_tables()  # the worker's reset between sessions
+    second = helpers.table(str(path))  # session 2: a copy of the untouched table, no binning
+    pd.testing.assert_frame_equal(second, expected)
+    assert counted.calls == 1 and second is not first
+    path.write_text("BCE,v\n300,7.0\n", encoding="utf-8")  # other bytes: binned anew
+    helpers.clear_tables()
+    assert helpers.table(str(path)).loc[-300, "v"] == 7.0 and counted.calls == 2
