@@ -47,14 +47,7 @@ def test_sandbox_cells_see_the_same_table_with_and_without_preloading(tmp_path: 
 
 def test_a_prebinned_table_is_copied_only_for_the_unchanged_table(
         tmp_path: Path, monkeypatch) -> None:
-    from collabsim.domain import analysis_helpers as helpers
-
-    monkeypatch.setattr(tables, "_PRELOADED", {})
-    monkeypatch.setattr(helpers, "_PREBINNED", {})
-    monkeypatch.setattr(helpers, "_TABLES", {})
-    monkeypatch.setattr(helpers, "year_bins", counted := _Counted(helpers.year_bins))
-    path = tmp_path / "t.csv"
-    path.write_text("BCE,v\n300,1.5\n200,0.0\n100,2.5\n", encoding="utf-8")
+    helpers, path, counted = _fresh_helpers(tmp_path, monkeypatch)
     expected = helpers.year_bins(read_table(path))
     preload_tables([str(path)])
     helpers.preload_binned([str(path), str(tmp_path / "missing.csv")])
@@ -71,6 +64,19 @@ def test_a_prebinned_table_is_copied_only_for_the_unchanged_table(
     assert counted.calls == 3
 
 
+def _fresh_helpers(tmp_path: Path, monkeypatch):
+    """analysis_helpers with empty table caches, a counted year_bins and a small data file."""
+    from collabsim.domain import analysis_helpers as helpers
+
+    monkeypatch.setattr(tables, "_PRELOADED", {})
+    monkeypatch.setattr(helpers, "_PREBINNED", {})
+    monkeypatch.setattr(helpers, "_TABLES", {})
+    monkeypatch.setattr(helpers, "year_bins", counted := _Counted(helpers.year_bins))
+    path = tmp_path / "t.csv"
+    path.write_text("BCE,v\n300,1.5\n200,0.0\n100,2.5\n", encoding="utf-8")
+    return helpers, path, counted
+
+
 class _Counted:
     def __init__(self, fn) -> None:
         self.fn, self.calls = fn, 0
@@ -82,14 +88,7 @@ class _Counted:
 
 def test_a_reused_workers_next_session_copies_its_first_binned_table(
         tmp_path: Path, monkeypatch) -> None:
-    from collabsim.domain import analysis_helpers as helpers
-
-    monkeypatch.setattr(tables, "_PRELOADED", {})
-    monkeypatch.setattr(helpers, "_PREBINNED", {})
-    monkeypatch.setattr(helpers, "_TABLES", {})
-    monkeypatch.setattr(helpers, "year_bins", counted := _Counted(helpers.year_bins))
-    path = tmp_path / "t.csv"
-    path.write_text("BCE,v\n300,1.5\n200,0.0\n100,2.5\n", encoding="utf-8")
+    helpers, path, counted = _fresh_helpers(tmp_path, monkeypatch)
     first = helpers.table(str(path))  # session 1 reads and bins the file
     expected = first.copy()
     first.loc[-300, "v"] = 99.0  # ... and changes its table in place
