@@ -10,11 +10,10 @@ User errors (missing or empty file, unusable profile) print one line and exit wi
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_USER_ERROR = 2
+from collabsim.cli.errors import user_error
 
 
 def register(subparsers: Any) -> None:
@@ -41,11 +40,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _error(message: str) -> int:
-    print(f"collabsim calibrate: error: {message}", file=sys.stderr)
-    return EXIT_USER_ERROR
-
-
 def run(args: argparse.Namespace) -> int:
     """Execute ``collabsim calibrate``; returns the exit code."""
     import yaml
@@ -62,23 +56,23 @@ def run(args: argparse.Namespace) -> int:
                 text = path.read_text(encoding="utf-8")
                 data = yaml.safe_load(text)
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-                return _error(f"--profile {path}: {' '.join(str(err).split())}")
+                return user_error("calibrate", f"error: --profile {path}: {' '.join(str(err).split())}")
             if not isinstance(data, dict):
-                return _error(f"--profile {path}: a profile must be a YAML mapping")
+                return user_error("calibrate", f"error: --profile {path}: a profile must be a YAML mapping")
             texts[str(data.get("key") or path.stem)] = text
     if args.out.exists() and not args.out.is_dir():
-        return _error(f"--out {args.out}: exists and is not a folder")
+        return user_error("calibrate", f"error: --out {args.out}: exists and is not a folder")
     try:
         _, sample = load_kolab_sample(args.kolab)
         cal = calibrate(sample)
     except CalibrationInputError as err:
-        return _error(f"--kolab {err}")
+        return user_error("calibrate", f"error: --kolab {err}")
     except ValueError as err:
-        return _error(f"--kolab {args.kolab}: cannot fit: {err}")
+        return user_error("calibrate", f"error: --kolab {args.kolab}: cannot fit: {err}")
     try:
         written = write_calibration(cal, args.out, profile_texts=texts, check_seed=args.seed)
     except OSError as err:
-        return _error(f"--out {args.out}: {' '.join(str(err).split())}")
+        return user_error("calibrate", f"error: --out {args.out}: {' '.join(str(err).split())}")
     r = cal.model.reactions
     print(
         f"fitted on {len(sample.session_ids)} sessions: adopt {r.adopt.value:.3f}, "

@@ -8,9 +8,10 @@ it goes into the cache, where ``tasks=discoverybench`` finds it without a root.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
+
+from collabsim.cli.errors import user_error
 
 
 def register(subparsers: Any) -> None:
@@ -37,12 +38,9 @@ def _fetch(args: argparse.Namespace) -> int:
     try:
         result = fetch_discoverybench(args.dest, args.url, progress=not args.no_progress)
     except FetchError as err:
-        print(f"collabsim data fetch: {err}", file=sys.stderr)
-        return 2
+        return user_error("data fetch", str(err))
     except OSError as err:
-        print(f"collabsim data fetch: --dest: cannot write {args.dest}: {err.strerror}",
-              file=sys.stderr)
-        return 2
+        return user_error("data fetch", f"--dest: cannot write {args.dest}: {err.strerror}")
     counts = ", ".join(f"{n} {src} ({result.with_gold.get(src, 0)} with gold)"
                        for src, n in sorted(result.tasks.items()))
     print(f"Verified {result.url} (sha256 {result.sha256[:16]}…): {counts}"

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from collabsim.cli.errors import user_error
 from collabsim.graphs.model import WorkflowGraph
 
 
@@ -125,8 +126,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             table = dynamics_table(args.path, progress=sys.stderr.isatty())
         except DynamicsInputError as err:
-            print(f"collabsim dynamics: error: {err}", file=sys.stderr)
-            return 2
+            return user_error("dynamics", f"error: {err}")
     if not args.quiet:
         for w in caught:
             print(f"warning: {w.message}", file=sys.stderr)

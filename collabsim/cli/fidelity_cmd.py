@@ -11,11 +11,10 @@ traces, empty Kolab file) print one line and exit with code 2.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-EXIT_USER_ERROR = 2
+from collabsim.cli.errors import user_error
 
 
 def register(subparsers: Any) -> None:
@@ -35,11 +34,6 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def _error(message: str) -> int:
-    print(f"collabsim fidelity: error: {message}", file=sys.stderr)
-    return EXIT_USER_ERROR
-
-
 def run(args: argparse.Namespace) -> int:
     """Execute ``collabsim fidelity``; returns the exit code."""
     from collabsim.calibration.fidelity import fidelity
@@ -48,18 +42,19 @@ def run(args: argparse.Namespace) -> int:
     from collabsim.calibration.simulated import load_simulated_graphs
 
     if args.out.exists() and not args.out.is_dir():
-        return _error(f"--out {args.out}: exists and is not a folder")
+        return user_error("fidelity", f"error: --out {args.out}: exists and is not a folder")
     try:
         sim = load_simulated_graphs(args.sim_dir)
     except CalibrationInputError as err:
-        return _error(f"SIM_DIR {err}")
+        return user_error("fidelity", f"error: SIM_DIR {err}")
     try:
         real, _ = load_kolab_sample(args.kolab)
     except CalibrationInputError as err:
-        return _error(f"--kolab {err}")
+        return user_error("fidelity", f"error: --kolab {err}")
     if not any(n.actor_type == "human" for g in sim for n in g.nodes):
-        return _error(
-            f"SIM_DIR {args.sim_dir}: none of the {len(sim)} sessions has a simulated human "
+        return user_error(
+            "fidelity",
+            f"error: SIM_DIR {args.sim_dir}: none of the {len(sim)} sessions has a simulated human "
             "(single-agent runs have no human-AI dynamics to compare)"
         )
     fid = fidelity(real, sim, seed=args.seed)
@@ -68,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
             fid, args.out, sim_dir=str(args.sim_dir), kolab=str(args.kolab)
         )
     except OSError as err:
-        return _error(f"--out {args.out}: {' '.join(str(err).split())}")
+        return user_error("fidelity", f"error: --out {args.out}: {' '.join(str(err).split())}")
     differs = sum(c.verdict == "differs" for c in fid.comparisons)
     print(
         f"compared {len(fid.sim_rows)} simulated with {len(real)} real sessions on "

@@ -20,6 +20,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from collabsim.cli.errors import user_error
+
 DEFAULT_PREDICTORS = "majority,mode,carry-forward,learned"
 DEFAULT_TASKS = "1a,1b,1b+h,1c,1d,2a,2b"
 DEFAULT_PERMUTATIONS = 100
@@ -108,8 +110,7 @@ def _instances(args: argparse.Namespace) -> int:
     try:
         graphs, instances, tasks, n_warn = _load(args)
     except ValueError as err:
-        print(f"collabsim kolab: {err}", file=sys.stderr)
-        return 2
+        return user_error("kolab", str(err))
     _print_counts(instances.counts(tasks), len(graphs), n_warn)
     return 0
 
@@ -152,8 +153,7 @@ def _report(args: argparse.Namespace) -> int:
             inner_folds=args.inner_folds,
         )
     except ValueError as err:
-        print(f"collabsim kolab: {err}", file=sys.stderr)
-        return 2
+        return user_error("kolab", str(err))
     _print_counts(instances.counts(tasks), len(graphs), n_warn)
     result = run_benchmark(
         instances,

@@ -9,9 +9,10 @@ view per session into DIR (default ``report``).
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
+
+from collabsim.cli.errors import user_error
 
 
 def register(subparsers: Any) -> None:
@@ -40,11 +41,9 @@ def _run(args: argparse.Namespace) -> int:
         report = build_report(args.paths, args.out, tasks_roots=args.tasks_root,
                               views=not args.no_views)
     except ReportInputError as err:
-        print(f"collabsim report: {err}", file=sys.stderr)
-        return 2
+        return user_error("report", str(err))
     except OSError as err:
-        print(f"collabsim report: --out: cannot write {args.out}: {err.strerror}", file=sys.stderr)
-        return 2
+        return user_error("report", f"--out: cannot write {args.out}: {err.strerror}")
     for note in report.notes:
         print(f"note: {note}")
     print(f"{len(report.sessions)} sessions, {len(report.aggregate)} variants, "

@@ -31,8 +31,9 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from collabsim.cli.errors import EXIT_USER_ERROR
+
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "conf")
-EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 

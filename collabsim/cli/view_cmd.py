@@ -8,10 +8,11 @@ has no external references: open it in any browser, offline.
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
+
+from collabsim.cli.errors import user_error
 
 
 def register(subparsers: Any) -> None:
@@ -42,12 +43,10 @@ def _run(args: argparse.Namespace) -> int:
             warnings.simplefilter("ignore")
             graph = load_graph(args.path, args.session)
     except (GraphSourceError, TraceFormatError, KolabFormatError) as err:
-        print(f"collabsim view: {err}", file=sys.stderr)
-        return 2
+        return user_error("view", str(err))
     try:
         out = write_view(graph, args.out, args.title)
     except OSError as err:
-        print(f"collabsim view: --out: cannot write {args.out}: {err.strerror}", file=sys.stderr)
-        return 2
+        return user_error("view", f"--out: cannot write {args.out}: {err.strerror}")
     print(f"{graph.session.session_id}: {len(graph)} nodes, {len(graph.edges)} edges -> {out}")
     return 0

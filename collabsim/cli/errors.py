@@ -1,0 +1,22 @@
+"""The one-line user-error exit every ``collabsim`` sub-command shares.
+
+A user error (bad setting, bad data, a missing or unwritable file) ends with one line on
+stderr that names the setting or file, and exit code 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+EXIT_USER_ERROR = 2
+
+
+def user_error(command: str, message: str) -> int:
+    """Print ``collabsim <command>: <message>`` on stderr; return :data:`EXIT_USER_ERROR`.
+
+    Args:
+        command: The sub-command as typed (``"view"``, ``"data fetch"``).
+        message: One line naming the setting or file and what is wrong with it.
+    """
+    print(f"collabsim {command}: {message}", file=sys.stderr)
+    return EXIT_USER_ERROR
