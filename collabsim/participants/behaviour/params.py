@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Self
 
 SOURCE_PREFIXES: tuple[str, ...] = ("kolab:", "prior:")
 
@@ -85,3 +85,31 @@ def params_from_mapping(data: Any, names: tuple[str, ...], block: str) -> dict[s
     if missing:
         raise BehaviourConfigError(f"{block}: missing parameter(s) {', '.join(missing)}")
     return {n: Param.from_dict(data[n], f"{block}.{n}") for n in names}
+
+
+class ParamBlock:
+    """Base of a frozen dataclass whose every field is a :class:`Param` (a YAML block).
+
+    Subclasses set :attr:`BLOCK`, the block's path in a profile, used in error messages.
+    """
+
+    BLOCK: ClassVar[str] = "behaviour"
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """Parameter names in declaration order."""
+        return tuple(f.name for f in fields(cls))  # type: ignore[arg-type]
+
+    def to_dict(self) -> dict[str, Any]:
+        """YAML form: ``{name: {value, source}}``."""
+        return {n: getattr(self, n).to_dict() for n in self.names()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], block: str | None = None) -> Self:
+        """Read the YAML form (every parameter required, unknown keys rejected).
+
+        Args:
+            data: The block's mapping.
+            block: Its path for error messages (default :attr:`BLOCK`).
+        """
+        return cls(**params_from_mapping(data, cls.names(), block or cls.BLOCK))

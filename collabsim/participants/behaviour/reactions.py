@@ -11,13 +11,12 @@ behave like the population mean.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from collabsim.participants.behaviour.params import Param, params_from_mapping
+from collabsim.participants.behaviour.params import Param, ParamBlock
 
 LABELS: tuple[str, str, str] = ("adopt", "modify", "reject")
 
@@ -44,7 +43,7 @@ class ReactionRates:
 
 
 @dataclass(frozen=True)
-class ReactionModel:
+class ReactionModel(ParamBlock):
     """Population rates and per-person spread of reactions to AI outputs.
 
     Attributes:
@@ -53,6 +52,8 @@ class ReactionModel:
         reject: Population mean probability of discarding it.
         concentration: Dirichlet concentration ``kappa`` of per-person rates around the mean.
     """
+
+    BLOCK: ClassVar[str] = "behaviour.reactions"
 
     adopt: Param
     modify: Param
@@ -65,22 +66,6 @@ class ReactionModel:
             raise ValueError(f"reaction rates must be >= 0 and sum to 1, got {rates}")
         if self.concentration.value <= 0:
             raise ValueError("reactions.concentration must be > 0")
-
-    @classmethod
-    def names(cls) -> tuple[str, ...]:
-        """Parameter names in declaration order."""
-        return tuple(f.name for f in fields(cls))
-
-    def to_dict(self) -> dict[str, Any]:
-        """YAML form: ``{name: {value, source}}``."""
-        return {n: getattr(self, n).to_dict() for n in self.names()}
-
-    @classmethod
-    def from_dict(
-        cls, data: Mapping[str, Any], block: str = "behaviour.reactions"
-    ) -> ReactionModel:
-        """Read the YAML form (every parameter required, unknown keys rejected)."""
-        return cls(**params_from_mapping(data, cls.names(), block))
 
     @property
     def mean(self) -> ReactionRates:

@@ -30,13 +30,12 @@ stream, and hence ``B`` and ``M``, exactly as fitted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
-from collabsim.participants.behaviour.params import Param, params_from_mapping
+from collabsim.participants.behaviour.params import Param, ParamBlock
 
 FAST, SLOW = 0, 1
 
@@ -59,7 +58,7 @@ class HumanTiming:
 
 
 @dataclass(frozen=True)
-class TimingModel:
+class TimingModel(ParamBlock):
     """Parameters of the two-state lognormal timing model (module docstring).
 
     Log quantities are natural logs of seconds. The state means are relative to the
@@ -80,6 +79,8 @@ class TimingModel:
         duration_b: Beta ``b`` of that share.
         min_interval: Smallest gap in seconds (the data's time resolution).
     """
+
+    BLOCK: ClassVar[str] = "behaviour.timing"
 
     tempo_mean: Param
     tempo_sd: Param
@@ -106,22 +107,6 @@ class TimingModel:
         for name in ("duration_a", "duration_b"):
             if getattr(self, name).value <= 0:
                 raise ValueError(f"timing.{name} must be > 0")
-
-    # ------------------------------------------------------------------ (de)serialisation
-
-    @classmethod
-    def names(cls) -> tuple[str, ...]:
-        """Parameter names in declaration order."""
-        return tuple(f.name for f in fields(cls))
-
-    def to_dict(self) -> dict[str, Any]:
-        """YAML form: ``{name: {value, source}}``."""
-        return {n: getattr(self, n).to_dict() for n in self.names()}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], block: str = "behaviour.timing") -> TimingModel:
-        """Read the YAML form (every parameter required, unknown keys rejected)."""
-        return cls(**params_from_mapping(data, cls.names(), block))
 
     # ------------------------------------------------------------------ derived
 
