@@ -123,6 +123,10 @@ class ScriptedAgent:
             return message
         if self._waiting_for_checks(obs) and obs.turn < int(self.params.get("finish_by_turn", 45)):
             return format_action(WAIT)
+        if self._finish_unaddressed(obs):
+            # the owner rejected FINISH of this very text and my revisions could not change
+            # it: asking again would only repeat the rejection, so the owner decides
+            return self._hand_over(obs)
         return format_action("FINISH")
 
     @property
@@ -145,9 +149,7 @@ class ScriptedAgent:
         trusted = _trusted_areas(obs)
         applied: list[str] = []
         ignored: list[str] = []
-        for message in obs.chat:
-            if message.sender == obs.me:
-                continue
+        for message in self._objections(obs):
             for kind, fix in parse_issues(message.text):
                 if message.sender not in binding and (
                         ignore or not self._defers(obs, message, kind, trusted)):
@@ -158,6 +160,15 @@ class ScriptedAgent:
                     applied.append(kind)
                 plan = new
         return plan, applied, ignored
+
+    @staticmethod
+    def _objections(obs: Observation) -> list[ChatMessage]:
+        """Teammates' messages and the reasons of their gate ``REJECT`` decisions, by time:
+        a rejection's reason names its fix as a chat objection does."""
+        out = [m for m in obs.chat if m.sender != obs.me]
+        out += [ChatMessage(h.seq, h.time, h.actor, h.summary) for h in obs.history
+                if h.actor != obs.me and h.action_type == "REJECT"]
+        return sorted(out, key=lambda m: m.time)
 
     def _defers(self, obs: Observation, message: ChatMessage, kind: str,
                 trusted: Mapping[str, frozenset[str]]) -> bool:
@@ -240,6 +251,29 @@ class ScriptedAgent:
             return self._said.post(
                 "keep", fp, f"I checked my computation and will keep this answer. [keep draft={fp}]")
         return None
+
+    @staticmethod
+    def _finish_unaddressed(obs: Observation) -> bool:
+        """Whether my latest FINISH was rejected and the editor has not changed since."""
+        rejected = [h.time for h in obs.history if h.actor == obs.me
+                    and h.action_type == "FINISH" and h.status == "rejected"]
+        if not rejected:
+            return False
+        changed = [h.time for h in obs.history if h.action_type == "EDITOR_UPDATE"
+                   and h.status in ("ok", "approved")]
+        return not changed or max(changed) <= max(rejected)
+
+    def _hand_over(self, obs: Observation) -> str:
+        """Leave the submission to the FINISH owner (said once), then wait for it."""
+        owner = obs.gates.get("FINISH")
+        fp = draft_fingerprint(obs.editor_text)
+        if (owner is None or owner == obs.me or self._said.in_chat(obs, "handover", fp)
+                or not _allowed(obs, "SEND_TEAMMATE_MESSAGE")):
+            return format_action(WAIT)
+        return self._said.post("handover", fp, (
+            f"{owner}, you rejected submitting this draft and I could not revise it to meet "
+            f"your objection within the team's gates. You own FINISH: please submit the "
+            f"version you want. [handover FINISH draft={fp}]"))
 
     def _waiting_for_checks(self, obs: Observation) -> bool:
         if not obs.teammates or not self.params.get("announce", True):

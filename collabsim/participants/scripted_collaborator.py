@@ -217,11 +217,14 @@ class ScriptedCollaborator:
 
     def _escalates(self, obs: Observation) -> bool:
         """Whether I, owning FINISH, end a standoff: after ``escalate_after`` rejections of
-        the agent's FINISH the owner decides (its decision binds) instead of blocking on."""
+        the agent's FINISH, or once the agent hands the submission over to me after one, the
+        owner decides (its decision binds) instead of blocking on."""
         if obs.gates.get("FINISH") != obs.me or not _allowed(obs, "FINISH"):
             return False
         limit = param_value(self.params, "escalate_after", 3)
-        return self._finish_rejected >= limit
+        handed = self._finish_rejected > 0 and any(
+            m.sender != obs.me and "[handover FINISH" in m.text for m in obs.chat)
+        return handed or self._finish_rejected >= limit
 
     def _finish_myself(self, obs: Observation) -> str:
         """Put my own version in the editor (once, unless another owner gates the editor)
