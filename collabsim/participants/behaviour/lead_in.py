@@ -5,7 +5,9 @@ human nodes: looking at the material, then asking the AI), for a solo lead-in of
 quarter of each step. The model: with probability ``probability`` a person leads in, with
 ``K ~ Geometric(1 / actions_mean)`` actions (``K >= 1``; the last one is the request that
 engages the AI), drawn once per person and session. The actions' durations come from the
-timing model, so the lead-in's length is the sum of ``K`` calibrated action durations.
+timing model. (The scripted collaborator shortens a lead-in to at most 3 actions - say so,
+one look at the data, the request - because every landing wakes the waiting agent, whose
+decisions are budgeted.)
 """
 
 from __future__ import annotations
