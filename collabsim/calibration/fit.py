@@ -1,4 +1,4 @@
-"""Fit the behavioural model (timing and reactions) to real sessions.
+"""Fit the behavioural model (timing, reactions, lead-in) to real sessions.
 
 * **Timing** (:class:`~collabsim.participants.behaviour.timing.TimingModel`). Gaps shorter
   than the data's 1-second resolution are raised to 1 s before taking logs. Each session's
@@ -11,6 +11,9 @@
   population rates are the pooled label shares (so they equal the data's counts); the
   Dirichlet concentration is fitted by maximum marginal likelihood over participants
   (:mod:`collabsim.calibration.dirichlet`).
+* **Lead-in** (:class:`~collabsim.participants.behaviour.lead_in.LeadInModel`). The share of
+  sessions in which a human node starts before the first AI node, and the mean number of such
+  nodes among them (the maximum-likelihood geometric on ``K >= 1``).
 
 Nothing here looks at simulated results or published team tables.
 """
@@ -25,6 +28,7 @@ from scipy import stats
 from collabsim.calibration.dirichlet import ConcentrationFit, fit_concentration
 from collabsim.calibration.hmm import HMMFit, fit_two_state
 from collabsim.calibration.kolab_sample import KolabSample
+from collabsim.participants.behaviour.lead_in import LeadInModel
 from collabsim.participants.behaviour.params import Param
 from collabsim.participants.behaviour.profile import BehaviourModel
 from collabsim.participants.behaviour.reactions import ReactionModel
@@ -125,8 +129,24 @@ def fit_reactions(sample: KolabSample) -> tuple[ReactionModel, ConcentrationFit]
     return model, conc
 
 
+def fit_lead_in(sample: KolabSample) -> LeadInModel | None:
+    """Fit the lead-in model (module docstring); None without a session that has an AI node."""
+    counts = sample.lead_in_actions
+    if len(counts) == 0:
+        return None
+    led = counts[counts > 0]
+    n = len(counts)
+    return LeadInModel(
+        probability=Param(len(led) / n, _src(
+            sample, f"{len(led)}/{n} sessions with a human node before the first AI node")),
+        actions_mean=Param(float(led.mean()) if len(led) else 1.0, _src(
+            sample, f"{int(led.sum())} human nodes before the first AI node in {len(led)} "
+            "sessions (geometric maximum likelihood: their mean)")),
+    )
+
+
 def calibrate(sample: KolabSample) -> Calibration:
     """Fit the whole behaviour model to a Kolab sample."""
     timing, hmm = fit_timing(sample)
     reactions, conc = fit_reactions(sample)
-    return Calibration(BehaviourModel(timing, reactions), sample, hmm, conc)
+    return Calibration(BehaviourModel(timing, reactions, fit_lead_in(sample)), sample, hmm, conc)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,8 @@ class KolabSample:
         duration_shares: For consecutive human nodes with a positive gap, the first node's
             duration divided by the gap (start to next start).
         reactions: Participant id -> counts ``[adopt, modify, reject]``.
+        lead_in_actions: Per session with a timed AI node, the number of human nodes that
+            start before the first AI node does (the session's solo lead-in).
     """
 
     file_name: str
@@ -53,6 +55,7 @@ class KolabSample:
     memory: np.ndarray
     duration_shares: np.ndarray
     reactions: dict[str, np.ndarray]
+    lead_in_actions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     @property
     def event_counts(self) -> np.ndarray:
@@ -86,6 +89,16 @@ def _duration_shares(graph: WorkflowGraph) -> list[float]:
     return out
 
 
+def _lead_in_actions(graph: WorkflowGraph) -> int | None:
+    """Human nodes starting before the first AI node (None: no timed AI node)."""
+    timed = [n for n in graph.nodes if n.start is not None]
+    ai = [float(n.start) for n in timed if n.actor_type == "ai"]  # type: ignore[arg-type]
+    if not ai:
+        return None
+    first = min(ai)
+    return sum(1 for n in timed if n.actor_type == "human" and float(n.start) < first)  # type: ignore[arg-type]
+
+
 def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> KolabSample:
     """Collect the calibration figures of ``graphs``.
 
@@ -95,6 +108,7 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
     if not graphs:
         raise CalibrationInputError(f"{file_name}: no sessions")
     intervals, bursts, memories, shares = [], [], [], []
+    lead_ins: list[int] = []
     reactions: dict[str, Counter[str]] = {}
     for g in graphs:
         times = human_event_times(g)
@@ -102,6 +116,8 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
         bursts.append(burstiness(times))
         memories.append(memory_coefficient(times))
         shares.extend(_duration_shares(g))
+        if (lead := _lead_in_actions(g)) is not None:
+            lead_ins.append(lead)
         person = g.session.participant_id or g.session.session_id
         counter = reactions.setdefault(person, Counter())
         counter.update(r.label for r in g.responses)
@@ -117,6 +133,7 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
         memory=np.array(memories, dtype=float),
         duration_shares=np.array(shares, dtype=float),
         reactions={p: np.array([c[k] for k in LABELS], dtype=int) for p, c in reactions.items()},
+        lead_in_actions=np.array(lead_ins, dtype=int),
     )
 
 

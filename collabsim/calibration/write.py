@@ -97,6 +97,19 @@ def calibration_markdown(
         f"SD of observed shares would lie in [{spread.predicted_sd_q05:.3f}, "
         f"{spread.predicted_sd_q95:.3f}] (90 %).",
         "",
+    ]
+    lead = cal.model.lead_in
+    if lead is not None:
+        lines += [
+            "## Solo lead-in",
+            "",
+            f"Sessions opening with human work before the AI's first node: "
+            f"{lead.probability.value:.2f} ({lead.probability.source.split(': ', 1)[-1]}); "
+            f"human actions before it, the engaging request included: geometric with mean "
+            f"{lead.actions_mean.value:.2f} ({lead.actions_mean.source.split(': ', 1)[-1]}).",
+            "",
+        ]
+    lines += [
         "## Timing of human actions",
         "",
         "Two-state lognormal HMM on the gaps between human events, with a per-session tempo "

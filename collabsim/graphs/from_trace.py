@@ -44,7 +44,13 @@ is ``(min start, max end)`` of its nodes.
   previous decided request of the same action type was rejected (by any human): approval
   after requested changes;
 * a human ``EDITOR_UPDATE`` that refs an AI ``EDITOR_UPDATE`` (the human edits the agent's
-  hypothesis) -> ``modify``.
+  hypothesis) -> ``modify``;
+* a human chat message that objects to an AI output it refs (issue tags ``[issue kind=...]``
+  about a draft ``[check draft=<fingerprint>]``, see :mod:`collabsim.participants.claims`)
+  -> ``reject``, as Kolab labels a human voicing disagreement with the AI's output; once per
+  (human, draft), and not when the message announces the sender's own edit (``[edit
+  draft=...]``: the edit is the ``modify``) or comes before the sender's own gate decision
+  on the request it refs (the decision is the response).
 
 The responder is the human node, ``ai_node`` the AI request / update node, and ``source``
 the latest human message among the AI node's refs (for a gate outcome, its request's refs),
@@ -54,6 +60,7 @@ or None.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -79,6 +86,9 @@ _SOFTWARE = {
     "MEMORY_AGREE": "group memory",
 }
 _TEXT_ARGS = ("message", "text", "code", "reason", "section")
+_ISSUE_TAG = re.compile(r"\[issue kind=\w+")
+_CHECK_TAG = re.compile(r"\[check draft=([0-9a-f]{8})\]")
+_EDIT_TAG = re.compile(r"\[edit draft=[0-9a-f]{8}\]")
 
 
 class TraceFormatError(ValueError):
@@ -300,6 +310,7 @@ def _responses(
     out: list[Response] = []
     # (AI author, action type) -> was the author's latest decided request rejected?
     rejected: dict[tuple[str, str], bool] = {}
+    objected: set[tuple[str, str]] = set()  # (human, draft fingerprint) already counted
     for ev in evs:
         if ev.actor_type != "human" or ev.seq not in node_of:
             continue
@@ -320,6 +331,11 @@ def _responses(
                 out.append(
                     Response(node_of[ev.seq], _source(req, by_seq, node_of), node_of[r], label)
                 )  # type: ignore[arg-type]
+        elif ev.is_message:
+            ai_ref = _objected(ev, by_seq, node_of, decision_on, objected)
+            if ai_ref is not None:
+                out.append(Response(node_of[ev.seq], _source(by_seq[ai_ref], by_seq, node_of),
+                                    node_of[ai_ref], "reject"))  # type: ignore[arg-type]
         elif ev.action_type == "EDITOR_UPDATE":
             for r in ev.refs:
                 ref = by_seq.get(r)
@@ -335,6 +351,33 @@ def _responses(
                         )
                     )
     return out
+
+
+def _objected(
+    ev: TraceEvent,
+    by_seq: Mapping[int, TraceEvent],
+    node_of: Mapping[int, str],
+    decision_on: Mapping[int, TraceEvent],
+    seen: set[tuple[str, str]],
+) -> int | None:
+    """The AI node a human chat message rejects (module docstring), or None."""
+    text = str(ev.args.get("message", ""))
+    checked = _CHECK_TAG.findall(text)
+    if not checked or _ISSUE_TAG.search(text) is None or _EDIT_TAG.search(text):
+        return None
+    for r in ev.refs:
+        ref = by_seq.get(r)
+        if ref is None or r not in node_of or ref.actor_type != "ai":
+            continue
+        verdict = decision_on.get(r)
+        if _is_request(ref) and verdict is not None and verdict.actor == ev.actor:
+            return None  # its own gate decision on the request is the response
+        key = (ev.actor, checked[0])
+        if key in seen:
+            return None
+        seen.add(key)
+        return r
+    return None
 
 
 def read_trace(path: str | Path) -> list[TraceEvent]:

@@ -22,7 +22,11 @@ A collaborator is a small stochastic model, not an oracle (DESIGN.md "Simulated 
   "modify" is the human changing the AI's output; *reject* proposes its own version in chat
   when its check disagrees and insists on it when the agent declines;
 * **timing** - :class:`SessionTiming`: the durations of its actions and its think times
-  before reacting, from one sequence of the calibrated timing model per session.
+  before reacting, from one sequence of the calibrated timing model per session;
+* **lead-in** - it may open the session alone (``behaviour.lead_in``, calibrated: in every
+  Kolab session the human acts before the AI): it says it will look first (``[lead]``),
+  inspects the data or runs its own computation, then asks the agent to start
+  (``[kickoff]``); :meth:`HumanModel.lead_in_actions` draws how many actions that takes.
 
 Each scalar parameter is written in the profile as ``{value: ..., source: ...}`` (the source
 is ``kolab:...`` for calibrated values or ``prior:...`` for a documented prior); a plain
@@ -157,6 +161,15 @@ class HumanModel:
             return None
         return self.behaviour.reactions.sample_participant(
             _rng(seed, name, task_id, "reactions"))
+
+
+    def lead_in_actions(self, seed: int, name: str, task_id: str) -> int:
+        """How many actions this person takes alone before it engages the agent in the
+        session of ``task_id``, the engaging request included (0: no lead-in, also without a
+        ``behaviour.lead_in`` block)."""
+        if self.behaviour is None or self.behaviour.lead_in is None:
+            return 0
+        return self.behaviour.lead_in.sample_actions(_rng(seed, name, task_id, "lead-in"))
 
 
 def _rng(seed: int, *parts: object) -> np.random.Generator:

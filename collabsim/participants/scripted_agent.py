@@ -24,6 +24,8 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.protocol import ChatMessage, Observation, Role
 from collabsim.participants.scripted_common import (
+    KICKOFF,
+    LEAD,
     WAIT,
     _allowed,
     _build_step,
@@ -45,9 +47,11 @@ class ScriptedAgent:
         seed: Policy seed (mistake draws, wording choices).
         params: Behaviour parameters: ``mistakes`` (mapping kind -> probability),
             ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 120),
-            ``finish_by_turn`` (stop waiting from this turn on, default 45),
+            ``finish_by_turn`` (stop waiting for teammates from this turn on, default 45),
             ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
-            propose), ``announce`` (post drafts for checking, default True).
+            propose), ``announce`` (post drafts for checking, default True),
+            ``lead_patience_seconds`` (leave the opening to teammates, waiting at most this
+            long for a leading teammate's go; default 0: start at once).
         mistakes: A :class:`MistakeModel` (overrides ``params["mistakes"]``).
         name: Participant name.
     """
@@ -87,7 +91,7 @@ class ScriptedAgent:
         ctx = self.context(obs.task)
         if obs.phase == "build":
             return self._build(obs, ctx)
-        if obs.my_pending:
+        if obs.my_pending or self._awaits_lead(obs):
             return format_action(WAIT)
         mine = [c for c in obs.code_cells if c.author == obs.me]
         for careful in (False, True):
@@ -121,9 +125,41 @@ class ScriptedAgent:
         message = self._team_message(obs, plan, applied, ignored, kept)
         if message is not None:
             return message
-        if self._waiting_for_checks(obs) and obs.turn < int(self.params.get("finish_by_turn", 45)):
+        if self._waiting_for_checks(obs) and obs.turn < self._finish_by_turn:
             return format_action(WAIT)
+        if self._finish_unaddressed(obs):
+            # the owner rejected FINISH of this very text and my revisions could not change
+            # it: asking again would only repeat the rejection, so the owner decides
+            return self._hand_over(obs)
         return format_action("FINISH")
+
+    def _awaits_lead(self, obs: Observation) -> bool:
+        """Whether I leave the opening to my teammates (``lead_patience_seconds`` > 0): until
+        one of them has acted in the work phase (at most ``patience_seconds``), and while one
+        that said it looks at the data first (``[lead]``) has not asked me to start
+        (``[kickoff]``; at most ``lead_patience_seconds``). Once I work, I work."""
+        limit = float(self.params.get("lead_patience_seconds", 0.0))
+        if not obs.teammates or limit <= 0 or obs.turn >= self._finish_by_turn:
+            return False
+        # the work phase began when the build phase's last memory action ended (0 without)
+        started = max((h.time for h in obs.history if h.action_type.startswith("MEMORY")),
+                      default=0.0)
+        if any(c.author == obs.me for c in obs.code_cells) or any(
+                h.actor == obs.me and not h.action_type.startswith("MEMORY")
+                for h in obs.history):
+            return False
+        others = [m for m in obs.chat if m.sender != obs.me]
+        if any(KICKOFF in m.text for m in others):
+            return False
+        if any(LEAD in m.text for m in others):
+            return obs.time - started < limit
+        acted = others or any(c.author != obs.me for c in obs.code_cells) or any(
+            h.actor != obs.me and not h.action_type.startswith("MEMORY") for h in obs.history)
+        return not acted and obs.time - started < float(self.params.get("patience_seconds", 120.0))
+
+    @property
+    def _finish_by_turn(self) -> int:
+        return int(self.params.get("finish_by_turn", 45))
 
     @property
     def _max_rejections(self) -> int:
@@ -145,9 +181,7 @@ class ScriptedAgent:
         trusted = _trusted_areas(obs)
         applied: list[str] = []
         ignored: list[str] = []
-        for message in obs.chat:
-            if message.sender == obs.me:
-                continue
+        for message in self._objections(obs):
             for kind, fix in parse_issues(message.text):
                 if message.sender not in binding and (
                         ignore or not self._defers(obs, message, kind, trusted)):
@@ -158,6 +192,15 @@ class ScriptedAgent:
                     applied.append(kind)
                 plan = new
         return plan, applied, ignored
+
+    @staticmethod
+    def _objections(obs: Observation) -> list[ChatMessage]:
+        """Teammates' messages and the reasons of their gate ``REJECT`` decisions, by time:
+        a rejection's reason names its fix as a chat objection does."""
+        out = [m for m in obs.chat if m.sender != obs.me]
+        out += [ChatMessage(h.seq, h.time, h.actor, h.summary) for h in obs.history
+                if h.actor != obs.me and h.action_type == "REJECT"]
+        return sorted(out, key=lambda m: m.time)
 
     def _defers(self, obs: Observation, message: ChatMessage, kind: str,
                 trusted: Mapping[str, frozenset[str]]) -> bool:
@@ -240,6 +283,29 @@ class ScriptedAgent:
             return self._said.post(
                 "keep", fp, f"I checked my computation and will keep this answer. [keep draft={fp}]")
         return None
+
+    @staticmethod
+    def _finish_unaddressed(obs: Observation) -> bool:
+        """Whether my latest FINISH was rejected and the editor has not changed since."""
+        rejected = [h.time for h in obs.history if h.actor == obs.me
+                    and h.action_type == "FINISH" and h.status == "rejected"]
+        if not rejected:
+            return False
+        changed = [h.time for h in obs.history if h.action_type == "EDITOR_UPDATE"
+                   and h.status in ("ok", "approved")]
+        return not changed or max(changed) <= max(rejected)
+
+    def _hand_over(self, obs: Observation) -> str:
+        """Leave the submission to the FINISH owner (said once), then wait for it."""
+        owner = obs.gates.get("FINISH")
+        fp = draft_fingerprint(obs.editor_text)
+        if (owner is None or owner == obs.me or self._said.in_chat(obs, "handover", fp)
+                or not _allowed(obs, "SEND_TEAMMATE_MESSAGE")):
+            return format_action(WAIT)
+        return self._said.post("handover", fp, (
+            f"{owner}, you rejected submitting this draft and I could not revise it to meet "
+            f"your objection within the team's gates. You own FINISH: please submit the "
+            f"version you want. [handover FINISH draft={fp}]"))
 
     def _waiting_for_checks(self, obs: Observation) -> bool:
         if not obs.teammates or not self.params.get("announce", True):

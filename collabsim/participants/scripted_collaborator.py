@@ -10,6 +10,7 @@ from collabsim.participants.cells import (
     COMPUTE_MARK,
     AnalysisResult,
     compute_cell,
+    inspect_cell,
     parse_result,
 )
 from collabsim.participants.claims import (
@@ -34,6 +35,8 @@ from collabsim.participants.protocol import Observation, Profile, Role
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted_common import (
     _COLS_RE,
+    KICKOFF,
+    LEAD,
     WAIT,
     _allowed,
     _build_step,
@@ -129,6 +132,9 @@ class ScriptedCollaborator:
         request = obs.pending_for_me[0] if obs.pending_for_me else None
         if request is not None and request.action_type == "EXECUTE_CODE":
             return self._decide_code(request.request_id, str(request.args.get("code", "")), plan)
+        lead = self._lead_in(obs, plan)
+        if lead is not None:
+            return lead
         own = self._own_result(obs, plan)
         if (self.numbers and own is None and plan.columns
                 and not obs.my_pending and not self._computed(obs, plan)
@@ -181,6 +187,41 @@ class ScriptedCollaborator:
                 self.name, (), draft, self._confirmation(semantics, own)))
         return format_action(WAIT)
 
+    def _lead_in(self, obs: Observation, plan: AnalysisPlan) -> str | None:
+        """My next action while I open the session alone (None once someone engaged the
+        agent, without a lead-in, or when a teammate leads): say so, look at the data (D: its
+        own computation), then ask the agent to start - ``min(K, 3)`` actions (``K``: the
+        calibrated draw)."""
+        k = self.human.lead_in_actions(self.seed, self.name, obs.task.task_id)
+        if k == 0 or not _allowed(obs, "SEND_TEAMMATE_MESSAGE") or not self._leads(obs):
+            return None
+        if any(KICKOFF in m.text for m in obs.chat) or any(
+                c.author != obs.me for c in obs.code_cells):
+            return None  # the agent has been engaged (by me or a teammate) or is working
+        if obs.my_pending:
+            return format_action(WAIT)
+        key = obs.task.task_id
+        if k >= 2 and not self._said.in_chat(obs, "lead", key):
+            return self._said.post("lead", key, "I will look at the data myself first and "
+                                   f"tell you when to start. {LEAD}")
+        mine = [c for c in obs.code_cells if c.author == obs.me]
+        if k >= 3 and not mine and plan.columns and _allowed(obs, "EXECUTE_CODE"):
+            # the K - 2 actions between saying so and asking the agent are one look at the
+            # data: every landing wakes the waiting agent, whose decisions are budgeted
+            # (run.max_turns), so a lead-in of more than 3 actions is shortened to 3
+            code = (compute_cell(plan) if self.numbers and not self._computed(obs, plan)
+                    else inspect_cell(plan))
+            return format_action("EXECUTE_CODE", code=code)
+        return self._said.post("kickoff", key, "I have looked at the data. Over to you: please "
+                               f"run the analysis and draft the hypothesis. {KICKOFF}")
+
+    @staticmethod
+    def _leads(obs: Observation) -> bool:
+        """Whether I am the one who opens the session: the lead-in is calibrated per Kolab
+        session (one human), so in a team one collaborator leads - the first by name (the
+        first teammate in an observation is the agent)."""
+        return obs.me == min((obs.me, *obs.teammates[1:]))
+
     def _ready_at(self, obs: Observation, fp: str) -> float:
         """When this person has read the announced draft ``fp``: the announcement's time plus
         a think time from the calibrated timing model (the k-th announced draft gets the k-th
@@ -217,11 +258,14 @@ class ScriptedCollaborator:
 
     def _escalates(self, obs: Observation) -> bool:
         """Whether I, owning FINISH, end a standoff: after ``escalate_after`` rejections of
-        the agent's FINISH the owner decides (its decision binds) instead of blocking on."""
+        the agent's FINISH, or once the agent hands the submission over to me after one, the
+        owner decides (its decision binds) instead of blocking on."""
         if obs.gates.get("FINISH") != obs.me or not _allowed(obs, "FINISH"):
             return False
         limit = param_value(self.params, "escalate_after", 3)
-        return self._finish_rejected >= limit
+        handed = self._finish_rejected > 0 and any(
+            m.sender != obs.me and "[handover FINISH" in m.text for m in obs.chat)
+        return handed or self._finish_rejected >= limit
 
     def _finish_myself(self, obs: Observation) -> str:
         """Put my own version in the editor (once, unless another owner gates the editor)

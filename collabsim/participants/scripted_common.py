@@ -26,6 +26,8 @@ from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
+LEAD = "[lead]"  # a collaborator opens the session alone and will say when the agent starts
+KICKOFF = "[kickoff]"  # ... and this is it asking the agent to start
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 
 

@@ -51,6 +51,20 @@ def test_fitted_reaction_rates_equal_the_label_counts_in_the_data(
     assert r.adopt.source == "kolab:explorer_sessions.json: 152/247 responses"
 
 
+def test_lead_in_is_fitted_to_the_human_nodes_before_the_first_ai_node(
+    kolab_calibration: Calibration, kolab_sample: KolabSample
+):
+    # every one of the 31 sessions opens with human nodes: 1 in 12 sessions, 2 in 11, ...
+    counts = Counter(kolab_sample.lead_in_actions.tolist())
+    assert counts == {1: 12, 2: 11, 3: 1, 4: 2, 5: 1, 6: 2, 8: 1, 10: 1}
+    lead = kolab_calibration.model.lead_in
+    assert lead is not None
+    assert lead.probability.value == 1.0
+    assert lead.actions_mean.value == pytest.approx(80 / 31, abs=1e-12)
+    drawn = [lead.sample_actions(np.random.default_rng(i)) for i in range(4000)]
+    assert min(drawn) == 1 and np.mean(drawn) == pytest.approx(80 / 31, rel=0.05)
+
+
 def test_per_participant_spread_of_adoption_is_within_the_observed_range(
     kolab_calibration: Calibration, kolab_sample: KolabSample, kolab_sessions_path: Path
 ):
@@ -120,7 +134,7 @@ def test_every_parameter_names_its_source_and_the_fit_is_deterministic(
     kolab_calibration: Calibration, kolab_sample: KolabSample
 ):
     sources = kolab_calibration.model.sources()
-    assert len(sources) == 17
+    assert len(sources) == 19  # timing 11, reactions 4, lead-in 2
     assert all(s.startswith(("kolab:explorer_sessions.json: ", "prior:")) for s in sources.values())
     assert calibrate(kolab_sample).model == kolab_calibration.model
     assert kolab_calibration.hmm.converged

@@ -208,3 +208,29 @@ def test_truncated_last_line_warns_bad_middle_line_fails(tmp_path: Path) -> None
     path.write_text(json.dumps({"seq": 0}) + "\n" + lines[1], encoding="utf-8")
     with pytest.raises(TraceFormatError, match="crash.jsonl:1"):
         graph_from_trace_file(path)
+
+
+def test_objections_in_chat_are_reject_responses() -> None:
+    """A collaborator objecting in chat to the agent's draft is a ``reject`` (once per draft),
+    an announced edit is not (its edit is the ``modify``), nor a message before the sender's
+    own gate decision on the request it refs (the decision is the response)."""
+    tag = "[issue kind=wrong_ordinal fix=ordinal:2] [check draft=0596179b]"
+    trace = [
+        _ev(0, 0, 0, "env", "SESSION_START", task_id="t", team="DR", structure="default"),
+        _ev(1, 0, 5, "agent", "EDITOR_UPDATE", text="X rose in 2000 BCE"),
+        _ev(2, 5, 8, "D", "SEND_TEAMMATE_MESSAGE", refs=(1,), message=f"Wrong. {tag}"),
+        _ev(3, 8, 9, "D", "SEND_TEAMMATE_MESSAGE", refs=(1,), message=f"I still disagree. {tag}"),
+        _ev(4, 5, 9, "R", "SEND_TEAMMATE_MESSAGE", refs=(1,),
+            message=f"I am editing the draft. {tag} [edit draft=1234abcd]"),
+        _ev(5, 9, 12, "R", "SEND_TEAMMATE_MESSAGE", refs=(1,),
+            message="The draft looks right to me. [check draft=0596179b]"),
+        _ev(6, 12, 14, "agent", "FINISH", "pending", request_id="g1"),
+        _ev(7, 14, 16, "D", "SEND_TEAMMATE_MESSAGE", refs=(6,),
+            message="No. [issue kind=wrong_year] [check draft=00000001]"),
+        _ev(8, 16, 18, "D", "REJECT", refs=(6,), request_id="g1", reason=f"No. {tag}"),
+    ]
+    g = graph_from_trace(trace, session_id="s")
+    assert g.responses == (
+        Response("e2", None, "e1", "reject"),
+        Response("e8", None, "e6", "reject"),
+    )

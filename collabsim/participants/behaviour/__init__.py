@@ -1,4 +1,4 @@
-"""The stochastic, data-fitted parts of a simulated human (timing and reactions to AI output).
+"""The stochastic, data-fitted parts of a simulated human (timing, reactions to AI output, lead-in).
 
 Parameters are frozen records whose every value carries its source (:class:`Param`); they
 are fitted by ``collabsim calibrate`` (:mod:`collabsim.calibration`) from the Kolab graphs
@@ -6,6 +6,7 @@ and stored in a profile's ``behaviour:`` block. All sampling takes a seeded
 ``numpy.random.Generator``.
 """
 
+from collabsim.participants.behaviour.lead_in import LeadInModel
 from collabsim.participants.behaviour.params import BehaviourConfigError, Param
 from collabsim.participants.behaviour.profile import BehaviourModel, load_behaviour
 from collabsim.participants.behaviour.reactions import LABELS, ReactionModel, ReactionRates
@@ -16,6 +17,7 @@ __all__ = [
     "BehaviourConfigError",
     "BehaviourModel",
     "HumanTiming",
+    "LeadInModel",
     "Param",
     "ReactionModel",
     "ReactionRates",

@@ -1,4 +1,4 @@
-"""The ``behaviour:`` block of a collaborator profile: timing and reactions.
+"""The ``behaviour:`` block of a collaborator profile: timing, reactions and lead-in.
 
 A profile YAML (``collabsim/participants/profiles/D.yaml`` or one written by
 ``collabsim calibrate``) may carry::
@@ -6,6 +6,8 @@ A profile YAML (``collabsim/participants/profiles/D.yaml`` or one written by
     behaviour:
       timing:    {tempo_mean: {value: ..., source: ...}, ...}   # TimingModel
       reactions: {adopt: {value: ..., source: ...}, ...}        # ReactionModel
+      lead_in:   {probability: {value: ..., source: ...}, ...}  # LeadInModel (optional:
+                                                                # without it, no lead-in)
 
 Every parameter names its source (``kolab:...`` or ``prior:...``).
 """
@@ -19,11 +21,13 @@ from typing import Any
 
 import yaml
 
+from collabsim.participants.behaviour.lead_in import LeadInModel
 from collabsim.participants.behaviour.params import BehaviourConfigError
 from collabsim.participants.behaviour.reactions import ReactionModel
 from collabsim.participants.behaviour.timing import TimingModel
 
 BLOCKS: tuple[str, ...] = ("timing", "reactions")
+OPTIONAL_BLOCKS: tuple[str, ...] = ("lead_in",)  # profiles calibrated before it still load
 
 
 @dataclass(frozen=True)
@@ -32,10 +36,14 @@ class BehaviourModel:
 
     timing: TimingModel
     reactions: ReactionModel
+    lead_in: LeadInModel | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """YAML form of the ``behaviour:`` block."""
-        return {"timing": self.timing.to_dict(), "reactions": self.reactions.to_dict()}
+        out = {"timing": self.timing.to_dict(), "reactions": self.reactions.to_dict()}
+        if self.lead_in is not None:
+            out["lead_in"] = self.lead_in.to_dict()
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, block: str = "behaviour") -> BehaviourModel:
@@ -46,7 +54,7 @@ class BehaviourModel:
         """
         if not isinstance(data, Mapping):
             raise BehaviourConfigError(f"{block}: expected a mapping")
-        unknown = sorted(set(data) - set(BLOCKS))
+        unknown = sorted(set(data) - set(BLOCKS) - set(OPTIONAL_BLOCKS))
         if unknown:
             raise BehaviourConfigError(f"{block}: unknown key(s) {', '.join(unknown)}")
         for key in BLOCKS:
@@ -56,6 +64,8 @@ class BehaviourModel:
             return cls(
                 timing=TimingModel.from_dict(data["timing"], f"{block}.timing"),
                 reactions=ReactionModel.from_dict(data["reactions"], f"{block}.reactions"),
+                lead_in=(LeadInModel.from_dict(data["lead_in"], f"{block}.lead_in")
+                         if "lead_in" in data else None),
             )
         except ValueError as err:
             if isinstance(err, BehaviourConfigError):
@@ -65,7 +75,10 @@ class BehaviourModel:
     def sources(self) -> dict[str, str]:
         """``"timing.tempo_mean" -> source`` for every parameter."""
         out: dict[str, str] = {}
-        for name, section in (("timing", self.timing), ("reactions", self.reactions)):
+        sections = [("timing", self.timing), ("reactions", self.reactions)]
+        if self.lead_in is not None:
+            sections.append(("lead_in", self.lead_in))
+        for name, section in sections:
             for key, entry in section.to_dict().items():
                 out[f"{name}.{key}"] = entry["source"]
         return out
