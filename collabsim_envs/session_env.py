@@ -21,6 +21,7 @@ tasks it never saw.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import string
 import time
@@ -39,7 +40,7 @@ from collabsim.metrics.reference import ReferenceWorkflow, load_reference
 from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
-from collabsim.sandbox import SandboxPool
+from collabsim.sandbox import SandboxError, SandboxPool, add_preload_files
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import session_result
 from collabsim.session.orchestrator import Orchestrator, Turn
@@ -169,6 +170,10 @@ class SessionEnv(gym.Env[str, str]):
         self.opponent_params = {k: dict(v) for k, v in (opponent_params or {}).items()}
         self.reward_config = RewardConfig.from_any(reward)
         self.text_observations = bool(text_observations)
+        # Every task file is parsed and binned once in the sandbox's fork server, so no
+        # episode's first analysis cell reads and bins its table (outputs are the same).
+        with contextlib.suppress(SandboxError):  # a broken sandbox shows in the cells
+            add_preload_files([d.path for t in self.tasks for d in t.datasets if d.path])
         self._sandboxes = SandboxPool(max_idle=1) if reuse_sandbox else None
         self._executors: Any = (
             CachingExecutorFactory(self._sandboxes) if cell_cache else self._sandboxes
