@@ -57,6 +57,8 @@ CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "â€“â
 MAX_OBSERVATION_CHARS = 60_000
 MAX_ACTION_CHARS = 8_000
 SPLITS = ("train", "test", "all")
+JUDGED_ENDINGS = ("finished", "max_turns", "timeout")
+"""Session statuses that end an episode as ``terminated`` (the others are ``truncated``)."""
 _OUTSIDE_CHARSET = re.compile("[^" + re.escape(CHARSET) + "]")
 _ASCII_IN_CHARSET = "".join(c for c in CHARSET if ord(c) < 128).encode("ascii")
 
@@ -121,7 +123,8 @@ class SessionEnv(gym.Env[str, str]):
         split_seed: Seed of the train/test partition.
         team: Collaborators: ``"single"``, ``"D"``, ``"R"`` or ``"DR"`` (or a team mapping).
         structure: Collaboration structure (``single`` is implied for ``team="single"``).
-        max_turns: Decisions per participant before the session is truncated.
+        max_turns: Decisions per participant before the session ends (``terminated``:
+            the limit is part of the task).
         opponents: Member -> policy for the seats the learner does not hold: ``"scripted"``
             (default) or any :class:`~collabsim.core.observation.Participant` (an LLM
             policy's ``act`` runs on the env's private event loop, in the caller's thread).
@@ -316,7 +319,11 @@ class SessionEnv(gym.Env[str, str]):
             "metrics": {k: v for k, v in metrics.items() if isinstance(v, float | int | str)},
             "performance": finite(metrics["Performance"]),
         }
-        terminated = result.status == "finished"
+        # The session's own limits (turns, virtual time) are part of the task: the episode's
+        # final reward is paid here, so it is a terminal state. Marked "truncated", RL
+        # libraries would add the value of a continuation on top (SB3 bootstraps truncated
+        # steps), which rewards never finishing. Only a failed session is truncated.
+        terminated = result.status in JUDGED_ENDINGS
         return self._last_text, reward, terminated, not terminated, info
 
     # -- gymnasium API ------------------------------------------------------------------
