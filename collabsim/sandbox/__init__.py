@@ -31,10 +31,7 @@ Design (see the module docstrings for details):
   gets a fresh worker (its namespace is lost, which the error says).
 """
 
-from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
-from collabsim.sandbox.pool import PooledSandbox, SandboxPool
-from collabsim.sandbox.sandbox import (
-    Sandbox,
+from collabsim.sandbox.forkserver import (
     SandboxError,
     add_preload_files,
     set_preload_files,
@@ -42,6 +39,9 @@ from collabsim.sandbox.sandbox import (
     shutdown_zygote,
     zygote_pid,
 )
+from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
+from collabsim.sandbox.pool import PooledSandbox, SandboxPool
+from collabsim.sandbox.sandbox import Sandbox
 
 __all__ = [
     "EXEC_STATUSES",

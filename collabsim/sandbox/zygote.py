@@ -1,6 +1,6 @@
 """The fork server ("zygote"): a clean-environment interpreter with numpy/pandas imported.
 
-Started once per parent process (see :mod:`collabsim.sandbox.sandbox`) as
+Started once per parent process (see :mod:`collabsim.sandbox.forkserver`) as
 ``python -c "...zygote.main(fd)"``. Protocol on the control socket (length-prefixed JSON):
 
 * parent -> zygote: ``{"op": "spawn", "workdir": str, "limits": {...}}`` with the worker's
