@@ -23,11 +23,12 @@ wording and relations for R), ``alignment=0.25`` by default; the shaped terms of
 :mod:`collabsim_envs.rewards` can be switched on as for the agent env.
 
 ## Episode end
-``terminated`` when the agent's ``FINISH`` ends the session; ``truncated`` on the turn limit,
-the virtual-time budget or an error; ``max_episode_steps=100``.
+``terminated`` when the session ends and is judged: the agent's ``FINISH``, the turn limit or
+the virtual-time budget; ``truncated`` on an error; ``max_episode_steps=100``.
 
 ## Version history
-* v0: initial version.
+* v0: initial version. Later (observations and rewards unchanged): turn-limit and time-budget
+  endings are ``terminated`` (were ``truncated``).
 """
 
 from __future__ import annotations

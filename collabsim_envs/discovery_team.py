@@ -24,9 +24,11 @@ at the end (in [0, 1]); optional shaped terms (coverage progress, cost per turn,
 are off by default and switched on with ``reward={...}``.
 
 ## Episode end
-``terminated`` when an effective ``FINISH`` ends the session; ``truncated`` when it ends by the
-turn limit (``max_turns`` agent decisions), the virtual-time budget, or an error. The
-registration also sets ``max_episode_steps=100`` (TimeLimit) as a safety net.
+``terminated`` when the session ends and its hypothesis is judged: an effective ``FINISH``,
+the turn limit (``max_turns`` agent decisions) or the virtual-time budget (the limits are
+part of the task: ``turns_used`` and ``time_used`` are observed, and the final reward is paid
+on that step). ``truncated`` when the session fails (an engine or participant error). The
+registration also sets ``max_episode_steps=100`` (TimeLimit, ``truncated``) as a safety net.
 
 ## Arguments
 See :class:`collabsim_envs.session_env.SessionEnv` (``tasks``, ``split``, ``team``,
@@ -36,7 +38,11 @@ See :class:`collabsim_envs.session_env.SessionEnv` (``tasks``, ``split``, ``team
 * v0: initial version (successor of ``collabsim/TeamAnalysis-v0``, which it generalises with
   task splits, opponent policies, switchable reward terms and an async-safe text space).
   Later, without a version bump (episodes unchanged): the episodes of one env share a reset
-  sandbox worker (``reuse_sandbox=True``), which makes cheap steps about twice as fast.
+  sandbox worker (``reuse_sandbox=True``), which makes cheap steps about twice as fast; the
+  task list's data files are pre-loaded in the sandbox's fork server when the env is made.
+  Episodes that end by the turn limit or the virtual-time budget are ``terminated`` (they
+  were ``truncated``, so SB3's PPO added a continuation value to their final reward and
+  learned never to ``FINISH``); observations and rewards are unchanged.
 """
 
 from __future__ import annotations

@@ -74,6 +74,7 @@ FEATURES: tuple[str, ...] = (
 )
 N_FEATURES = len(FEATURES)
 _WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
+_MEMO_LIMIT = 4096
 
 
 class MacroActions(gym.Wrapper):
@@ -95,6 +96,34 @@ class MacroActions(gym.Wrapper):
         self.action_space = spaces.Discrete(len(self.macros))
         self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES,), np.float32)
         self._plans: dict[str, tuple[QuerySemantics, tuple[AnalysisPlan, ...]]] = {}
+        # Every step asks the same questions of one observation several times (the mask
+        # expands each macro, the features recompute the variants): answered once per
+        # observation; the cells and parsed outputs are pure functions, kept across steps.
+        self._memo_of: Observation | None = None
+        self._memo: dict[str, Any] = {}
+        self._cells: dict[AnalysisPlan, str] = {}
+        self._results: dict[str, Any] = {}
+
+    def _per_obs(self, obs: Observation) -> dict[str, Any]:
+        if obs is not self._memo_of:
+            self._memo_of, self._memo = obs, {}
+        return self._memo
+
+    def _compute_cell(self, plan: AnalysisPlan) -> str:
+        cell = self._cells.get(plan)
+        if cell is None:
+            if len(self._cells) >= _MEMO_LIMIT:
+                self._cells.clear()
+            cell = self._cells[plan] = compute_cell(plan)
+        return cell
+
+    def _parse_result(self, output: str) -> Any:
+        if output in self._results:
+            return self._results[output]
+        if len(self._results) >= _MEMO_LIMIT:
+            self._results.clear()
+        result = self._results[output] = parse_result(output)
+        return result
 
     # -- plans ----------------------------------------------------------------------
     def _task_plans(self, obs: Observation) -> tuple[QuerySemantics, tuple[AnalysisPlan, ...]]:
@@ -106,39 +135,53 @@ class MacroActions(gym.Wrapper):
 
     def variants(self, obs: Observation) -> list[AnalysisPlan]:
         """Plans of hypothesis variants 0..4 (variant 0 with teammates' fixes applied)."""
-        _, (plan,) = self._task_plans(obs)
-        for message in obs.chat:
-            if message.sender != obs.me:
-                for _, fix in parse_issues(message.text):
-                    plan = plan.with_fix(fix)
-        return [plan] + [apply_mistakes(plan, [m]) for m in VARIANT_MISTAKES]
+        memo = self._per_obs(obs)
+        if "variants" not in memo:
+            _, (plan,) = self._task_plans(obs)
+            for message in obs.chat:
+                if message.sender != obs.me:
+                    for _, fix in parse_issues(message.text):
+                        plan = plan.with_fix(fix)
+            memo["variants"] = [plan] + [apply_mistakes(plan, [m]) for m in VARIANT_MISTAKES]
+        return list(memo["variants"])
 
-    @staticmethod
-    def _my_result(obs: Observation, code: str) -> tuple[bool, Any]:
+    def _my_result(self, obs: Observation, code: str) -> tuple[bool, Any]:
         runs = [c for c in obs.code_cells if c.author == obs.me and c.code == code]
         if not runs:
             return False, None
-        return True, parse_result(runs[-1].output) if runs[-1].ok else None
+        return True, self._parse_result(runs[-1].output) if runs[-1].ok else None
 
     def _my_latest(self, obs: Observation) -> Any:
         for cell in reversed(obs.code_cells):
             if cell.author == obs.me and cell.ok:
-                result = parse_result(cell.output)
+                result = self._parse_result(cell.output)
                 if result is not None:
                     return result
         return None
 
     def _claim(self, obs: Observation) -> str | None:
-        result = self._my_latest(obs)
-        if result is None:
-            return None
-        semantics, _ = self._task_plans(obs)
-        return draft_hypothesis(result, semantics)
+        memo = self._per_obs(obs)
+        if "claim" not in memo:
+            result = self._my_latest(obs)
+            claim = None
+            if result is not None:
+                semantics, _ = self._task_plans(obs)
+                claim = draft_hypothesis(result, semantics)
+            memo["claim"] = claim
+        return memo["claim"]
 
     # -- macros -> action text --------------------------------------------------------
     def expand(self, obs: Observation, macro: int) -> tuple[str | None, bool]:
         """(action text, valid) of macro ``macro`` in ``obs``; text None when invalid."""
-        name = self.macros[int(macro)]
+        return self._expand(obs, int(macro), True)
+
+    def _expand(self, obs: Observation, macro: int, text: bool) -> tuple[str | None, bool]:
+        """:meth:`expand`; with ``text=False`` a valid macro's text is not built (``""``)."""
+
+        def action(name: str, **args: Any) -> tuple[str, bool]:
+            return (format_action(name, **args) if text else ""), True
+
+        name = self.macros[macro]
         can = set(obs.available_actions)
         pending = obs.pending_for_me[0] if obs.pending_for_me else None
         editor = obs.editor_text.strip()
@@ -148,9 +191,9 @@ class MacroActions(gym.Wrapper):
             if pending is None or name.upper() not in can:
                 return None, False
             if name == "approve":
-                return format_action("APPROVE", request_id=pending.request_id), True
-            return format_action("REJECT", request_id=pending.request_id,
-                                 reason="I do not think this is right yet."), True
+                return action("APPROVE", request_id=pending.request_id)
+            return action("REJECT", request_id=pending.request_id,
+                          reason="I do not think this is right yet.")
         if name == "finish":
             return ("FINISH()", True) if "FINISH" in can else (None, False)
         if obs.phase == "build":
@@ -160,32 +203,36 @@ class MacroActions(gym.Wrapper):
                 return None, False
             plans = self.variants(obs)
             if name == "inspect_data":
-                return format_action("EXECUTE_CODE", code=inspect_cell(plans[0])), True
+                return action("EXECUTE_CODE", code=inspect_cell(plans[0]) if text else "")
             k = 0 if name == "recompute" else int(name.rsplit("_", 1)[1])
             if k and plans[k] == plans[0]:
                 return None, False  # this alternative reading does not apply to the query
-            return format_action("EXECUTE_CODE", code=compute_cell(plans[k])), True
+            return action("EXECUTE_CODE", code=self._compute_cell(plans[k]) if text else "")
         if name == "update_editor":
             claim = self._claim(obs)
             if claim is None or claim.strip() == editor or "EDITOR_UPDATE" not in can:
                 return None, False
-            return format_action("EDITOR_UPDATE", text=claim), True
+            return action("EDITOR_UPDATE", text=claim)
         if "SEND_TEAMMATE_MESSAGE" not in can or not editor or not obs.teammates:
             return None, False
         fp = draft_fingerprint(editor)
         if name == "ask_check":
             if any(m.sender == obs.me and fp in announced_drafts(m.text) for m in obs.chat):
                 return None, False
-            text = f'Draft: "{editor}". Please check it. [draft={fp}]'
-            return format_action("SEND_TEAMMATE_MESSAGE", message=text), True
+            if not text:
+                return "", True
+            message = f'Draft: "{editor}". Please check it. [draft={fp}]'
+            return action("SEND_TEAMMATE_MESSAGE", message=message)
+        if not text:
+            return "", True
         if name == "confirm_draft":
-            text = format_check_message(obs.me, (), editor, "I checked the draft.")
-            return format_action("SEND_TEAMMATE_MESSAGE", message=text), True
+            message = format_check_message(obs.me, (), editor, "I checked the draft.")
+            return action("SEND_TEAMMATE_MESSAGE", message=message)
         kind = name.removeprefix("concern_")
         issue = Issue(kind, f"I think the draft has a {kind.replace('_', ' ')} problem.",
                       self._fix(obs, kind))
-        text = format_check_message(obs.me, (issue,), editor)
-        return format_action("SEND_TEAMMATE_MESSAGE", message=text), True
+        message = format_check_message(obs.me, (issue,), editor)
+        return action("SEND_TEAMMATE_MESSAGE", message=message)
 
     def _fix(self, obs: Observation, kind: str) -> tuple[tuple[str, str], ...]:
         _, (plan,) = self._task_plans(obs)
@@ -203,7 +250,8 @@ class MacroActions(gym.Wrapper):
         obs = obs or self.base.last_observation
         if obs is None:
             return np.ones(len(self.macros), dtype=bool)
-        return np.array([self.expand(obs, i)[1] for i in range(len(self.macros))], dtype=bool)
+        return np.array([self._expand(obs, i, False)[1] for i in range(len(self.macros))],
+                        dtype=bool)
 
     # -- features ---------------------------------------------------------------------
     def features(self, obs: Observation | None) -> np.ndarray:
@@ -212,7 +260,7 @@ class MacroActions(gym.Wrapper):
         if obs is None:
             return out
         plans = self.variants(obs) if obs.task.datasets else []
-        results = [self._my_result(obs, compute_cell(p)) for p in plans]
+        results = [self._my_result(obs, self._compute_cell(p)) for p in plans]
         base_year = results[0][1].year if results and results[0][1] is not None else None
         editor = obs.editor_text.strip()
         fp = draft_fingerprint(editor) if editor else ""
@@ -223,7 +271,8 @@ class MacroActions(gym.Wrapper):
         checks = [m for m in others if fp and fp in checked_drafts(m.text)]
         kinds = [k for m in others for k, _ in parse_issues(m.text)]
         years = [(c.author, r.year) for c in obs.code_cells if c.ok
-                 for r in [parse_result(c.output)] if r is not None and r.year is not None]
+                 for r in [self._parse_result(c.output)]
+                 if r is not None and r.year is not None]
         agree = 0.0
         if len(years) >= 2 and years[-1][0] != years[-2][0]:
             agree = float(years[-1][1] == years[-2][1])

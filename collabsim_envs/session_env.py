@@ -21,6 +21,7 @@ tasks it never saw.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import string
 import time
@@ -39,7 +40,7 @@ from collabsim.metrics.reference import ReferenceWorkflow, load_reference
 from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
-from collabsim.sandbox import SandboxPool
+from collabsim.sandbox import SandboxError, SandboxPool, add_preload_files
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import session_result
 from collabsim.session.orchestrator import Orchestrator, Turn
@@ -56,6 +57,8 @@ CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "â€“â
 MAX_OBSERVATION_CHARS = 60_000
 MAX_ACTION_CHARS = 8_000
 SPLITS = ("train", "test", "all")
+JUDGED_ENDINGS = ("finished", "max_turns", "timeout")
+"""Session statuses that end an episode as ``terminated`` (the others are ``truncated``)."""
 _OUTSIDE_CHARSET = re.compile("[^" + re.escape(CHARSET) + "]")
 _ASCII_IN_CHARSET = "".join(c for c in CHARSET if ord(c) < 128).encode("ascii")
 
@@ -120,7 +123,8 @@ class SessionEnv(gym.Env[str, str]):
         split_seed: Seed of the train/test partition.
         team: Collaborators: ``"single"``, ``"D"``, ``"R"`` or ``"DR"`` (or a team mapping).
         structure: Collaboration structure (``single`` is implied for ``team="single"``).
-        max_turns: Decisions per participant before the session is truncated.
+        max_turns: Decisions per participant before the session ends (``terminated``:
+            the limit is part of the task).
         opponents: Member -> policy for the seats the learner does not hold: ``"scripted"``
             (default) or any :class:`~collabsim.core.observation.Participant` (an LLM
             policy's ``act`` runs on the env's private event loop, in the caller's thread).
@@ -169,6 +173,10 @@ class SessionEnv(gym.Env[str, str]):
         self.opponent_params = {k: dict(v) for k, v in (opponent_params or {}).items()}
         self.reward_config = RewardConfig.from_any(reward)
         self.text_observations = bool(text_observations)
+        # Every task file is parsed and binned once in the sandbox's fork server, so no
+        # episode's first analysis cell reads and bins its table (outputs are the same).
+        with contextlib.suppress(SandboxError):  # a broken sandbox shows in the cells
+            add_preload_files([d.path for t in self.tasks for d in t.datasets if d.path])
         self._sandboxes = SandboxPool(max_idle=1) if reuse_sandbox else None
         self._executors: Any = (
             CachingExecutorFactory(self._sandboxes) if cell_cache else self._sandboxes
@@ -311,7 +319,11 @@ class SessionEnv(gym.Env[str, str]):
             "metrics": {k: v for k, v in metrics.items() if isinstance(v, float | int | str)},
             "performance": finite(metrics["Performance"]),
         }
-        terminated = result.status == "finished"
+        # The session's own limits (turns, virtual time) are part of the task: the episode's
+        # final reward is paid here, so it is a terminal state. Marked "truncated", RL
+        # libraries would add the value of a continuation on top (SB3 bootstraps truncated
+        # steps), which rewards never finishing. Only a failed session is truncated.
+        terminated = result.status in JUDGED_ENDINGS
         return self._last_text, reward, terminated, not terminated, info
 
     # -- gymnasium API ------------------------------------------------------------------

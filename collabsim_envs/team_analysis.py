@@ -26,7 +26,7 @@ class TeamAnalysisEnv(DiscoveryTeamEnv):
         task_ids: Restrict episodes to these task ids.
         team: ``"single"``, ``"D"``, ``"R"`` or ``"DR"``.
         structure: Collaboration structure.
-        max_turns: Decisions per participant before the episode is truncated.
+        max_turns: Decisions per participant before the episode ends.
         collaborator_params: Parameters of the scripted collaborators.
         render_mode: ``"ansi"`` to return the observation text from :meth:`render`.
     """

@@ -2,7 +2,8 @@
 
 Public API: :class:`Sandbox`, :class:`SandboxLimits`, :class:`ExecResult` (statuses in
 :data:`EXEC_STATUSES`), plus :class:`SandboxError`, :func:`set_preload_modules`,
-:func:`shutdown_zygote` and :func:`zygote_pid` for infrastructure control.
+:func:`set_preload_files`, :func:`add_preload_files`, :func:`shutdown_zygote` and
+:func:`zygote_pid` for infrastructure control.
 
 Design (see the module docstrings for details):
 
@@ -30,16 +31,17 @@ Design (see the module docstrings for details):
   gets a fresh worker (its namespace is lost, which the error says).
 """
 
-from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
-from collabsim.sandbox.pool import PooledSandbox, SandboxPool
-from collabsim.sandbox.sandbox import (
-    Sandbox,
+from collabsim.sandbox.forkserver import (
     SandboxError,
+    add_preload_files,
     set_preload_files,
     set_preload_modules,
     shutdown_zygote,
     zygote_pid,
 )
+from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
+from collabsim.sandbox.pool import PooledSandbox, SandboxPool
+from collabsim.sandbox.sandbox import Sandbox
 
 __all__ = [
     "EXEC_STATUSES",
@@ -50,6 +52,7 @@ __all__ = [
     "SandboxError",
     "SandboxLimits",
     "SandboxPool",
+    "add_preload_files",
     "set_preload_files",
     "set_preload_modules",
     "shutdown_zygote",

@@ -38,10 +38,19 @@ class WorkerHandle:
         pid: The worker's pid.
         pidfd: A pidfd of the worker (``None`` on kernels without pidfds).
         sock: The parent's end of the worker's socket.
+        on_close: Called once by the first :meth:`close` (the zygote client counts its
+            open workers).
     """
 
-    def __init__(self, pid: int, pidfd: int | None, sock: socket.socket) -> None:
+    def __init__(
+        self,
+        pid: int,
+        pidfd: int | None,
+        sock: socket.socket,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         self.pid = pid
+        self._on_close = on_close
         self.pidfd = pidfd
         self.sock = sock
         self.buffer = wire.FrameBuffer()
@@ -201,6 +210,7 @@ class WorkerHandle:
 
     def close(self) -> None:
         """Close the socket and the kept file descriptors."""
+        on_close, self._on_close = self._on_close, None
         self.sock.close()
         if self.pidfd is not None:
             os.close(self.pidfd)
@@ -208,6 +218,8 @@ class WorkerHandle:
         if self._stat_fd is not None:
             os.close(self._stat_fd)
             self._stat_fd = None
+        if on_close is not None:
+            on_close()
 
 
 def _may_raise_limits() -> bool:

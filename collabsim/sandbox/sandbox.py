@@ -1,8 +1,9 @@
-"""Parent side of the code sandbox: :class:`Sandbox` and the per-process zygote client.
+"""Parent side of the code sandbox: :class:`Sandbox`.
 
 Linux only (fork server, pidfds, ``prctl``, seccomp). One zygote per parent process is started
-lazily with a clean environment; each :class:`Sandbox` gets its own worker forked from it, so
-creating a sandbox costs a fork (a few ms) instead of a Python + pandas start-up.
+lazily with a clean environment (:mod:`collabsim.sandbox.forkserver`); each :class:`Sandbox`
+gets its own worker forked from it, so creating a sandbox costs a fork (a few ms) instead of
+a Python + pandas start-up.
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import weakref
@@ -22,16 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from collabsim.sandbox import wire
+from collabsim.sandbox.forkserver import shutdown_zygote, spawn_worker
 from collabsim.sandbox.handle import WorkerHandle
 from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
 from collabsim.sandbox.workdirs import disk_usage, make_workdir, sweep_once
-from collabsim.sandbox.worker import clean_env
 
 _DEFAULT_LIMITS = SandboxLimits()
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-_ZYGOTE_START_TIMEOUT = 120.0
-_SPAWN_TIMEOUT = 30.0
 MAX_CODE_CHARS = 1_000_000
 """Longest cell :meth:`Sandbox.execute` accepts (longer ones give an ``error`` result)."""
 _RESTART_NOTE = (
@@ -41,161 +35,6 @@ _FORGED = (
     "The sandbox worker sent a reply that does not belong to this cell (written to its "
     f"socket by earlier code?); the process was killed. {_RESTART_NOTE}"
 )
-
-
-class SandboxError(RuntimeError):
-    """The sandbox infrastructure (not user code) failed, e.g. the zygote cannot start."""
-
-
-# -- zygote client -------------------------------------------------------------------------
-class _ZygoteClient:
-    """Owns the zygote process and its control socket (one per parent process)."""
-
-    def __init__(self, preload: tuple[str, ...], files: tuple[str, ...] = ()) -> None:
-        parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        code = (
-            f"import sys; sys.path.insert(0, {str(_PACKAGE_ROOT)!r}); "
-            "from collabsim.sandbox.zygote import main; "
-            f"main({child_sock.fileno()}, {tuple(preload)!r}, {tuple(files)!r})"
-        )
-        self.preload = tuple(preload)
-        self.files = tuple(files)
-        env = clean_env("/nonexistent")
-        try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-s", "-B", "-c", code],
-                env=env,
-                cwd="/",
-                pass_fds=(child_sock.fileno(),),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-            )
-        finally:
-            child_sock.close()
-        self.sock = parent_sock
-        self.owner = os.getpid()
-        self.lock = threading.Lock()
-        parent_sock.settimeout(_ZYGOTE_START_TIMEOUT)
-        try:
-            hello, _ = wire.recv_msg(parent_sock)
-        except (OSError, wire.WireError) as exc:
-            self.close()
-            raise SandboxError(f"sandbox zygote did not start: {exc}") from exc
-        if not hello.get("ok"):
-            self.close()
-            raise SandboxError(str(hello.get("error", "sandbox zygote did not start")))
-        parent_sock.settimeout(_SPAWN_TIMEOUT)
-        self.pid = int(hello["pid"])
-        self.unprivileged = bool(hello.get("unprivileged"))
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None and self.sock.fileno() >= 0
-
-    def spawn(self, workdir: Path, limits: SandboxLimits) -> WorkerHandle:
-        """Fork a worker for ``workdir``."""
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            with self.lock:
-                request = {"op": "spawn", "workdir": str(workdir), "limits": limits.to_json()}
-                wire.send_msg(self.sock, request, fds=(theirs.fileno(),))
-                reply, fds = wire.recv_msg(self.sock, with_fds=True)
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        if not reply.get("ok"):
-            for fd in fds:
-                os.close(fd)
-            ours.close()
-            raise SandboxError(str(reply.get("error", "worker spawn failed")))
-        return WorkerHandle(int(reply["pid"]), fds[0] if fds else None, ours)
-
-    def close(self) -> None:
-        """Ask the zygote to kill its workers and exit, then close the control socket."""
-        try:
-            if os.getpid() == self.owner:
-                with contextlib.suppress(OSError, wire.WireError):
-                    wire.send_msg(self.sock, {"op": "shutdown"})
-            self.sock.close()
-        finally:
-            if os.getpid() == self.owner:
-                try:
-                    self.proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    self.proc.kill()
-                    self.proc.wait()
-
-
-_client: _ZygoteClient | None = None
-_client_lock = threading.Lock()
-_preload: tuple[str, ...] = ()
-_preload_files: tuple[str, ...] = ()
-
-
-def _zygote() -> _ZygoteClient:
-    global _client
-    with _client_lock:
-        if (_client is None or not _client.alive() or _client.preload != _preload
-                or _client.files != _preload_files):
-            if _client is not None:
-                _client.close()
-            _client = _ZygoteClient(_preload, _preload_files)
-        return _client
-
-
-def set_preload_modules(modules: Sequence[str]) -> None:
-    """Choose extra modules the zygote imports once so that cells importing them start fast.
-
-    numpy and pandas are always pre-loaded. Importing ``scipy.stats`` costs about 2 s of CPU,
-    so pre-loading it pays off when many sessions use it. Takes effect for sandboxes created
-    afterwards (a running zygote with other modules is replaced; existing workers keep running).
-
-    Args:
-        modules: Importable module names, e.g. ``["scipy.stats", "sklearn.linear_model"]``.
-    """
-    global _preload
-    with _client_lock:
-        _preload = tuple(str(m) for m in modules)
-
-
-def set_preload_files(paths: Sequence[str | os.PathLike[str]]) -> None:
-    """Data files the zygote parses once (:func:`collabsim.domain.tables.preload_tables`).
-
-    A cell's ``read_table`` of a file with the same bytes then copies the parsed table
-    instead of parsing it again. Takes effect like :func:`set_preload_modules`.
-    """
-    global _preload_files
-    with _client_lock:
-        _preload_files = tuple(sorted({str(p) for p in paths}))
-
-
-def zygote_pid() -> int | None:
-    """Return the pid of this process's zygote, or ``None`` when none is running."""
-    client = _client
-    return client.pid if client is not None and client.alive() else None
-
-
-def shutdown_zygote() -> None:
-    """Stop this process's zygote (and with it every worker); a later Sandbox restarts it."""
-    global _client
-    with _client_lock:
-        client, _client = _client, None
-    if client is not None:
-        client.close()
-
-
-def _after_fork_in_child() -> None:
-    global _client, _client_lock
-    _client_lock = threading.Lock()
-    client, _client = _client, None
-    if client is not None:
-        client.sock.close()  # the child's copy only; the parent keeps its zygote
-
-
-os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 # -- Sandbox -------------------------------------------------------------------------------
@@ -435,11 +274,7 @@ class Sandbox:
                 os.chmod(dst, 0o444)
 
     def _spawn(self) -> WorkerHandle:
-        try:
-            return _zygote().spawn(self._workdir, self.limits)
-        except (OSError, wire.WireError):
-            shutdown_zygote()  # the zygote died; start a new one once
-            return _zygote().spawn(self._workdir, self.limits)
+        return spawn_worker(self._workdir, self.limits)
 
     def _discard_worker(self, kill: bool, want_report: bool = False) -> dict[str, Any] | None:
         worker, self._worker = self._worker, None

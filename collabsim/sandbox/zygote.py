@@ -1,12 +1,15 @@
 """The fork server ("zygote"): a clean-environment interpreter with numpy/pandas imported.
 
-Started once per parent process (see :mod:`collabsim.sandbox.sandbox`) as
+Started once per parent process (see :mod:`collabsim.sandbox.forkserver`) as
 ``python -c "...zygote.main(fd)"``. Protocol on the control socket (length-prefixed JSON):
 
 * parent -> zygote: ``{"op": "spawn", "workdir": str, "limits": {...}}`` with the worker's
   end of a socketpair attached (SCM_RIGHTS);
 * zygote -> parent: ``{"ok": true, "pid": int}`` with a pidfd of the new worker attached, or
-  ``{"ok": false, "error": str}``.
+  ``{"ok": false, "error": str}``;
+* parent -> zygote: ``{"op": "preload"}`` with up to 4 open data files attached: the zygote
+  parses and bins them (as it does the files it was started with) and replies
+  ``{"ok": true}``; workers forked afterwards copy those tables.
 
 The zygote keeps a duplicate of each worker's socket. When a worker dies the zygote reaps it and
 sends ``{"op": "exit_status", ...}`` (exit code / signal / CPU seconds / max RSS) on that socket
@@ -57,15 +60,20 @@ def _warm_up(preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None
     for name in preload:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
-    with contextlib.suppress(Exception):
+    _preload_data(files)
+    import ast  # noqa: F401 - used by every worker
+    import linecache  # noqa: F401
+    import traceback  # noqa: F401
+
+
+def _preload_data(files: tuple[str, ...]) -> None:
+    """Parse and bin data files once, so that forked workers copy their tables."""
+    with contextlib.suppress(Exception):  # a file that cannot be read is read by the cell
         from collabsim.domain.analysis_helpers import preload_binned
         from collabsim.domain.tables import preload_tables
 
         preload_tables(files)
         preload_binned(files)
-    import ast  # noqa: F401 - used by every worker
-    import linecache  # noqa: F401
-    import traceback  # noqa: F401
 
 
 def _warm_up_table_paths(pd: Any) -> None:
@@ -165,6 +173,8 @@ class Zygote:
                     self.shutdown()
                 if msg.get("op") == "spawn" and len(fds) == 1:
                     self.spawn(msg, fds[0])
+                elif msg.get("op") == "preload":
+                    self.preload(fds)
                 else:
                     for fd in fds:
                         os.close(fd)
@@ -198,6 +208,20 @@ class Zygote:
             self.poller.register(pidfd, select.POLLIN)
         else:  # pragma: no cover - kernels without pidfd
             wire.send_msg(self.ctrl, {"ok": True, "pid": pid})
+
+    def preload(self, fds: list[int]) -> None:
+        """Parse and bin the data files open as ``fds`` (see ``add_preload_files``)."""
+        from collabsim.sandbox import wire
+
+        # Read through the descriptors: this process's mount namespace may hide the paths.
+        try:
+            _preload_data(tuple(f"/proc/self/fd/{fd}" for fd in fds))
+        finally:
+            for fd in fds:
+                os.close(fd)
+        gc.collect()
+        gc.freeze()  # as at start-up: the forked workers' collections skip these objects
+        wire.send_msg(self.ctrl, {"ok": True})
 
     def _become_worker(self, sock: socket.socket, workdir: str, limits: dict[str, Any]) -> None:
         try:

@@ -205,3 +205,34 @@ def test_an_asynchronous_opponent_policy_is_played_on_the_envs_event_loop():
         assert waiter.calls >= 2
     finally:
         env.close()
+
+
+class _Failing:
+    """An opponent policy that raises: the session ends with status ``error``."""
+
+    def decide(self, obs):
+        raise RuntimeError("policy failure")
+
+
+def test_a_judged_turn_limit_ending_is_terminated_and_a_failed_session_truncated():
+    """The turn limit is part of the task (observed, and the judged reward is paid on that
+    step): truncation would make SB3 add a continuation value to it and learn never to
+    FINISH. Only a failed session is truncated."""
+    macro = AGENT_MACROS.index("analyse_variant_0"), AGENT_MACROS.index("update_editor")
+    env = gym.make("collabsim/DiscoveryTeam-v0", interface="macro", team="D", max_turns=4)
+    try:
+        _, info = env.reset(seed=3)
+        for action in (*macro, 0, 0):
+            _, reward, terminated, truncated, info = env.step(action)
+        assert info["status"] == "max_turns" and terminated and not truncated
+        assert reward == info["performance"] == 1.0  # the draft was judged
+    finally:
+        env.close()
+    env = gym.make("collabsim/DiscoveryTeam-v0", team="D", max_turns=4,
+                   opponents={"D": _Failing()})
+    try:
+        env.reset(seed=3)
+        _, _, terminated, truncated, info = env.step(WAIT)
+        assert info["status"] == "error" and truncated and not terminated
+    finally:
+        env.close()
