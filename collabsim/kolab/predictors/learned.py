@@ -44,7 +44,7 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from collabsim.kolab.evaluate import LABELS, macro_f1
+from collabsim.kolab.evaluate import LABELS, macro_f1_codes
 from collabsim.kolab.instances import HISTORY_TASKS, Instance
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind, task_kind
 from collabsim.kolab.predictors.baselines import carry_forward
@@ -154,16 +154,110 @@ class FoldFeaturizer:
             if block.shape[1]:
                 scaler = StandardScaler().fit(block[self.fit_rows])
                 self._numeric[group] = scaler.transform(block)
+        # every configuration's design is a column subset of one matrix, so the ridge
+        # statistics of a training set are computed once and sliced per configuration
+        parts = [*self._lsa.values(), *self._numeric.values()]
+        self.full = np.hstack(parts) if parts else np.zeros((len(table), 0))
+        self._starts: dict[str, int] = {}
+        start = 0
+        for name, block in [*self._lsa.items(), *self._numeric.items()]:
+            self._starts[name] = start
+            start += block.shape[1]
+        self._columns: dict[tuple[tuple[str, ...], int], np.ndarray] = {}
+        self._blocks: dict[tuple[tuple[str, ...], int], tuple[np.ndarray, np.ndarray]] = {}
+        # label-free ridge statistics of each design on the training rows (ratings)
+        self.unweighted: dict[tuple[tuple[str, ...], int], _RidgeStats] = {}
+
+    def columns(self, config: ModelConfig) -> np.ndarray:
+        """Indices into :attr:`full` of ``config``'s design, in :meth:`matrix`'s order."""
+        key = (config.groups, config.k)
+        if key not in self._columns:
+            cols: list[np.ndarray] = []
+            if "text" in config.groups:
+                for col, comps in self._lsa.items():
+                    width = min(config.k, comps.shape[1])
+                    cols.append(self._starts[col] + np.arange(width))
+            for group in config.groups:
+                if group in self._numeric:
+                    width = self._numeric[group].shape[1]
+                    cols.append(self._starts[group] + np.arange(width))
+            self._columns[key] = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+        return self._columns[key]
+
+    def block(self, config: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
+        """``np.ix_`` index of ``config``'s columns against themselves (a Gram sub-block)."""
+        key = (config.groups, config.k)
+        if key not in self._blocks:
+            cols = self.columns(config)
+            self._blocks[key] = np.ix_(cols, cols)
+        return self._blocks[key]
 
     def matrix(self, rows: np.ndarray, config: ModelConfig) -> np.ndarray:
-        """Design matrix of ``rows`` under ``config``."""
-        parts: list[np.ndarray] = []
-        if "text" in config.groups:
-            parts += [comps[rows, : config.k] for comps in self._lsa.values()]
-        parts += [self._numeric[g][rows] for g in config.groups if g in self._numeric]
-        if not parts:
+        """Design matrix of ``rows`` under ``config`` (one zero column when it has none)."""
+        cols = self.columns(config)
+        if cols.size == 0:
             return np.zeros((len(rows), 1))
-        return np.hstack(parts)
+        return self.full[np.ix_(np.asarray(rows), cols)]
+
+
+@dataclass(frozen=True)
+class _RidgeStats:
+    """Weighted centring and Gram matrix of one training set's full design matrix.
+
+    Attributes:
+        x_mean: Weighted column means.
+        xc: Centred design matrix.
+        gram: ``xc^T W xc``; the Gram matrix of any column subset is its sub-block.
+        weights: Row weights.
+    """
+
+    x_mean: np.ndarray
+    xc: np.ndarray
+    gram: np.ndarray
+    weights: np.ndarray
+
+
+def _ridge_stats(x: np.ndarray, weights: np.ndarray) -> _RidgeStats:
+    """Centring and Gram matrix of ``x`` under row ``weights`` (nothing here reads targets)."""
+    w = weights / weights.sum()
+    x_mean = w @ x
+    xc = x - x_mean
+    return _RidgeStats(x_mean, xc, xc.T @ (xc * weights[:, None]), weights)
+
+
+def _ridge_solve(
+    st: _RidgeStats,
+    t_mean: np.ndarray,
+    rhs: np.ndarray,
+    cols: np.ndarray | None,
+    alphas: Sequence[float],
+    block: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Ridge solutions on the columns ``cols`` (None = all) of a prepared training set.
+
+    ``rhs`` is ``xc^T W (t - t_mean)`` over all columns; a column subset's Gram matrix,
+    right-hand side and means are sub-blocks of the full ones (``block`` is the
+    ``np.ix_(cols, cols)`` index when the caller has it). The penalties are solved in one
+    batched call (each system is still solved on its own, so the numbers are the same).
+    """
+    if cols is not None:
+        if cols.size == 0:  # no features: the weighted mean target
+            return [(np.zeros((0, rhs.shape[1])), t_mean.copy()) for _ in alphas]
+        gram = st.gram[block if block is not None else np.ix_(cols, cols)]
+        rhs, x_mean = rhs[cols], st.x_mean[cols]
+    else:
+        gram, x_mean = st.gram, st.x_mean
+    eye = np.eye(gram.shape[0])
+    systems = np.stack([gram + alpha * eye for alpha in alphas])
+    coefs = np.linalg.solve(systems, np.broadcast_to(rhs, (len(alphas), *rhs.shape)))
+    return [(coef, t_mean - x_mean @ coef) for coef in coefs]
+
+
+def _targets_moments(st: _RidgeStats, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted target mean and ``xc^T W (t - t_mean)``: the only label-dependent parts."""
+    w = st.weights / st.weights.sum()
+    t_mean = w @ targets
+    return t_mean, st.xc.T @ ((targets - t_mean) * st.weights[:, None])
 
 
 def _ridge_path(
@@ -172,66 +266,108 @@ def _ridge_path(
     """Weighted ridge regressions with an unpenalised intercept, one per penalty.
 
     The centred Gram matrix is shared by the penalties, so a grid of penalties costs little
-    more than one fit. Returns ``(coefficients, intercept)`` per penalty.
+    more than one fit. Returns ``(coefficients, intercept)`` per penalty. The predictor
+    solves many column subsets of one training set at once (:class:`_FitProblem`); this is
+    the same computation on a single design matrix.
     """
-    w = weights / weights.sum()
-    x_mean = w @ x
-    t_mean = w @ targets
-    xc = x - x_mean
-    gram = xc.T @ (xc * weights[:, None])
-    rhs = xc.T @ ((targets - t_mean) * weights[:, None])
-    eye = np.eye(x.shape[1])
-    out = []
-    for alpha in alphas:
-        coef = np.linalg.solve(gram + alpha * eye, rhs)
-        out.append((coef, t_mean - x_mean @ coef))
-    return out
+    st = _ridge_stats(x, weights)
+    return _ridge_solve(st, *_targets_moments(st, targets), None, alphas)
 
 
-def _fit_predict_model(
-    kind: TaskKind, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray,
-    alphas: Sequence[float], offset_train: np.ndarray | None = None,
-    offset_test: np.ndarray | None = None,
-) -> list[np.ndarray]:  # fmt: skip
-    """Fit on the training rows and predict the test rows, once per ridge penalty.
+class _FitProblem:
+    """One training set and its targets, fitted for any column subset (configuration).
 
     Adoption: a class-weighted ridge classifier (one-vs-rest targets +-1, each class weighted
-    ``n / (3 n_class)`` as scikit-learn's ``balanced``; the highest score wins). It is solved
-    in closed form, which keeps the thousands of fits of nested selection and the
-    permutation null cheap. ``y_train`` holds label codes (indices into ``LABELS``).
+    ``n / (3 n_class)`` as scikit-learn's ``balanced``; the highest score wins), solved in
+    closed form, which keeps the thousands of fits of nested selection and the permutation
+    null cheap. The class weights depend on the labels, so the weighted Gram matrix is
+    recomputed for each set of targets, once for all configurations.
 
     Ratings: ridge regression of the deviation ``rating - offset`` from a baseline known at
     prediction time (the carry-forward rating), predicting ``offset + fit`` clipped to
     [1, 5]. Centring on the baseline keeps the fitted intercept (a mean over the training
-    participants, which moves against the held-out one) from deciding the ranking.
+    participants, which moves against the held-out one) from deciding the ranking. The rows
+    are unweighted, so each design's centring and Gram matrix are label-free: computed once
+    per training set and design (kept on its :class:`FoldFeaturizer`) however many
+    permutations follow, on the design's own matrix as a single fit would.
+
+    Args:
+        kind: Task kind.
+        feats: The training set's featurizer.
+        fit: Training rows.
+        pred: Rows to predict.
+        codes: Targets of the training rows (label codes, or ratings).
+        offset_fit: Carry-forward ratings of the training rows (ratings only).
+        offset_pred: Carry-forward ratings of the predicted rows (ratings only).
     """
-    if kind == "adoption":
-        counts = np.bincount(y_train.astype(np.int64), minlength=len(LABELS))
-        present = np.flatnonzero(counts)
-        if len(present) < 2:
-            label = LABELS[int(present[0])] if len(present) else LABELS[0]
-            return [np.full(len(x_test), label, dtype=object) for _ in alphas]
-        n_class = np.zeros(len(LABELS))
-        n_class[present] = len(present) * counts[present]
-        weights = len(y_train) / n_class[y_train]
-        targets = np.where(y_train[:, None] == present[None, :], 1.0, -1.0)
-        names = np.array([LABELS[c] for c in present], dtype=object)
-        return [
-            names[np.argmax(x_test @ coef + intercept, axis=1)]
-            for coef, intercept in _ridge_path(x_train, targets, weights, alphas)
-        ]
-    base_train = np.zeros(len(y_train)) if offset_train is None else offset_train
-    base_test = np.zeros(len(x_test)) if offset_test is None else offset_test
-    path = _ridge_path(
-        x_train, (y_train.astype(float) - base_train)[:, None], np.ones(len(y_train)), alphas
-    )
-    return [np.clip(base_test + (x_test @ coef + intercept)[:, 0], 1.0, 5.0)
-            for coef, intercept in path]  # fmt: skip
+
+    def __init__(
+        self,
+        kind: TaskKind,
+        feats: FoldFeaturizer,
+        fit: np.ndarray,
+        pred: np.ndarray,
+        codes: np.ndarray,
+        offset_fit: np.ndarray | None = None,
+        offset_pred: np.ndarray | None = None,
+    ) -> None:
+        self.kind = kind
+        self.feats, self.fit, self.pred = feats, fit, pred
+        self.x_pred = feats.full[pred]
+        self.constant: int | None = None
+        if kind == "adoption":
+            counts = np.bincount(codes.astype(np.int64), minlength=len(LABELS))
+            present = np.flatnonzero(counts)
+            if len(present) < 2:
+                self.constant = int(present[0]) if len(present) else 0
+                return
+            n_class = np.zeros(len(LABELS))
+            n_class[present] = len(present) * counts[present]
+            weights = len(codes) / n_class[codes]
+            targets = np.where(codes[:, None] == present[None, :], 1.0, -1.0)
+            self.classes = present
+            self.stats = _ridge_stats(feats.full[fit], weights)
+        else:
+            self.base_pred = np.zeros(len(pred)) if offset_pred is None else offset_pred
+            base_fit = np.zeros(len(fit)) if offset_fit is None else offset_fit
+            self.targets = (codes.astype(float) - base_fit)[:, None]
+            # the training set's own statistics are label-free: kept across permutations
+            self.cached = np.array_equal(fit, feats.fit_rows)
+            return
+        self.t_mean, self.rhs = _targets_moments(self.stats, targets)
+
+    def predict(self, config: ModelConfig, alphas: Sequence[float]) -> list[np.ndarray]:
+        """Predictions of the rows to predict under ``config``'s design, one per penalty.
+
+        Adoption: label codes (indices into ``LABELS``), from sub-blocks of the training
+        set's weighted Gram matrix. Ratings: clipped ratings, from the design's own
+        unweighted Gram matrix, computed once per training set and design.
+        """
+        if self.constant is not None:
+            return [np.full(len(self.x_pred), self.constant, dtype=np.int64) for _ in alphas]
+        if self.kind == "adoption":
+            cols = self.feats.columns(config)
+            x_test = self.x_pred[:, cols] if cols.size else np.zeros((len(self.x_pred), 0))
+            block = self.feats.block(config) if cols.size else None
+            path = _ridge_solve(self.stats, self.t_mean, self.rhs, cols, alphas, block)
+            return [self.classes[np.argmax(x_test @ coef + intercept, axis=1)]
+                    for coef, intercept in path]  # fmt: skip
+        key = (config.groups, config.k)
+        st = self.feats.unweighted.get(key) if self.cached else None
+        if st is None:
+            st = _ridge_stats(self.feats.matrix(self.fit, config), np.ones(len(self.fit)))
+            if self.cached:
+                self.feats.unweighted[key] = st
+        x_test = self.feats.matrix(self.pred, config)
+        path = _ridge_solve(st, *_targets_moments(st, self.targets), None, alphas)
+        return [np.clip(self.base_pred + (x_test @ coef + intercept)[:, 0], 1.0, 5.0)
+                for coef, intercept in path]  # fmt: skip
 
 
 def _score(kind: TaskKind, y: np.ndarray, pred: np.ndarray) -> float:
+    """Inner selection score: macro-F1 of label codes, or Spearman rho of ratings."""
     if kind == "adoption":
-        return macro_f1(y.tolist(), pred.tolist())
+        return macro_f1_codes(y, pred)
     if len(set(pred.tolist())) < 2 or len(set(y.tolist())) < 2:
         return -math.inf
     return float(stats.spearmanr(y.astype(float), pred.astype(float)).statistic)
@@ -417,7 +553,7 @@ class LearnedPredictor:
                 folds, desc=f"learned {instances[0].task} LOPO", disable=not self.progress,
                 leave=False,
             ):  # fmt: skip
-                values = self._fit_predict(y, train, test, fold)
+                values = self._fit_predict(train, test, fold)
                 for idx, value in zip(test, values, strict=True):
                     predictions[idx] = value
         return predictions
@@ -427,30 +563,32 @@ class LearnedPredictor:
     ) -> list[np.ndarray]:
         """Predictions of the ``pred`` rows by each configuration fitted on the ``fit`` rows.
 
-        Configurations differing only in the penalty share one design matrix and one Gram
-        matrix (:func:`_ridge_path`).
+        Every configuration is a column subset of the training set's full design matrix, so
+        the (weighted) Gram matrix is computed once for all of them and configurations
+        differing only in the penalty share one solve setup (:class:`_FitProblem`).
+        Adoption predictions are label codes.
         """
         feats = self._featurizer(fold.table, fold.counts, fit)
+        problem = _FitProblem(
+            fold.kind,
+            feats,
+            fit,
+            pred,
+            fold.codes[fit],
+            None if fold.offsets is None else fold.offsets[fit],
+            None if fold.offsets is None else fold.offsets[pred],
+        )
         out: list[np.ndarray | None] = [None] * len(configs)
         designs: dict[tuple[tuple[str, ...], int], list[int]] = {}
         for pos, cfg in enumerate(configs):
             designs.setdefault((cfg.groups, cfg.k), []).append(pos)
         for positions in designs.values():
-            cfg = configs[positions[0]]
-            preds = _fit_predict_model(
-                fold.kind,
-                feats.matrix(fit, cfg),
-                fold.codes[fit],
-                feats.matrix(pred, cfg),
-                [configs[p].alpha for p in positions],
-                None if fold.offsets is None else fold.offsets[fit],
-                None if fold.offsets is None else fold.offsets[pred],
-            )
+            preds = problem.predict(configs[positions[0]], [configs[p].alpha for p in positions])
             for p, values in zip(positions, preds, strict=True):
                 out[p] = values
         return [o for o in out if o is not None]
 
-    def _select(self, y: np.ndarray, train: np.ndarray, fold: _FoldData) -> ModelConfig:
+    def _select(self, train: np.ndarray, fold: _FoldData) -> ModelConfig:
         """Pick a configuration by grouped inner cross-validation on ``train`` only."""
         grid = fold.grid
         n_groups = len(set(fold.groups[train].tolist()))
@@ -460,20 +598,20 @@ class LearnedPredictor:
             inner: LeaveOneGroupOut | GroupKFold = LeaveOneGroupOut()
         else:
             inner = GroupKFold(n_splits=min(self.inner_folds, n_groups))
-        pooled = [np.empty(len(train), dtype=y.dtype) for _ in grid]
+        pooled = [np.empty(len(train), dtype=fold.codes.dtype) for _ in grid]
         for inner_train, inner_val in inner.split(train, groups=fold.groups[train]):
             preds = self._fit_rows(fold, train[inner_train], train[inner_val], grid)
             for out, values in zip(pooled, preds, strict=True):
                 out[inner_val] = values
-        scores = [_score(fold.kind, y[train], out) for out in pooled]
+        scores = [_score(fold.kind, fold.codes[train], out) for out in pooled]
         return grid[int(np.argmax(scores))]  # ties: the earlier (simpler) configuration
 
     def _fit_predict(
-        self, y: np.ndarray, train: np.ndarray, test: np.ndarray, fold: _FoldData
+        self, train: np.ndarray, test: np.ndarray, fold: _FoldData
     ) -> list[PredictionValue]:
-        config = self._select(y, train, fold)
+        config = self._select(train, fold)
         self.selected.append(config)
         (out,) = self._fit_rows(fold, train, test, [config])
         if fold.kind == "adoption":
-            return [str(v) if v in LABELS else None for v in out]
+            return [LABELS[int(v)] for v in out]
         return [float(v) for v in out]
