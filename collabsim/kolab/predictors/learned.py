@@ -553,7 +553,7 @@ class LearnedPredictor:
                 folds, desc=f"learned {instances[0].task} LOPO", disable=not self.progress,
                 leave=False,
             ):  # fmt: skip
-                values = self._fit_predict(train, test, fold)
+                values = self._fit_predict(y, train, test, fold)
                 for idx, value in zip(test, values, strict=True):
                     predictions[idx] = value
         return predictions
@@ -607,8 +607,12 @@ class LearnedPredictor:
         return grid[int(np.argmax(scores))]  # ties: the earlier (simpler) configuration
 
     def _fit_predict(
-        self, train: np.ndarray, test: np.ndarray, fold: _FoldData
+        self, y: np.ndarray, train: np.ndarray, test: np.ndarray, fold: _FoldData
     ) -> list[PredictionValue]:
+        """Select on ``train`` (nested), refit there and predict ``test`` (one outer fold).
+
+        ``y`` are the targets the fold data's codes were made from (the fold's own record).
+        """
         config = self._select(train, fold)
         self.selected.append(config)
         (out,) = self._fit_rows(fold, train, test, [config])
