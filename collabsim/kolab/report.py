@@ -8,6 +8,8 @@ Files written to the output directory:
   skipped settings, the dynamics study.
 * ``metrics.csv``: one row per task x predictor x modality (see :data:`METRIC_COLUMNS`).
 * ``chance.csv``: per task, the majority / mode baseline and the stratified random guess.
+* ``nulls.csv``: every permutation score of every null (task, predictor, modality, scheme,
+  permutation index, score), so the null distributions can be checked and plotted.
 * ``instances.csv``: instance counts per task.
 * ``predictions.csv``: every prediction of every run (with raw LLM replies).
 * ``dynamics.csv``: the per-session dynamics table.
@@ -438,6 +440,19 @@ def write_report(
     _write_csv(chance_path, ("task", "level", "metric", "mean", "lo", "hi", "draws"),
                chance_records(result))  # fmt: skip
     written["chance.csv"] = chance_path
+
+    nulls_path = out_dir / "nulls.csv"
+    _write_csv(
+        nulls_path,
+        ("task", "predictor", "modality", "scheme", "permutation", "score"),
+        [
+            {"task": r.task, "predictor": r.predictor, "modality": r.modality,
+             "scheme": null.scheme, "permutation": k, "score": score}
+            for r in result.rows for null in (r.null, r.null_blocked) if null is not None
+            for k, score in enumerate(null.scores)
+        ],
+    )  # fmt: skip
+    written["nulls.csv"] = nulls_path
 
     metrics_path = out_dir / "metrics.csv"
     _write_csv(metrics_path, METRIC_COLUMNS, [metric_record(r) for r in result.rows])
