@@ -25,9 +25,11 @@ against the held-out participant's and so ranks whole participants backwards. Bo
 solved in closed form, so the thousands of fits that nested selection and the permutation
 null need stay cheap on a small machine.
 Character n-gram counts are hashed (stateless: no vocabulary is learned, so they can be
-computed once for all folds). Labels never enter a feature, so the fitted featurisers are
-cached per training set and reused by the permutation null
-(:func:`~collabsim.kolab.chance.permutation_null`). Deterministic for a given seed.
+computed once for all folds). Labels never enter a feature, so the fitted featurisers (and
+every design matrix and unweighted Gram matrix built from them) are cached per training set
+and reused by the permutation null (:func:`~collabsim.kolab.chance.permutation_null`); the
+ridge fits themselves are in :mod:`~collabsim.kolab.predictors.ridge`. Deterministic for a
+given seed.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from collabsim.kolab.instances import HISTORY_TASKS, Instance
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind, task_kind
 from collabsim.kolab.predictors.baselines import carry_forward
 from collabsim.kolab.predictors.features import FeatureTable, feature_table
+from collabsim.kolab.predictors.ridge import FitProblem, RidgeStats
 
 _HASH_FEATURES = 2**18
 _MIN_DF = 2
@@ -166,7 +169,7 @@ class FoldFeaturizer:
         self._columns: dict[tuple[tuple[str, ...], int], np.ndarray] = {}
         self._blocks: dict[tuple[tuple[str, ...], int], tuple[np.ndarray, np.ndarray]] = {}
         # label-free ridge statistics of each design on the training rows (ratings)
-        self.unweighted: dict[tuple[tuple[str, ...], int], _RidgeStats] = {}
+        self.unweighted: dict[tuple[tuple[str, ...], int], RidgeStats] = {}
 
     def columns(self, config: ModelConfig) -> np.ndarray:
         """Indices into :attr:`full` of ``config``'s design, in :meth:`matrix`'s order."""
@@ -198,170 +201,6 @@ class FoldFeaturizer:
         if cols.size == 0:
             return np.zeros((len(rows), 1))
         return self.full[np.ix_(np.asarray(rows), cols)]
-
-
-@dataclass(frozen=True)
-class _RidgeStats:
-    """Weighted centring and Gram matrix of one training set's full design matrix.
-
-    Attributes:
-        x_mean: Weighted column means.
-        xc: Centred design matrix.
-        gram: ``xc^T W xc``; the Gram matrix of any column subset is its sub-block.
-        weights: Row weights.
-    """
-
-    x_mean: np.ndarray
-    xc: np.ndarray
-    gram: np.ndarray
-    weights: np.ndarray
-
-
-def _ridge_stats(x: np.ndarray, weights: np.ndarray) -> _RidgeStats:
-    """Centring and Gram matrix of ``x`` under row ``weights`` (nothing here reads targets)."""
-    w = weights / weights.sum()
-    x_mean = w @ x
-    xc = x - x_mean
-    return _RidgeStats(x_mean, xc, xc.T @ (xc * weights[:, None]), weights)
-
-
-def _ridge_solve(
-    st: _RidgeStats,
-    t_mean: np.ndarray,
-    rhs: np.ndarray,
-    cols: np.ndarray | None,
-    alphas: Sequence[float],
-    block: tuple[np.ndarray, np.ndarray] | None = None,
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Ridge solutions on the columns ``cols`` (None = all) of a prepared training set.
-
-    ``rhs`` is ``xc^T W (t - t_mean)`` over all columns; a column subset's Gram matrix,
-    right-hand side and means are sub-blocks of the full ones (``block`` is the
-    ``np.ix_(cols, cols)`` index when the caller has it). The penalties are solved in one
-    batched call (each system is still solved on its own, so the numbers are the same).
-    """
-    if cols is not None:
-        if cols.size == 0:  # no features: the weighted mean target
-            return [(np.zeros((0, rhs.shape[1])), t_mean.copy()) for _ in alphas]
-        gram = st.gram[block if block is not None else np.ix_(cols, cols)]
-        rhs, x_mean = rhs[cols], st.x_mean[cols]
-    else:
-        gram, x_mean = st.gram, st.x_mean
-    eye = np.eye(gram.shape[0])
-    systems = np.stack([gram + alpha * eye for alpha in alphas])
-    coefs = np.linalg.solve(systems, np.broadcast_to(rhs, (len(alphas), *rhs.shape)))
-    return [(coef, t_mean - x_mean @ coef) for coef in coefs]
-
-
-def _targets_moments(st: _RidgeStats, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted target mean and ``xc^T W (t - t_mean)``: the only label-dependent parts."""
-    w = st.weights / st.weights.sum()
-    t_mean = w @ targets
-    return t_mean, st.xc.T @ ((targets - t_mean) * st.weights[:, None])
-
-
-def _ridge_path(
-    x: np.ndarray, targets: np.ndarray, weights: np.ndarray, alphas: Sequence[float]
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Weighted ridge regressions with an unpenalised intercept, one per penalty.
-
-    The centred Gram matrix is shared by the penalties, so a grid of penalties costs little
-    more than one fit. Returns ``(coefficients, intercept)`` per penalty. The predictor
-    solves many column subsets of one training set at once (:class:`_FitProblem`); this is
-    the same computation on a single design matrix.
-    """
-    st = _ridge_stats(x, weights)
-    return _ridge_solve(st, *_targets_moments(st, targets), None, alphas)
-
-
-class _FitProblem:
-    """One training set and its targets, fitted for any column subset (configuration).
-
-    Adoption: a class-weighted ridge classifier (one-vs-rest targets +-1, each class weighted
-    ``n / (3 n_class)`` as scikit-learn's ``balanced``; the highest score wins), solved in
-    closed form, which keeps the thousands of fits of nested selection and the permutation
-    null cheap. The class weights depend on the labels, so the weighted Gram matrix is
-    recomputed for each set of targets, once for all configurations.
-
-    Ratings: ridge regression of the deviation ``rating - offset`` from a baseline known at
-    prediction time (the carry-forward rating), predicting ``offset + fit`` clipped to
-    [1, 5]. Centring on the baseline keeps the fitted intercept (a mean over the training
-    participants, which moves against the held-out one) from deciding the ranking. The rows
-    are unweighted, so each design's centring and Gram matrix are label-free: computed once
-    per training set and design (kept on its :class:`FoldFeaturizer`) however many
-    permutations follow, on the design's own matrix as a single fit would.
-
-    Args:
-        kind: Task kind.
-        feats: The training set's featurizer.
-        fit: Training rows.
-        pred: Rows to predict.
-        codes: Targets of the training rows (label codes, or ratings).
-        offset_fit: Carry-forward ratings of the training rows (ratings only).
-        offset_pred: Carry-forward ratings of the predicted rows (ratings only).
-    """
-
-    def __init__(
-        self,
-        kind: TaskKind,
-        feats: FoldFeaturizer,
-        fit: np.ndarray,
-        pred: np.ndarray,
-        codes: np.ndarray,
-        offset_fit: np.ndarray | None = None,
-        offset_pred: np.ndarray | None = None,
-    ) -> None:
-        self.kind = kind
-        self.feats, self.fit, self.pred = feats, fit, pred
-        self.x_pred = feats.full[pred]
-        self.constant: int | None = None
-        if kind == "adoption":
-            counts = np.bincount(codes.astype(np.int64), minlength=len(LABELS))
-            present = np.flatnonzero(counts)
-            if len(present) < 2:
-                self.constant = int(present[0]) if len(present) else 0
-                return
-            n_class = np.zeros(len(LABELS))
-            n_class[present] = len(present) * counts[present]
-            weights = len(codes) / n_class[codes]
-            targets = np.where(codes[:, None] == present[None, :], 1.0, -1.0)
-            self.classes = present
-            self.stats = _ridge_stats(feats.full[fit], weights)
-        else:
-            self.base_pred = np.zeros(len(pred)) if offset_pred is None else offset_pred
-            base_fit = np.zeros(len(fit)) if offset_fit is None else offset_fit
-            self.targets = (codes.astype(float) - base_fit)[:, None]
-            # the training set's own statistics are label-free: kept across permutations
-            self.cached = np.array_equal(fit, feats.fit_rows)
-            return
-        self.t_mean, self.rhs = _targets_moments(self.stats, targets)
-
-    def predict(self, config: ModelConfig, alphas: Sequence[float]) -> list[np.ndarray]:
-        """Predictions of the rows to predict under ``config``'s design, one per penalty.
-
-        Adoption: label codes (indices into ``LABELS``), from sub-blocks of the training
-        set's weighted Gram matrix. Ratings: clipped ratings, from the design's own
-        unweighted Gram matrix, computed once per training set and design.
-        """
-        if self.constant is not None:
-            return [np.full(len(self.x_pred), self.constant, dtype=np.int64) for _ in alphas]
-        if self.kind == "adoption":
-            cols = self.feats.columns(config)
-            x_test = self.x_pred[:, cols] if cols.size else np.zeros((len(self.x_pred), 0))
-            block = self.feats.block(config) if cols.size else None
-            path = _ridge_solve(self.stats, self.t_mean, self.rhs, cols, alphas, block)
-            return [self.classes[np.argmax(x_test @ coef + intercept, axis=1)]
-                    for coef, intercept in path]  # fmt: skip
-        key = (config.groups, config.k)
-        st = self.feats.unweighted.get(key) if self.cached else None
-        if st is None:
-            st = _ridge_stats(self.feats.matrix(self.fit, config), np.ones(len(self.fit)))
-            if self.cached:
-                self.feats.unweighted[key] = st
-        x_test = self.feats.matrix(self.pred, config)
-        path = _ridge_solve(st, *_targets_moments(st, self.targets), None, alphas)
-        return [np.clip(self.base_pred + (x_test @ coef + intercept)[:, 0], 1.0, 5.0)
-                for coef, intercept in path]  # fmt: skip
 
 
 def _score(kind: TaskKind, y: np.ndarray, pred: np.ndarray) -> float:
@@ -565,11 +404,11 @@ class LearnedPredictor:
 
         Every configuration is a column subset of the training set's full design matrix, so
         the (weighted) Gram matrix is computed once for all of them and configurations
-        differing only in the penalty share one solve setup (:class:`_FitProblem`).
+        differing only in the penalty share one solve setup (:class:`~collabsim.kolab.predictors.ridge.FitProblem`).
         Adoption predictions are label codes.
         """
         feats = self._featurizer(fold.table, fold.counts, fit)
-        problem = _FitProblem(
+        problem = FitProblem(
             fold.kind,
             feats,
             fit,
