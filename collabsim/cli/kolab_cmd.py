@@ -2,8 +2,8 @@
 
 * ``collabsim kolab report --data PATH --out DIR [--predictors ...] [--tasks ...]``: build the
   instances, print their counts, run the predictors (progress bars), print every task's
-  scores next to its chance levels (majority, stratified random, permutation null of the
-  learned predictor) with bootstrap intervals over instances and over participants, warn
+  scores next to its chance levels (majority, stratified random, the global and the
+  within-participant permutation nulls of the learned predictor) with bootstrap intervals over instances and over participants, warn
   when an offline forecaster scores implausibly high, and write report.md, metrics.csv,
   chance.csv, instances.csv, predictions.csv, dynamics.csv and PNG plots into DIR.
 * ``collabsim kolab instances --data PATH [--tasks ...]``: print the instance counts only.
@@ -67,6 +67,10 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--permutations", type=int, default=DEFAULT_PERMUTATIONS,
                      help="label permutations for each learned predictor's null (default "
                           f"{DEFAULT_PERMUTATIONS}: p resolves down to 1/(N+1); 0 = none)")  # fmt: skip
+    rep.add_argument("--nulls", default="global,blocked",
+                     help="permutation nulls of each learned predictor, comma-separated: global "
+                          "(labels shuffled across all instances), blocked (shuffled within "
+                          "each participant); default global,blocked")  # fmt: skip
     rep.add_argument("--temperature", type=float, default=0.0, help="LLM temperature")
     rep.add_argument("--llm-mock-response", default=None,
                      help="offline runs: litellm mock_response given to every LLM call")  # fmt: skip
@@ -130,6 +134,12 @@ def _report(args: argparse.Namespace) -> int:
         extra: dict[str, Any] = json.loads(args.llm_extra) if args.llm_extra else {}
         if not isinstance(extra, dict):
             raise ValueError("--llm-extra must be a JSON object")
+        null_schemes = [n.strip() for n in args.nulls.split(",") if n.strip()]
+        bad = sorted(set(null_schemes) - {"global", "blocked"})
+        if bad or not null_schemes:
+            raise ValueError(
+                f"--nulls must list global and/or blocked, got {args.nulls!r}"
+            )
         if args.permutations < 0:
             raise ValueError(f"--permutations must be >= 0, got {args.permutations}")
         if args.inner_folds is not None and args.inner_folds < 2:
@@ -163,6 +173,7 @@ def _report(args: argparse.Namespace) -> int:
         n_boot=args.bootstrap,
         n_permutations=args.permutations,
         progress=progress,
+        null_schemes=null_schemes,
     )
     for line in summary_lines(result):
         print(line)
@@ -180,7 +191,8 @@ def _report(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "bootstrap": f"{args.bootstrap} resamples of instances and of participants, "
         "95% percentile",
-        "permutations per learned predictor": args.permutations,
+        "permutations per learned predictor and null": args.permutations,
+        "permutation nulls": ", ".join(null_schemes),
         "learned feature groups": args.learned_groups,
         "learned inner selection": "leave one participant out"
         if args.inner_folds is None

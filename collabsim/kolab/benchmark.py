@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from collabsim.kolab.chance import (
     DEFAULT_PERMUTATIONS,
+    NULL_SCHEMES,
     ChanceLevel,
     PermutationNull,
     permutation_null,
@@ -29,7 +30,12 @@ from collabsim.kolab.chance import (
 from collabsim.kolab.evaluate import Evaluation, evaluate_runs, macro_f1
 from collabsim.kolab.instances import ALL_TASKS, InstanceSet
 from collabsim.kolab.predictors.base import PredictionRun, Predictor, task_kind
-from collabsim.kolab.predictors.baselines import CarryForwardRating, MajorityClass, ModeRating
+from collabsim.kolab.predictors.baselines import (
+    CarryForwardLabel,
+    CarryForwardRating,
+    MajorityClass,
+    ModeRating,
+)
 from collabsim.kolab.render import FrameSource, Modality
 
 SUSPICIOUS_MACRO_F1 = 0.45
@@ -49,7 +55,8 @@ class ResultRow:
         evaluation: Metrics, or None when nothing could be evaluated.
         n_missing: Instances left out because they lack a requested modality.
         notes: Notes from the predictor runs and the evaluation.
-        null: Permutation null of the predictor (learned predictors), else None.
+        null: Global permutation null of the predictor (learned predictors), else None.
+        null_blocked: Within-participant (blocked) permutation null, when requested.
         uses_history: True when the inputs include the session's earlier labels or ratings
             (task 1b+h, the carry-forward baseline, the learned rating model).
     """
@@ -62,6 +69,7 @@ class ResultRow:
     notes: tuple[str, ...] = ()
     null: PermutationNull | None = None
     uses_history: bool = False
+    null_blocked: PermutationNull | None = None
 
 
 @dataclass(frozen=True)
@@ -139,7 +147,7 @@ def make_predictors(
         elif name == "mode":
             out.append(ModeRating())
         elif name == "carry-forward":
-            out.append(CarryForwardRating())
+            out += [CarryForwardRating(), CarryForwardLabel()]
         elif name == "learned":
             out.append(LearnedPredictor(
                     seed=seed, progress=progress, groups=learned_groups, inner_folds=inner_folds
@@ -186,6 +194,12 @@ def _chance_levels(
     return levels
 
 
+def _applies(predictor: Predictor, task: str) -> bool:
+    """True unless the predictor names the tasks it is for (``tasks``) and ``task`` is not one."""
+    only = getattr(predictor, "tasks", None)
+    return only is None or task in only
+
+
 def _predictor_uses_history(predictor: Predictor, task: str) -> bool:
     """True when the predictor's inputs for ``task`` include the session's earlier labels."""
     per_task = getattr(predictor, "uses_history_for", None)
@@ -204,6 +218,7 @@ def run_benchmark(
     n_permutations: int = DEFAULT_PERMUTATIONS,
     n_chance_draws: int = 2000,
     progress: bool = True,
+    null_schemes: Sequence[str] = ("global",),
 ) -> BenchmarkResult:
     """Run each predictor on each task it handles and evaluate it against chance.
 
@@ -215,9 +230,22 @@ def run_benchmark(
         n_boot: Bootstrap resamples (each of the instance and the participant bootstrap).
         n_permutations: Permutations of the targets per learned predictor and task (0: none).
         n_chance_draws: Draws of the stratified random guess.
-        progress: Show a progress bar over settings.
+        progress: Show a progress bar over settings and over each null's permutations.
+        null_schemes: Which permutation nulls to run (``global``, ``blocked``; see
+            :data:`~collabsim.kolab.chance.NULL_SCHEMES`); each gets ``n_permutations``.
+
+    Raises:
+        ValueError: On an unknown null scheme.
     """
-    jobs = [(task, p) for task in tasks for p in predictors if task_kind(task) in p.kinds]
+    unknown = sorted(set(null_schemes) - set(NULL_SCHEMES))
+    if unknown:
+        raise ValueError(
+            f"unknown null scheme(s) {', '.join(unknown)}; known: {', '.join(NULL_SCHEMES)}"
+        )
+    jobs = [
+        (task, p) for task in tasks for p in predictors
+        if task_kind(task) in p.kinds and _applies(p, task)
+    ]  # fmt: skip
     rows: list[ResultRow] = []
     all_runs: list[PredictionRun] = []
     chance: dict[str, dict[str, ChanceLevel]] = {}
@@ -259,16 +287,19 @@ def run_benchmark(
             n_boot=n_boot,
             groups=[by_id[i].participant_id for i in ids],
         )
-        null = None
+        nulls: dict[str, PermutationNull] = {}
         if n_permutations > 0 and hasattr(predictor, "predict_labels") and len(ids) == len(subset):
             metric = "macro_f1" if evaluation.kind == "adoption" else "spearman"
-            null = permutation_null(
-                predictor,  # type: ignore[arg-type]
-                subset,
-                evaluation.values.get(metric, float("nan")),
-                n_permutations=n_permutations,
-                seed=seed,
-            )
+            for scheme in dict.fromkeys(null_schemes):
+                nulls[scheme] = permutation_null(
+                    predictor,  # type: ignore[arg-type]
+                    subset,
+                    evaluation.values.get(metric, float("nan")),
+                    n_permutations=n_permutations,
+                    seed=seed,
+                    scheme=scheme,
+                    progress=progress,
+                )
         if (
             evaluation.kind == "adoption"
             and task != "1a"
@@ -282,7 +313,8 @@ def run_benchmark(
             )
         rows.append(
             ResultRow(task, predictor.name, predictor.modality, evaluation, n_missing, notes,
-                      null=null, uses_history=history)  # fmt: skip
+                      null=nulls.get("global"), uses_history=history,
+                      null_blocked=nulls.get("blocked"))  # fmt: skip
         )
     return BenchmarkResult(
         counts=instances.counts(tasks),

@@ -13,6 +13,19 @@
   0.048 and a single null score at or above the observed one already gives 0.095, so a
   0.05 threshold is barely testable; the default, :data:`DEFAULT_PERMUTATIONS` = 100,
   resolves p down to 0.0099. For ratings the statistic is Spearman's rho.
+
+Two nulls answer different questions (:data:`NULL_SCHEMES`):
+
+* ``global``: targets shuffled across all instances. It breaks every link between inputs and
+  targets, including the link between *who the person is* and their label mix. Under
+  leave-one-participant-out a model can still beat it by learning person-level traits (a
+  professional's domain, their writing) that go with a person's overall adoption rate, so
+  beating it shows that the model uses *something*, not that it reads the response.
+* ``blocked`` (within participant): targets shuffled only among each participant's own
+  instances, so every person keeps their label mix and only which of their responses got
+  which label is broken. Anything a model gets from person-level traits survives in this
+  null; beating it shows the model uses response-level signal beyond who the person is.
+  When a person's labels are all alike, the blocked shuffle cannot change them at all.
 """
 
 from __future__ import annotations
@@ -23,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from collabsim.kolab.evaluate import macro_f1, spearman
 from collabsim.kolab.instances import Instance
@@ -30,6 +44,9 @@ from collabsim.kolab.predictors.base import PredictionValue, task_kind
 
 DEFAULT_PERMUTATIONS = 100
 """Label permutations of the null by default (p resolves down to 1/101 = 0.0099)."""
+
+NULL_SCHEMES: tuple[str, ...] = ("global", "blocked")
+"""Permutation schemes: across all instances, or within each participant."""
 
 
 @dataclass(frozen=True)
@@ -59,11 +76,14 @@ class PermutationNull:
         metric: ``macro_f1`` or ``spearman``.
         observed: The predictor's score on the true targets.
         scores: Scores on each permutation of the targets.
+        scheme: ``global`` (shuffled across all instances) or ``blocked`` (within each
+            participant); see :data:`NULL_SCHEMES`.
     """
 
     metric: str
     observed: float
     scores: tuple[float, ...]
+    scheme: str = "global"
 
     @property
     def mean(self) -> float:
@@ -76,6 +96,11 @@ class PermutationNull:
         """95th percentile of the null scores."""
         finite = [s for s in self.scores if math.isfinite(s)]
         return float(np.quantile(finite, 0.95)) if finite else math.nan
+
+    @property
+    def resolution(self) -> float:
+        """The smallest p-value this many permutations can give, ``1 / (1 + n)``."""
+        return 1.0 / (1 + len(self.scores))
 
     @property
     def p_value(self) -> float:
@@ -149,6 +174,20 @@ def stratified_chance(
     return out
 
 
+def blocked_permutation(blocks: Sequence[str], rng: np.random.Generator) -> np.ndarray:
+    """A permutation of ``range(len(blocks))`` that moves indices only within their block.
+
+    Blocks are visited in order of first appearance, one ``rng.permutation`` each, so the
+    result depends only on the block labels and the generator.
+    """
+    labels = np.asarray([str(b) for b in blocks], dtype=object)
+    order = np.arange(len(labels))
+    for block in dict.fromkeys(labels.tolist()):
+        members = np.flatnonzero(labels == block)
+        order[members] = members[rng.permutation(len(members))]
+    return order
+
+
 def permutation_null(
     predictor: RelabelablePredictor,
     instances: Sequence[Instance],
@@ -156,6 +195,8 @@ def permutation_null(
     *,
     n_permutations: int = DEFAULT_PERMUTATIONS,
     seed: int = 0,
+    scheme: str = "global",
+    progress: bool = False,
 ) -> PermutationNull:
     """Rerun ``predictor``'s cross-validated procedure on shuffled targets.
 
@@ -165,25 +206,39 @@ def permutation_null(
         observed: The score of the predictor on the true targets.
         n_permutations: Number of shuffles.
         seed: Seed of the shuffles.
+        scheme: ``global`` (across all instances) or ``blocked`` (within each participant).
+        progress: Show a progress bar over the permutations.
+
+    Raises:
+        ValueError: On an unknown ``scheme``.
     """
+    if scheme not in NULL_SCHEMES:
+        raise ValueError(f"unknown null scheme {scheme!r}; use {' or '.join(NULL_SCHEMES)}")
     kind = task_kind(instances[0].task)
     if kind == "adoption":
         y = np.array([str(i.target) for i in instances], dtype=object)
     else:
         y = np.array([float(i.target) for i in instances])
+    blocks = [i.participant_id for i in instances]
     rng = np.random.default_rng(seed)
     scores = []
-    for _ in range(n_permutations):
-        shuffled = y[rng.permutation(len(y))]
+    for _ in tqdm(
+        range(n_permutations), desc=f"{scheme} null {instances[0].task}", disable=not progress,
+        leave=False,
+    ):  # fmt: skip
+        order = rng.permutation(len(y)) if scheme == "global" else blocked_permutation(blocks, rng)
+        shuffled = y[order]
         pred = predictor.predict_labels(instances, shuffled)
         scores.append(_score(kind, shuffled.tolist(), pred))
     metric = "macro_f1" if kind == "adoption" else "spearman"
-    return PermutationNull(metric, observed, tuple(scores))
+    return PermutationNull(metric, observed, tuple(scores), scheme)
 
 
 __all__ = [
+    "NULL_SCHEMES",
     "ChanceLevel",
     "PermutationNull",
+    "blocked_permutation",
     "permutation_null",
     "stratified_chance",
 ]

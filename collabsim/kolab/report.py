@@ -8,6 +8,8 @@ Files written to the output directory:
   skipped settings, the dynamics study.
 * ``metrics.csv``: one row per task x predictor x modality (see :data:`METRIC_COLUMNS`).
 * ``chance.csv``: per task, the majority / mode baseline and the stratified random guess.
+* ``nulls.csv``: every permutation score of every null (task, predictor, modality, scheme,
+  permutation index, score), so the null distributions can be checked and plotted.
 * ``instances.csv``: instance counts per task.
 * ``predictions.csv``: every prediction of every run (with raw LLM replies).
 * ``dynamics.csv``: the per-session dynamics table.
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.kolab.benchmark import BenchmarkResult, ResultRow
+from collabsim.kolab.chance import PermutationNull
 from collabsim.kolab.dynamics_study import DynamicsStudy
 from collabsim.kolab.evaluate import LABELS, RATINGS
 from collabsim.kolab.instances import TASK_DESCRIPTIONS
@@ -49,6 +52,7 @@ METRIC_COLUMNS: tuple[str, ...] = (
     "mae_cluster_lo", "mae_cluster_hi", "within1_cluster_lo", "within1_cluster_hi",
     "spearman_cluster_lo", "spearman_cluster_hi",
     "null_metric", "null_permutations", "null_mean", "null_p95", "null_p",
+    "null_blocked_permutations", "null_blocked_mean", "null_blocked_p95", "null_blocked_p",
     "mae_true1", "mae_true2", "mae_true3", "mae_true4", "mae_true5",
     "status", "notes",
 )  # fmt: skip
@@ -75,6 +79,12 @@ def metric_record(row: ResultRow) -> dict[str, Any]:
         rec.update(
             null_metric=row.null.metric, null_permutations=len(row.null.scores),
             null_mean=row.null.mean, null_p95=row.null.p95, null_p=row.null.p_value,
+        )  # fmt: skip
+    if row.null_blocked is not None:
+        blocked = row.null_blocked
+        rec.update(
+            null_blocked_permutations=len(blocked.scores), null_blocked_mean=blocked.mean,
+            null_blocked_p95=blocked.p95, null_blocked_p=blocked.p_value,
         )  # fmt: skip
     rec["n_missing_modality"] = row.n_missing
     rec["notes"] = "; ".join(row.notes)
@@ -126,9 +136,23 @@ def _ci(ev: Any, key: str, *, cluster: bool = False) -> str:
 
 
 def _null_cells(row: ResultRow) -> list[str]:
-    if row.null is None:
-        return ["–", "–", "–"]
-    return [_fmt(row.null.mean), _fmt(row.null.p95), _fmt(row.null.p_value)]
+    """Mean, 95th percentile and p of the global null, then of the blocked null."""
+    cells = []
+    for null in (row.null, row.null_blocked):
+        if null is None:
+            cells += ["–", "–", "–"]
+        else:
+            cells += [_fmt(null.mean), _fmt(null.p95), _fmt(null.p_value)]
+    return cells
+
+
+def _null_line(null: PermutationNull) -> str:
+    """One printed line describing a permutation null and its p-value's resolution."""
+    what = "permutation null" if null.scheme == "global" else "within-participant null"
+    return (
+        f"{what} ({len(null.scores)}): mean {_fmt(null.mean)}, 95th pct {_fmt(null.p95)}, "
+        f"p = {_fmt(null.p_value)} (smallest possible {_fmt(null.resolution, 4)})"
+    )
 
 
 def _chance_cell(result: BenchmarkResult, task: str, name: str) -> str:
@@ -166,12 +190,9 @@ def summary_lines(result: BenchmarkResult) -> list[str]:
                 f"  {name:<34} {_fmt(ev.values['macro_f1'])}  CI instances "
                 f"{_ci(ev, 'macro_f1')}  CI participants {_ci(ev, 'macro_f1', cluster=True)}"
             )
-            if r.null is not None:
-                line += (
-                    f"\n  {'':<34} permutation null ({len(r.null.scores)}): mean "
-                    f"{_fmt(r.null.mean)}, 95th pct {_fmt(r.null.p95)}, p = {_fmt(r.null.p_value)}"
-                    f" (smallest possible {_fmt(1 / (1 + len(r.null.scores)))})"
-                )
+            for null in (r.null, r.null_blocked):
+                if null is not None:
+                    line += f"\n  {'':<34} {_null_line(null)}"
             lines.append(line)
     for task in result.counts:
         rows = [
@@ -194,6 +215,11 @@ def summary_lines(result: BenchmarkResult) -> list[str]:
             )
             if r.null is not None:
                 line += f"  (null mean {_fmt(r.null.mean)}, p = {_fmt(r.null.p_value)})"
+            if r.null_blocked is not None:
+                line += (
+                    f"  (within-participant null mean {_fmt(r.null_blocked.mean)}, "
+                    f"p = {_fmt(r.null_blocked.p_value)})"
+                )
             lines.append(line)
     return lines
 
@@ -267,13 +293,22 @@ def _markdown(
             "session's earlier labels (1b+h). For learned predictors the permutation null "
             "reruns the whole cross-validated procedure on shuffled labels: its mean, 95th "
             "percentile and the p-value (1 + #null >= observed) / (1 + N), whose smallest "
-            "possible value with N permutations is 1/(N + 1). Learned predictors are "
-            "evaluated leave-one-participant-out with all model selection nested in the folds."
+            "possible value with N permutations is 1/(N + 1). The global null shuffles labels "
+            "across all instances (does the model use anything at all?); the blocked null "
+            "shuffles them only within each participant, keeping every person's label mix "
+            "(does it use anything beyond who the person is?). Both shuffle only the "
+            "targets: where the inputs hold other instances' true labels (1b+h history, the "
+            "rating models' carry-forward rating) the blocked null keeps each person's label "
+            "mix visible to the model, so there it measures what the person's level alone "
+            "gives and is likely inflated, not a clean test. Learned predictors are "
+            "evaluated leave-one-participant-out with all model selection nested in the folds. "
+            "carry-forward on 1b+h is a reference rule (the session's last finished label, the "
+            "majority label when none), not a learned design."
         )
         out += [
             "",
-            "| task | history | predictor | modality | n | invalid | macro-F1 | 95% CI instances | 95% CI participants | null mean | null 95th | p | F1 adopt | F1 modify | F1 reject |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| task | history | predictor | modality | n | invalid | macro-F1 | 95% CI instances | 95% CI participants | null mean | null 95th | p | blocked null mean | blocked 95th | blocked p | F1 adopt | F1 modify | F1 reject |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for task in dict.fromkeys(r.task for r in adoption):
             lvl = result.chance.get(task, {}).get("stratified_macro_f1")
@@ -281,7 +316,7 @@ def _markdown(
                 out.append(
                     f"| {task} | – | *stratified random* | – | {result.counts.get(task, '')} | – | "
                     f"{_fmt(lvl.mean)} | [{_fmt(lvl.low)}, {_fmt(lvl.high)}] | – | – | – | – | "
-                    "– | – | – |"
+                    "– | – | – | – | – | – |"
                 )
             for r in (x for x in adoption if x.task == task):
                 ev = r.evaluation
@@ -321,8 +356,8 @@ def _markdown(
         )
         out += [
             "",
-            "| task | history | predictor | modality | n | invalid | MAE | 95% CI inst. | within-1 | Spearman rho | 95% CI instances | 95% CI participants | p | null mean | null 95th | perm. p | MAE@1 | MAE@2 | MAE@3 | MAE@4 | MAE@5 |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            "| task | history | predictor | modality | n | invalid | MAE | 95% CI inst. | within-1 | Spearman rho | 95% CI instances | 95% CI participants | p | null mean | null 95th | perm. p | blocked null mean | blocked 95th | blocked p | MAE@1 | MAE@2 | MAE@3 | MAE@4 | MAE@5 |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for task in dict.fromkeys(r.task for r in rating):
             lvl = result.chance.get(task, {})
@@ -332,7 +367,7 @@ def _markdown(
                     f"| {task} | – | *stratified random* | – | {result.counts.get(task, '')} | – | "
                     f"{_fmt(mae.mean)} | [{_fmt(mae.low)}, {_fmt(mae.high)}] | {_fmt(w1.mean)} | "
                     f"{_fmt(rho.mean)} | [{_fmt(rho.low)}, {_fmt(rho.high)}] | – | – | – | – | – |"
-                    " – | – | – | – | – |"
+                    " – | – | – | – | – | – | – | – |"
                 )
             for r in (x for x in rating if x.task == task):
                 ev = r.evaluation
@@ -409,6 +444,19 @@ def write_report(
     _write_csv(chance_path, ("task", "level", "metric", "mean", "lo", "hi", "draws"),
                chance_records(result))  # fmt: skip
     written["chance.csv"] = chance_path
+
+    nulls_path = out_dir / "nulls.csv"
+    _write_csv(
+        nulls_path,
+        ("task", "predictor", "modality", "scheme", "permutation", "score"),
+        [
+            {"task": r.task, "predictor": r.predictor, "modality": r.modality,
+             "scheme": null.scheme, "permutation": k, "score": score}
+            for r in result.rows for null in (r.null, r.null_blocked) if null is not None
+            for k, score in enumerate(null.scores)
+        ],
+    )  # fmt: skip
+    written["nulls.csv"] = nulls_path
 
     metrics_path = out_dir / "metrics.csv"
     _write_csv(metrics_path, METRIC_COLUMNS, [metric_record(r) for r in result.rows])

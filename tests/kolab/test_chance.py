@@ -1,13 +1,24 @@
-"""Chance levels: the stratified random guess, the permutation p-value and the leak warning."""
+"""Chance levels: the stratified random guess, the global and the within-participant
+(blocked) permutation nulls, the permutation p-value and the leak warning."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from collabsim.kolab.benchmark import SUSPICIOUS_MACRO_F1, run_benchmark
-from collabsim.kolab.chance import PermutationNull, stratified_chance
+from collabsim.kolab.chance import (
+    NULL_SCHEMES,
+    PermutationNull,
+    blocked_permutation,
+    permutation_null,
+    stratified_chance,
+)
+from collabsim.kolab.evaluate import LABELS, macro_f1
 from collabsim.kolab.instances import Instance, InstanceSet
 from collabsim.kolab.predictors.base import PredictionRun, TaskKind
 from collabsim.kolab.predictors.baselines import MajorityClass
@@ -67,3 +78,100 @@ def test_report_warns_when_an_offline_forecaster_scores_too_high(
     assert f">= {SUSPICIOUS_MACRO_F1}" in result.warnings[0] and "leak" in result.warnings[0]
     assert set(result.chance) == {"1a", "1b"}
     assert result.chance["1b"]["majority_macro_f1"].mean == pytest.approx(0.254, abs=1e-3)
+
+
+# ----------------------------------------------------------------------------- blocked null
+
+
+class _TraitPredictor:
+    """Leave-one-participant-out: per held-out participant, the training rows' majority label
+    of each value of a known trait (a stand-in for any feature a real model could learn)."""
+
+    def __init__(self, trait: dict[str, int]) -> None:
+        self.trait = trait
+
+    def predict_labels(self, instances: Sequence[Instance], y: np.ndarray) -> list[str]:
+        people = np.array([i.participant_id for i in instances])
+        traits = np.array([self.trait[i.instance_id] for i in instances])
+        out: list[str] = [""] * len(instances)
+        for person in dict.fromkeys(people.tolist()):
+            held = people == person
+            for t in set(traits[held].tolist()):
+                pool = Counter(y[~held & (traits == t)].tolist())
+                label = max(LABELS, key=lambda lab: (pool.get(lab, 0), -LABELS.index(lab)))
+                for k in np.flatnonzero(held & (traits == t)):
+                    out[k] = label
+        return out
+
+
+def _relabelled(instances: Sequence[Instance], labels: Sequence[str]) -> list[Instance]:
+    return [replace(i, target=lab) for i, lab in zip(instances, labels, strict=True)]
+
+
+def test_blocked_permutation_moves_labels_only_within_a_participant(
+    explorer_instances: InstanceSet,
+) -> None:
+    inst = explorer_instances.by_task("1b")
+    people = [i.participant_id for i in inst]
+    y = np.array([i.target for i in inst], dtype=object)
+    order = blocked_permutation(people, np.random.default_rng(0))
+    assert sorted(order.tolist()) == list(range(len(inst)))
+    assert all(people[k] == people[j] for j, k in enumerate(order))
+    for person in set(people):
+        mine = [j for j, p in enumerate(people) if p == person]
+        assert Counter(y[order][mine].tolist()) == Counter(y[mine].tolist())
+    assert (order != np.arange(len(inst))).sum() > len(inst) // 2  # it does shuffle
+    again = blocked_permutation(people, np.random.default_rng(0))
+    assert np.array_equal(order, again)
+
+
+def test_blocked_null_keeps_what_the_person_alone_explains(
+    explorer_instances: InstanceSet,
+) -> None:
+    """Labels set by a person-level trait: the global null says "signal", the blocked one
+    (which keeps every person's labels) says "nothing beyond who the person is"."""
+    inst = explorer_instances.by_task("1b")
+    people = sorted({i.participant_id for i in inst})
+    trait_of = {p: k % 3 for k, p in enumerate(people)}
+    data = _relabelled(inst, [LABELS[trait_of[i.participant_id]] for i in inst])
+    predictor = _TraitPredictor({i.instance_id: trait_of[i.participant_id] for i in data})
+    y = np.array([i.target for i in data], dtype=object)
+    observed = macro_f1(y.tolist(), predictor.predict_labels(data, y))
+    assert observed == 1.0
+    glob = permutation_null(predictor, data, observed, n_permutations=39, seed=0)
+    blocked = permutation_null(
+        predictor, data, observed, n_permutations=39, seed=0, scheme="blocked"
+    )
+    assert glob.scheme == "global" and blocked.scheme == "blocked"
+    assert glob.p_value == pytest.approx(1 / 40) and glob.mean < 0.6
+    assert blocked.p_value == 1.0 and blocked.mean == 1.0
+
+
+def test_blocked_null_still_rejects_response_level_signal(
+    explorer_instances: InstanceSet,
+) -> None:
+    """Labels set by a response-level trait (every person has all three): both nulls agree."""
+    inst = explorer_instances.by_task("1b")
+    trait = {i.instance_id: k % 3 for k, i in enumerate(inst)}
+    data = _relabelled(inst, [LABELS[trait[i.instance_id]] for i in inst])
+    predictor = _TraitPredictor(trait)
+    y = np.array([i.target for i in data], dtype=object)
+    observed = macro_f1(y.tolist(), predictor.predict_labels(data, y))
+    for scheme in NULL_SCHEMES:
+        null = permutation_null(
+            predictor, data, observed, n_permutations=19, seed=0, scheme=scheme
+        )
+        assert null.p_value == pytest.approx(1 / 20), scheme
+        assert null.mean < 0.6
+
+
+def test_unknown_null_scheme_is_refused(explorer_instances: InstanceSet) -> None:
+    inst = explorer_instances.by_task("1b")
+    with pytest.raises(ValueError, match="unknown null scheme"):
+        permutation_null(_TraitPredictor({}), inst, 0.5, n_permutations=1, scheme="within")
+    with pytest.raises(ValueError, match="unknown null scheme"):
+        run_benchmark(explorer_instances, [MajorityClass()], ["1b"], null_schemes=["within"])
+
+
+def test_resolution_is_one_over_n_plus_one() -> None:
+    assert PermutationNull("macro_f1", 0.4, (0.3,) * 999).resolution == pytest.approx(1e-3)

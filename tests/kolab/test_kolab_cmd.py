@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,14 @@ def test_report_writes_markdown_csvs_and_pngs(
     assert "stratified random (E, 95% range)" in printed and "majority class" in printed
     assert "permutation null (2)" in printed and "CI participants" in printed
     assert learned["history"] == "no" and learned["null_permutations"] == "2"
+    # the within-participant null runs by default next to the global one
+    assert "within-participant null (2)" in printed
+    assert learned["null_blocked_permutations"] == "2" and learned["null_blocked_p"] != ""
+    with (out_dir / "nulls.csv").open() as fh:
+        nulls = list(csv.DictReader(fh))
+    assert Counter((r["task"], r["scheme"]) for r in nulls) == {
+        ("1c-k3", "global"): 2, ("1c-k3", "blocked"): 2, ("2a", "global"): 2, ("2a", "blocked"): 2,
+    }  # fmt: skip
     assert 1 / 3 <= float(learned["null_p"]) <= 1.0
     assert float(learned["macro_f1_cluster_lo"]) <= float(learned["macro_f1_cluster_hi"])
     assert by_key[("2a", "learned", "graph")]["history"] == "yes"  # centred on carry-forward
@@ -111,6 +120,17 @@ def test_unknown_feature_group_is_a_clear_error(
     code = main(["kolab", "report", "--data", str(kolab_sessions_path), "--out", str(tmp_path / "r"),
                  "--learned-groups", "text,words"])  # fmt: skip
     assert code == 2 and "unknown feature group(s) words" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()
+
+
+def test_unknown_null_scheme_is_a_clear_error(
+    kolab_sessions_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["kolab", "report", "--data", str(kolab_sessions_path),
+                 "--out", str(tmp_path / "r"), "--nulls", "global,within"])  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert "--nulls" in err and len(err.splitlines()) == 1
     assert not (tmp_path / "r").exists()
 
 

@@ -7,9 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from collabsim.kolab.benchmark import make_predictors, run_benchmark
 from collabsim.kolab.evaluate import evaluate_runs
 from collabsim.kolab.instances import InstanceSet
-from collabsim.kolab.predictors.baselines import CarryForwardRating, MajorityClass, ModeRating
+from collabsim.kolab.predictors.baselines import (
+    CarryForwardLabel,
+    CarryForwardRating,
+    MajorityClass,
+    ModeRating,
+)
 from collabsim.kolab.predictors.learned import LearnedPredictor, ModelConfig, default_grid
 from collabsim.kolab.predictors.llm import (
     LLMPredictor,
@@ -172,6 +178,28 @@ def test_carry_forward_predicts_the_previous_rating_or_5(explorer_instances: Ins
         seen = by_session.setdefault(i.session_id, [])
         assert pred == (float(seen[-1]) if seen else 5.0)
         seen.append(int(i.target))
+
+
+def test_carry_forward_label_is_a_1b_plus_h_reference_rule(
+    explorer_instances: InstanceSet,
+) -> None:
+    inst = explorer_instances.by_task("1b+h")
+    run = CarryForwardLabel().predict(inst)
+    majority = MajorityClass().predict(inst).predictions[0]
+    assert majority == "adopt"
+    for i, pred in zip(inst, run.predictions, strict=True):
+        assert pred == (i.history[-1] if i.history else majority)
+    assert sum(bool(i.history) for i in inst) > len(inst) // 2  # mostly not the fallback
+    assert any(p != "adopt" for p in run.predictions)
+    assert "not a learned design" in run.notes[0]
+    # "carry-forward" gives the label rule on 1b+h only and the rating rule on ratings
+    result = run_benchmark(
+        explorer_instances, make_predictors("carry-forward"), ["1b", "1b+h", "2a"],
+        n_boot=20, n_chance_draws=20, progress=False,
+    )  # fmt: skip
+    rows = {(r.task, r.predictor): r for r in result.rows}
+    assert set(rows) == {("1b+h", "carry-forward"), ("2a", "carry-forward")}
+    assert rows[("1b+h", "carry-forward")].uses_history
 
 
 def test_learned_rating_predictions_stay_in_range(explorer_instances: InstanceSet) -> None:

@@ -1,11 +1,14 @@
-"""Baselines: the majority adoption label, the mode rating and the carry-forward rating.
+"""Baselines: the majority adoption label, the mode rating and the carry-forward rules.
 
 Both are fitted on the targets of the instances they are asked to predict (as the Kolab
 benchmark's baselines are), so they are the floor any predictor must beat; on the explorer data
 they are ``adopt`` and ``5``. Ties go to the earlier label in ``adopt, modify, reject`` and to the
 higher rating. The carry-forward baseline predicts a step's rating as the professional's
 rating of the session's previous rated step (5, the most common rating, when there is none):
-it reads only :attr:`Instance.history`, the same rating of earlier steps.
+it reads only :attr:`Instance.history`, the same rating of earlier steps. The carry-forward
+label rule (1b+h only, a reference rule and not a learned design) predicts the label of the
+session's most recently finished earlier response, and the majority label of the instances
+when there is none.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from collabsim.graphs.model import RESPONSE_LABELS
-from collabsim.kolab.instances import Instance
+from collabsim.kolab.instances import HISTORY_TASKS, Instance
 from collabsim.kolab.predictors.base import PredictionRun, TaskKind
 
 
@@ -86,4 +89,37 @@ class CarryForwardRating:
             run=run,
             instance_ids=tuple(i.instance_id for i in instances),
             predictions=tuple(carry_forward(i) for i in instances),
+        )
+
+
+class CarryForwardLabel:
+    """1b+h reference rule: the label of the session's last finished earlier response.
+
+    :attr:`Instance.history` holds the labels of the session's responses finished strictly
+    before the window's cut, ordered by when they finished, so its last entry is the most
+    recent reaction known at forecast time. Without one the rule falls back to the majority
+    label of the instances (as :class:`MajorityClass`). Nothing is fitted besides that
+    fallback; it is a reference row, not a learned design.
+    """
+
+    name = "carry-forward"
+    modality = "history"
+    kinds: tuple[TaskKind, ...] = ("adoption",)
+    tasks: frozenset[str] = frozenset(HISTORY_TASKS)
+    runs = 1
+    uses_history = True
+
+    def predict(self, instances: Sequence[Instance], *, run: int = 0) -> PredictionRun:
+        """Predict each instance's last earlier label, or the majority label."""
+        task = instances[0].task if instances else ""
+        fallback = MajorityClass().predict(instances).predictions[0] if instances else ""
+        return PredictionRun(
+            predictor=self.name,
+            task=task,
+            modality=self.modality,
+            run=run,
+            instance_ids=tuple(i.instance_id for i in instances),
+            predictions=tuple(str(i.history[-1]) if i.history else fallback for i in instances),
+            notes=("reference rule (last finished label of the session, majority label when "
+                   "none), not a learned design",),
         )

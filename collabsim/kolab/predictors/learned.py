@@ -25,9 +25,11 @@ against the held-out participant's and so ranks whole participants backwards. Bo
 solved in closed form, so the thousands of fits that nested selection and the permutation
 null need stay cheap on a small machine.
 Character n-gram counts are hashed (stateless: no vocabulary is learned, so they can be
-computed once for all folds). Labels never enter a feature, so the fitted featurisers are
-cached per training set and reused by the permutation null
-(:func:`~collabsim.kolab.chance.permutation_null`). Deterministic for a given seed.
+computed once for all folds). Labels never enter a feature, so the fitted featurisers (and
+every design matrix and unweighted Gram matrix built from them) are cached per training set
+and reused by the permutation null (:func:`~collabsim.kolab.chance.permutation_null`); the
+ridge fits themselves are in :mod:`~collabsim.kolab.predictors.ridge`. Deterministic for a
+given seed.
 """
 
 from __future__ import annotations
@@ -44,11 +46,12 @@ from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from collabsim.kolab.evaluate import LABELS, macro_f1
+from collabsim.kolab.evaluate import LABELS, macro_f1_codes
 from collabsim.kolab.instances import HISTORY_TASKS, Instance
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind, task_kind
 from collabsim.kolab.predictors.baselines import carry_forward
 from collabsim.kolab.predictors.features import FeatureTable, feature_table
+from collabsim.kolab.predictors.ridge import FitProblem, RidgeStats
 
 _HASH_FEATURES = 2**18
 _MIN_DF = 2
@@ -154,84 +157,56 @@ class FoldFeaturizer:
             if block.shape[1]:
                 scaler = StandardScaler().fit(block[self.fit_rows])
                 self._numeric[group] = scaler.transform(block)
+        # every configuration's design is a column subset of one matrix, so the ridge
+        # statistics of a training set are computed once and sliced per configuration
+        parts = [*self._lsa.values(), *self._numeric.values()]
+        self.full = np.hstack(parts) if parts else np.zeros((len(table), 0))
+        self._starts: dict[str, int] = {}
+        start = 0
+        for name, block in [*self._lsa.items(), *self._numeric.items()]:
+            self._starts[name] = start
+            start += block.shape[1]
+        self._columns: dict[tuple[tuple[str, ...], int], np.ndarray] = {}
+        self._blocks: dict[tuple[tuple[str, ...], int], tuple[np.ndarray, np.ndarray]] = {}
+        # label-free ridge statistics of each design on the training rows (ratings)
+        self.unweighted: dict[tuple[tuple[str, ...], int], RidgeStats] = {}
+
+    def columns(self, config: ModelConfig) -> np.ndarray:
+        """Indices into :attr:`full` of ``config``'s design, in :meth:`matrix`'s order."""
+        key = (config.groups, config.k)
+        if key not in self._columns:
+            cols: list[np.ndarray] = []
+            if "text" in config.groups:
+                for col, comps in self._lsa.items():
+                    width = min(config.k, comps.shape[1])
+                    cols.append(self._starts[col] + np.arange(width))
+            for group in config.groups:
+                if group in self._numeric:
+                    width = self._numeric[group].shape[1]
+                    cols.append(self._starts[group] + np.arange(width))
+            self._columns[key] = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+        return self._columns[key]
+
+    def block(self, config: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
+        """``np.ix_`` index of ``config``'s columns against themselves (a Gram sub-block)."""
+        key = (config.groups, config.k)
+        if key not in self._blocks:
+            cols = self.columns(config)
+            self._blocks[key] = np.ix_(cols, cols)
+        return self._blocks[key]
 
     def matrix(self, rows: np.ndarray, config: ModelConfig) -> np.ndarray:
-        """Design matrix of ``rows`` under ``config``."""
-        parts: list[np.ndarray] = []
-        if "text" in config.groups:
-            parts += [comps[rows, : config.k] for comps in self._lsa.values()]
-        parts += [self._numeric[g][rows] for g in config.groups if g in self._numeric]
-        if not parts:
+        """Design matrix of ``rows`` under ``config`` (one zero column when it has none)."""
+        cols = self.columns(config)
+        if cols.size == 0:
             return np.zeros((len(rows), 1))
-        return np.hstack(parts)
-
-
-def _ridge_path(
-    x: np.ndarray, targets: np.ndarray, weights: np.ndarray, alphas: Sequence[float]
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Weighted ridge regressions with an unpenalised intercept, one per penalty.
-
-    The centred Gram matrix is shared by the penalties, so a grid of penalties costs little
-    more than one fit. Returns ``(coefficients, intercept)`` per penalty.
-    """
-    w = weights / weights.sum()
-    x_mean = w @ x
-    t_mean = w @ targets
-    xc = x - x_mean
-    gram = xc.T @ (xc * weights[:, None])
-    rhs = xc.T @ ((targets - t_mean) * weights[:, None])
-    eye = np.eye(x.shape[1])
-    out = []
-    for alpha in alphas:
-        coef = np.linalg.solve(gram + alpha * eye, rhs)
-        out.append((coef, t_mean - x_mean @ coef))
-    return out
-
-
-def _fit_predict_model(
-    kind: TaskKind, x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray,
-    alphas: Sequence[float], offset_train: np.ndarray | None = None,
-    offset_test: np.ndarray | None = None,
-) -> list[np.ndarray]:  # fmt: skip
-    """Fit on the training rows and predict the test rows, once per ridge penalty.
-
-    Adoption: a class-weighted ridge classifier (one-vs-rest targets +-1, each class weighted
-    ``n / (3 n_class)`` as scikit-learn's ``balanced``; the highest score wins). It is solved
-    in closed form, which keeps the thousands of fits of nested selection and the
-    permutation null cheap. ``y_train`` holds label codes (indices into ``LABELS``).
-
-    Ratings: ridge regression of the deviation ``rating - offset`` from a baseline known at
-    prediction time (the carry-forward rating), predicting ``offset + fit`` clipped to
-    [1, 5]. Centring on the baseline keeps the fitted intercept (a mean over the training
-    participants, which moves against the held-out one) from deciding the ranking.
-    """
-    if kind == "adoption":
-        counts = np.bincount(y_train.astype(np.int64), minlength=len(LABELS))
-        present = np.flatnonzero(counts)
-        if len(present) < 2:
-            label = LABELS[int(present[0])] if len(present) else LABELS[0]
-            return [np.full(len(x_test), label, dtype=object) for _ in alphas]
-        n_class = np.zeros(len(LABELS))
-        n_class[present] = len(present) * counts[present]
-        weights = len(y_train) / n_class[y_train]
-        targets = np.where(y_train[:, None] == present[None, :], 1.0, -1.0)
-        names = np.array([LABELS[c] for c in present], dtype=object)
-        return [
-            names[np.argmax(x_test @ coef + intercept, axis=1)]
-            for coef, intercept in _ridge_path(x_train, targets, weights, alphas)
-        ]
-    base_train = np.zeros(len(y_train)) if offset_train is None else offset_train
-    base_test = np.zeros(len(x_test)) if offset_test is None else offset_test
-    path = _ridge_path(
-        x_train, (y_train.astype(float) - base_train)[:, None], np.ones(len(y_train)), alphas
-    )
-    return [np.clip(base_test + (x_test @ coef + intercept)[:, 0], 1.0, 5.0)
-            for coef, intercept in path]  # fmt: skip
+        return self.full[np.ix_(np.asarray(rows), cols)]
 
 
 def _score(kind: TaskKind, y: np.ndarray, pred: np.ndarray) -> float:
+    """Inner selection score: macro-F1 of label codes, or Spearman rho of ratings."""
     if kind == "adoption":
-        return macro_f1(y.tolist(), pred.tolist())
+        return macro_f1_codes(y, pred)
     if len(set(pred.tolist())) < 2 or len(set(y.tolist())) < 2:
         return -math.inf
     return float(stats.spearmanr(y.astype(float), pred.astype(float)).statistic)
@@ -427,30 +402,32 @@ class LearnedPredictor:
     ) -> list[np.ndarray]:
         """Predictions of the ``pred`` rows by each configuration fitted on the ``fit`` rows.
 
-        Configurations differing only in the penalty share one design matrix and one Gram
-        matrix (:func:`_ridge_path`).
+        Every configuration is a column subset of the training set's full design matrix, so
+        the (weighted) Gram matrix is computed once for all of them and configurations
+        differing only in the penalty share one solve setup (:class:`~collabsim.kolab.predictors.ridge.FitProblem`).
+        Adoption predictions are label codes.
         """
         feats = self._featurizer(fold.table, fold.counts, fit)
+        problem = FitProblem(
+            fold.kind,
+            feats,
+            fit,
+            pred,
+            fold.codes[fit],
+            None if fold.offsets is None else fold.offsets[fit],
+            None if fold.offsets is None else fold.offsets[pred],
+        )
         out: list[np.ndarray | None] = [None] * len(configs)
         designs: dict[tuple[tuple[str, ...], int], list[int]] = {}
         for pos, cfg in enumerate(configs):
             designs.setdefault((cfg.groups, cfg.k), []).append(pos)
         for positions in designs.values():
-            cfg = configs[positions[0]]
-            preds = _fit_predict_model(
-                fold.kind,
-                feats.matrix(fit, cfg),
-                fold.codes[fit],
-                feats.matrix(pred, cfg),
-                [configs[p].alpha for p in positions],
-                None if fold.offsets is None else fold.offsets[fit],
-                None if fold.offsets is None else fold.offsets[pred],
-            )
+            preds = problem.predict(configs[positions[0]], [configs[p].alpha for p in positions])
             for p, values in zip(positions, preds, strict=True):
                 out[p] = values
         return [o for o in out if o is not None]
 
-    def _select(self, y: np.ndarray, train: np.ndarray, fold: _FoldData) -> ModelConfig:
+    def _select(self, train: np.ndarray, fold: _FoldData) -> ModelConfig:
         """Pick a configuration by grouped inner cross-validation on ``train`` only."""
         grid = fold.grid
         n_groups = len(set(fold.groups[train].tolist()))
@@ -460,20 +437,24 @@ class LearnedPredictor:
             inner: LeaveOneGroupOut | GroupKFold = LeaveOneGroupOut()
         else:
             inner = GroupKFold(n_splits=min(self.inner_folds, n_groups))
-        pooled = [np.empty(len(train), dtype=y.dtype) for _ in grid]
+        pooled = [np.empty(len(train), dtype=fold.codes.dtype) for _ in grid]
         for inner_train, inner_val in inner.split(train, groups=fold.groups[train]):
             preds = self._fit_rows(fold, train[inner_train], train[inner_val], grid)
             for out, values in zip(pooled, preds, strict=True):
                 out[inner_val] = values
-        scores = [_score(fold.kind, y[train], out) for out in pooled]
+        scores = [_score(fold.kind, fold.codes[train], out) for out in pooled]
         return grid[int(np.argmax(scores))]  # ties: the earlier (simpler) configuration
 
     def _fit_predict(
         self, y: np.ndarray, train: np.ndarray, test: np.ndarray, fold: _FoldData
     ) -> list[PredictionValue]:
-        config = self._select(y, train, fold)
+        """Select on ``train`` (nested), refit there and predict ``test`` (one outer fold).
+
+        ``y`` are the targets the fold data's codes were made from (the fold's own record).
+        """
+        config = self._select(train, fold)
         self.selected.append(config)
         (out,) = self._fit_rows(fold, train, test, [config])
         if fold.kind == "adoption":
-            return [str(v) if v in LABELS else None for v in out]
+            return [LABELS[int(v)] for v in out]
         return [float(v) for v in out]

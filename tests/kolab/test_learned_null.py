@@ -1,0 +1,101 @@
+"""The learned predictor's permutation null: the label-free work it reuses across
+permutations (fold featurizers, design matrices, unweighted Gram matrices) and the Gram
+matrix it shares across configurations leave every number exactly as a plain per-design fit
+gives it, and the same seed gives the same null."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from collabsim.kolab.chance import permutation_null
+from collabsim.kolab.evaluate import LABELS
+from collabsim.kolab.instances import InstanceSet
+from collabsim.kolab.predictors.learned import LearnedPredictor, ModelConfig, _FoldData
+
+
+def _plain_ridge(
+    x: np.ndarray, t: np.ndarray, weights: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted ridge with an unpenalised intercept, written out once per design and penalty."""
+    w = weights / weights.sum()
+    x_mean, t_mean = w @ x, w @ t
+    xc = x - x_mean
+    gram = xc.T @ (xc * weights[:, None])
+    coef = np.linalg.solve(gram + alpha * np.eye(x.shape[1]), xc.T @ ((t - t_mean) * weights[:, None]))
+    return coef, t_mean - x_mean @ coef
+
+
+class _PerDesignReference(LearnedPredictor):
+    """Fits every configuration from its own design matrix, nothing shared or cached but
+    the fold featurizers (which never see labels)."""
+
+    def _fit_rows(
+        self, fold: _FoldData, fit: np.ndarray, pred: np.ndarray, configs: Sequence[ModelConfig]
+    ) -> list[np.ndarray]:
+        feats = self._featurizer(fold.table, fold.counts, fit)
+        y = fold.codes[fit]
+        out = []
+        for cfg in configs:
+            x_fit, x_pred = feats.matrix(fit, cfg), feats.matrix(pred, cfg)
+            if fold.kind == "adoption":
+                counts = np.bincount(y, minlength=len(LABELS))
+                present = np.flatnonzero(counts)
+                if len(present) < 2:
+                    out.append(np.full(len(pred), present[0] if len(present) else 0))
+                    continue
+                n_class = np.zeros(len(LABELS))
+                n_class[present] = len(present) * counts[present]
+                targets = np.where(y[:, None] == present[None, :], 1.0, -1.0)
+                coef, b = _plain_ridge(x_fit, targets, len(y) / n_class[y], cfg.alpha)
+                out.append(present[np.argmax(x_pred @ coef + b, axis=1)])
+            else:
+                assert fold.offsets is not None
+                dev = (y - fold.offsets[fit])[:, None]
+                coef, b = _plain_ridge(x_fit, dev, np.ones(len(y)), cfg.alpha)
+                out.append(np.clip(fold.offsets[pred] + (x_pred @ coef + b)[:, 0], 1.0, 5.0))
+        return out
+
+
+@pytest.mark.parametrize("task", ["1b+h", "2a"])
+def test_fast_null_gives_exactly_the_per_design_numbers(
+    explorer_instances: InstanceSet, task: str
+) -> None:
+    inst = explorer_instances.by_task(task)
+    # column subsets of one another, two penalties of one design, every feature group
+    grid = (
+        ModelConfig(("text", "cues", "structure", "history"), 32, 30.0),
+        ModelConfig(("text", "cues", "structure", "history"), 32, 300.0),
+        ModelConfig(("text", "history"), 8, 30.0),
+        ModelConfig(("cues", "history"), 0, 300.0),
+    )
+    fast = LearnedPredictor(progress=False, inner_folds=3, grid=grid)
+    slow = _PerDesignReference(progress=False, inner_folds=3, grid=grid)
+    y = np.array([i.target for i in inst], dtype=object if task == "1b+h" else float)
+    expected = fast.predict_labels(inst, y)
+    # the fold featurizers never see labels; sharing them halves the test's cost
+    slow._prepared, slow._fold_cache = fast._prepared, fast._fold_cache
+    assert expected == slow.predict_labels(inst, y)
+    for scheme in ("global", "blocked"):
+        a = permutation_null(fast, inst, 0.0, n_permutations=2, seed=3, scheme=scheme)
+        b = permutation_null(slow, inst, 0.0, n_permutations=2, seed=3, scheme=scheme)
+        assert a.scores == b.scores, scheme
+
+
+def test_same_seed_same_null_with_a_warm_or_a_fresh_predictor(
+    explorer_instances: InstanceSet,
+) -> None:
+    inst = explorer_instances.by_task("1b")
+    grid = (ModelConfig(("text", "cues"), 8, 30.0), ModelConfig(("cues", "structure"), 0, 300.0))
+    warm = LearnedPredictor(progress=False, grid=grid, inner_folds=3)
+    first = permutation_null(warm, inst, 0.0, n_permutations=3, seed=5, scheme="blocked")
+    again = permutation_null(warm, inst, 0.0, n_permutations=3, seed=5, scheme="blocked")
+    fresh = permutation_null(
+        LearnedPredictor(progress=False, grid=grid, inner_folds=3), inst, 0.0,
+        n_permutations=3, seed=5, scheme="blocked",
+    )  # fmt: skip
+    assert first.scores == again.scores == fresh.scores
+    other = permutation_null(warm, inst, 0.0, n_permutations=3, seed=6, scheme="blocked")
+    assert other.scores != first.scores
