@@ -85,6 +85,7 @@ class ScriptedCollaborator:
         self._edit_tried: set[str] = set()
         self._written: set[str] = set()
         self._written_texts: set[str] = set()
+        self._lead_actions: dict[str, int] = {}  # task id -> drawn K (asked every turn)
 
     @staticmethod
     def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
@@ -192,7 +193,11 @@ class ScriptedCollaborator:
         agent, without a lead-in, or when a teammate leads): say so, look at the data (D: its
         own computation), then ask the agent to start - ``min(K, 3)`` actions (``K``: the
         calibrated draw)."""
-        k = self.human.lead_in_actions(self.seed, self.name, obs.task.task_id)
+        task_id = obs.task.task_id
+        k = self._lead_actions.get(task_id)
+        if k is None:
+            k = self._lead_actions[task_id] = self.human.lead_in_actions(
+                self.seed, self.name, task_id)
         if k == 0 or not _allowed(obs, "SEND_TEAMMATE_MESSAGE") or not self._leads(obs):
             return None
         if any(KICKOFF in m.text for m in obs.chat) or any(
