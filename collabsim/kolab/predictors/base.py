@@ -50,6 +50,28 @@ class PredictionRun:
         """Number of instances without a valid prediction."""
         return sum(p is None for p in self.predictions)
 
+    @classmethod
+    def over(
+        cls,
+        predictor: str,
+        modality: str,
+        instances: Sequence[Instance],
+        predictions: Sequence[PredictionValue],
+        run: int = 0,
+        notes: Sequence[str] = (),
+    ) -> PredictionRun:
+        """The run of ``predictor`` predicting ``predictions`` for all of ``instances`` (one
+        task; the task is read from the first instance, ``""`` when there is none)."""
+        return cls(
+            predictor=predictor,
+            task=instances[0].task if instances else "",
+            modality=modality,
+            run=run,
+            instance_ids=tuple(i.instance_id for i in instances),
+            predictions=tuple(predictions),
+            notes=tuple(notes),
+        )
+
 
 class Predictor(Protocol):
     """Predicts the targets of a list of instances of one task.

@@ -22,15 +22,7 @@ from collabsim.kolab.predictors.base import PredictionRun, TaskKind
 
 
 def _run(name: str, instances: Sequence[Instance], value: str | float, run: int) -> PredictionRun:
-    task = instances[0].task if instances else ""
-    return PredictionRun(
-        predictor=name,
-        task=task,
-        modality="-",
-        run=run,
-        instance_ids=tuple(i.instance_id for i in instances),
-        predictions=tuple(value for _ in instances),
-    )
+    return PredictionRun.over(name, "-", instances, [value] * len(instances), run)
 
 
 def carry_forward(instance: Instance) -> float:
@@ -81,15 +73,8 @@ class CarryForwardRating:
 
     def predict(self, instances: Sequence[Instance], *, run: int = 0) -> PredictionRun:
         """Predict each instance's last earlier rating, or 5."""
-        task = instances[0].task if instances else ""
-        return PredictionRun(
-            predictor=self.name,
-            task=task,
-            modality=self.modality,
-            run=run,
-            instance_ids=tuple(i.instance_id for i in instances),
-            predictions=tuple(carry_forward(i) for i in instances),
-        )
+        return PredictionRun.over(self.name, self.modality, instances,
+                                  [carry_forward(i) for i in instances], run)
 
 
 class CarryForwardLabel:
@@ -111,15 +96,10 @@ class CarryForwardLabel:
 
     def predict(self, instances: Sequence[Instance], *, run: int = 0) -> PredictionRun:
         """Predict each instance's last earlier label, or the majority label."""
-        task = instances[0].task if instances else ""
         fallback = MajorityClass().predict(instances).predictions[0] if instances else ""
-        return PredictionRun(
-            predictor=self.name,
-            task=task,
-            modality=self.modality,
-            run=run,
-            instance_ids=tuple(i.instance_id for i in instances),
-            predictions=tuple(str(i.history[-1]) if i.history else fallback for i in instances),
+        return PredictionRun.over(
+            self.name, self.modality, instances,
+            [str(i.history[-1]) if i.history else fallback for i in instances], run,
             notes=("reference rule (last finished label of the session, majority label when "
                    "none), not a learned design",),
         )

@@ -351,15 +351,7 @@ class LearnedPredictor:
                 + f" alpha={c.alpha:g}" for c in self.selected
             )  # fmt: skip
             notes.append(f"configurations chosen by nested selection: {'; '.join(chosen)}")
-        return PredictionRun(
-            predictor=self.name,
-            task=task,
-            modality=self.modality,
-            run=run,
-            instance_ids=tuple(i.instance_id for i in instances),
-            predictions=tuple(values),
-            notes=tuple(notes),
-        )
+        return PredictionRun.over(self.name, self.modality, instances, values, run, notes)
 
     def predict_labels(
         self, instances: Sequence[Instance], y: np.ndarray
