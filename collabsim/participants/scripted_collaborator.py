@@ -185,7 +185,8 @@ class ScriptedCollaborator:
         chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
         if chatty < float(self.params.get("confirm_propensity", 1.0)):
             return self._said.post("check", fp, format_check_message(
-                self.name, (), draft, self._confirmation(semantics, own)))
+                self.name, (), draft,
+                self._confirmation(semantics, own, checked=reaction != "adopt")))
         return format_action(WAIT)
 
     def _lead_in(self, obs: Observation, plan: AnalysisPlan) -> str | None:
@@ -360,7 +361,13 @@ class ScriptedCollaborator:
                       if all(i.kind != f.kind for f in found)]
         return tuple(found)
 
-    def _confirmation(self, semantics: QuerySemantics, own: AnalysisResult | None) -> str:
+    def _confirmation(self, semantics: QuerySemantics, own: AnalysisResult | None,
+                      checked: bool) -> str:
+        """What I say when I agree with a draft. An adopted draft was taken without checking
+        it (free-riding), so saying so claims no check; only a checked draft that held up is
+        confirmed against my own computation or reading."""
+        if not checked:
+            return "Looks good to me."
         if self.numbers and own is not None and own.year is not None:
             return (f"I recomputed it on {'+'.join(own.columns)} and get the same century. "
                     "The draft is consistent with the data.")
