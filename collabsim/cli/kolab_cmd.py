@@ -121,6 +121,7 @@ def _instances(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     from collabsim.kolab.benchmark import make_predictors, run_benchmark
+    from collabsim.kolab.chance import NULL_SCHEMES
     from collabsim.kolab.dynamics_study import dynamics_study
     from collabsim.kolab.render import ALL_COMBINATIONS, DirectoryFrameSource, parse_modalities
     from collabsim.kolab.report import summary_lines, write_report
@@ -135,7 +136,7 @@ def _report(args: argparse.Namespace) -> int:
         if not isinstance(extra, dict):
             raise ValueError("--llm-extra must be a JSON object")
         null_schemes = [n.strip() for n in args.nulls.split(",") if n.strip()]
-        bad = sorted(set(null_schemes) - {"global", "blocked"})
+        bad = sorted(set(null_schemes) - set(NULL_SCHEMES))
         if bad or not null_schemes:
             raise ValueError(
                 f"--nulls must list global and/or blocked, got {args.nulls!r}"

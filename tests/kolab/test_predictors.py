@@ -140,9 +140,9 @@ def test_learned_predictor_is_leave_one_participant_out(
     folds: list[tuple[set[str], set[str]]] = []
     original = LearnedPredictor._fit_predict
 
-    def spy(self, y, train, test, *args):  # type: ignore[no-untyped-def]
+    def spy(self, train, test, *args):  # type: ignore[no-untyped-def]
         folds.append((set(groups[train]), set(groups[test])))
-        return original(self, y, train, test, *args)
+        return original(self, train, test, *args)
 
     monkeypatch.setattr(LearnedPredictor, "_fit_predict", spy)
     grid = (ModelConfig(("text", "cues"), 8, 30.0), ModelConfig(("cues",), 0, 300.0))

@@ -30,6 +30,7 @@ import numpy as np
 
 from collabsim.graphs.model import RESPONSE_LABELS, Node
 from collabsim.kolab.instances import Instance
+from collabsim.kolab.predictors.baselines import carry_forward
 from collabsim.kolab.predictors.cues import CUE_NAMES, cue_counts
 
 FEATURE_GROUPS: tuple[str, ...] = ("text", "cues", "structure", "history")
@@ -168,7 +169,7 @@ def _rating_history(instance: Instance) -> dict[str, float]:
     past = [float(h) for h in instance.history]
     return {
         "first_step": float(not past),
-        "prev_rating": past[-1] if past else 5.0,
+        "prev_rating": carry_forward(instance),
         "log_n_prior": _log(len(past)),
     }
 

@@ -233,7 +233,6 @@ class _FoldData:
     """What every fold of one task shares: targets, features, groups and the grid."""
 
     kind: TaskKind
-    y: np.ndarray
     codes: np.ndarray
     offsets: np.ndarray | None
     table: FeatureTable
@@ -366,7 +365,6 @@ class LearnedPredictor:
         table, counts = self._prepare(instances)
         fold = _FoldData(
             kind=kind,
-            y=y,
             codes=_label_codes(y) if kind == "adoption" else y.astype(float),
             offsets=None if kind == "adoption" else carry_forward_offsets(instances),
             table=table,
@@ -384,7 +382,7 @@ class LearnedPredictor:
                 folds, desc=f"learned {instances[0].task} LOPO", disable=not self.progress,
                 leave=False,
             ):  # fmt: skip
-                values = self._fit_predict(y, train, test, fold)
+                values = self._fit_predict(train, test, fold)
                 for idx, value in zip(test, values, strict=True):
                     predictions[idx] = value
         return predictions
@@ -409,7 +407,7 @@ class LearnedPredictor:
             None if fold.offsets is None else fold.offsets[fit],
             None if fold.offsets is None else fold.offsets[pred],
         )
-        out: list[np.ndarray | None] = [None] * len(configs)
+        out: list[np.ndarray] = [np.empty(0)] * len(configs)
         designs: dict[tuple[tuple[str, ...], int], list[int]] = {}
         for pos, cfg in enumerate(configs):
             designs.setdefault((cfg.groups, cfg.k), []).append(pos)
@@ -417,7 +415,7 @@ class LearnedPredictor:
             preds = problem.predict(configs[positions[0]], [configs[p].alpha for p in positions])
             for p, values in zip(positions, preds, strict=True):
                 out[p] = values
-        return [o for o in out if o is not None]
+        return out  # every position is filled: each config belongs to one design
 
     def _select(self, train: np.ndarray, fold: _FoldData) -> ModelConfig:
         """Pick a configuration by grouped inner cross-validation on ``train`` only."""
@@ -438,12 +436,9 @@ class LearnedPredictor:
         return grid[int(np.argmax(scores))]  # ties: the earlier (simpler) configuration
 
     def _fit_predict(
-        self, y: np.ndarray, train: np.ndarray, test: np.ndarray, fold: _FoldData
+        self, train: np.ndarray, test: np.ndarray, fold: _FoldData
     ) -> list[PredictionValue]:
-        """Select on ``train`` (nested), refit there and predict ``test`` (one outer fold).
-
-        ``y`` are the targets the fold data's codes were made from (the fold's own record).
-        """
+        """Select on ``train`` (nested), refit there and predict ``test`` (one outer fold)."""
         config = self._select(train, fold)
         self.selected.append(config)
         (out,) = self._fit_rows(fold, train, test, [config])

@@ -84,20 +84,6 @@ def _targets_moments(st: RidgeStats, targets: np.ndarray) -> tuple[np.ndarray, n
     return t_mean, st.xc.T @ ((targets - t_mean) * st.weights[:, None])
 
 
-def ridge_path(
-    x: np.ndarray, targets: np.ndarray, weights: np.ndarray, alphas: Sequence[float]
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Weighted ridge regressions with an unpenalised intercept, one per penalty.
-
-    The centred Gram matrix is shared by the penalties, so a grid of penalties costs little
-    more than one fit. Returns ``(coefficients, intercept)`` per penalty. The predictor
-    solves many column subsets of one training set at once (:class:`FitProblem`); this is
-    the same computation on a single design matrix.
-    """
-    st = ridge_stats(x, weights)
-    return _ridge_solve(st, *_targets_moments(st, targets), None, alphas)
-
-
 class FitProblem:
     """One training set and its targets, fitted for any column subset (configuration).
 
@@ -188,4 +174,4 @@ class FitProblem:
                 for coef, intercept in path]  # fmt: skip
 
 
-__all__ = ["FitProblem", "RidgeStats", "ridge_path"]
+__all__ = ["FitProblem", "RidgeStats"]
