@@ -162,7 +162,6 @@ class HumanModel:
         return self.behaviour.reactions.sample_participant(
             _rng(seed, name, task_id, "reactions"))
 
-
     def lead_in_actions(self, seed: int, name: str, task_id: str) -> int:
         """How many actions this person takes alone before it engages the agent in the
         session of ``task_id``, the engaging request included (0: no lead-in, also without a

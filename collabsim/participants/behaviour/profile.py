@@ -39,11 +39,9 @@ class BehaviourModel:
     lead_in: LeadInModel | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """YAML form of the ``behaviour:`` block."""
-        out = {"timing": self.timing.to_dict(), "reactions": self.reactions.to_dict()}
-        if self.lead_in is not None:
-            out["lead_in"] = self.lead_in.to_dict()
-        return out
+        """YAML form of the ``behaviour:`` block (an absent optional block is left out)."""
+        blocks = {"timing": self.timing, "reactions": self.reactions, "lead_in": self.lead_in}
+        return {name: block.to_dict() for name, block in blocks.items() if block is not None}
 
     @classmethod
     def from_dict(cls, data: Any, block: str = "behaviour") -> BehaviourModel:
@@ -74,14 +72,8 @@ class BehaviourModel:
 
     def sources(self) -> dict[str, str]:
         """``"timing.tempo_mean" -> source`` for every parameter."""
-        out: dict[str, str] = {}
-        sections = [("timing", self.timing), ("reactions", self.reactions)]
-        if self.lead_in is not None:
-            sections.append(("lead_in", self.lead_in))
-        for name, section in sections:
-            for key, entry in section.to_dict().items():
-                out[f"{name}.{key}"] = entry["source"]
-        return out
+        return {f"{name}.{key}": entry["source"]
+                for name, block in self.to_dict().items() for key, entry in block.items()}
 
 
 def load_behaviour(path: str | Path) -> BehaviourModel:
