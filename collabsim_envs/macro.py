@@ -25,6 +25,7 @@ The reward, termination and task options are the wrapped env's.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import gymnasium as gym
@@ -74,7 +75,9 @@ FEATURES: tuple[str, ...] = (
 )
 N_FEATURES = len(FEATURES)
 _WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
-_MEMO_LIMIT = 4096
+# analysis cells and parsed outputs are pure functions of their inputs: kept across steps
+_compute_cell = functools.lru_cache(maxsize=4096)(compute_cell)
+_parse_result = functools.lru_cache(maxsize=4096)(parse_result)
 
 
 class MacroActions(gym.Wrapper):
@@ -98,32 +101,14 @@ class MacroActions(gym.Wrapper):
         self._plans: dict[str, tuple[QuerySemantics, tuple[AnalysisPlan, ...]]] = {}
         # Every step asks the same questions of one observation several times (the mask
         # expands each macro, the features recompute the variants): answered once per
-        # observation; the cells and parsed outputs are pure functions, kept across steps.
+        # observation.
         self._memo_of: Observation | None = None
         self._memo: dict[str, Any] = {}
-        self._cells: dict[AnalysisPlan, str] = {}
-        self._results: dict[str, Any] = {}
 
     def _per_obs(self, obs: Observation) -> dict[str, Any]:
         if obs is not self._memo_of:
             self._memo_of, self._memo = obs, {}
         return self._memo
-
-    def _compute_cell(self, plan: AnalysisPlan) -> str:
-        cell = self._cells.get(plan)
-        if cell is None:
-            if len(self._cells) >= _MEMO_LIMIT:
-                self._cells.clear()
-            cell = self._cells[plan] = compute_cell(plan)
-        return cell
-
-    def _parse_result(self, output: str) -> Any:
-        if output in self._results:
-            return self._results[output]
-        if len(self._results) >= _MEMO_LIMIT:
-            self._results.clear()
-        result = self._results[output] = parse_result(output)
-        return result
 
     # -- plans ----------------------------------------------------------------------
     def _task_plans(self, obs: Observation) -> tuple[QuerySemantics, tuple[AnalysisPlan, ...]]:
@@ -149,12 +134,12 @@ class MacroActions(gym.Wrapper):
         runs = [c for c in obs.code_cells if c.author == obs.me and c.code == code]
         if not runs:
             return False, None
-        return True, self._parse_result(runs[-1].output) if runs[-1].ok else None
+        return True, _parse_result(runs[-1].output) if runs[-1].ok else None
 
     def _my_latest(self, obs: Observation) -> Any:
         for cell in reversed(obs.code_cells):
             if cell.author == obs.me and cell.ok:
-                result = self._parse_result(cell.output)
+                result = _parse_result(cell.output)
                 if result is not None:
                     return result
         return None
@@ -207,7 +192,7 @@ class MacroActions(gym.Wrapper):
             k = 0 if name == "recompute" else int(name.rsplit("_", 1)[1])
             if k and plans[k] == plans[0]:
                 return None, False  # this alternative reading does not apply to the query
-            return action("EXECUTE_CODE", code=self._compute_cell(plans[k]) if text else "")
+            return action("EXECUTE_CODE", code=_compute_cell(plans[k]) if text else "")
         if name == "update_editor":
             claim = self._claim(obs)
             if claim is None or claim.strip() == editor or "EDITOR_UPDATE" not in can:
@@ -260,7 +245,7 @@ class MacroActions(gym.Wrapper):
         if obs is None:
             return out
         plans = self.variants(obs) if obs.task.datasets else []
-        results = [self._my_result(obs, self._compute_cell(p)) for p in plans]
+        results = [self._my_result(obs, _compute_cell(p)) for p in plans]
         base_year = results[0][1].year if results and results[0][1] is not None else None
         editor = obs.editor_text.strip()
         fp = draft_fingerprint(editor) if editor else ""
@@ -271,7 +256,7 @@ class MacroActions(gym.Wrapper):
         checks = [m for m in others if fp and fp in checked_drafts(m.text)]
         kinds = [k for m in others for k, _ in parse_issues(m.text)]
         years = [(c.author, r.year) for c in obs.code_cells if c.ok
-                 for r in [self._parse_result(c.output)]
+                 for r in [_parse_result(c.output)]
                  if r is not None and r.year is not None]
         agree = 0.0
         if len(years) >= 2 and years[-1][0] != years[-2][0]:

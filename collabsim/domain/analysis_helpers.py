@@ -72,30 +72,34 @@ def table(path: str, df: pd.DataFrame | None = None) -> pd.DataFrame:
     st = os.stat(path)
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     if key not in _TABLES:
-        binned = _prebinned(path, df) if _PREBINNED else None
+        # the file's bytes, read once: the key of the pre-binned and the pristine tables
+        raw = _read_bytes(path) if _PREBINNED or df is None else None
+        binned = _prebinned(raw, df) if _PREBINNED and raw is not None else None
         if binned is None:
             binned = year_bins(read_table(path) if df is None else df)
-            if df is None:
-                _keep_pristine(path, binned)
+            if df is None and raw is not None:
+                _keep_pristine(raw, binned)
         _TABLES[key] = binned
     return _TABLES[key]
 
 
-def _keep_pristine(path: str, binned: pd.DataFrame) -> None:
+def _read_bytes(path: str) -> bytes | None:
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return None
+
+
+def _keep_pristine(raw: bytes, binned: pd.DataFrame) -> None:
     """Keep an untouched copy of a file's binned table for this worker's later sessions.
 
     A reused sandbox worker (:mod:`collabsim.sandbox.pool`) forgets its tables between
     sessions (a cell may have changed them); with this copy the next session of the same
-    file copies the table instead of reading and binning it again (~9 ms per episode of a
-    gym env, whose files are not preloaded in the fork server).
+    file copies the table instead of reading and binning it again (~9 ms per session) - for
+    files nobody preloaded in the fork server (jobs and gym envs preload their task files).
     """
-    if len(_PREBINNED) >= MAX_PRISTINE_TABLES:
-        return
-    try:
-        raw = Path(path).read_bytes()
-    except OSError:
-        return
-    _PREBINNED.setdefault(raw, binned.copy())
+    if len(_PREBINNED) < MAX_PRISTINE_TABLES:
+        _PREBINNED.setdefault(raw, binned.copy())
 
 
 def preload_binned(paths: list[str] | tuple[str, ...]) -> None:
@@ -117,12 +121,8 @@ def preload_binned(paths: list[str] | tuple[str, ...]) -> None:
             continue
 
 
-def _prebinned(path: str, df: pd.DataFrame | None) -> pd.DataFrame | None:
-    """The pre-binned table of ``path``'s bytes, when binning ``df`` would give the same."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError:
-        return None
+def _prebinned(raw: bytes, df: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The pre-binned table of a file's bytes ``raw``, when binning ``df`` would give the same."""
     binned = _PREBINNED.get(raw)
     if binned is None:
         return None

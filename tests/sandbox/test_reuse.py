@@ -36,7 +36,7 @@ def test_reset_gives_a_clean_namespace_and_workdir_in_the_same_worker(
     other = tmp_path / "other.csv"
     other.write_text("a\n1\n")
     with Sandbox([task_csv], FAST) as fresh:
-        expected = fresh.execute(CHECK.replace("artifacts", "other"))
+        expected = fresh.execute(CHECK)
     with Sandbox([task_csv], FAST) as sb:
         first = sb.execute(DIRTY)
         assert first.status == "ok", first.error
