@@ -4,8 +4,9 @@
 caller's thread. The learner occupies one seat (the AI ``agent`` or a collaborator ``D`` /
 ``R``); every other member is played by an opponent policy that decides synchronously (the
 scripted policies decide directly; any other :class:`~collabsim.core.observation.Participant`,
-e.g. an LLM policy, runs its ``act`` on the env's private event loop). ``step`` submits the learner's action, then plays the opponents' turns until
-it is the learner's turn again or the session has ended.
+e.g. an LLM policy, runs its ``act`` on the env's private event loop). ``step`` submits the
+learner's action, then plays the opponents' turns until it is the learner's turn again or the
+session has ended.
 
 Observations are what the learner's seat may see (the engine's
 :class:`~collabsim.core.observation.Observation`: a task brief, never the gold hypothesis or

@@ -11,31 +11,32 @@ seeded with stable hashes of (seed, participant name, task id / draft fingerprin
 Python's ``hash``.
 
 Agent: (leave teammates the opening: wait until one has acted, and for a leading teammate's
-``[kickoff]``, see ``lead_patience_seconds``) inspect cell -> compute cell -> ``EDITOR_UPDATE`` (draft) -> announce the draft to
-teammates and wait (bounded by ``patience_seconds`` of virtual time) for their checks ->
-``FINISH``. A teammate's issue tag (in chat, or in the reason of a gate ``REJECT``) changes its plan (redo with the suggested fix) when the
-agent defers: with the fixed propensity ``deference`` whoever is right, always for the
-teammate the team memory records as trusted for the issue's area, never while the
-``ignore_teammate`` mistake is active - except under gates, where issues from gate owners
-bind. A teammate's edit of the draft (announced with ``[edit draft=...]``) is kept, merged
-or reverted by the same rule: merged when the agent redid its analysis with the teammate's
-fixes (its new draft wins), else kept by a gate owner's authority, the memory's trust
-record or the deference propensity, else reverted to the agent's own draft. After a rejected ``FINISH`` it asks again only once
-the editor has changed (it redid the analysis with the owner's fix, or a teammate edited);
-when it cannot change it, it hands the submission to the ``FINISH`` owner
-(``[handover FINISH draft=...]``), who then submits its own version. In build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
-gate lines) and agrees.
+``[kickoff]``, see ``lead_patience_seconds``) inspect cell -> compute cell -> ``EDITOR_UPDATE``
+(draft) -> announce the draft to teammates and wait (bounded by ``patience_seconds`` of virtual
+time) for their checks -> ``FINISH``. A teammate's issue tag (in chat, or in the reason of a
+gate ``REJECT``) changes its plan (redo with the suggested fix) when the agent defers: with the
+fixed propensity ``deference`` whoever is right, always for the teammate the team memory
+records as trusted for the issue's area, never while the ``ignore_teammate`` mistake is active
+- except under gates, where issues from gate owners bind. A teammate's edit of the draft
+(announced with ``[edit draft=...]``) is kept, merged or reverted by the same rule: merged when
+the agent redid its analysis with the teammate's fixes (its new draft wins), else kept by a
+gate owner's authority, the memory's trust record or the deference propensity, else reverted to
+the agent's own draft. After a rejected ``FINISH`` it asks again only once the editor has
+changed (it redid the analysis with the owner's fix, or a teammate edited); when it cannot
+change it, it hands the submission to the ``FINISH`` owner (``[handover FINISH draft=...]``),
+who then submits its own version. In build phases it adds plan / evidence criteria / expertise
+(and in ``scaffolded`` gate lines) and agrees.
 
-Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own
-``EXECUTE_CODE`` and compares years; ``R`` (``check_wording``) compares the draft's wording
-with the query. Both are fallible people (:mod:`collabsim.participants.human`): their own
-computation / reading carries their own per-session mistakes, they adopt some drafts
-unchecked, edit others with their own version (modify) or propose it and insist (reject),
-take a think time before reacting and act with calibrated durations
-(:class:`~collabsim.participants.human.SessionTiming`). Both post concrete issues in chat, decide pending gate requests they own
-(``REJECT`` with reasons), contribute to memory in build phases and otherwise wait. The first
-collaborator by name may open the work phase alone (its calibrated lead-in: ``[lead]``, one
-look at the data, ``[kickoff]``).
+Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own ``EXECUTE_CODE``
+and compares years; ``R`` (``check_wording``) compares the draft's wording with the query. Both
+are fallible people (:mod:`collabsim.participants.human`): their own computation / reading
+carries their own per-session mistakes, they adopt some drafts unchecked, edit others with
+their own version (modify) or propose it and insist (reject), take a think time before reacting
+and act with calibrated durations (:class:`~collabsim.participants.human.SessionTiming`). Both
+post concrete issues in chat, decide pending gate requests they own (``REJECT`` with reasons),
+contribute to memory in build phases and otherwise wait. The first collaborator by name may
+open the work phase alone (its calibrated lead-in: ``[lead]``, one look at the data,
+``[kickoff]``).
 """
 
 from __future__ import annotations

@@ -141,21 +141,20 @@ class ScriptedAgent:
         limit = float(self.params.get("lead_patience_seconds", 0.0))
         if not obs.teammates or limit <= 0 or obs.turn >= self._finish_by_turn:
             return False
-        # the work phase began when the build phase's last memory action ended (0 without)
-        started = max((h.time for h in obs.history if h.action_type.startswith("MEMORY")),
-                      default=0.0)
-        if any(c.author == obs.me for c in obs.code_cells) or any(
-                h.actor == obs.me and not h.action_type.startswith("MEMORY")
-                for h in obs.history):
+        memory = [h for h in obs.history if h.action_type.startswith("MEMORY")]
+        work_actors = {h.actor for h in obs.history if not h.action_type.startswith("MEMORY")}
+        work_actors |= {c.author for c in obs.code_cells}
+        if obs.me in work_actors:
             return False
+        # the work phase began when the build phase's last memory action ended (0 without)
+        waited = obs.time - max((h.time for h in memory), default=0.0)
         others = [m for m in obs.chat if m.sender != obs.me]
         if any(KICKOFF in m.text for m in others):
             return False
         if any(LEAD in m.text for m in others):
-            return obs.time - started < limit
-        acted = others or any(c.author != obs.me for c in obs.code_cells) or any(
-            h.actor != obs.me and not h.action_type.startswith("MEMORY") for h in obs.history)
-        return not acted and obs.time - started < float(self.params.get("patience_seconds", 120.0))
+            return waited < limit
+        acted = bool(others) or bool(work_actors)
+        return not acted and waited < float(self.params.get("patience_seconds", 120.0))
 
     @property
     def _finish_by_turn(self) -> int:
