@@ -16,6 +16,10 @@ Conventions shared by the engine, the trace->graph converter and the metrics:
   ``args.request_id``; the owner's ``APPROVE``/``REJECT`` event refs the request; then an
   outcome event by the original author with the original ``action_type``, status
   ``approved`` or ``rejected`` and ``refs = (request_seq, decision_seq)``.
+* ``interrupted``: an action still in flight when the session ended (its effect, or for a
+  gate decision its outcome, had not landed) - decided and logged, never taken effect, so no
+  reader may count it as landed work. Set when the session ends (the trace file is then
+  rewritten once); ``t_start``/``t_end`` keep the planned interval.
 * ``refs`` otherwise link an event to what it responds to: an ``EDITOR_UPDATE`` refs the
   update it revises; a message refs the latest non-message event by another member that its
   author had seen when deciding.
@@ -29,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 ActorKind = Literal["ai", "human", "env"]
-EventStatus = Literal["ok", "error", "pending", "approved", "rejected"]
+EventStatus = Literal["ok", "error", "pending", "approved", "rejected", "interrupted"]
 MESSAGE_ACTIONS: frozenset[str] = frozenset({"SEND_TEAMMATE_MESSAGE"})
 ENV_ACTIONS: frozenset[str] = frozenset({"SESSION_START", "PHASE_START", "SESSION_END"})
 
@@ -46,7 +50,8 @@ class TraceEvent:
         actor_type: ``"ai"``, ``"human"`` or ``"env"``.
         action_type: Action name, ``INVALID`` or an environment event name.
         args: Action arguments (JSON-serialisable).
-        status: ``ok``, ``error``, ``pending``, ``approved`` or ``rejected``.
+        status: ``ok``, ``error``, ``pending``, ``approved``, ``rejected`` or
+            ``interrupted``.
         observation: Short text of what the action produced (truncated output, error).
         refs: ``seq`` of the events this one responds to.
     """

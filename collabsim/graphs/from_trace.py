@@ -7,8 +7,10 @@ editor update, a gate request (status ``pending``), a gate decision (``APPROVE``
 ``REJECT``), a memory entry (``MEMORY_ADD``, ``MEMORY_AGREE``), a submission (``FINISH``),
 and the *approved* outcome of a gated action (the action taking effect, e.g. the code
 running). Not nodes: environment events (``actor_type == "env"``), ``INVALID`` actions
-(nothing happened), and *rejected* outcomes (the action never took effect; the ``REJECT``
-node carries the decision). Node id ``e<seq>``; actor = participant name; actor_type
+(nothing happened), *rejected* outcomes (the action never took effect; the ``REJECT``
+node carries the decision) and *interrupted* actions (status ``interrupted``: cut off by the
+session's end, they never took effect; they draw no edge, make no response and do not move
+the steps below). Node id ``e<seq>``; actor = participant name; actor_type
 ``ai`` for the agent and ``human`` for simulated collaborators; one interval
 ``(t_start, t_end)`` from the virtual clock (overlaps are concurrency); ``extra`` keeps
 ``seq``, ``action_type``, ``status`` and, for gates, ``request_id``.
@@ -100,7 +102,7 @@ def _is_node(ev: TraceEvent) -> bool:
         return False
     if ev.action_type == "INVALID" or ev.action_type == "WAIT_TEAMMATE_CONTINUE":
         return False
-    return ev.status != "rejected"
+    return ev.status not in ("rejected", "interrupted")
 
 
 def _is_request(ev: TraceEvent) -> bool:
@@ -148,7 +150,7 @@ def _phases(events: Sequence[TraceEvent]) -> dict[int, str]:
                 phase = "build"
             elif p == "work":
                 phase = "submission" if seen_finish else "review" if seen_editor else "analysis"
-        if phase != "build" and ev.actor_type != "env":
+        if phase != "build" and ev.actor_type != "env" and ev.status != "interrupted":
             if ev.action_type == "FINISH":
                 seen_finish = True
                 phase = "submission"
@@ -222,7 +224,7 @@ def graph_from_trace(
     last_code: dict[str, TraceEvent] = {}
     last_request: dict[tuple[str, str], TraceEvent] = {}
     decision_on: dict[int, TraceEvent] = {}
-    for ev in evs:
+    for ev in node_events:
         if ev.action_type in DECISIONS:
             for r in ev.refs:
                 decision_on.setdefault(r, ev)

@@ -9,7 +9,8 @@ Definitions (DESIGN.md "Metrics"), over the trace events of one session:
   already counted at its ``pending`` request, so it is not counted again. Gate decisions
   (``APPROVE``/``REJECT``), ``FINISH`` and group-memory actions (``MEMORY_ADD``,
   ``MEMORY_AGREE``) are team actions; a valid action whose effect failed (status ``error``,
-  e.g. code that raised) still counts as work done;
+  e.g. code that raised) still counts as work done; an action cut off by the session's end
+  (status ``interrupted``) does not: it never landed;
 * ``W_human`` = non-message team actions by simulated humans (``actor_type == "human"``);
 * ``W_total`` = non-message team actions by all team members (agent and humans);
 * ``M_team`` = message team actions (``SEND_TEAMMATE_MESSAGE``) by all team members.
@@ -46,6 +47,7 @@ def is_team_action(event: TraceEvent) -> bool:
     return (
         event.actor_type in TEAM_ACTOR_TYPES
         and event.action_type not in NOT_ACTIONS
+        and event.status != "interrupted"
         and not is_gate_outcome(event)
     )
 

@@ -5,7 +5,7 @@ All three are deterministic functions of the trace events and the reference work
 
 *Effective actions* are team actions (:func:`collabsim.metrics.activity.is_team_action`) or
 gate outcome events with status ``ok``, ``approved`` or ``error`` (a pending request has not
-taken effect; a rejected one never does). Their *text* is the code of ``EXECUTE_CODE``, the
+taken effect; a rejected one never does, nor one ``interrupted`` by the session's end). Their *text* is the code of ``EXECUTE_CODE``, the
 message, editor text, memory entry or gate reason/comment. *Code outputs* are the
 ``observation`` of effective ``EXECUTE_CODE`` events with status ``ok``/``approved``.
 

@@ -1,7 +1,9 @@
 """Effect handlers: what an effective action does, one handler per action spec.
 
 An effective action (taken directly, or approved through a gate) is logged when it is
-decided and its effect *lands* at its ``t_end``: nobody sees it before. :data:`EFFECTS` maps
+decided and its effect *lands* at its ``t_end``: nobody sees it before. Each landing names
+its event, so that an effect the session's end cuts off marks it ``interrupted``
+(:meth:`collabsim.session.state.SessionState.interrupt_in_flight`). :data:`EFFECTS` maps
 each action with an effect to its handler; ``WAIT_TEAMMATE_CONTINUE``, ``APPROVE`` and
 ``REJECT`` have none (the orchestrator and :mod:`collabsim.session.gates` handle them).
 
@@ -79,7 +81,8 @@ def _execute_code(
     args = dict(action.args)
     ev_status = status if status != "ok" else ("ok" if ok else "error")
     ev = s.emit(t_start, t_end, name, action.name, args, ev_status, output, refs)
-    s.land(t_end, lambda t: s.ws.add_cell(ev.seq, t, name, args["code"], output, ok), name)
+    s.land(t_end, lambda t: s.ws.add_cell(ev.seq, t, name, args["code"], output, ok), name,
+           (ev.seq,))
 
 
 def _send_message(
@@ -95,7 +98,7 @@ def _send_message(
     args = dict(action.args)
     refs = refs or message_refs(s, name, t_start)
     ev = s.emit(t_start, t_end, name, action.name, args, status, "", refs)
-    s.land(t_end, lambda t: s.ws.post_message(ev.seq, t, name, args["message"]), name)
+    s.land(t_end, lambda t: s.ws.post_message(ev.seq, t, name, args["message"]), name, (ev.seq,))
 
 
 def _editor_update(
@@ -112,7 +115,7 @@ def _editor_update(
     if not refs and s.ws.editor_seq is not None:
         refs = (s.ws.editor_seq,)
     ev = s.emit(t_start, t_end, name, action.name, args, status, "", refs)
-    s.land(t_end, lambda t: s.ws.set_editor(ev.seq, args["text"]), name)
+    s.land(t_end, lambda t: s.ws.set_editor(ev.seq, args["text"]), name, (ev.seq,))
 
 
 def _finish(
@@ -125,8 +128,8 @@ def _finish(
     refs: tuple[int, ...],
     ran: CodeRun | None,
 ) -> None:
-    s.emit(t_start, t_end, name, action.name, dict(action.args), status, "", refs)
-    s.land(t_end, lambda t: s.end("finished", t), name)
+    ev = s.emit(t_start, t_end, name, action.name, dict(action.args), status, "", refs)
+    s.land(t_end, lambda t: s.end("finished", t), name, (ev.seq,))
 
 
 def _memory_add(
@@ -142,7 +145,7 @@ def _memory_add(
     args = dict(action.args)
     ev = s.emit(t_start, t_end, name, action.name, args, status, "", refs)
     entry = MemoryEntry(ev.seq, t_end, name, args["section"], args["text"])
-    s.land(t_end, lambda t: s.ws.add_memory(entry), name)
+    s.land(t_end, lambda t: s.ws.add_memory(entry), name, (ev.seq,))
     if args["section"] == GATES_SECTION:
         s.gate_entries.append((t_end, ev.seq, args["text"]))
 
@@ -157,8 +160,8 @@ def _memory_agree(
     refs: tuple[int, ...],
     ran: CodeRun | None,
 ) -> None:
-    s.emit(t_start, t_end, name, action.name, dict(action.args), status, "", refs)
-    s.land(t_end, lambda t: s.ws.agree(name), name)
+    ev = s.emit(t_start, t_end, name, action.name, dict(action.args), status, "", refs)
+    s.land(t_end, lambda t: s.ws.agree(name), name, (ev.seq,))
 
 
 def _effect(name: ActionName, handler: Handler, runs_code: bool = False) -> Effect:

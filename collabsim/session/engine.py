@@ -48,7 +48,7 @@ def _policy_label(config: SessionConfig, participants: Mapping[str, Participant]
 def _counts(events: Sequence[TraceEvent]) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {}
     for e in events:
-        if e.actor_type == "env" or e.status in ("approved", "rejected"):
+        if e.actor_type == "env" or e.status in ("approved", "rejected", "interrupted"):
             continue
         per = counts.setdefault(e.actor, {})
         per[e.action_type] = per.get(e.action_type, 0) + 1

@@ -5,7 +5,8 @@ A gated action by a non-owner is logged with its own action type, status ``pendi
 ``APPROVE``/``REJECT`` event refs the request; right after it an outcome event by the
 author (same action type, status ``approved``/``rejected``, ``refs = (request, decision)``,
 ``t_start = t_end =`` the decision's end) records the result; an approved action takes
-effect then (approved code runs then). A rejection's reason goes to the author.
+effect then (approved code runs then). A rejection's reason goes to the author. A decision
+still in flight when the session ends is ``interrupted``, with its outcome event.
 ``APPROVE`` / ``REJECT`` need a landed, undecided request owned by the decider (``"1"``,
 ``"#g1"`` are accepted for ``g1``).
 """
@@ -44,7 +45,7 @@ def request(s: SessionState, name: str, t: float, action: Action, owner: str) ->
         action_type=action.name,
         args=dict(args),
     )
-    s.land(t_end, lambda _t: s.ws.add_request(req), name)
+    s.land(t_end, lambda _t: s.ws.add_request(req), name, (ev.seq,))
     s.notify(
         owner,
         t_end,
@@ -83,15 +84,11 @@ def decide(
     decision = s.emit(t, t_end, name, action.name, args, "ok", "", (req.seq,))
     outcome_refs = (req.seq, decision.seq)
     original = Action(req.action_type, dict(req.args))
-    if action.name == "APPROVE":
-        yield from apply_effect(s, req.author, original, t_end, t_end, "approved", outcome_refs)
-        note = f"Your {req.action_type} request {rid} was approved by {name}"
-        comment = action.args.get("comment")
-        note += f": {comment}" if comment else "."
-        state = "approved"
-    else:
+    state = "approved" if action.name == "APPROVE" else "rejected"
+    settles = (decision.seq,)
+    if state == "rejected":
         reason = action.args["reason"]
-        s.emit(
+        outcome = s.emit(
             t_end,
             t_end,
             req.author,
@@ -102,12 +99,19 @@ def decide(
             outcome_refs,
         )
         note = f"Your {req.action_type} request {rid} was rejected by {name}: {reason}"
-        state = "rejected"
+        settles += (outcome.seq,)
 
     def settle(_: float) -> None:
         record.state = state  # type: ignore[assignment]
         record.decision_seq = decision.seq
 
-    s.land(t_end, settle, name)
+    # Queued before the approved effect: when that effect ends the session (an approved
+    # FINISH), the decision has landed and is not cut off with whatever else is in flight.
+    s.land(t_end, settle, name, settles)
+    if state == "approved":
+        yield from apply_effect(s, req.author, original, t_end, t_end, "approved", outcome_refs)
+        note = f"Your {req.action_type} request {rid} was approved by {name}"
+        comment = action.args.get("comment")
+        note += f": {comment}" if comment else "."
     s.notify(req.author, t_end, note)
     return t_end

@@ -29,8 +29,10 @@ text when it lands). The session also ends when the agent has used ``max_turns``
 (``max_turns``), when the next decision would start after ``max_time`` (``timeout``), or
 when the driver calls :meth:`Orchestrator.abort` (a participant raised ``SessionAbort`` or
 failed). Otherwise the submitted text is the editor text at the end. Actions in flight at
-the end keep their trace events, but their effects are not applied. :meth:`close` writes
-``SESSION_END`` and closes the sandbox.
+the end (whose effect had not landed, including effects due at the end time but queued
+after the one that ended it) keep their trace events with status ``interrupted``; their
+effects are not applied (:meth:`collabsim.session.state.SessionState.interrupt_in_flight`).
+:meth:`close` writes ``SESSION_END`` and closes the sandbox.
 """
 
 from __future__ import annotations

@@ -37,7 +37,8 @@ class SessionResult:
         wall_seconds: Real time the session took (not part of the trace).
         turns: Decisions taken by all participants (waits included).
         counts: Actor -> action type -> number of actions decided (pending requests and
-            ``INVALID`` included; gate outcome events excluded).
+            ``INVALID`` included; gate outcome events and actions ``interrupted`` by the
+            session's end excluded).
         n_events: Number of trace events.
         trace_path: Trace file, if one was written.
         error: What went wrong (status ``error`` or an abort reason), else None.

@@ -18,11 +18,16 @@ from dataclasses import dataclass, field
 
 @dataclass(order=True)
 class Landing:
-    """One scheduled effect: ``apply(time)`` runs when the session reaches ``time``."""
+    """One scheduled effect: ``apply(time)`` runs when the session reaches ``time``.
+
+    ``seqs`` are the trace events whose effect it is (marked ``interrupted`` when the session
+    ends before it lands).
+    """
 
     time: float
     order: int
     apply: Callable[[float], None] = field(compare=False)
+    seqs: tuple[int, ...] = field(default=(), compare=False)
 
 
 class LandingQueue:
@@ -32,10 +37,10 @@ class LandingQueue:
         self._heap: list[Landing] = []
         self._n = 0
 
-    def push(self, t: float, apply: Callable[[float], None]) -> None:
-        """Schedule ``apply`` at ``t``."""
+    def push(self, t: float, apply: Callable[[float], None], seqs: tuple[int, ...] = ()) -> None:
+        """Schedule ``apply`` at ``t`` (the effect of trace events ``seqs``)."""
         self._n += 1
-        heapq.heappush(self._heap, Landing(t, self._n, apply))
+        heapq.heappush(self._heap, Landing(t, self._n, apply, seqs))
 
     def next_time(self) -> float | None:
         """When the earliest effect lands (None: nothing in flight)."""
@@ -44,6 +49,12 @@ class LandingQueue:
     def pop(self) -> Landing:
         """Remove and return the earliest effect."""
         return heapq.heappop(self._heap)
+
+    def drain(self) -> list[Landing]:
+        """Remove and return every effect still waiting (earliest first)."""
+        out = sorted(self._heap)
+        self._heap.clear()
+        return out
 
     def first_after(self, t: float) -> float | None:
         """The earliest landing strictly after ``t`` (None: none)."""

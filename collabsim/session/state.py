@@ -5,11 +5,18 @@ observation builder) read and change: the workspace, the clock and scheduler, th
 far, per-member feedback and turn counts, the phase and the gates in force. Its methods are
 the primitives they share: log an event, schedule an effect, notify a member, end the
 session, end the build phase, apply landed effects.
+
+**Interrupted actions.** When the session ends, every effect still waiting to land is
+dropped, and the trace events it belongs to get status ``interrupted`` (in memory and in
+the trace file, which is rewritten once, atomically, when that happens): the action was
+decided and logged, but it was cut off by the session's end and never took effect. Their
+``t_start``/``t_end`` stay the planned interval (``t_end`` can lie after ``SESSION_END``).
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -106,9 +113,16 @@ class SessionState:
             self.writer.write(event)
         return event
 
-    def land(self, t: float, apply: Callable[[float], None], author: str | None) -> None:
-        """Schedule an effect at ``t``; waiting members (other than its author) wake then."""
-        self.landings.push(t, apply)
+    def land(
+        self,
+        t: float,
+        apply: Callable[[float], None],
+        author: str | None,
+        seqs: tuple[int, ...] = (),
+    ) -> None:
+        """Schedule an effect at ``t`` (of trace events ``seqs``); waiting members (other
+        than its author) wake then."""
+        self.landings.push(t, apply, seqs)
         for name in self.waiting:
             if name != author and self.sched.next_time[name] > t:
                 self.sched.set_next(name, t)
@@ -128,6 +142,21 @@ class SessionState:
             self.end_time = t
             self.error = error
             self.submitted = self.ws.editor_text
+            self.interrupt_in_flight()
+
+    def interrupt_in_flight(self) -> list[int]:
+        """Drop the effects still waiting to land; mark their events ``interrupted``.
+
+        Returns:
+            The ``seq`` of every event marked (see the module docstring).
+        """
+        seqs = sorted({seq for landing in self.landings.drain() for seq in landing.seqs})
+        for seq in seqs:
+            self.events[seq] = dataclasses.replace(self.events[seq], status="interrupted")
+            self.history_entries.pop(seq, None)
+        if seqs and self.writer is not None:
+            self.writer.rewrite(self.events)
+        return seqs
 
     def end_build(self, t: float) -> None:
         """Leave the build phase: freeze the memory, put the gates in force, log it."""

@@ -1,13 +1,18 @@
 """Trace files: one :class:`~collabsim.session.events.TraceEvent` JSON object per line.
 
 :class:`TraceWriter` appends and flushes one line per event, so a crash loses at most the
-line being written. A trace holds no wall-clock times or process ids: equal session inputs
+line being written. The one exception to append-only: when a session ends with actions in
+flight, their events change status to ``interrupted`` and the file is rewritten once
+(:meth:`TraceWriter.rewrite`, atomically: a reader sees the old or the new file). A trace holds no wall-clock times or process ids: equal session inputs
 give byte-identical files.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -46,6 +51,26 @@ class TraceWriter:
         self._fh.write(self._redact(event.to_json()) + "\n")
         self._fh.flush()
         self.n_events += 1
+
+    def rewrite(self, events: Sequence[TraceEvent]) -> None:
+        """Replace the file's lines by ``events`` (temporary file + ``os.replace``); later
+        :meth:`write` calls append to it."""
+        if self._fh is None:
+            raise ValueError(f"trace writer for {self.path} is closed")
+        self._fh.close()
+        self._fh = None
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
+                                   dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.writelines(self._redact(e.to_json()) + "\n" for e in events)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        finally:
+            self._fh = self.path.open("a", encoding="utf-8", newline="\n")
+        self.n_events = len(events)
 
     def close(self) -> None:
         """Close the file (idempotent)."""

@@ -174,6 +174,8 @@ def event_summary(e: TraceEvent, limit: int = SUMMARY_CHARS) -> str:
         text += f" (request {a.get('request_id', '')}, awaiting approval)"
     elif e.status in ("approved", "rejected"):
         text += f" ({e.status})"
+    elif e.status == "interrupted":
+        text += " (interrupted: the session ended before it took effect)"
     return text
 
 
@@ -191,7 +193,8 @@ def visible_history(
     never part of a history.
 
     Args:
-        events: The trace so far (append-only: an event never changes once logged).
+        events: The trace so far (append-only: an event changes only when the session ends,
+            to ``interrupted``, which also drops its entry).
         me: The member whose history it is.
         is_agent: Whether ``me`` is the agent.
         now: Virtual time of the observation.

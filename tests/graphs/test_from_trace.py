@@ -234,3 +234,27 @@ def test_objections_in_chat_are_reject_responses() -> None:
         Response("e2", None, "e1", "reject"),
         Response("e8", None, "e6", "reject"),
     )
+
+
+def test_interrupted_actions_are_no_nodes_responses_or_step_changes() -> None:
+    """Actions cut off by the session's end (status ``interrupted``) never landed: no node,
+    no edge, no response, and an interrupted edit does not open the review step."""
+    tag = "[issue kind=wrong_year] [check draft=0596179b]"
+    trace = [
+        _ev(0, 0, 0, "env", "SESSION_START", task_id="t", team="DR", structure="default"),
+        _ev(1, 0, 20, "agent", "EXECUTE_CODE", code="x"),
+        _ev(2, 5, 90, "D", "EDITOR_UPDATE", "interrupted", text="X rose in 2300 BCE"),
+        _ev(3, 20, 22, "agent", "SEND_TEAMMATE_MESSAGE", message="computing the rise"),
+        _ev(4, 22, 25, "agent", "EDITOR_UPDATE", text="X rose in 2000 BCE"),
+        _ev(5, 25, 27, "agent", "FINISH"),
+        _ev(6, 26, 60, "D", "EDITOR_UPDATE", "interrupted", refs=(4,), text="X rose c. 2300"),
+        _ev(7, 26, 40, "R", "SEND_TEAMMATE_MESSAGE", "interrupted", refs=(4,),
+            message=f"Wrong. {tag}"),
+        _ev(8, 27, 27, "env", "SESSION_END", status="finished"),
+    ]
+    g = graph_from_trace(trace, session_id="s")
+    assert [n.id for n in g.nodes] == ["e1", "e3", "e4", "e5"]
+    assert {e.source for e in g.edges} | {e.target for e in g.edges} <= {"e1", "e3", "e4", "e5"}
+    assert g.responses == ()
+    assert {s.key: [n.id for n in g.nodes if n.step == s.key] for s in g.steps} == {
+        "analysis": ["e1", "e3"], "review": ["e4"], "submission": ["e5"]}

@@ -42,6 +42,18 @@ def test_gate_outcome_is_not_double_counted() -> None:
     assert counts.w_human == 2
 
 
+def test_interrupted_actions_are_not_counted() -> None:
+    events = [
+        ev(0, "agent", "ai", "EXECUTE_CODE", code="print(1)"),
+        ev(1, "D", "human", "EDITOR_UPDATE", status="interrupted", text="h"),
+        ev(2, "R", "human", "SEND_TEAMMATE_MESSAGE", status="interrupted", message="no"),
+        ev(3, "agent", "ai", "FINISH"),
+    ]
+    counts = activity_counts(events)
+    assert (counts.w_human, counts.w_total, counts.m_team) == (0, 2, 0)
+    assert set(counts.per_actor) == {"agent"}
+
+
 def test_accepts_decoded_json_dicts() -> None:
     data = [{"seq": 0, "t_start": 0, "t_end": 1, "actor": "D", "actor_type": "human",
              "action_type": "SEND_TEAMMATE_MESSAGE", "args": {"message": "hi"}}]
