@@ -2,7 +2,8 @@
 
 An **objection** is a simulated human's chat message that raises issues with a draft
 (``[issue kind=...]`` tags), about the draft named by its ``[check draft=<fingerprint>]`` tag;
-each (sender, draft) pair counts once (an edit that only restates a draft it agrees with is
+each (sender, draft) pair counts once; a message cut off by the session's end (status
+``interrupted``) was never posted and is no objection (an edit that only restates a draft it agrees with is
 no objection). The objected draft's text is the one with that fingerprint among
 the session's editor updates and the agent's draft announcements.
 
@@ -51,6 +52,8 @@ def objection_counts(events: Sequence[TraceEvent],
     seen: set[tuple[str, str]] = set()
     n = wrong = 0
     for event in events:
+        if event.status == "interrupted":  # cut off by the session's end: nobody saw it
+            continue
         args = event.args or {}
         if event.action_type == "EDITOR_UPDATE" and isinstance(args.get("text"), str):
             drafts.setdefault(_fingerprint(args["text"]), args["text"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from collabsim.metrics.objections import objection_counts
 from collabsim.participants.claims import Issue, format_check_message, format_proposal_message
 from collabsim.session.events import TraceEvent
@@ -42,3 +44,14 @@ def test_objections_to_a_right_draft_are_wrong_and_to_a_wrong_draft_right() -> N
     ]
     counts = objection_counts(events, _score)
     assert (counts.objections, counts.wrong) == (3, 2)
+
+
+def test_an_objection_cut_off_by_the_sessions_end_does_not_count() -> None:
+    issue = Issue("wrong_year", "I get another century.")
+    posted = _ev(1, "D", "human", "SEND_TEAMMATE_MESSAGE",
+                 message=format_check_message("D", (issue,), RIGHT))
+    events = [_ev(0, "agent", "ai", "EDITOR_UPDATE", text=RIGHT), posted]
+    assert objection_counts(events, _score).objections == 1
+    cut = dataclasses.replace(posted, status="interrupted")
+    counts = objection_counts([events[0], cut], _score)
+    assert (counts.objections, counts.wrong) == (0, 0)
