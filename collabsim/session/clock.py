@@ -61,8 +61,9 @@ class ClockSpec:
         default_human: Mean for a human action missing from ``human``.
         sigma: Log-space standard deviation of the lognormal (0 = deterministic means).
         min_seconds: Lower bound of any duration.
-        wait_seconds: How far ``WAIT_TEAMMATE_CONTINUE`` advances a participant when nothing
-            new is pending.
+        wait_seconds: How far ``WAIT_TEAMMATE_CONTINUE`` advances the waiting participants
+            when nothing is in flight and nobody has a decision scheduled (otherwise a wait
+            lasts until the next landing).
     """
 
     ai: Mapping[str, float] = field(default_factory=lambda: dict(_DEFAULT_AI), hash=False)

@@ -19,9 +19,12 @@ participants::
 next decision time is earliest acts (ties: agent, then collaborators in team order). An
 action started at ``t_start`` ends at ``t_end = t_start + duration``; its author is busy
 until ``t_end`` and its effect lands at ``t_end`` (:mod:`collabsim.session.effects`).
-``WAIT_TEAMMATE_CONTINUE`` is not logged and not work: it moves its author's next decision
-to the next landing of anything new (or ``wait_seconds`` later when nothing is in flight);
-it still counts as a turn. Legality: :mod:`collabsim.session.rules`; gates:
+``WAIT_TEAMMATE_CONTINUE`` is not logged and not work: its author sleeps until the next
+event that concerns it - the next landing of anything (already in flight, or started by a
+teammate after the wait) or the start of the work phase; only when nothing is in flight and
+nobody has a decision scheduled does everyone waiting wake ``clock.wait_seconds`` later (so
+a team that all waits cannot deadlock). A wait still counts as a turn, and takes no time: a
+build phase whose last allowed decision is a wait ends at once. Legality: :mod:`collabsim.session.rules`; gates:
 :mod:`collabsim.session.gates`; what a member sees: :mod:`collabsim.session.observations`.
 
 **Ending.** An effective ``FINISH`` ends the session (status ``finished``; submitted = editor
@@ -163,6 +166,8 @@ class Orchestrator:
             s.land_until(min(t_next, s.cfg.max_time))
             if s.status is not None:
                 break
+            if s.sched.peek() != nxt:  # the work phase started and woke a sleeper earlier
+                continue
             if nxt is None:
                 s.end("max_turns", s.end_time)
                 break
@@ -175,6 +180,7 @@ class Orchestrator:
                     s.end("max_turns", t)
                     break
                 s.sched.retire(name)
+                s.wake_if_idle(t)  # it may have been the last one with a decision scheduled
                 continue
             observation = observe(s, name, t)
             s.turns[name] += 1
@@ -217,16 +223,15 @@ class Orchestrator:
             raise RuntimeError("submit() without a pending turn; call next_turn() first")
         s = self.state
         name, t = turn.member, turn.time
-        t_next = yield from self._act(name, t, text)
-        if t_next is None:
-            later = s.landings.first_after(t)
-            t_next = later if later is not None else t + s.cfg.clock.wait_seconds
-            s.waiting.add(name)
-        s.sched.set_next(name, t_next)
+        t_done = yield from self._act(name, t, text)
+        if t_done is None:
+            s.wait(name, t)
+        else:
+            s.sched.set_next(name, t_done)
         if self._in_build:
             s.build_turns += 1
             if s.build_turns >= s.structure.build_max_turns:
-                s.land(max(t_next, t), s.end_build, name)
+                s.land(t if t_done is None else max(t_done, t), s.end_build, name)
 
     def _act(self, name: str, t: float, text: Any) -> _Step:
         """Carry out one reply; return its author's next decision time (None: wait)."""

@@ -2,7 +2,9 @@
 
 :class:`Scheduler` always lets the participant with the earliest next-decision time act
 (ties broken by team order: agent first); a participant is busy until its action ends, so a
-collaborator works while the agent computes and intervals overlap.
+collaborator works while the agent computes and intervals overlap. A participant asleep in a
+wait has next-decision time ``inf`` until something wakes it
+(:meth:`collabsim.session.state.SessionState.wait`).
 
 :class:`LandingQueue` holds effects that take hold at their action's ``t_end`` (a chat
 message, a code cell, an editor text, ...), applied in time order, ties in the order they
@@ -56,10 +58,6 @@ class LandingQueue:
         self._heap.clear()
         return out
 
-    def first_after(self, t: float) -> float | None:
-        """The earliest landing strictly after ``t`` (None: none)."""
-        later = [la.time for la in self._heap if la.time > t]
-        return min(later) if later else None
 
 
 class Scheduler:
@@ -73,6 +71,10 @@ class Scheduler:
         self.order = tuple(order)
         self.next_time: dict[str, float] = {n: 0.0 for n in self.order}
         self.retired: set[str] = set()
+
+    def active(self) -> list[str]:
+        """Participants still scheduled (not retired), in tie-break order."""
+        return [n for n in self.order if n not in self.retired]
 
     def peek(self) -> tuple[str, float] | None:
         """The participant who acts next and when (None when everyone is retired)."""

@@ -127,6 +127,31 @@ class SessionState:
             if name != author and self.sched.next_time[name] > t:
                 self.sched.set_next(name, t)
 
+    def wait(self, name: str, t: float) -> None:
+        """``name`` waits from ``t``: it sleeps until the next event that concerns it.
+
+        It wakes at the next landing (an effect already in flight, or one a teammate starts
+        later: :meth:`land` wakes waiting members) or when the phase changes. When nothing
+        is in flight and no teammate has a decision scheduled, nothing could ever wake
+        anyone: then every waiting member wakes ``clock.wait_seconds`` after ``t``
+        (:meth:`wake_if_idle`), so time passes in those steps while the whole team waits.
+        """
+        self.waiting.add(name)
+        t_land = self.landings.next_time()
+        self.sched.set_next(name, math.inf if t_land is None else max(t_land, t))
+        self.wake_if_idle(t)
+
+    def wake_if_idle(self, t: float) -> None:
+        """When nothing is in flight and every scheduled member is asleep in a wait, wake
+        them all ``clock.wait_seconds`` after ``t``."""
+        if self.landings.next_time() is not None:
+            return
+        active = self.sched.active()
+        if any(math.isfinite(self.sched.next_time[m]) for m in active):
+            return
+        for m in active:
+            self.sched.set_next(m, t + self.cfg.clock.wait_seconds)
+
     def notify(self, name: str, t: float, text: str) -> None:
         """Queue feedback for ``name``, visible from ``t`` on."""
         self.feedback[name].append((t, text))
@@ -164,6 +189,9 @@ class SessionState:
             return
         self.phase = "work"
         self.ws.memory_read_only = True
+        for name in self.waiting:  # a new phase concerns everyone
+            if self.sched.next_time[name] > t:
+                self.sched.set_next(name, t)
         if self.structure.gates_chosen_by_team:
             entries = [text for _, _, text in sorted(self.gate_entries)]
             self.gates = chosen_gates(entries, self.members)

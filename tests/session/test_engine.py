@@ -256,8 +256,10 @@ def test_max_turns_and_timeout_end_with_current_editor_text(task: Task, executor
     assert result.submitted_hypothesis == "draft"
 
 
-def test_wait_advances_to_the_next_landing(task: Task, executor_factory) -> None:
-    clock = ClockSpec(sigma=0.0, human={"EXECUTE_CODE": 90.0}, ai={"SEND_TEAMMATE_MESSAGE": 8.0})
+def test_wait_sleeps_until_the_next_landing_then_ticks_when_everyone_waits(
+    task: Task, executor_factory
+) -> None:
+    clock = ClockSpec(sigma=0.0, human={"EXECUTE_CODE": 90.0})
     agent = ScriptParticipant("agent", "agent", [WAIT, WAIT, WAIT, "FINISH()"])
     d = ScriptParticipant("D", "collaborator", [CODE])
     run_session_sync(
@@ -266,11 +268,54 @@ def test_wait_advances_to_the_next_landing(task: Task, executor_factory) -> None
         None,
         executor_factory=executor_factory,
     )
-    times = [o.time for o in agent.observations]
-    # nothing in flight at t=0: a short wait; at t=10 D's code is in flight: wait until it lands
-    assert times[:3] == [0.0, 10.0, 90.0]
-    assert not agent.observations[1].code_cells
-    assert agent.observations[2].code_cells[0].author == "D"
+    # at 0 nothing is in flight but D is about to decide: the agent sleeps until D's code
+    # lands at 90 (no wake-ups every wait_seconds); from 90 on both wait with nothing in
+    # flight, so time passes in wait_seconds steps
+    assert [o.time for o in agent.observations] == [0.0, 90.0, 100.0, 110.0]
+    assert [o.time for o in d.observations] == [0.0, 90.0, 100.0, 110.0]
+    assert agent.observations[1].code_cells[0].author == "D"
+
+
+def test_a_teammate_starting_after_the_wait_wakes_the_waiter_when_it_lands(
+    task: Task, executor_factory
+) -> None:
+    clock = ClockSpec(sigma=0.0, human={"EXECUTE_CODE": 90.0, "INVALID": 15.0})
+    agent = ScriptParticipant("agent", "agent", [WAIT, "FINISH()"])
+    d = ScriptParticipant("D", "collaborator", ["NOT_AN_ACTION()", CODE])
+    result = run_session_sync(
+        config(task, "D", clock=clock), {"agent": agent, "D": d}, None,
+        executor_factory=executor_factory,
+    )
+    # D's invalid attempt (0-15) lands nothing; D starts code at 15, after the agent's wait
+    assert [o.time for o in d.observations] == [0.0, 15.0, 105.0]
+    assert [o.time for o in agent.observations] == [0.0, 105.0]
+    assert result.turns == 5
+
+
+def test_a_member_running_out_of_turns_does_not_strand_a_sleeper(task: Task) -> None:
+    clock = ClockSpec(sigma=0.0, human={"INVALID": 15.0})
+    agent = ScriptParticipant("agent", "agent", [], then=WAIT)
+    d = ScriptParticipant("D", "collaborator", [], then="NOT_AN_ACTION()")
+    result = run_session_sync(config(task, "D", clock=clock, max_turns=3),
+                              {"agent": agent, "D": d}, None)
+    # D's three attempts (0, 15, 30) land nothing; D is retired at 45 and the sleeping agent
+    # wakes wait_seconds later, until its own budget ends the session
+    assert [o.time for o in d.observations] == [0.0, 15.0, 30.0]
+    assert [o.time for o in agent.observations] == [0.0, 55.0, 65.0]
+    assert (result.status, result.virtual_seconds) == ("max_turns", 75.0)
+
+
+def test_the_end_of_the_build_phase_wakes_sleepers(task: Task) -> None:
+    clock = ClockSpec(sigma=0.0, wait_seconds=1000.0)
+    structure = builtin_structure("memory")
+    structure = type(structure)(**{**structure.__dict__, "build_max_seconds": 50.0})
+    agent = ScriptParticipant("agent", "agent", [], then=WAIT)
+    d = ScriptParticipant("D", "collaborator", [], then=WAIT)
+    cfg = SessionConfig(task=task, team=team_from_dict("D"), structure=structure, clock=clock,
+                        max_turns=2)
+    run_session_sync(cfg, {"agent": agent, "D": d}, None)
+    # both wait from 0 (a tick would be at 1000); the build phase times out at 50
+    assert [(o.time, o.phase) for o in agent.observations] == [(0.0, "build"), (50.0, "work")]
 
 
 def test_sessions_run_concurrently_in_one_event_loop(task: Task, executor_factory) -> None:

@@ -125,12 +125,26 @@ def test_histories_reuse_entries_but_equal_a_fresh_scan_at_every_turn(
     cfg, participants = scripted_team(task, "scaffolded", seed=1)
     orch = Orchestrator(cfg, executor_factory=InProcessExecutor)
     orch.start()
-    seen = 0
+    shown: dict[int, object] = {}  # seq -> the entry this seat was shown first
+    actors: set[str] = set()
+    reused = 0
     while (turn := orch.next_turn()) is not None:
         s = orch.state
+        history = turn.observation.history
         fresh = visible_history(s.events, turn.member, turn.member == s.team.agent, turn.time)
-        assert turn.observation.history == fresh
-        seen += len(fresh) if turn.member == member_seat else 0
+        assert history == fresh
+        if turn.member == member_seat:
+            # only actions that have ended by now, each shown once, in trace order
+            assert all(h.time <= turn.time for h in history)
+            assert [h.seq for h in history] == sorted({h.seq for h in history})
+            for h in history:
+                if h.seq in shown:
+                    assert h is shown[h.seq]  # made once, reused, not rebuilt per turn
+                    reused += 1
+                shown[h.seq] = h
+            actors |= {h.actor for h in history}
         orch.submit(participants[turn.member].decide(turn.observation))
     orch.close()
-    assert seen > 0 and orch.state.history_entries  # entries were made once and reused
+    assert reused > 0
+    # the agent sees the team-level history, a collaborator only its own actions
+    assert actors == ({"agent", "D", "R"} if member_seat == "agent" else {"D"})
