@@ -27,13 +27,17 @@ the steps below). Node id ``e<seq>``; actor = participant name; actor_type
 A trace without ``PHASE_START`` events starts in the work phase. A step's ``time_range``
 is ``(min start, max end)`` of its nodes.
 
-**Edges** (``(u, v)``: v directly follows from u; repeated pairs are written once):
+**Edges** (``(u, v)``: v directly follows from u in time, whoever made them - the convention
+of the Kolab graphs, where most edges link a node to the next one; repeated pairs are
+written once):
 
-* *lane*: sequential edge between consecutive nodes (by ``seq``) of the same participant;
-* *refs*: sequential edge ``ref -> node`` for every ref to another participant's node (a
-  decision to its request, an outcome to its decision, a message to what it answers, an
-  edit to the teammate's update it revises); a ref to a rejected outcome (not a node)
-  stands for that outcome's request;
+* *sequential* (by start time, ties by ``seq``): a node follows from every node that had
+  ended by its start (``end(u) <= start(v)``) and that no node follows yet - one such node in
+  turn-taking, several when parallel work joins (a merge). When all nodes that had ended are
+  already followed, it follows from the one that ended last (a branch: parallel work
+  starting from the same point); when nothing had ended yet, from the node that started last
+  before it (work begun while another was running). The first node has no predecessor.
+  Who answers whom (refs) is not an edge: it is in the responses below and the trace.
 * *loop* (edge from the repeating node back to the node whose activity it repeats): an
   ``EXECUTE_CODE`` whose author's previous ``EXECUTE_CODE`` failed (status ``error``); an
   ``EDITOR_UPDATE`` that refs an earlier update by the same participant (a re-edit); a gate
@@ -220,7 +224,6 @@ def graph_from_trace(
             seen.add((u, v, etype))
             edges.append(Edge(u, v, etype))  # type: ignore[arg-type]
 
-    last_in_lane: dict[str, TraceEvent] = {}
     last_code: dict[str, TraceEvent] = {}
     last_request: dict[tuple[str, str], TraceEvent] = {}
     decision_on: dict[int, TraceEvent] = {}
@@ -228,28 +231,22 @@ def graph_from_trace(
         if ev.action_type in DECISIONS:
             for r in ev.refs:
                 decision_on.setdefault(r, ev)
+    follows = _follows(nodes)
     for ev in node_events:
         nid = node_of[ev.seq]
-        prev = last_in_lane.get(ev.actor)
-        if prev is not None:
-            add(node_of[prev.seq], nid)
-        last_in_lane[ev.actor] = ev
+        for u in follows.get(nid, ()):
+            add(u, nid)
         for r in ev.refs:
             ref = by_seq.get(r)
             if ref is None:
                 notes.append(f"event {ev.seq} refs unknown event {r}")
                 continue
-            if r not in node_of:
-                # a rejected outcome stands for its request: link to the request node
-                if ref.status == "rejected" and ref.refs and ref.refs[0] in node_of:
-                    r, ref = ref.refs[0], by_seq[ref.refs[0]]
-                else:
-                    continue
-            if ref.actor != ev.actor:
-                add(node_of[r], nid)
-            elif (
-                ev.action_type == "EDITOR_UPDATE" == ref.action_type and ev.status != "approved"
-            ):  # an outcome refs its own request
+            if (
+                r in node_of
+                and ref.actor == ev.actor
+                and ev.action_type == "EDITOR_UPDATE" == ref.action_type
+                and ev.status != "approved"  # an outcome refs its own request
+            ):
                 add(nid, node_of[r], "loop")
         if ev.action_type == "EXECUTE_CODE":
             prev_code = last_code.get(ev.actor)
@@ -286,6 +283,28 @@ def graph_from_trace(
     return WorkflowGraph(
         session, steps, nodes, edges, responses, [f"session {session_id}: {n}" for n in notes]
     )
+
+
+def _follows(nodes: Sequence[Node]) -> dict[str, list[str]]:
+    """Node id -> the ids it directly follows in time (module docstring, *sequential*).
+
+    ``nodes`` are in ``seq`` order, each with one interval.
+    """
+    span = [n.intervals[0] for n in nodes]
+    seen: list[int] = []  # positions in ``nodes`` already placed, in start order
+    followed: set[int] = set()
+    out: dict[str, list[str]] = {}
+    for i in sorted(range(len(nodes)), key=lambda k: (span[k][0], k)):
+        ended = [j for j in seen if span[j][1] <= span[i][0]]
+        preds = [j for j in sorted(ended) if j not in followed]
+        if not preds and ended:  # a branch from the latest completed node
+            preds = [max(ended, key=lambda j: (span[j][1], span[j][0], j))]
+        elif not preds and seen:  # begun while the latest-started node was running
+            preds = [seen[-1]]
+        followed.update(preds)
+        out[nodes[i].id] = [nodes[j].id for j in preds]
+        seen.append(i)
+    return out
 
 
 def _source(
