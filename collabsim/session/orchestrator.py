@@ -19,22 +19,19 @@ participants::
 next decision time is earliest acts (ties: agent, then collaborators in team order). An
 action started at ``t_start`` ends at ``t_end = t_start + duration``; its author is busy
 until ``t_end`` and its effect lands at ``t_end`` (:mod:`collabsim.session.effects`).
-``WAIT_TEAMMATE_CONTINUE`` is not logged and not work: its author sleeps until the next
-event that concerns it - the next landing of anything (already in flight, or started by a
-teammate after the wait) or the start of the work phase; only when nothing is in flight and
-nobody has a decision scheduled does everyone waiting wake ``clock.wait_seconds`` later (so
-a team that all waits cannot deadlock). A wait still counts as a turn, and takes no time: a
-build phase whose last allowed decision is a wait ends at once. Legality: :mod:`collabsim.session.rules`; gates:
-:mod:`collabsim.session.gates`; what a member sees: :mod:`collabsim.session.observations`.
+``WAIT_TEAMMATE_CONTINUE`` is not logged, not work and takes no time (a build phase whose
+last allowed decision is a wait ends at once); it counts as a turn. Its author sleeps until
+the next event that concerns it (:meth:`collabsim.session.state.SessionState.wait`).
+Legality: :mod:`collabsim.session.rules`; gates: :mod:`collabsim.session.gates`; what a
+member sees: :mod:`collabsim.session.observations`.
 
 **Ending.** An effective ``FINISH`` ends the session (status ``finished``; submitted = editor
 text when it lands). The session also ends when the agent has used ``max_turns`` decisions
 (``max_turns``), when the next decision would start after ``max_time`` (``timeout``), or
 when the driver calls :meth:`Orchestrator.abort` (a participant raised ``SessionAbort`` or
 failed). Otherwise the submitted text is the editor text at the end. Actions in flight at
-the end (whose effect had not landed, including effects due at the end time but queued
-after the one that ended it) keep their trace events with status ``interrupted``; their
-effects are not applied (:meth:`collabsim.session.state.SessionState.interrupt_in_flight`).
+the end (effect not landed, even if due at the end time) keep their trace events, with
+status ``interrupted``, and never take effect (:mod:`collabsim.session.state`).
 :meth:`close` writes ``SESSION_END`` and closes the sandbox.
 """
 
@@ -98,19 +95,11 @@ class Orchestrator:
             created at the first ``EXECUTE_CODE``.
     """
 
-    def __init__(
-        self,
-        config: SessionConfig,
-        trace_path: Path | None = None,
-        *,
-        executor_factory: ExecutorFactory | None = None,
-    ) -> None:
+    def __init__(self, config: SessionConfig, trace_path: Path | None = None, *,
+                 executor_factory: ExecutorFactory | None = None) -> None:
         self.state = SessionState(config, trace_path)
-        self.runner = CellRunner(
-            executor_factory or _default_factory,
-            [d.path for d in config.task.datasets],
-            config.limits,
-        )
+        self.runner = CellRunner(executor_factory or _default_factory,
+                                 [d.path for d in config.task.datasets], config.limits)
         self._turn: Turn | None = None
         self._in_build = False
         self._started = False
