@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -307,8 +308,7 @@ def test_a_member_running_out_of_turns_does_not_strand_a_sleeper(task: Task) -> 
 
 def test_the_end_of_the_build_phase_wakes_sleepers(task: Task) -> None:
     clock = ClockSpec(sigma=0.0, wait_seconds=1000.0)
-    structure = builtin_structure("memory")
-    structure = type(structure)(**{**structure.__dict__, "build_max_seconds": 50.0})
+    structure = dataclasses.replace(builtin_structure("memory"), build_max_seconds=50.0)
     agent = ScriptParticipant("agent", "agent", [], then=WAIT)
     d = ScriptParticipant("D", "collaborator", [], then=WAIT)
     cfg = SessionConfig(task=task, team=team_from_dict("D"), structure=structure, clock=clock,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -25,6 +26,19 @@ def event(seq: int) -> TraceEvent:
         "é",
         (seq - 1,) if seq else (),
     )
+
+
+def test_rewrite_replaces_the_lines_atomically_and_later_writes_append(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    writer = TraceWriter(path)
+    writer.write(event(0))
+    writer.write(event(1))
+    cut = dataclasses.replace(event(1), status="interrupted")
+    writer.rewrite([event(0), cut])
+    writer.write(event(2))
+    writer.close()
+    assert read_trace(path) == [event(0), cut, event(2)]
+    assert [p.name for p in tmp_path.iterdir()] == ["t.jsonl"]  # no temporary file left
 
 
 def test_writer_flushes_each_event_and_reader_round_trips(tmp_path: Path) -> None:
