@@ -59,7 +59,6 @@ class LandingQueue:
         return out
 
 
-
 class Scheduler:
     """Earliest-next-decision-first scheduling with a fixed tie order.
 
