@@ -120,8 +120,11 @@ class ScriptedAgent:
                 draft = obs.editor_text
             else:
                 kept = None
-        if (obs.editor_text.strip() != draft.strip()
-                and self._rejections(obs, "EDITOR_UPDATE", draft) < self._max_rejections):
+        rejected = self._rejections(obs, "EDITOR_UPDATE", draft)
+        if (obs.editor_text.strip() != draft.strip() and rejected < self._max_rejections
+                and not (rejected and obs.turn >= self._finish_by_turn)):
+            # from finish_by_turn on, asking an editor owner again to accept a text it
+            # rejected is waiting for a teammate too: the budget is left for FINISH
             return format_action("EDITOR_UPDATE", text=draft)
         message = self._team_message(obs, plan, applied, ignored, kept)
         if message is not None:
