@@ -235,3 +235,19 @@ def test_the_reaction_to_a_draft_follows_what_the_own_check_found() -> None:
         assert disagree_label != "adopt" or agree_label == "adopt"
         assert agree_label != "reject" or disagree_label == "reject"
     assert collab.reaction(obs, "abcd1234", disagrees=True) == labels[True][0]
+
+
+def test_a_nested_behaviour_override_changes_one_value_and_a_bad_one_is_named() -> None:
+    # e.g. +team.profiles.D.params.behaviour.reactions.concentration.value=2 on the command line
+    team = team_from_dict({"collaborators": [
+        {"key": "D", "params": {"behaviour": {"reactions": {"concentration": {"value": 2.0}}}}}]})
+    model = HumanModel.from_params(team.collaborators[0].params)
+    packaged = HumanModel.from_params(load_profile("D").params).behaviour
+    assert model.behaviour.reactions.concentration.value == 2.0
+    assert model.behaviour.reactions.adopt == packaged.reactions.adopt  # the rest is kept
+    assert model.behaviour.timing == packaged.timing and model.behaviour.check == packaged.check
+    off = team_from_dict({"collaborators": [{"key": "D", "params": {"behaviour": None}}]})
+    assert HumanModel.from_params(off.collaborators[0].params).behaviour is None
+    with pytest.raises(ValueError, match=r"\(D\): behaviour: check\.agree_\* rates"):
+        team_from_dict({"collaborators": [{"key": "D", "params": {
+            "behaviour": {"check": {"agree_adopt": {"value": 0.9}}}}}]})
