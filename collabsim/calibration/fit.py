@@ -11,6 +11,10 @@
   population rates are the pooled label shares (so they equal the data's counts); the
   Dirichlet concentration is fitted by maximum marginal likelihood over participants
   (:mod:`collabsim.calibration.dirichlet`).
+* **Reactions given the own check** (:class:`~collabsim.participants.behaviour.reactions.CheckShift`).
+  The label shares of responses to AI outputs in steps the professional rated low
+  (``<= 3``, a proxy for a check that disagrees) and high (``>= 4``, agrees), with Wilson 95 %
+  intervals, and the low-rated share of rated responses. Responses in unrated steps are left out.
 * **Lead-in** (:class:`~collabsim.participants.behaviour.lead_in.LeadInModel`). The share of
   sessions in which a human node starts before the first AI node, and the mean number of such
   nodes among them (the maximum-likelihood geometric on ``K >= 1``).
@@ -27,11 +31,11 @@ from scipy import stats
 
 from collabsim.calibration.dirichlet import ConcentrationFit, fit_concentration
 from collabsim.calibration.hmm import HMMFit, fit_two_state
-from collabsim.calibration.kolab_sample import KolabSample
+from collabsim.calibration.kolab_sample import LOW_QUALITY, KolabSample
 from collabsim.participants.behaviour.lead_in import LeadInModel
 from collabsim.participants.behaviour.params import Param
 from collabsim.participants.behaviour.profile import BehaviourModel
-from collabsim.participants.behaviour.reactions import ReactionModel
+from collabsim.participants.behaviour.reactions import LABELS, CheckShift, ReactionModel
 from collabsim.participants.behaviour.timing import TimingModel
 
 MIN_INTERVAL_S = 1.0  # the Kolab times are whole seconds
@@ -129,6 +133,43 @@ def fit_reactions(sample: KolabSample) -> tuple[ReactionModel, ConcentrationFit]
     return model, conc
 
 
+def wilson_interval(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score interval of a binomial share ``k / n`` (95 % by default)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
+def fit_check_shift(sample: KolabSample) -> CheckShift | None:
+    """Fit the reaction shift by the own check (module docstring); None when the data has no
+    responses in low- or in high-rated steps."""
+    low, high = sample.reactions_low, sample.reactions_high
+    n_low, n_high = int(low.sum()), int(high.sum())
+    if n_low == 0 or n_high == 0:
+        return None
+    groups = {
+        "agree": (high, n_high, f"steps rated quality > {LOW_QUALITY} (proxy: own check agrees)"),
+        "disagree": (low, n_low, f"steps rated quality <= {LOW_QUALITY} (proxy: own check "
+                                 "disagrees)"),
+    }
+    values: dict[str, Param] = {}
+    for outcome, (counts, n, where) in groups.items():
+        for k, label in enumerate(LABELS):
+            x = int(counts[k])
+            values[f"{outcome}_{label}"] = Param(
+                x / n, _src(sample, f"{x}/{n} responses to AI outputs in {where}"),
+                wilson_interval(x, n))
+    n_rated = n_low + n_high
+    values["disagree_share"] = Param(
+        n_low / n_rated,
+        _src(sample, f"{n_low}/{n_rated} rated responses in steps rated quality <= "
+             f"{LOW_QUALITY}"), wilson_interval(n_low, n_rated))
+    return CheckShift(**values)
+
+
 def fit_lead_in(sample: KolabSample) -> LeadInModel | None:
     """Fit the lead-in model (module docstring); None without a session that has an AI node."""
     counts = sample.lead_in_actions
@@ -149,4 +190,5 @@ def calibrate(sample: KolabSample) -> Calibration:
     """Fit the whole behaviour model to a Kolab sample."""
     timing, hmm = fit_timing(sample)
     reactions, conc = fit_reactions(sample)
-    return Calibration(BehaviourModel(timing, reactions, fit_lead_in(sample)), sample, hmm, conc)
+    model = BehaviourModel(timing, reactions, fit_lead_in(sample), fit_check_shift(sample))
+    return Calibration(model, sample, hmm, conc)

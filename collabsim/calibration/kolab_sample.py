@@ -26,6 +26,10 @@ from collabsim.metrics.dynamics import (
 )
 from collabsim.participants.behaviour.reactions import LABELS
 
+# Output-quality ratings (1-5) at or below this count as "the professional judged the output
+# poor": 3 is the scale's neutral middle, so only 4 and 5 say the output was good.
+LOW_QUALITY = 3
+
 
 class CalibrationInputError(ValueError):
     """Input data cannot be used; the message (one line) names the file or folder."""
@@ -46,6 +50,9 @@ class KolabSample:
         reactions: Participant id -> counts ``[adopt, modify, reject]``.
         lead_in_actions: Per session with a timed AI node, the number of human nodes that
             start before the first AI node does (the session's solo lead-in).
+        reactions_low: Pooled counts ``[adopt, modify, reject]`` of responses to AI outputs
+            whose step the professional rated at most :data:`LOW_QUALITY` for output quality.
+        reactions_high: The same for steps rated above it (unrated steps are in neither).
     """
 
     file_name: str
@@ -56,6 +63,8 @@ class KolabSample:
     duration_shares: np.ndarray
     reactions: dict[str, np.ndarray]
     lead_in_actions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    reactions_low: np.ndarray = field(default_factory=lambda: np.zeros(3, dtype=int))
+    reactions_high: np.ndarray = field(default_factory=lambda: np.zeros(3, dtype=int))
 
     @property
     def event_counts(self) -> np.ndarray:
@@ -99,6 +108,17 @@ def _lead_in_actions(graph: WorkflowGraph) -> int | None:
     return sum(1 for n in timed if n.actor_type == "human" and float(n.start) < first)  # type: ignore[arg-type]
 
 
+def _output_quality(graph: WorkflowGraph, ai_node: str) -> int | None:
+    """The quality rating of the step AI node ``ai_node`` belongs to (None: unrated)."""
+    node = next((n for n in graph.nodes if n.id == ai_node), None)
+    if node is None or node.step is None:
+        return None
+    try:
+        return graph.step(node.step).quality
+    except KeyError:
+        return None
+
+
 def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> KolabSample:
     """Collect the calibration figures of ``graphs``.
 
@@ -110,6 +130,7 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
     intervals, bursts, memories, shares = [], [], [], []
     lead_ins: list[int] = []
     reactions: dict[str, Counter[str]] = {}
+    by_rating: dict[str, Counter[str]] = {"low": Counter(), "high": Counter()}
     for g in graphs:
         times = human_event_times(g)
         intervals.append(inter_event_intervals(times))
@@ -121,6 +142,10 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
         person = g.session.participant_id or g.session.session_id
         counter = reactions.setdefault(person, Counter())
         counter.update(r.label for r in g.responses)
+        for r in g.responses:
+            quality = _output_quality(g, r.ai_node)
+            if quality is not None:
+                by_rating["low" if quality <= LOW_QUALITY else "high"][r.label] += 1
     if sum(len(t) for t in intervals) < 3:
         raise CalibrationInputError(f"{file_name}: fewer than 3 gaps between human events")
     if not any(sum(c.values()) for c in reactions.values()):
@@ -134,6 +159,8 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
         duration_shares=np.array(shares, dtype=float),
         reactions={p: np.array([c[k] for k in LABELS], dtype=int) for p, c in reactions.items()},
         lead_in_actions=np.array(lead_ins, dtype=int),
+        reactions_low=np.array([by_rating["low"][k] for k in LABELS], dtype=int),
+        reactions_high=np.array([by_rating["high"][k] for k in LABELS], dtype=int),
     )
 
 

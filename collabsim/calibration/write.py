@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import yaml
+from scipy import stats
 
 from collabsim.calibration.checks import (
     FamilyRow,
@@ -55,6 +56,44 @@ def profile_with_behaviour(text: str, behaviour: dict, note: str) -> str:
 
 def _fmt(x: float, digits: int = 3) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def _check_section(cal: Calibration) -> list[str]:
+    """calibration.md lines on the reaction shift by the own check (none without the fit)."""
+    check = cal.model.check
+    if check is None:
+        return []
+    low, high = cal.sample.reactions_low, cal.sample.reactions_high
+    table = [[int(low[0]), int(low.sum() - low[0])], [int(high[0]), int(high.sum() - high[0])]]
+    p_value = float(stats.fisher_exact(table)[1])
+    lines = [
+        "## Reactions given the own check",
+        "",
+        "Proxy: a response to an AI output in a step the professional rated output quality "
+        "<= 3 stands for a check that disagrees, >= 4 for one that agrees (responses in "
+        f"unrated steps, {int(cal.sample.reaction_totals.sum() - low.sum() - high.sum())}, are "
+        "left out). A person's calibrated rates are shifted by the likelihood ratio "
+        "P(label | outcome) / P(label | rated).",
+        "",
+        "| own check | n | adopt (95 % CI) | modify (95 % CI) | reject (95 % CI) |",
+        "|---|---:|---|---|---|",
+    ]
+    for outcome, counts in (("agrees (rated >= 4)", high), ("disagrees (rated <= 3)", low)):
+        prefix = "disagree" if outcome.startswith("dis") else "agree"
+        cells = []
+        for label in LABELS:
+            par = getattr(check, f"{prefix}_{label}")
+            lo, hi = par.ci or (math.nan, math.nan)
+            cells.append(f"{par.value:.3f} ({lo:.2f}-{hi:.2f})")
+        lines.append(f"| {outcome} | {int(counts.sum())} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        f"Adopt share low vs high: Fisher exact p = {p_value:.2f}. Only {int(low.sum())} "
+        "responses are on the low side: the direction (less adoption, more rejection of "
+        "outputs judged poor) is what the data shows, its size is weakly determined.",
+        "",
+    ]
+    return lines
 
 
 def calibration_markdown(
@@ -98,6 +137,7 @@ def calibration_markdown(
         f"{spread.predicted_sd_q95:.3f}] (90 %).",
         "",
     ]
+    lines += _check_section(cal)
     lead = cal.model.lead_in
     if lead is not None:
         lines += [

@@ -13,10 +13,14 @@ A collaborator is a small stochastic model, not an oracle (DESIGN.md "Simulated 
   objection the agent declined), ``approve_threshold`` (a gate request it finds issues with is
   rejected only when its confidence in the issue is at least this; confidence is
   ``confidence_in_area`` or ``confidence_outside`` by the issue's area);
-* **reactions** to the agent's draft: adopt / modify / reject from the calibrated
+* **reactions** to the agent's draft: the person first checks the draft with its own
+  (fallible) analysis or reading, then reacts adopt / modify / reject from the calibrated
   Dirichlet-multinomial :class:`~collabsim.participants.behaviour.ReactionModel` (profile
-  ``behaviour.reactions``; one person's rates per session): *adopt* takes the draft as it is
-  without checking it (free-riding on the agent); *modify* edits the draft in the result
+  ``behaviour.reactions``; one person's rates per session), shifted by what its check found
+  (``behaviour.check``, :class:`~collabsim.participants.behaviour.CheckShift`: the Kolab
+  reactions to outputs the professional rated poor vs good): *adopt* takes the draft as it is
+  (when its check disagreed: over-reliance - it raises nothing and claims no agreement);
+  *modify* edits the draft in the result
   editor with its own version (D words its own computation, with its own mistakes and its
   figures; R restates the shown result under its own reading of the query), as a Kolab
   "modify" is the human changing the AI's output; *reject* proposes its own version in chat
@@ -150,17 +154,30 @@ class HumanModel:
         in_area = kind in AREAS[self.expertise]
         return self.confidence_in_area if in_area else self.confidence_outside
 
-    def reaction_rates(self, seed: int, name: str, task_id: str) -> ReactionRates | None:
+    def reaction_rates(self, seed: int, name: str, task_id: str,
+                       disagrees: bool | None = None) -> ReactionRates | None:
         """This person's adopt/modify/reject rates, if modelled.
 
         One person per session (seed, member, task), as in the Kolab data, where sessions had
         their own participants: a grid's sessions are independent teams, and its results do
         not hang on the few persons one draw per seed would give.
+
+        Args:
+            seed: Session seed.
+            name: Participant name.
+            task_id: The session's task.
+            disagrees: What this person's own check of the output found (True: it disagrees,
+                False: it agrees); with a ``behaviour.check`` block the person's rates are
+                shifted by it (:class:`~collabsim.participants.behaviour.CheckShift`).
+                None: the unconditional rates.
         """
         if self.behaviour is None:
             return None
-        return self.behaviour.reactions.sample_participant(
+        rates = self.behaviour.reactions.sample_participant(
             _rng(seed, name, task_id, "reactions"))
+        if disagrees is None or self.behaviour.check is None:
+            return rates
+        return self.behaviour.check.shift(rates, disagrees)
 
     def lead_in_actions(self, seed: int, name: str, task_id: str) -> int:
         """How many actions this person takes alone before it engages the agent in the

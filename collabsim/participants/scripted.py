@@ -13,7 +13,8 @@ Python's ``hash``.
 Agent: (leave teammates the opening: wait until one has acted, and for a leading teammate's
 ``[kickoff]``, see ``lead_patience_seconds``) inspect cell -> compute cell -> ``EDITOR_UPDATE``
 (draft) -> announce the draft to teammates and wait (bounded by ``patience_seconds`` of virtual
-time) for their checks -> ``FINISH``. A teammate's issue tag (in chat, or in the reason of a
+time) for their checks, and for an edit a teammate announced of the draft in the editor until
+it lands (bounded by ``finish_by_turn``) -> ``FINISH``. A teammate's issue tag (in chat, or in the reason of a
 gate ``REJECT``) changes its plan (redo with the suggested fix) when the agent defers: with the
 fixed propensity ``deference`` whoever is right, always for the teammate the team memory
 records as trusted for the issue's area, never while the ``ignore_teammate`` mistake is active
@@ -30,8 +31,9 @@ who then submits its own version. In build phases it adds plan / evidence criter
 Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own ``EXECUTE_CODE``
 and compares years; ``R`` (``check_wording``) compares the draft's wording with the query. Both
 are fallible people (:mod:`collabsim.participants.human`): their own computation / reading
-carries their own per-session mistakes, they adopt some drafts unchecked, edit others with
-their own version (modify) or propose it and insist (reject), take a think time before reacting
+carries their own per-session mistakes, they check every draft and, by what they found,
+adopt it (sometimes despite disagreeing), edit it with their own version (modify) or propose
+it and insist (reject), take a think time before reacting
 and act with calibrated durations (:class:`~collabsim.participants.human.SessionTiming`). Both
 post concrete issues in chat, decide pending gate requests they own (``REJECT`` with reasons),
 contribute to memory in build phases and otherwise wait. The first collaborator by name may

@@ -46,7 +46,8 @@ class ScriptedAgent:
     Args:
         seed: Policy seed (mistake draws, wording choices).
         params: Behaviour parameters: ``mistakes`` (mapping kind -> probability),
-            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 120),
+            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 120;
+            an announced edit of the draft is waited for until it lands),
             ``finish_by_turn`` (stop waiting for teammates from this turn on, default 45),
             ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
             propose), ``announce`` (post drafts for checking, default True),
@@ -119,8 +120,11 @@ class ScriptedAgent:
                 draft = obs.editor_text
             else:
                 kept = None
-        if (obs.editor_text.strip() != draft.strip()
-                and self._rejections(obs, "EDITOR_UPDATE", draft) < self._max_rejections):
+        rejected = self._rejections(obs, "EDITOR_UPDATE", draft)
+        if (obs.editor_text.strip() != draft.strip() and rejected < self._max_rejections
+                and not (rejected and obs.turn >= self._finish_by_turn)):
+            # from finish_by_turn on, asking an editor owner again to accept a text it
+            # rejected is waiting for a teammate too: the budget is left for FINISH
             return format_action("EDITOR_UPDATE", text=draft)
         message = self._team_message(obs, plan, applied, ignored, kept)
         if message is not None:
@@ -307,22 +311,33 @@ class ScriptedAgent:
             f"version you want. [handover FINISH draft={fp}]"))
 
     def _waiting_for_checks(self, obs: Observation) -> bool:
+        """Whether I hold FINISH back for my teammates (the caller bounds it by
+        ``finish_by_turn``): while a teammate's announced edit of the draft in the editor
+        has not landed - finishing would drop it - and, up to ``patience_seconds`` after I
+        announced the draft, while a teammate has not checked it."""
         if not obs.teammates or not self.params.get("announce", True):
             return False
         fp = draft_fingerprint(obs.editor_text)
         announce = self._said.in_chat(obs, "draft", fp)
         if not announce:
             return False
+        if self._edit_coming(obs):
+            return True
         checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
         missing = [t for t in obs.teammates if t not in checked]
         patience = float(self.params.get("patience_seconds", 120.0))
-        return bool(missing or self._edit_coming(obs)) and (
-            obs.time - announce[-1].time < patience)
+        return bool(missing) and obs.time - announce[-1].time < patience
 
     def _edit_coming(self, obs: Observation) -> bool:
-        """Whether a teammate announced an edit of the editor that has not been made yet."""
+        """Whether a teammate announced an edit of the draft now in the editor (its message
+        checks that draft and names the version it writes, ``[edit draft=...]``) and has not
+        made it yet. An announced edit of an earlier draft is not waited for: its author
+        reacts to the new draft instead."""
+        fp = draft_fingerprint(obs.editor_text)
         for message in obs.chat:
-            if message.sender == obs.me or not edited_drafts(message.text):
+            edits = edited_drafts(message.text)
+            if (message.sender == obs.me or not edits or fp in edits
+                    or fp not in checked_drafts(message.text)):
                 continue
             made = any(h.actor == message.sender and h.action_type == "EDITOR_UPDATE"
                        and h.time >= message.time for h in obs.history)

@@ -111,11 +111,15 @@ class ScriptedCollaborator:
         reading = self.reading(brief)
         return reading.semantics, reading.plan
 
-    def reaction(self, obs: Observation, fp: str) -> str:
-        """adopt / modify / reject of the agent's draft ``fp``; ``check`` (check it and raise
-        issues in chat, the behaviour before reactions were modelled) without a ``behaviour``
-        block."""
-        rates = self.human.reaction_rates(self.seed, self.name, obs.task.task_id)
+    def reaction(self, obs: Observation, fp: str, disagrees: bool) -> str:
+        """adopt / modify / reject of the agent's draft ``fp`` after my own check of it
+        ``disagrees`` (or agrees) with it; ``check`` (raise the issues in chat, the behaviour
+        before reactions were modelled) without a ``behaviour`` block.
+
+        The label comes from one uniform draw per (person, task, draft) through the rates the
+        check outcome gives, so the same person's reaction moves only where the outcome
+        shifts its rates."""
+        rates = self.human.reaction_rates(self.seed, self.name, obs.task.task_id, disagrees)
         if rates is None:
             return "check"
         return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
@@ -157,9 +161,11 @@ class ScriptedCollaborator:
             return self._edit_or_insist(obs, fp, draft)
         if obs.time < self._ready_at(obs, fp):
             return format_action(WAIT)  # still thinking about the announced draft
-        reaction = self.reaction(obs, fp)
-        # adopt: takes the draft as it is without checking it (free-riding on the agent)
-        issues = () if reaction == "adopt" else self.issues(obs, draft)
+        # I look at the draft first (my own, fallible check); what I find shifts my reaction
+        found = self.issues(obs, draft)
+        reaction = self.reaction(obs, fp, disagrees=bool(found))
+        # adopt: takes the draft as it is - also when my check disagreed (over-reliance)
+        issues = () if reaction == "adopt" else found
         version = None if reaction == "adopt" else self.own_version(obs, draft)
         if version is not None and reaction == "modify" and version.strip() == draft.strip():
             # modify means editing (the Kolab label): agreeing, it still rewrites the draft
@@ -185,8 +191,7 @@ class ScriptedCollaborator:
         chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
         if chatty < float(self.params.get("confirm_propensity", 1.0)):
             return self._said.post("check", fp, format_check_message(
-                self.name, (), draft,
-                self._confirmation(semantics, own, checked=reaction != "adopt")))
+                self.name, (), draft, self._confirmation(semantics, own, agrees=not found)))
         return format_action(WAIT)
 
     def _lead_in(self, obs: Observation, plan: AnalysisPlan) -> str | None:
@@ -248,9 +253,10 @@ class ScriptedCollaborator:
         text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
                 else obs.editor_text)
         fp = draft_fingerprint(text)
-        if self.reaction(obs, fp) == "adopt":
+        found = self.issues(obs, text)
+        if self.reaction(obs, fp, disagrees=bool(found)) == "adopt":
             return format_action("APPROVE", request_id=request.request_id)
-        issues = tuple(i for i in self.issues(obs, text)
+        issues = tuple(i for i in found
                        if self.human.confidence(i.kind) >= self.human.approve_threshold)
         if issues and not self._posted(obs, fp) and _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return self._said.post("check", fp, format_check_message(self.name, issues, text))
@@ -338,7 +344,7 @@ class ScriptedCollaborator:
         issues = self.issues(obs, draft)
         if not issues:
             return format_action(WAIT)
-        pushes = self.reaction(obs, fp) == "reject" or _rng(
+        pushes = self.reaction(obs, fp, disagrees=True) == "reject" or _rng(
             self.seed, self.name, obs.task.task_id, fp, "insist").random() < (
             self.human.assertiveness)
         if not pushes:
@@ -362,12 +368,12 @@ class ScriptedCollaborator:
         return tuple(found)
 
     def _confirmation(self, semantics: QuerySemantics, own: AnalysisResult | None,
-                      checked: bool) -> str:
-        """What I say when I agree with a draft. An adopted draft was taken without checking
-        it (free-riding), so saying so claims no check; only a checked draft that held up is
-        confirmed against my own computation or reading."""
-        if not checked:
-            return "Looks good to me."
+                      agrees: bool) -> str:
+        """What I say when I take a draft without objecting. Only a draft my check agrees
+        with is confirmed against my own computation or reading; adopting one my check
+        disagrees with (over-reliance), I go along without claiming that it is right."""
+        if not agrees:
+            return "Fine, go ahead with your draft."
         if self.numbers and own is not None and own.year is not None:
             return (f"I recomputed it on {'+'.join(own.columns)} and get the same century. "
                     "The draft is consistent with the data.")

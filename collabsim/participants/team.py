@@ -11,7 +11,8 @@ Accepted dict forms (all keys optional)::
      "collaborators": [{"key": "D", "guidance": "...", "params": {"recompute_claims": false}}]}
 
 A collaborator given as a string, or as a dict whose ``key`` has a packaged profile, starts
-from that packaged profile; ``title``, ``guidance`` replace and ``params`` update its fields.
+from that packaged profile; ``title``, ``guidance`` replace and ``params`` update its fields
+(nested mappings such as the calibrated ``behaviour`` block key by key).
 A collaborator key without a packaged profile must provide ``guidance``.
 """
 
@@ -26,6 +27,7 @@ import yaml
 
 from collabsim.core.records import Profile
 from collabsim.core.team import AGENT_NAME, MAX_COLLABORATORS, TeamConfigError, TeamSpec
+from collabsim.participants.human import HumanModel
 
 __all__ = [
     "AGENT_NAME",
@@ -100,11 +102,14 @@ def _collaborator(entry: Any, index: int) -> Profile:
         raise TeamConfigError(f"{where}: field 'key' must be a string")
     if key in packaged_profile_keys():
         base = load_profile(key)
-        params = dict(base.params)
         extra = entry.get("params") or {}
         if not isinstance(extra, Mapping):
             raise TeamConfigError(f"{where}: field 'params' must be a mapping")
-        params.update(extra)
+        params = _merged(base.params, extra)
+        try:
+            HumanModel.from_params(params)  # a bad override is a user error, named here
+        except ValueError as err:
+            raise TeamConfigError(f"{where} ({key}): {err}") from None
         return Profile(
             key=key,
             title=str(entry.get("title") or base.title),
@@ -112,6 +117,19 @@ def _collaborator(entry: Any, index: int) -> Profile:
             params=params,
         )
     return profile_from_dict(entry, where=where)
+
+
+def _merged(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``extra``, nested mappings merged key by key, so that an override
+    such as ``+team.profiles.D.params.behaviour.check.agree_adopt.value=0.8`` changes that one
+    value of the calibrated block (a non-mapping value, e.g. ``behaviour: null``, replaces)."""
+    out = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def team_from_dict(data: Mapping[str, Any] | Sequence[str] | str | None) -> TeamSpec:

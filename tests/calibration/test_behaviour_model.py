@@ -10,8 +10,10 @@ from collabsim.metrics.dynamics import burstiness, memory_coefficient
 from collabsim.participants.behaviour import (
     BehaviourConfigError,
     BehaviourModel,
+    CheckShift,
     Param,
     ReactionModel,
+    ReactionRates,
     TimingModel,
     event_times,
     load_behaviour,
@@ -131,6 +133,40 @@ def test_reaction_rates_spread_per_person_around_the_population_mean():
     labels = spread.mean.sample_many(20_000, rng)
     assert labels.count("adopt") / 20_000 == pytest.approx(0.6, abs=0.015)
     assert set(labels) == {"adopt", "modify", "reject"}
+
+
+def check_shift(**over: float) -> CheckShift:
+    values = dict(agree_adopt=0.7, agree_modify=0.2, agree_reject=0.1, disagree_adopt=0.5,
+                  disagree_modify=0.25, disagree_reject=0.25, disagree_share=0.2)
+    values.update(over)
+    return CheckShift(**{k: Param(v, "prior:test value", (0.0, 1.0)) for k, v in values.items()})
+
+
+def test_the_check_shift_block_round_trips_with_its_intervals_and_is_optional():
+    model = BehaviourModel(timing(), reactions(), check=check_shift())
+    data = yaml.safe_load(yaml.safe_dump(model.to_dict()))
+    assert data["check"]["agree_adopt"]["ci"] == [0.0, 1.0]
+    assert BehaviourModel.from_dict(data) == model
+    assert BehaviourModel.from_dict(BehaviourModel(timing(), reactions()).to_dict()).check is None
+    bad = model.to_dict()
+    bad["check"]["disagree_adopt"]["value"] = 0.9
+    with pytest.raises(BehaviourConfigError, match=r"behaviour: check\.disagree_\* rates"):
+        BehaviourModel.from_dict(bad)
+    bad_ci = model.to_dict()
+    bad_ci["check"]["agree_adopt"]["ci"] = [0.5]
+    with pytest.raises(BehaviourConfigError, match=r"behaviour\.check\.agree_adopt: ci"):
+        BehaviourModel.from_dict(bad_ci)
+
+
+def test_the_check_shift_moves_a_person_by_the_likelihood_ratio_and_keeps_habits():
+    shift = check_shift()
+    # a person at the rated mean reacts with the conditional rates of each outcome
+    mean = ReactionRates(*shift.reference())
+    assert shift.shift(mean, True).as_array() == pytest.approx([0.5, 0.25, 0.25])
+    assert shift.shift(mean, False).as_array() == pytest.approx([0.7, 0.2, 0.1])
+    # a person who never adopts still never adopts; one who always does still always does
+    assert shift.shift(ReactionRates(0.0, 0.5, 0.5), False).adopt == 0.0
+    assert shift.shift(ReactionRates(1.0, 0.0, 0.0), True).adopt == 1.0
 
 
 def test_behaviour_and_calibration_code_never_import_hydra_wandb_or_the_cli():

@@ -17,7 +17,7 @@ from collabsim.calibration.fit import Calibration, calibrate
 from collabsim.calibration.kolab_sample import KolabSample
 from collabsim.cli.main import main
 from collabsim.metrics.dynamics import burstiness, human_event_times, memory_coefficient
-from collabsim.participants.behaviour import load_behaviour
+from collabsim.participants.behaviour import ReactionRates, load_behaviour
 
 # Timing check tolerance, in standard errors of the real mean over the 31 sessions (SE about
 # 0.018 for B and 0.049 for M). The real mean is itself an estimate from 31 short streams;
@@ -49,6 +49,46 @@ def test_fitted_reaction_rates_equal_the_label_counts_in_the_data(
     assert r.modify.value == pytest.approx(overall["modify"] / n, abs=1e-12)
     assert r.reject.value == pytest.approx(overall["reject"] / n, abs=1e-12)
     assert r.adopt.source == "kolab:explorer_sessions.json: 152/247 responses"
+
+
+def _raw_labels_by_rating(path: Path) -> dict[str, Counter[str]]:
+    """Labels read straight from the JSON, by the quality rating of the AI node's step:
+    ``low`` (1-3), ``high`` (4-5), ``unrated``."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for session in data["sessions"]:
+        steps = {s["index"]: s.get("quality") for s in session["steps"]}
+        node_step = {n["id"]: n.get("step") for n in session["nodes"]}
+        for r in session["responses"]:
+            quality = steps.get(node_step.get(r["ai_node"]))
+            group = "unrated" if quality is None else "low" if quality <= 3 else "high"
+            out[group][r["label"]] += 1
+    return out
+
+
+def test_reactions_given_the_own_check_equal_the_counts_by_quality_rating(
+    kolab_calibration: Calibration, kolab_sessions_path: Path
+):
+    raw = _raw_labels_by_rating(kolab_sessions_path)
+    assert raw["low"] == {"adopt": 13, "modify": 6, "reject": 5}
+    assert raw["high"] == {"adopt": 98, "modify": 26, "reject": 15}
+    assert sum(raw["unrated"].values()) == 84
+    check = kolab_calibration.model.check
+    assert check is not None
+    for outcome, group in (("disagree", "low"), ("agree", "high")):
+        n = sum(raw[group].values())
+        for label in ("adopt", "modify", "reject"):
+            par = getattr(check, f"{outcome}_{label}")
+            assert par.value == pytest.approx(raw[group][label] / n, abs=1e-12)
+            assert par.source.startswith(f"kolab:explorer_sessions.json: {raw[group][label]}/{n} ")
+            assert par.ci is not None and par.ci[0] < par.value < par.ci[1]
+    assert check.disagree_share.value == pytest.approx(24 / 163)
+    # a person at the rated population mean reacts with exactly the data's conditional rates
+    ref = check.reference()
+    shifted = check.shift(ReactionRates(*ref), disagrees=True)
+    assert shifted.as_array() == pytest.approx(check.given(True))
+    # the low side is small: its 95 % interval for adopt is wide and covers the high side's
+    assert check.disagree_adopt.ci[1] > check.agree_adopt.value
 
 
 def test_lead_in_is_fitted_to_the_human_nodes_before_the_first_ai_node(
@@ -134,7 +174,7 @@ def test_every_parameter_names_its_source_and_the_fit_is_deterministic(
     kolab_calibration: Calibration, kolab_sample: KolabSample
 ):
     sources = kolab_calibration.model.sources()
-    assert len(sources) == 19  # timing 11, reactions 4, lead-in 2
+    assert len(sources) == 26  # timing 13, reactions 4, lead-in 2, check 7
     assert all(s.startswith(("kolab:explorer_sessions.json: ", "prior:")) for s in sources.values())
     assert calibrate(kolab_sample).model == kolab_calibration.model
     assert kolab_calibration.hmm.converged
@@ -158,8 +198,11 @@ def test_calibrate_command_writes_profiles_with_the_behaviour_block(
         assert {k: v for k, v in written.items() if k != "behaviour"} == {
             k: v for k, v in packaged.items() if k != "behaviour"}
         assert load_behaviour(out / f"{key}.yaml") == kolab_calibration.model
+        # the packaged profiles carry exactly what calibrate fits (reaction shift included)
+        assert packaged["behaviour"] == written["behaviour"]
     report = (out / "calibration.md").read_text()
     assert "| adopt | 152 | 0.6154 |" in report and "| reject | 32 | 0.1296 |" in report
+    assert "| disagrees (rated <= 3) | 24 | 0.542 (0.35-0.72) |" in report
     assert "NO |" not in report  # both timing checks pass
     # calibrating a calibrated profile replaces its block instead of adding a second one
     again = tmp_path / "again"

@@ -1,5 +1,7 @@
-"""A collaborator that adopts a draft took it without checking: when it says it agrees, it
-claims no check it did not make (an LLM agent reading the chat would trust the claim)."""
+"""What a collaborator says when it takes a draft without objecting must be true: it checks
+every draft before reacting, confirms only a draft its check agrees with, and when it adopts
+one its check disagrees with (over-reliance) it goes along without claiming agreement (an LLM
+agent reading the chat would trust the claim)."""
 
 from __future__ import annotations
 
@@ -49,13 +51,22 @@ def _d_messages(task_root: Path, label: str, agent_mistakes: MistakeModel,
             if e["actor"] == "D" and e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
 
 
-def test_an_adopting_collaborator_claims_no_recomputation_of_a_wrong_draft(
+def test_an_adopting_collaborator_claims_no_agreement_with_a_draft_its_check_disputes(
         generated_200: Path, tmp_path: Path) -> None:
     said = _d_messages(generated_200, "adopt", MistakeModel(peak_vs_plateau=1.0),
                        tmp_path / "adopt.jsonl")
-    agreements = [m for m in said if "Looks good to me." in m]
-    assert agreements  # it did say it agrees...
-    assert not any("recomputed" in m or "same century" in m for m in said)  # ...unchecked
+    assert any("Fine, go ahead with your draft." in m for m in said)  # it goes along...
+    # ...raising nothing, claiming neither agreement nor a recomputation that agrees
+    assert not any("[issue" in m for m in said)
+    assert not any("recomputed" in m or "same century" in m or "Looks good" in m
+                   or "looks right" in m for m in said)
+
+
+def test_an_adopting_collaborator_that_checked_a_right_draft_says_what_it_checked(
+        generated_200: Path, tmp_path: Path) -> None:
+    said = _d_messages(generated_200, "adopt", MistakeModel(), tmp_path / "adopt-right.jsonl")
+    assert any("I recomputed it on" in m and "same century" in m for m in said)
+    assert not any("go ahead with your draft" in m for m in said)
 
 
 def test_a_collaborator_that_checked_a_right_draft_confirms_its_recomputation(

@@ -50,10 +50,11 @@ def _planted(task: Task) -> int:
     return json.loads(task.reference_workflow_path.read_text())["completion"]["years"][0]
 
 
-def _run(task: Task, structure: str, deference: float, trace: Path) -> str:
-    team = team_from_dict("DR")
+def _run(task: Task, structure: str, deference: float, trace: Path,
+         patience: float = 600.0, members: str = "DR") -> str:
+    team = team_from_dict(members)
     participants: dict[str, Any] = {"agent": ScriptedAgent(
-        seed=0, params={"deference": deference, "patience_seconds": 600},
+        seed=0, params={"deference": deference, "patience_seconds": patience},
         mistakes=MistakeModel(peak_vs_plateau=1.0))}
     for profile in team.collaborators:  # D edits every draft, R takes drafts unchecked
         label = "modify" if profile.key == "D" else "adopt"
@@ -83,6 +84,51 @@ def test_modify_edits_the_editor_and_default_agent_follows_its_deference(
     assert _edits(tmp_path / "reverted.jsonl", "D")  # D edited ...
     assert year not in reverted  # ... and the agent, never deferring, reverted to its draft
     assert _edits(tmp_path / "reverted.jsonl", "agent")[-1] == reverted
+
+
+def test_the_agent_does_not_finish_while_an_announced_edit_is_on_its_way(
+        task: Task, tmp_path: Path) -> None:
+    # D's reply announcing its edit lands 1 s after the agent's patience ran out: the agent
+    # (never deferring to a chat objection) no longer waits for a check then, but finishing
+    # would drop the announced edit - it waits for it to land, then decides on it
+    patient = tmp_path / "patient.jsonl"
+    _run(task, "default", 0.0, patient, members="D")
+    events = [json.loads(line) for line in patient.read_text().splitlines()]
+    said = [e for e in events if e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
+    draft = next(e["t_end"] for e in said if e["actor"] == "agent")
+    reply = next(e["t_end"] for e in said if "[edit draft=" in e["args"]["message"])
+    trace = tmp_path / "impatient.jsonl"
+    submitted = _run(task, "default", 0.0, trace, patience=reply - draft - 1.0, members="D")
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert any("[edit draft=" in str(e["args"].get("message", "")) for e in events)
+    edit = [e for e in events if e["actor"] == "D" and e["action_type"] == "EDITOR_UPDATE"]
+    finish = [e for e in events if e["action_type"] == "FINISH"]
+    assert edit and finish and edit[0]["t_end"] <= finish[-1]["t_start"]  # landed first
+    assert edit[0]["args"]["text"] != submitted  # ... and the agent reverted it (deference 0)
+    assert _edits(trace, "agent")[-1] == submitted
+
+
+def test_waiting_for_an_announced_edit_is_bounded_by_finish_by_turn(
+        task: Task, tmp_path: Path) -> None:
+    # D announces edits but never makes them (its EDITOR_UPDATE is disabled): the agent stops
+    # waiting at finish_by_turn, so the session still ends
+    team = team_from_dict("D")
+
+    class _Announcer(ScriptedCollaborator):
+        def _edit_or_insist(self, obs: Any, fp: str, draft: str) -> str:
+            return "WAIT_TEAMMATE_CONTINUE"
+
+    participants: dict[str, Any] = {
+        "agent": ScriptedAgent(seed=0, params={"patience_seconds": 1.0, "finish_by_turn": 12},
+                               mistakes=MistakeModel(peak_vs_plateau=1.0)),
+        "D": _Announcer(team.collaborators[0], seed=0, params=_reacting("modify"))}
+    config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
+    trace = tmp_path / "never.jsonl"
+    result = run_session_sync(config, participants, trace, executor_factory=InProcessExecutor)
+    assert result.status == "finished", result.error
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert any("[edit draft=" in str(e["args"].get("message", "")) for e in events)
+    assert not any(e["actor"] == "D" and e["action_type"] == "EDITOR_UPDATE" for e in events)
 
 
 def test_under_gates_an_owners_edit_binds(task: Task, tmp_path: Path) -> None:

@@ -53,7 +53,7 @@ def test_findings_directions_hold_on_a_fresh_run(tmp_path: Path,
         gain = perf[("scaffolded", team)] - perf[("default", team)]
         assert -0.05 < gain <= 0.02, (team, gain)
     # README: "H_init,norm rises under scaffolding" (holds in direction for every team; DR by
-    # +0.14 on the grid, more than +0.05 on this subset; D and R by only +0.02 - less than
+    # +0.13 on the grid, more than +0.05 on this subset; D and R by only +0.02 - less than
     # +0.05 - because their humans' lead-in already gives them the initiative in default)
     h = cells["H_init_norm"]
     rises = {t: h[("scaffolded", t)] - h[("default", t)] for t in ("D", "R", "DR")}

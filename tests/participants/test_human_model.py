@@ -4,8 +4,10 @@ fire on the real archaeology queries, and the mechanisms move outcomes as docume
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import numpy as np
 import pytest
 from helpers.executors import InProcessExecutor
 
@@ -196,3 +198,56 @@ def test_same_seed_gives_byte_identical_traces_with_the_behavioural_model(
             assert a.read_bytes() == b.read_bytes(), (seed, structure)
             differs |= a.read_bytes() != (tmp_path / f"a0{structure}.jsonl").read_bytes()
     assert differs  # the seed does change what the simulated people do
+
+
+def test_the_own_check_shifts_each_persons_reaction_by_the_data_given_ratio() -> None:
+    model = HumanModel.from_params(load_profile("D").params)
+    check = model.behaviour.check
+    assert check is not None and check.disagree_adopt.source.startswith("kolab:")
+    agree, disagree = [], []
+    for seed in range(400):
+        base = model.reaction_rates(seed, "D", "t")
+        a = model.reaction_rates(seed, "D", "t", disagrees=False)
+        d = model.reaction_rates(seed, "D", "t", disagrees=True)
+        # the same person (per-person spread kept), shifted: a disagreeing check makes
+        # adopting less and rejecting more likely, for every person
+        assert d.adopt <= base.adopt <= a.adopt and d.reject >= base.reject >= a.reject
+        ratio = check.given(True) / check.reference()
+        expected = base.as_array() * ratio / (base.as_array() * ratio).sum()
+        assert d.as_array() == pytest.approx(expected)
+        agree.append(a.adopt)
+        disagree.append(d.adopt)
+    # over-reliance (adopting despite a disagreeing check) is frequent, as in the data
+    assert 0.35 < np.mean(disagree) < 0.6 < np.mean(agree) < 0.75
+
+
+def test_the_reaction_to_a_draft_follows_what_the_own_check_found() -> None:
+    collab = ScriptedCollaborator(load_profile("D"), seed=0)
+    obs = SimpleNamespace(task=SimpleNamespace(task_id="archaeology/0/0"))
+    labels = {flag: [ScriptedCollaborator(load_profile("D"), seed=s).reaction(
+        obs, "abcd1234", disagrees=flag) for s in range(300)] for flag in (False, True)}
+    shares = {f: {k: v.count(k) / 300 for k in ("adopt", "reject")} for f, v in labels.items()}
+    assert shares[True]["adopt"] < shares[False]["adopt"] - 0.08
+    assert shares[True]["reject"] > shares[False]["reject"] + 0.04
+    # one draw per person and draft: whoever adopts a draft it disputes adopts it when it
+    # agrees too, and whoever rejects one it agrees with rejects it when it disagrees
+    for agree_label, disagree_label in zip(labels[False], labels[True], strict=True):
+        assert disagree_label != "adopt" or agree_label == "adopt"
+        assert agree_label != "reject" or disagree_label == "reject"
+    assert collab.reaction(obs, "abcd1234", disagrees=True) == labels[True][0]
+
+
+def test_a_nested_behaviour_override_changes_one_value_and_a_bad_one_is_named() -> None:
+    # e.g. +team.profiles.D.params.behaviour.reactions.concentration.value=2 on the command line
+    team = team_from_dict({"collaborators": [
+        {"key": "D", "params": {"behaviour": {"reactions": {"concentration": {"value": 2.0}}}}}]})
+    model = HumanModel.from_params(team.collaborators[0].params)
+    packaged = HumanModel.from_params(load_profile("D").params).behaviour
+    assert model.behaviour.reactions.concentration.value == 2.0
+    assert model.behaviour.reactions.adopt == packaged.reactions.adopt  # the rest is kept
+    assert model.behaviour.timing == packaged.timing and model.behaviour.check == packaged.check
+    off = team_from_dict({"collaborators": [{"key": "D", "params": {"behaviour": None}}]})
+    assert HumanModel.from_params(off.collaborators[0].params).behaviour is None
+    with pytest.raises(ValueError, match=r"\(D\): behaviour: check\.agree_\* rates"):
+        team_from_dict({"collaborators": [{"key": "D", "params": {
+            "behaviour": {"check": {"agree_adopt": {"value": 0.9}}}}}]})

@@ -7,7 +7,8 @@ can tell a fitted value from an assumption:
   the statistic that produced it (e.g. ``kolab:explorer_sessions.json: 152/247 responses``);
 * ``prior:<reference>`` — a documented prior (a citation or a stated assumption).
 
-The YAML form of a parameter is ``{value: ..., source: ...}``.
+The YAML form of a parameter is ``{value: ..., source: ...}``, plus ``ci: [low, high]`` (a 95 %
+interval) where the fit gives one.
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ class Param:
     Attributes:
         value: The parameter value.
         source: ``kolab:<file>: <statistic>`` or ``prior:<reference>``.
+        ci: 95 % interval of a fitted value (None where none is given).
     """
 
     value: float
     source: str
+    ci: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.value, int | float) or not math.isfinite(self.value):
@@ -44,13 +47,21 @@ class Param:
                 f"parameter source must start with 'kolab:' or 'prior:': {self.source!r}"
             )
         object.__setattr__(self, "value", float(self.value))
+        if self.ci is not None:
+            lo, hi = (float(x) for x in self.ci)
+            if not lo <= hi:
+                raise BehaviourConfigError(f"parameter ci must be [low, high]: {self.ci!r}")
+            object.__setattr__(self, "ci", (lo, hi))
 
     def __float__(self) -> float:
         return self.value
 
     def to_dict(self) -> dict[str, Any]:
-        """The YAML form ``{value, source}``."""
-        return {"value": self.value, "source": self.source}
+        """The YAML form ``{value, source}`` (and ``ci`` when given)."""
+        out: dict[str, Any] = {"value": self.value, "source": self.source}
+        if self.ci is not None:
+            out["ci"] = [self.ci[0], self.ci[1]]
+        return out
 
     @classmethod
     def from_dict(cls, data: Any, name: str) -> Param:
@@ -64,8 +75,13 @@ class Param:
         value = data["value"]
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise BehaviourConfigError(f"{name}: value must be a number, got {value!r}")
+        ci = data.get("ci")
+        if ci is not None and (not isinstance(ci, list | tuple) or len(ci) != 2 or any(
+                isinstance(x, bool) or not isinstance(x, int | float) for x in ci)):
+            raise BehaviourConfigError(f"{name}: ci must be [low, high], got {ci!r}")
         try:
-            return cls(float(value), str(data["source"]))
+            return cls(float(value), str(data["source"]),
+                       None if ci is None else (float(ci[0]), float(ci[1])))
         except BehaviourConfigError as err:
             raise BehaviourConfigError(f"{name}: {err}") from None
 

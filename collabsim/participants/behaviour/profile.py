@@ -8,6 +8,8 @@ A profile YAML (``collabsim/participants/profiles/D.yaml`` or one written by
       reactions: {adopt: {value: ..., source: ...}, ...}        # ReactionModel
       lead_in:   {probability: {value: ..., source: ...}, ...}  # LeadInModel (optional:
                                                                 # without it, no lead-in)
+      check:     {agree_adopt: {value: ..., source: ..., ci: [..]}, ...}  # CheckShift
+                       # (optional: without it, reactions ignore what the check found)
 
 Every parameter names its source (``kolab:...`` or ``prior:...``).
 """
@@ -23,11 +25,11 @@ import yaml
 
 from collabsim.participants.behaviour.lead_in import LeadInModel
 from collabsim.participants.behaviour.params import BehaviourConfigError
-from collabsim.participants.behaviour.reactions import ReactionModel
+from collabsim.participants.behaviour.reactions import CheckShift, ReactionModel
 from collabsim.participants.behaviour.timing import TimingModel
 
 BLOCKS: tuple[str, ...] = ("timing", "reactions")
-OPTIONAL_BLOCKS: tuple[str, ...] = ("lead_in",)  # profiles calibrated before it still load
+OPTIONAL_BLOCKS: tuple[str, ...] = ("lead_in", "check")  # profiles calibrated before them load
 
 
 @dataclass(frozen=True)
@@ -37,10 +39,12 @@ class BehaviourModel:
     timing: TimingModel
     reactions: ReactionModel
     lead_in: LeadInModel | None = None
+    check: CheckShift | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """YAML form of the ``behaviour:`` block (an absent optional block is left out)."""
-        blocks = {"timing": self.timing, "reactions": self.reactions, "lead_in": self.lead_in}
+        blocks = {"timing": self.timing, "reactions": self.reactions, "lead_in": self.lead_in,
+                  "check": self.check}
         return {name: block.to_dict() for name, block in blocks.items() if block is not None}
 
     @classmethod
@@ -64,6 +68,8 @@ class BehaviourModel:
                 reactions=ReactionModel.from_dict(data["reactions"], f"{block}.reactions"),
                 lead_in=(LeadInModel.from_dict(data["lead_in"], f"{block}.lead_in")
                          if "lead_in" in data else None),
+                check=(CheckShift.from_dict(data["check"], f"{block}.check")
+                       if "check" in data else None),
             )
         except ValueError as err:
             if isinstance(err, BehaviourConfigError):
