@@ -38,7 +38,6 @@ from collabsim.core.observation import Observation, Participant
 from collabsim.metrics.pipeline import session_metrics
 from collabsim.metrics.process import workflow_coverage
 from collabsim.metrics.reference import ReferenceWorkflow, load_reference
-from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
 from collabsim.sandbox import SandboxError, SandboxPool, add_preload_files
@@ -52,6 +51,7 @@ from collabsim.tasks.model import Task
 from collabsim_envs.cell_cache import CachingExecutorFactory
 from collabsim_envs.rewards import RewardConfig, finite
 from collabsim_envs.text_space import SharedText
+from collabsim_envs.turn_prompt import TurnPrompt
 
 # Characters the text spaces accept; anything else in an observation is replaced by "?".
 CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "–—‘’“”…×→≥≤±·"
@@ -188,7 +188,7 @@ class SessionEnv(gym.Env[str, str]):
         )
         self.action_space = SharedText(max_length=MAX_ACTION_CHARS, min_length=0, charset=CHARSET)
         self.last_observation: Observation | None = None
-        self._renderer = PromptRenderer()
+        self._prompt = TurnPrompt()
         self._references: dict[str, ReferenceWorkflow | None] = {}
         self._orch: Orchestrator | None = None
         self._policies: dict[str, Participant] = {}
@@ -233,6 +233,7 @@ class SessionEnv(gym.Env[str, str]):
         self._orch.use_participant_durations(self._policies)
         self._orch.start()
         self._coverage = 0.0
+        self._prompt.clear()
 
     def _stop(self) -> None:
         """Abandon the running session (status ``aborted``) and release its sandbox."""
@@ -291,7 +292,7 @@ class SessionEnv(gym.Env[str, str]):
             obs = turn.observation
             self.last_observation = obs
             if self.text_observations:
-                self._last_text = sanitise(self._renderer.turn(obs, "", None))
+                self._last_text = sanitise(self._prompt.render(obs))
             info = {
                 "task_id": obs.task.task_id, "time": obs.time, "phase": obs.phase,
                 "turn": obs.turn, "available_actions": obs.available_actions,
