@@ -40,6 +40,7 @@ class TurnPrompt:
         # id(item) -> (item, its lines); holding the item keeps its id from being reused.
         self._lines: dict[int, tuple[Any, str]] = {}
         self._sections: dict[tuple[Any, ...], str] = {}
+        self._last_task: tuple[Any, str] = (None, "")
 
     def clear(self) -> None:
         """Forget the items' lines (call between sessions: the items belong to the last one).
@@ -100,6 +101,15 @@ class TurnPrompt:
         body = "".join(self._item_lines(shown, fmt)) if shown else empty
         return f"{header}\n{body}"
 
+    def _task(self, obs: Observation) -> str:
+        # A session's steps share one brief object; hashing a brief (every dataset and
+        # column) each step would cost more than the rest of the prompt.
+        if obs.task is not self._last_task[0]:
+            brief = obs.task
+            self._last_task = (brief, self._section(
+                ("task", brief), lambda: self._macros.task_section(brief)))
+        return self._last_task[1]
+
     def _memory(self, obs: Observation) -> str:
         memory = obs.memory
         assert memory is not None
@@ -122,7 +132,7 @@ class TurnPrompt:
     def render(self, obs: Observation) -> str:
         """The turn prompt of ``obs`` (empty scratchpad, no state block)."""
         lim, m = self.renderer.limits, self._macros
-        parts = [self._section(("task", obs.task), lambda: m.task_section(obs.task)),
+        parts = [self._task(obs),
                  "\n\n## Now\nTime: t=", f"{obs.time:.0f}",
                  "s. Structure: ", str(obs.structure), ". Phase: ", str(obs.phase),
                  " (group-memory build phase)" if obs.phase == "build" else "",
