@@ -237,11 +237,13 @@ class SessionEnv(gym.Env[str, str]):
 
     def _stop(self) -> None:
         """Abandon the running session (status ``aborted``) and release its sandbox."""
-        if self._orch is not None:
-            if not self._orch.done:
-                self._orch.abort("aborted", "learner: episode abandoned by the environment")
-            self._orch.close()
-        self._orch = None
+        orch, self._orch = self._orch, None
+        if orch is not None:
+            try:
+                if not orch.done:
+                    orch.abort("aborted", "learner: episode abandoned by the environment")
+            finally:
+                orch.close()  # hands the sandbox back even if the abort failed
 
     def _advance(self, orch: Orchestrator) -> Turn | None:
         """Play opponents' turns until the learner's turn (None: the session ended)."""
@@ -375,14 +377,27 @@ class SessionEnv(gym.Env[str, str]):
         return self._last_text if self.render_mode == "ansi" else None
 
     def close(self) -> None:
-        """Abandon a running session and release its sandbox."""
-        self._stop()
-        if self._sandboxes is not None:
-            self._sandboxes.close()
-        if self._loop is not None:
-            self._loop.close()
-            self._loop = None
-        super().close()
+        """Abandon a running session; end the sandboxes and the event loop (idempotent).
+
+        The pool closes first, so the running session's sandbox, handed back when the
+        session closes, ends at once rather than being reset for a session that never
+        comes. Every part is released even when an earlier one fails (the error is raised
+        after the rest is closed).
+        """
+        with contextlib.ExitStack() as stack:  # callbacks run last-in first-out
+            stack.callback(super().close)
+            stack.callback(self._close_loop)
+            stack.callback(self._stop)
+            if self._sandboxes is not None:
+                stack.callback(self._sandboxes.close)
+
+    def _close_loop(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is not None:
+            try:  # what asyncio.run does after its coroutine: LLM clients' generators end
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
 
     @property
     def task(self) -> Task | None:
