@@ -75,9 +75,14 @@ FEATURES: tuple[str, ...] = (
 )
 N_FEATURES = len(FEATURES)
 _WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
-# analysis cells and parsed outputs are pure functions of their inputs: kept across steps
+# Analysis cells, parsed outputs and chat tags are pure functions of their inputs: kept
+# across steps (every step reads the whole chat and every cell again).
 _compute_cell = functools.lru_cache(maxsize=4096)(compute_cell)
 _parse_result = functools.lru_cache(maxsize=4096)(parse_result)
+_parse_issues = functools.lru_cache(maxsize=4096)(parse_issues)
+_announced_drafts = functools.lru_cache(maxsize=4096)(announced_drafts)
+_checked_drafts = functools.lru_cache(maxsize=4096)(checked_drafts)
+_draft_fingerprint = functools.lru_cache(maxsize=256)(draft_fingerprint)
 
 
 class MacroActions(gym.Wrapper):
@@ -99,6 +104,8 @@ class MacroActions(gym.Wrapper):
         self.action_space = spaces.Discrete(len(self.macros))
         self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES,), np.float32)
         self._plans: dict[str, tuple[QuerySemantics, tuple[AnalysisPlan, ...]]] = {}
+        # (task, teammates' fixes in chat order) -> plans of the variants
+        self._variants: dict[tuple[Any, ...], tuple[AnalysisPlan, ...]] = {}
         # Every step asks the same questions of one observation several times (the mask
         # expands each macro, the features recompute the variants): answered once per
         # observation.
@@ -120,15 +127,36 @@ class MacroActions(gym.Wrapper):
 
     def variants(self, obs: Observation) -> list[AnalysisPlan]:
         """Plans of hypothesis variants 0..4 (variant 0 with teammates' fixes applied)."""
+        return list(self._variant_plans(obs))
+
+    def _variant_plans(self, obs: Observation) -> tuple[AnalysisPlan, ...]:
         memo = self._per_obs(obs)
-        if "variants" not in memo:
-            _, (plan,) = self._task_plans(obs)
-            for message in obs.chat:
-                if message.sender != obs.me:
-                    for _, fix in parse_issues(message.text):
-                        plan = plan.with_fix(fix)
-            memo["variants"] = [plan] + [apply_mistakes(plan, [m]) for m in VARIANT_MISTAKES]
-        return list(memo["variants"])
+        plans = memo.get("variants")
+        if plans is None:
+            fixes = tuple(tuple(fix.items()) for message in obs.chat if message.sender != obs.me
+                          for _, fix in _parse_issues(message.text))
+            key = (obs.task.task_id, fixes)
+            plans = self._variants.get(key)
+            if plans is None:
+                _, (plan,) = self._task_plans(obs)
+                for fix in fixes:
+                    plan = plan.with_fix(dict(fix))
+                plans = (plan, *(apply_mistakes(plan, [m]) for m in VARIANT_MISTAKES))
+                if len(self._variants) >= 1024:
+                    self._variants.clear()
+                self._variants[key] = plans
+            memo["variants"] = plans
+        return plans
+
+    def _seen(self, obs: Observation) -> tuple[frozenset[str], str, str]:
+        """(available actions, stripped editor text, its fingerprint) of ``obs``."""
+        memo = self._per_obs(obs)
+        seen = memo.get("seen")
+        if seen is None:
+            editor = obs.editor_text.strip()
+            seen = memo["seen"] = (frozenset(obs.available_actions), editor,
+                                   _draft_fingerprint(editor) if editor else "")
+        return seen
 
     def _my_result(self, obs: Observation, code: str) -> tuple[bool, Any]:
         runs = [c for c in obs.code_cells if c.author == obs.me and c.code == code]
@@ -167,9 +195,8 @@ class MacroActions(gym.Wrapper):
             return (format_action(name, **args) if text else ""), True
 
         name = self.macros[macro]
-        can = set(obs.available_actions)
+        can, editor, fp = self._seen(obs)
         pending = obs.pending_for_me[0] if obs.pending_for_me else None
-        editor = obs.editor_text.strip()
         if name == "wait":
             return _WAIT, True
         if name in ("approve", "reject"):
@@ -186,7 +213,7 @@ class MacroActions(gym.Wrapper):
         if name in ("inspect_data", "recompute") or name.startswith("analyse_variant_"):
             if "EXECUTE_CODE" not in can:
                 return None, False
-            plans = self.variants(obs)
+            plans = self._variant_plans(obs)
             if name == "inspect_data":
                 return action("EXECUTE_CODE", code=inspect_cell(plans[0]) if text else "")
             k = 0 if name == "recompute" else int(name.rsplit("_", 1)[1])
@@ -200,9 +227,8 @@ class MacroActions(gym.Wrapper):
             return action("EDITOR_UPDATE", text=claim)
         if "SEND_TEAMMATE_MESSAGE" not in can or not editor or not obs.teammates:
             return None, False
-        fp = draft_fingerprint(editor)
         if name == "ask_check":
-            if any(m.sender == obs.me and fp in announced_drafts(m.text) for m in obs.chat):
+            if any(m.sender == obs.me and fp in _announced_drafts(m.text) for m in obs.chat):
                 return None, False
             if not text:
                 return "", True
@@ -244,17 +270,16 @@ class MacroActions(gym.Wrapper):
         out = np.zeros(N_FEATURES, dtype=np.float32)
         if obs is None:
             return out
-        plans = self.variants(obs) if obs.task.datasets else []
+        plans = self._variant_plans(obs) if obs.task.datasets else ()
         results = [self._my_result(obs, _compute_cell(p)) for p in plans]
         base_year = results[0][1].year if results and results[0][1] is not None else None
-        editor = obs.editor_text.strip()
-        fp = draft_fingerprint(editor) if editor else ""
+        can, editor, fp = self._seen(obs)
         claim = self._claim(obs)
         mine = [c for c in obs.code_cells if c.author == obs.me]
         inspect = inspect_cell(plans[0]) if plans else None
         others = [m for m in obs.chat if m.sender != obs.me]
-        checks = [m for m in others if fp and fp in checked_drafts(m.text)]
-        kinds = [k for m in others for k, _ in parse_issues(m.text)]
+        checks = [m for m in others if fp and fp in _checked_drafts(m.text)]
+        kinds = [k for m in others for k, _ in _parse_issues(m.text)]
         years = [(c.author, r.year) for c in obs.code_cells if c.ok
                  for r in [_parse_result(c.output)]
                  if r is not None and r.year is not None]
@@ -278,9 +303,9 @@ class MacroActions(gym.Wrapper):
         teammates = max(len(obs.teammates), 1)
         values += [
             agree, min(len(mine) / 10, 1.0), bool(mine) and not mine[-1].ok,
-            any(fp and fp in announced_drafts(m.text) for m in obs.chat),
+            any(fp and fp in _announced_drafts(m.text) for m in obs.chat),
             min(len({m.sender for m in checks}) / teammates, 1.0),
-            min(len({m.sender for m in checks if parse_issues(m.text)}) / teammates, 1.0),
+            min(len({m.sender for m in checks if _parse_issues(m.text)}) / teammates, 1.0),
         ]
         values += [min(kinds.count(k), 3) / 3 for k in ISSUE_KINDS]
         values += [
@@ -288,7 +313,6 @@ class MacroActions(gym.Wrapper):
             min(len(obs.chat) / 20, 1.0), bool(obs.gates), obs.role == "agent",
             bool(obs.feedback),
         ]
-        can = set(obs.available_actions)
         values += [a in can for a in ACTION_NAMES]
         out[:] = np.asarray(values, dtype=np.float32)
         return out
