@@ -34,6 +34,7 @@ from gymnasium import spaces
 
 from collabsim.core.actions import ActionName, format_action
 from collabsim.core.observation import Observation
+from collabsim.core.records import CodeCell
 from collabsim.domain.time_expr import format_window
 from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
 from collabsim.participants.claims import (
@@ -111,6 +112,8 @@ class MacroActions(gym.Wrapper):
         # observation.
         self._memo_of: Observation | None = None
         self._memo: dict[str, Any] = {}
+        self._mask_key: tuple[Any, ...] | None = None
+        self._mask = np.ones(len(self.macros), dtype=bool)
 
     def _per_obs(self, obs: Observation) -> dict[str, Any]:
         if obs is not self._memo_of:
@@ -158,11 +161,12 @@ class MacroActions(gym.Wrapper):
                                    _draft_fingerprint(editor) if editor else "")
         return seen
 
-    def _my_result(self, obs: Observation, code: str) -> tuple[bool, Any]:
-        runs = [c for c in obs.code_cells if c.author == obs.me and c.code == code]
-        if not runs:
+    @staticmethod
+    def _result_of(cell: CodeCell | None) -> tuple[bool, Any]:
+        """(run at all, parsed result of a successful run) of the learner's latest run."""
+        if cell is None:
             return False, None
-        return True, _parse_result(runs[-1].output) if runs[-1].ok else None
+        return True, _parse_result(cell.output) if cell.ok else None
 
     def _my_latest(self, obs: Observation) -> Any:
         for cell in reversed(obs.code_cells):
@@ -261,8 +265,16 @@ class MacroActions(gym.Wrapper):
         obs = obs or self.base.last_observation
         if obs is None:
             return np.ones(len(self.macros), dtype=bool)
-        return np.array([self._expand(obs, i, False)[1] for i in range(len(self.macros))],
-                        dtype=bool)
+        # Everything _expand reads to decide validity; most steps change none of it (the
+        # time does not count), so the last mask is kept. Chat and cells compare item by
+        # item, by identity first: cheap within a session, exact across sessions.
+        key = (obs.task, obs.me, obs.teammates, obs.available_actions, bool(obs.pending_for_me),
+               obs.phase, obs.editor_text, obs.chat, obs.code_cells)
+        if key != self._mask_key:
+            self._mask = np.array(
+                [self._expand(obs, i, False)[1] for i in range(len(self.macros))], dtype=bool)
+            self._mask_key = key
+        return self._mask.copy()
 
     # -- features ---------------------------------------------------------------------
     def features(self, obs: Observation | None) -> np.ndarray:
@@ -271,11 +283,12 @@ class MacroActions(gym.Wrapper):
         if obs is None:
             return out
         plans = self._variant_plans(obs) if obs.task.datasets else ()
-        results = [self._my_result(obs, _compute_cell(p)) for p in plans]
+        mine = [c for c in obs.code_cells if c.author == obs.me]
+        latest_run = {c.code: c for c in mine}  # each code's latest run by the learner
+        results = [self._result_of(latest_run.get(_compute_cell(p))) for p in plans]
         base_year = results[0][1].year if results and results[0][1] is not None else None
         can, editor, fp = self._seen(obs)
         claim = self._claim(obs)
-        mine = [c for c in obs.code_cells if c.author == obs.me]
         inspect = inspect_cell(plans[0]) if plans else None
         others = [m for m in obs.chat if m.sender != obs.me]
         checks = [m for m in others if fp and fp in _checked_drafts(m.text)]
@@ -292,7 +305,7 @@ class MacroActions(gym.Wrapper):
             min(obs.turn / max(self.base.max_turns, 1), 1.0),
             min(len(obs.pending_for_me), 3) / 3, min(len(obs.my_pending), 3) / 3,
             bool(editor), claim is not None and claim.strip() == editor,
-            any(c.code == inspect for c in mine),
+            inspect in latest_run,
         ]
         values += [results[k][0] if k < len(results) else 0.0 for k in range(N_VARIANTS)]
         values += [
