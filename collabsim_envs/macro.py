@@ -75,6 +75,7 @@ FEATURES: tuple[str, ...] = (
     *(f"can_{a.lower()}" for a in ACTION_NAMES),
 )
 N_FEATURES = len(FEATURES)
+_TIME_USED, _TURNS_USED = FEATURES.index("time_used"), FEATURES.index("turns_used")
 _WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
 # Analysis cells, parsed outputs and chat tags are pure functions of their inputs: kept
 # across steps (every step reads the whole chat and every cell again).
@@ -114,6 +115,8 @@ class MacroActions(gym.Wrapper):
         self._memo: dict[str, Any] = {}
         self._mask_key: tuple[Any, ...] | None = None
         self._mask = np.ones(len(self.macros), dtype=bool)
+        self._features_key: tuple[Any, ...] | None = None
+        self._features = np.zeros(N_FEATURES, dtype=np.float32)
 
     def _per_obs(self, obs: Observation) -> dict[str, Any]:
         if obs is not self._memo_of:
@@ -265,23 +268,51 @@ class MacroActions(gym.Wrapper):
         obs = obs or self.base.last_observation
         if obs is None:
             return np.ones(len(self.macros), dtype=bool)
-        # Everything _expand reads to decide validity; most steps change none of it (the
-        # time does not count), so the last mask is kept. Chat and cells compare item by
-        # item, by identity first: cheap within a session, exact across sessions.
-        key = (obs.task, obs.me, obs.teammates, obs.available_actions, bool(obs.pending_for_me),
-               obs.phase, obs.editor_text, obs.chat, obs.code_cells)
+        key = self._state_key(obs)
         if key != self._mask_key:
             self._mask = np.array(
                 [self._expand(obs, i, False)[1] for i in range(len(self.macros))], dtype=bool)
             self._mask_key = key
         return self._mask.copy()
 
+    def _state_key(self, obs: Observation) -> tuple[Any, ...]:
+        """Everything the mask and the features read of ``obs`` except its time and turn.
+
+        Most steps change none of it, so the last mask and features are kept while it is
+        equal. Chat and cells compare item by item, by identity first: cheap within a
+        session, exact across sessions.
+        """
+        memo = self._per_obs(obs)
+        key = memo.get("key")
+        if key is None:
+            key = memo["key"] = (
+                obs.task, obs.me, obs.role, obs.teammates, obs.phase, obs.available_actions,
+                len(obs.pending_for_me), len(obs.my_pending), bool(obs.gates),
+                bool(obs.feedback), obs.editor_text, obs.chat, obs.code_cells,
+            )
+        return key
+
     # -- features ---------------------------------------------------------------------
     def features(self, obs: Observation | None) -> np.ndarray:
         """The numeric observation of ``obs`` (see :data:`FEATURES`)."""
-        out = np.zeros(N_FEATURES, dtype=np.float32)
         if obs is None:
-            return out
+            return np.zeros(N_FEATURES, dtype=np.float32)
+        key = self._state_key(obs)
+        if key != self._features_key:
+            self._features = self._compute_features(obs)
+            self._features_key = key
+        out = self._features.copy()
+        out[_TIME_USED], out[_TURNS_USED] = self._progress(obs)
+        return out
+
+    def _progress(self, obs: Observation) -> tuple[float, float]:
+        """``time_used`` and ``turns_used`` of ``obs``."""
+        max_time = self.base._orch.state.cfg.max_time if self.base._orch else 7200.0
+        return (min(obs.time / max_time, 1.0),
+                min(obs.turn / max(self.base.max_turns, 1), 1.0))
+
+    def _compute_features(self, obs: Observation) -> np.ndarray:
+        out = np.zeros(N_FEATURES, dtype=np.float32)
         plans = self._variant_plans(obs) if obs.task.datasets else ()
         mine = [c for c in obs.code_cells if c.author == obs.me]
         latest_run = {c.code: c for c in mine}  # each code's latest run by the learner
@@ -299,10 +330,8 @@ class MacroActions(gym.Wrapper):
         agree = 0.0
         if len(years) >= 2 and years[-1][0] != years[-2][0]:
             agree = float(years[-1][1] == years[-2][1])
-        max_time = self.base._orch.state.cfg.max_time if self.base._orch else 7200.0
         values: list[float] = [
-            obs.phase == "build", min(obs.time / max_time, 1.0),
-            min(obs.turn / max(self.base.max_turns, 1), 1.0),
+            obs.phase == "build", *self._progress(obs),
             min(len(obs.pending_for_me), 3) / 3, min(len(obs.my_pending), 3) / 3,
             bool(editor), claim is not None and claim.strip() == editor,
             inspect in latest_run,
