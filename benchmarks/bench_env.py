@@ -13,21 +13,26 @@ time), in a single env and in a vector of 4 (sync and async). Columns:
 * ``steps/s idle``: steps / (process CPU + sandbox CPU), what the wall rate comes to on an
   idle machine (no other load; the sandbox waits are the only waits).
 
-Async workers' CPU is not in the CPU columns (``-``). Target: >= 1,000 wait/message steps/s in
-a single DR env (text interface: the full prompt is rendered each step; macro interface:
-numeric features instead).
+Each measurement is repeated (``--repeats``, default 3; a fresh env each time) and reported as
+the median, with the slowest repeat's wall rate beside it (``wall min``), so one disturbed run
+neither hides nor makes the figure. Async workers' CPU is not in the CPU columns (``-``).
+Target: >= 1,000 wait/message steps/s in a single DR env (text interface: the full prompt is
+rendered each step; macro interface: numeric features instead).
 
-    python benchmarks/bench_env.py [--steps 2000] [--code-steps 100] [--cell-cache]
-        [--no-reuse]
+    python benchmarks/bench_env.py [--steps 2000] [--code-steps 100] [--repeats 3]
+        [--single-only] [--cell-cache] [--no-reuse]
 
-Wall-time figures depend on the machine's load; report the CPU columns alongside them.
+Wall-time figures depend on the machine's load (printed at the start and the end); report
+the CPU columns alongside them.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import time
+from collections.abc import Callable
 
 import gymnasium as gym
 import numpy as np
@@ -44,9 +49,12 @@ ACTIONS = {
     "message": format_action("SEND_TEAMMATE_MESSAGE", message="I am looking at the data."),
     "code": format_action("EXECUTE_CODE", code="print(sum(range(1000)))"),
 }
+MACROS = {"wait": "wait", "message": "ask_check", "code": "inspect_data"}
 CACHE = False
 REUSE = True
 _TICKS = os.sysconf("SC_CLK_TCK")
+Row = tuple[float, float, float, float]
+"""steps/s wall, steps/s CPU, sandbox ms/step, steps/s idle."""
 
 
 def _proc_cpu(pid: int, children: bool = False) -> float:
@@ -73,10 +81,9 @@ def _sandbox_cpu() -> float:
     except OSError:
         pass
     return total
-MACROS = {"wait": "wait", "message": "ask_check", "code": "inspect_data"}
 
 
-def _single(interface: str, kind: str, steps: int) -> tuple[float, float, float, float]:
+def _single(interface: str, kind: str, steps: int) -> Row:
     env = gym.make(ENV_ID, team="DR", interface=interface, cell_cache=CACHE,
                    reuse_sandbox=REUSE)
     action = ACTIONS[kind] if interface == "text" else AGENT_MACROS.index(MACROS[kind])
@@ -92,7 +99,7 @@ def _single(interface: str, kind: str, steps: int) -> tuple[float, float, float,
     return steps / wall, steps / cpu, 1000 * box / steps, steps / (cpu + box)
 
 
-def _vector(mode: str, interface: str, kind: str, steps: int) -> tuple[float, float, float, float]:
+def _vector(mode: str, interface: str, kind: str, steps: int) -> Row:
     vec = gym.make_vec(ENV_ID, num_envs=4, vectorization_mode=mode, team="DR",
                        interface=interface, cell_cache=CACHE, reuse_sandbox=REUSE)
     one = ACTIONS[kind] if interface == "text" else AGENT_MACROS.index(MACROS[kind])
@@ -110,11 +117,22 @@ def _vector(mode: str, interface: str, kind: str, steps: int) -> tuple[float, fl
     return n / wall, n / cpu, 1000 * box / n, n / (cpu + box)
 
 
+def _repeated(measure: Callable[[], Row], repeats: int) -> tuple[Row, float]:
+    """Median of each column over ``repeats`` measurements, and the lowest wall rate."""
+    rows = [measure() for _ in range(repeats)]
+    wall, cpu, box, idle = (statistics.median(col) for col in zip(*rows, strict=True))
+    return (wall, cpu, box, idle), min(row[0] for row in rows)
+
+
 def main() -> None:
     """Print the table of steps per second."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=2000, help="cheap steps per measurement")
     parser.add_argument("--code-steps", type=int, default=100, help="code steps per measurement")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="measurements per setting (median reported, slowest wall beside)")
+    parser.add_argument("--single-only", action="store_true",
+                        help="skip the vectors of 4 (the single-env rows only)")
     parser.add_argument("--cell-cache", action="store_true",
                         help="reuse outputs of self-contained analysis cells (the scripted D's "
                              "recomputation), as training does")
@@ -123,29 +141,34 @@ def main() -> None:
     args = parser.parse_args()
     global CACHE, REUSE
     CACHE, REUSE = args.cell_cache, not args.no_reuse
+    repeats = max(1, args.repeats)
     print(f"cores={os.cpu_count()} load(1 min)={os.getloadavg()[0]:.1f} "
-          f"reuse_sandbox={REUSE} cell_cache={CACHE}")
-    print(f"{'setting':40s} {'steps/s wall':>12s} {'steps/s CPU':>11s} "
+          f"reuse_sandbox={REUSE} cell_cache={CACHE} repeats={repeats} (medians)")
+    print(f"{'setting':40s} {'steps/s wall':>12s} {'wall min':>8s} {'steps/s CPU':>11s} "
           f"{'sandbox ms/step':>15s} {'steps/s idle':>12s}")
 
-    def show(label: str, row: tuple[float, float, float, float]) -> None:
-        wall, cpu, box, idle = row
-        cells = [f"{wall:12.0f}"] + [
+    def show(label: str, measure: Callable[[], Row]) -> None:
+        (wall, cpu, box, idle), slowest = _repeated(measure, repeats)
+        cells = [f"{wall:12.0f}", f"{slowest:8.0f}"] + [
             f"{v:{w}.{d}f}" if v == v else f"{'-':>{w}s}"
             for v, w, d in ((cpu, 11, 0), (box, 15, 2), (idle, 12, 0))
         ]
-        print(f"{label:40s} " + " ".join(cells))
+        print(f"{label:40s} " + " ".join(cells), flush=True)
 
     # Start the sandbox's fork server outside the timing (a one-off cost per process).
     _single("text", "wait", 40)
     for interface in ("text", "macro"):
         for kind in ("wait", "message", "code"):
             n = args.code_steps if kind == "code" else args.steps
-            show(f"single DR env, {interface}, {kind}", _single(interface, kind, n))
-    for mode in ("sync", "async"):
-        for kind in ("wait", "code"):
-            n = (args.code_steps if kind == "code" else args.steps) // 4
-            show(f"vector of 4 ({mode}), text, {kind}", _vector(mode, "text", kind, n))
+            show(f"single DR env, {interface}, {kind}",
+                 lambda i=interface, k=kind, n=n: _single(i, k, n))
+    if not args.single_only:
+        for mode in ("sync", "async"):
+            for kind in ("wait", "code"):
+                n = (args.code_steps if kind == "code" else args.steps) // 4
+                show(f"vector of 4 ({mode}), text, {kind}",
+                     lambda m=mode, k=kind, n=n: _vector(m, "text", k, n))
+    print(f"load(1 min) at the end={os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

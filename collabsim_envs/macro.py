@@ -34,6 +34,7 @@ from gymnasium import spaces
 
 from collabsim.core.actions import ActionName, format_action
 from collabsim.core.observation import Observation
+from collabsim.core.records import CodeCell
 from collabsim.domain.time_expr import format_window
 from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
 from collabsim.participants.claims import (
@@ -74,10 +75,16 @@ FEATURES: tuple[str, ...] = (
     *(f"can_{a.lower()}" for a in ACTION_NAMES),
 )
 N_FEATURES = len(FEATURES)
+_TIME_USED, _TURNS_USED = FEATURES.index("time_used"), FEATURES.index("turns_used")
 _WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
-# analysis cells and parsed outputs are pure functions of their inputs: kept across steps
+# Analysis cells, parsed outputs and chat tags are pure functions of their inputs: kept
+# across steps (every step reads the whole chat and every cell again).
 _compute_cell = functools.lru_cache(maxsize=4096)(compute_cell)
 _parse_result = functools.lru_cache(maxsize=4096)(parse_result)
+_parse_issues = functools.lru_cache(maxsize=4096)(parse_issues)
+_announced_drafts = functools.lru_cache(maxsize=4096)(announced_drafts)
+_checked_drafts = functools.lru_cache(maxsize=4096)(checked_drafts)
+_draft_fingerprint = functools.lru_cache(maxsize=256)(draft_fingerprint)
 
 
 class MacroActions(gym.Wrapper):
@@ -99,11 +106,17 @@ class MacroActions(gym.Wrapper):
         self.action_space = spaces.Discrete(len(self.macros))
         self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES,), np.float32)
         self._plans: dict[str, tuple[QuerySemantics, tuple[AnalysisPlan, ...]]] = {}
+        # (task, teammates' fixes in chat order) -> plans of the variants
+        self._variants: dict[tuple[Any, ...], tuple[AnalysisPlan, ...]] = {}
         # Every step asks the same questions of one observation several times (the mask
         # expands each macro, the features recompute the variants): answered once per
         # observation.
         self._memo_of: Observation | None = None
         self._memo: dict[str, Any] = {}
+        self._mask_key: tuple[Any, ...] | None = None
+        self._mask = np.ones(len(self.macros), dtype=bool)
+        self._features_key: tuple[Any, ...] | None = None
+        self._features = np.zeros(N_FEATURES, dtype=np.float32)
 
     def _per_obs(self, obs: Observation) -> dict[str, Any]:
         if obs is not self._memo_of:
@@ -120,21 +133,43 @@ class MacroActions(gym.Wrapper):
 
     def variants(self, obs: Observation) -> list[AnalysisPlan]:
         """Plans of hypothesis variants 0..4 (variant 0 with teammates' fixes applied)."""
-        memo = self._per_obs(obs)
-        if "variants" not in memo:
-            _, (plan,) = self._task_plans(obs)
-            for message in obs.chat:
-                if message.sender != obs.me:
-                    for _, fix in parse_issues(message.text):
-                        plan = plan.with_fix(fix)
-            memo["variants"] = [plan] + [apply_mistakes(plan, [m]) for m in VARIANT_MISTAKES]
-        return list(memo["variants"])
+        return list(self._variant_plans(obs))
 
-    def _my_result(self, obs: Observation, code: str) -> tuple[bool, Any]:
-        runs = [c for c in obs.code_cells if c.author == obs.me and c.code == code]
-        if not runs:
+    def _variant_plans(self, obs: Observation) -> tuple[AnalysisPlan, ...]:
+        memo = self._per_obs(obs)
+        plans = memo.get("variants")
+        if plans is None:
+            fixes = tuple(tuple(fix.items()) for message in obs.chat if message.sender != obs.me
+                          for _, fix in _parse_issues(message.text))
+            key = (obs.task.task_id, fixes)
+            plans = self._variants.get(key)
+            if plans is None:
+                _, (plan,) = self._task_plans(obs)
+                for fix in fixes:
+                    plan = plan.with_fix(dict(fix))
+                plans = (plan, *(apply_mistakes(plan, [m]) for m in VARIANT_MISTAKES))
+                if len(self._variants) >= 1024:
+                    self._variants.clear()
+                self._variants[key] = plans
+            memo["variants"] = plans
+        return plans
+
+    def _seen(self, obs: Observation) -> tuple[frozenset[str], str, str]:
+        """(available actions, stripped editor text, its fingerprint) of ``obs``."""
+        memo = self._per_obs(obs)
+        seen = memo.get("seen")
+        if seen is None:
+            editor = obs.editor_text.strip()
+            seen = memo["seen"] = (frozenset(obs.available_actions), editor,
+                                   _draft_fingerprint(editor) if editor else "")
+        return seen
+
+    @staticmethod
+    def _result_of(cell: CodeCell | None) -> tuple[bool, Any]:
+        """(run at all, parsed result of a successful run) of the learner's latest run."""
+        if cell is None:
             return False, None
-        return True, _parse_result(runs[-1].output) if runs[-1].ok else None
+        return True, _parse_result(cell.output) if cell.ok else None
 
     def _my_latest(self, obs: Observation) -> Any:
         for cell in reversed(obs.code_cells):
@@ -167,9 +202,8 @@ class MacroActions(gym.Wrapper):
             return (format_action(name, **args) if text else ""), True
 
         name = self.macros[macro]
-        can = set(obs.available_actions)
+        can, editor, fp = self._seen(obs)
         pending = obs.pending_for_me[0] if obs.pending_for_me else None
-        editor = obs.editor_text.strip()
         if name == "wait":
             return _WAIT, True
         if name in ("approve", "reject"):
@@ -186,7 +220,7 @@ class MacroActions(gym.Wrapper):
         if name in ("inspect_data", "recompute") or name.startswith("analyse_variant_"):
             if "EXECUTE_CODE" not in can:
                 return None, False
-            plans = self.variants(obs)
+            plans = self._variant_plans(obs)
             if name == "inspect_data":
                 return action("EXECUTE_CODE", code=inspect_cell(plans[0]) if text else "")
             k = 0 if name == "recompute" else int(name.rsplit("_", 1)[1])
@@ -200,9 +234,8 @@ class MacroActions(gym.Wrapper):
             return action("EDITOR_UPDATE", text=claim)
         if "SEND_TEAMMATE_MESSAGE" not in can or not editor or not obs.teammates:
             return None, False
-        fp = draft_fingerprint(editor)
         if name == "ask_check":
-            if any(m.sender == obs.me and fp in announced_drafts(m.text) for m in obs.chat):
+            if any(m.sender == obs.me and fp in _announced_drafts(m.text) for m in obs.chat):
                 return None, False
             if not text:
                 return "", True
@@ -235,39 +268,73 @@ class MacroActions(gym.Wrapper):
         obs = obs or self.base.last_observation
         if obs is None:
             return np.ones(len(self.macros), dtype=bool)
-        return np.array([self._expand(obs, i, False)[1] for i in range(len(self.macros))],
-                        dtype=bool)
+        key = self._state_key(obs)
+        if key != self._mask_key:
+            self._mask = np.array(
+                [self._expand(obs, i, False)[1] for i in range(len(self.macros))], dtype=bool)
+            self._mask_key = key
+        return self._mask.copy()
+
+    def _state_key(self, obs: Observation) -> tuple[Any, ...]:
+        """Everything the mask and the features read of ``obs`` except its time and turn.
+
+        Most steps change none of it, so the last mask and features are kept while it is
+        equal. Chat and cells compare item by item, by identity first: cheap within a
+        session, exact across sessions.
+        """
+        memo = self._per_obs(obs)
+        key = memo.get("key")
+        if key is None:
+            key = memo["key"] = (
+                obs.task, obs.me, obs.role, obs.teammates, obs.phase, obs.available_actions,
+                len(obs.pending_for_me), len(obs.my_pending), bool(obs.gates),
+                bool(obs.feedback), obs.editor_text, obs.chat, obs.code_cells,
+            )
+        return key
 
     # -- features ---------------------------------------------------------------------
     def features(self, obs: Observation | None) -> np.ndarray:
         """The numeric observation of ``obs`` (see :data:`FEATURES`)."""
-        out = np.zeros(N_FEATURES, dtype=np.float32)
         if obs is None:
-            return out
-        plans = self.variants(obs) if obs.task.datasets else []
-        results = [self._my_result(obs, _compute_cell(p)) for p in plans]
-        base_year = results[0][1].year if results and results[0][1] is not None else None
-        editor = obs.editor_text.strip()
-        fp = draft_fingerprint(editor) if editor else ""
-        claim = self._claim(obs)
+            return np.zeros(N_FEATURES, dtype=np.float32)
+        key = self._state_key(obs)
+        if key != self._features_key:
+            self._features = self._compute_features(obs)
+            self._features_key = key
+        out = self._features.copy()
+        out[_TIME_USED], out[_TURNS_USED] = self._progress(obs)
+        return out
+
+    def _progress(self, obs: Observation) -> tuple[float, float]:
+        """``time_used`` and ``turns_used`` of ``obs``."""
+        max_time = self.base._orch.state.cfg.max_time if self.base._orch else 7200.0
+        return (min(obs.time / max_time, 1.0),
+                min(obs.turn / max(self.base.max_turns, 1), 1.0))
+
+    def _compute_features(self, obs: Observation) -> np.ndarray:
+        out = np.zeros(N_FEATURES, dtype=np.float32)
+        plans = self._variant_plans(obs) if obs.task.datasets else ()
         mine = [c for c in obs.code_cells if c.author == obs.me]
+        latest_run = {c.code: c for c in mine}  # each code's latest run by the learner
+        results = [self._result_of(latest_run.get(_compute_cell(p))) for p in plans]
+        base_year = results[0][1].year if results and results[0][1] is not None else None
+        can, editor, fp = self._seen(obs)
+        claim = self._claim(obs)
         inspect = inspect_cell(plans[0]) if plans else None
         others = [m for m in obs.chat if m.sender != obs.me]
-        checks = [m for m in others if fp and fp in checked_drafts(m.text)]
-        kinds = [k for m in others for k, _ in parse_issues(m.text)]
+        checks = [m for m in others if fp and fp in _checked_drafts(m.text)]
+        kinds = [k for m in others for k, _ in _parse_issues(m.text)]
         years = [(c.author, r.year) for c in obs.code_cells if c.ok
                  for r in [_parse_result(c.output)]
                  if r is not None and r.year is not None]
         agree = 0.0
         if len(years) >= 2 and years[-1][0] != years[-2][0]:
             agree = float(years[-1][1] == years[-2][1])
-        max_time = self.base._orch.state.cfg.max_time if self.base._orch else 7200.0
         values: list[float] = [
-            obs.phase == "build", min(obs.time / max_time, 1.0),
-            min(obs.turn / max(self.base.max_turns, 1), 1.0),
+            obs.phase == "build", *self._progress(obs),
             min(len(obs.pending_for_me), 3) / 3, min(len(obs.my_pending), 3) / 3,
             bool(editor), claim is not None and claim.strip() == editor,
-            any(c.code == inspect for c in mine),
+            inspect in latest_run,
         ]
         values += [results[k][0] if k < len(results) else 0.0 for k in range(N_VARIANTS)]
         values += [
@@ -278,9 +345,9 @@ class MacroActions(gym.Wrapper):
         teammates = max(len(obs.teammates), 1)
         values += [
             agree, min(len(mine) / 10, 1.0), bool(mine) and not mine[-1].ok,
-            any(fp and fp in announced_drafts(m.text) for m in obs.chat),
+            any(fp and fp in _announced_drafts(m.text) for m in obs.chat),
             min(len({m.sender for m in checks}) / teammates, 1.0),
-            min(len({m.sender for m in checks if parse_issues(m.text)}) / teammates, 1.0),
+            min(len({m.sender for m in checks if _parse_issues(m.text)}) / teammates, 1.0),
         ]
         values += [min(kinds.count(k), 3) / 3 for k in ISSUE_KINDS]
         values += [
@@ -288,7 +355,6 @@ class MacroActions(gym.Wrapper):
             min(len(obs.chat) / 20, 1.0), bool(obs.gates), obs.role == "agent",
             bool(obs.feedback),
         ]
-        can = set(obs.available_actions)
         values += [a in can for a in ACTION_NAMES]
         out[:] = np.asarray(values, dtype=np.float32)
         return out

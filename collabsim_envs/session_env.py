@@ -38,7 +38,6 @@ from collabsim.core.observation import Observation, Participant
 from collabsim.metrics.pipeline import session_metrics
 from collabsim.metrics.process import workflow_coverage
 from collabsim.metrics.reference import ReferenceWorkflow, load_reference
-from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
 from collabsim.sandbox import SandboxError, SandboxPool, add_preload_files
@@ -52,6 +51,7 @@ from collabsim.tasks.model import Task
 from collabsim_envs.cell_cache import CachingExecutorFactory
 from collabsim_envs.rewards import RewardConfig, finite
 from collabsim_envs.text_space import SharedText
+from collabsim_envs.turn_prompt import TurnPrompt
 
 # Characters the text spaces accept; anything else in an observation is replaced by "?".
 CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "–—‘’“”…×→≥≤±·"
@@ -188,7 +188,7 @@ class SessionEnv(gym.Env[str, str]):
         )
         self.action_space = SharedText(max_length=MAX_ACTION_CHARS, min_length=0, charset=CHARSET)
         self.last_observation: Observation | None = None
-        self._renderer = PromptRenderer()
+        self._prompt = TurnPrompt()
         self._references: dict[str, ReferenceWorkflow | None] = {}
         self._orch: Orchestrator | None = None
         self._policies: dict[str, Participant] = {}
@@ -233,14 +233,17 @@ class SessionEnv(gym.Env[str, str]):
         self._orch.use_participant_durations(self._policies)
         self._orch.start()
         self._coverage = 0.0
+        self._prompt.clear()
 
     def _stop(self) -> None:
         """Abandon the running session (status ``aborted``) and release its sandbox."""
-        if self._orch is not None:
-            if not self._orch.done:
-                self._orch.abort("aborted", "learner: episode abandoned by the environment")
-            self._orch.close()
-        self._orch = None
+        orch, self._orch = self._orch, None
+        if orch is not None:
+            try:
+                if not orch.done:
+                    orch.abort("aborted", "learner: episode abandoned by the environment")
+            finally:
+                orch.close()  # hands the sandbox back even if the abort failed
 
     def _advance(self, orch: Orchestrator) -> Turn | None:
         """Play opponents' turns until the learner's turn (None: the session ended)."""
@@ -291,7 +294,7 @@ class SessionEnv(gym.Env[str, str]):
             obs = turn.observation
             self.last_observation = obs
             if self.text_observations:
-                self._last_text = sanitise(self._renderer.turn(obs, "", None))
+                self._last_text = sanitise(self._prompt.render(obs))
             info = {
                 "task_id": obs.task.task_id, "time": obs.time, "phase": obs.phase,
                 "turn": obs.turn, "available_actions": obs.available_actions,
@@ -374,14 +377,27 @@ class SessionEnv(gym.Env[str, str]):
         return self._last_text if self.render_mode == "ansi" else None
 
     def close(self) -> None:
-        """Abandon a running session and release its sandbox."""
-        self._stop()
-        if self._sandboxes is not None:
-            self._sandboxes.close()
-        if self._loop is not None:
-            self._loop.close()
-            self._loop = None
-        super().close()
+        """Abandon a running session; end the sandboxes and the event loop (idempotent).
+
+        The pool closes first, so the running session's sandbox, handed back when the
+        session closes, ends at once rather than being reset for a session that never
+        comes. Every part is released even when an earlier one fails (the error is raised
+        after the rest is closed).
+        """
+        with contextlib.ExitStack() as stack:  # callbacks run last-in first-out
+            stack.callback(super().close)
+            stack.callback(self._close_loop)
+            stack.callback(self._stop)
+            if self._sandboxes is not None:
+                stack.callback(self._sandboxes.close)
+
+    def _close_loop(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is not None:
+            try:  # what asyncio.run does after its coroutine: LLM clients' generators end
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
 
     @property
     def task(self) -> Task | None:

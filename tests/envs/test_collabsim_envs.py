@@ -236,3 +236,39 @@ def test_a_judged_turn_limit_ending_is_terminated_and_a_failed_session_truncated
         assert info["status"] == "error" and truncated and not terminated
     finally:
         env.close()
+
+
+@pytest.mark.parametrize(("env_id", "kwargs", "min_valid"), [
+    ("DiscoveryTeam-v0", {"team": "DR", "structure": "scaffolded"}, 7),
+    ("Collaborator-v0", {"role": "R", "team": "DR", "structure": "preassigned_gates"},
+     len(COLLABORATOR_MACROS)),
+])
+def test_the_action_mask_marks_exactly_the_macros_that_expand_to_an_action(
+    env_id, kwargs, min_valid
+):
+    """The mask is computed without building the actions' text and kept across steps while
+    its inputs are unchanged (so are the features): both must agree with a fresh wrapper's."""
+    env = gym.make(f"collabsim/{env_id}", interface="macro", max_turns=15, **kwargs)
+    wrapper = env
+    while not isinstance(wrapper, MacroActions):
+        wrapper = wrapper.env
+    rng = np.random.default_rng(0)
+    ever_valid = np.zeros(env.action_space.n, dtype=bool)
+    try:
+        features, info = env.reset(seed=3)
+        for _ in range(80):
+            obs = wrapper.base.last_observation
+            fresh = MacroActions(wrapper.base)  # no memo of earlier observations
+            expanded = [fresh.expand(obs, i) for i in range(env.action_space.n)]
+            assert info["action_mask"].tolist() == [valid for _, valid in expanded]
+            assert all(text for text, valid in expanded if valid)
+            assert np.array_equal(features, fresh.features(obs))
+            ever_valid |= info["action_mask"]
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            features, _, terminated, truncated, info = env.step(action)
+            if terminated or truncated:
+                features, info = env.reset()
+    finally:
+        env.close()
+    never = [m for m, v in zip(wrapper.macros, ever_valid, strict=True) if not v]
+    assert ever_valid.sum() >= min_valid, never

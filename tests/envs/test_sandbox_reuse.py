@@ -61,3 +61,23 @@ def test_seeded_episodes_are_identical_with_and_without_reuse(reuse: bool) -> No
     finally:
         reused.close()
         fresh.close()
+
+
+def test_without_reuse_every_episode_gets_a_fresh_worker_and_the_old_one_ends() -> None:
+    env = gym.make("collabsim/DiscoveryTeam-v0", team="single", max_turns=6, reuse_sandbox=False)
+    sandboxes, worker_pids = [], []
+    try:
+        assert env.unwrapped._sandboxes is None
+        for seed in (0, 1, 0):
+            env.reset(seed=seed)
+            obs, *_ = env.step(LOOK)
+            worker_pids.append(_code_output(obs, "LOOK").split()[-1])
+            sandbox = env.unwrapped._orch.runner.executor
+            assert not sandbox.closed
+            sandboxes.append(sandbox)
+            if len(sandboxes) > 1:  # the previous episode's sandbox ended with it
+                assert sandboxes[-2].closed
+    finally:
+        env.close()
+    assert len(set(worker_pids)) == 3, worker_pids  # a reused worker would repeat its pid
+    assert sandboxes[-1].closed

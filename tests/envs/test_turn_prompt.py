@@ -1,0 +1,94 @@
+"""The text envs' incremental turn prompt equals the packaged templates' rendering."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import collabsim_envs
+from collabsim.core.actions import format_action
+from collabsim.core.observation import Observation
+from collabsim.core.records import ChatMessage, CodeCell, GateRequest, HistoryEntry, MemoryView
+from collabsim.participants.llm_policy import PromptLimits, PromptRenderer
+from collabsim_envs.turn_prompt import TurnPrompt
+
+gym.register_envs(collabsim_envs)
+ACTIONS = [
+    "WAIT_TEAMMATE_CONTINUE()",
+    format_action("SEND_TEAMMATE_MESSAGE", message="I am looking at the data."),
+    format_action("EXECUTE_CODE", code="print('x' * 3500)"),  # output past the clip limit
+    format_action("EXECUTE_CODE", code="1 / 0"),  # an error cell
+    format_action("EDITOR_UPDATE", text="The value rises after 500 BCE."),
+    "NOT_AN_ACTION(",  # feedback to the learner
+]
+SETTINGS = [
+    ("DiscoveryTeam-v0", {"team": "DR", "structure": "default"}),
+    ("DiscoveryTeam-v0", {"team": "DR", "structure": "memory"}),  # build phase, memory
+    ("DiscoveryTeam-v0", {"team": "DR", "structure": "preassigned_gates"}),
+    ("DiscoveryTeam-v0", {"team": "single"}),
+    ("Collaborator-v0", {"role": "R", "team": "DR", "structure": "scaffolded"}),
+    ("Collaborator-v0", {"role": "D", "team": "DR", "structure": "memory"}),
+]
+
+
+def _observations(env_id: str, kwargs: dict, seed: int) -> list[Observation]:
+    env = gym.make(f"collabsim/{env_id}", interface="text", max_turns=25, **kwargs)
+    rng = np.random.default_rng(seed)
+    seen = []
+    try:
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            seen.append(env.unwrapped.last_observation)
+            action = ACTIONS[int(rng.choice(len(ACTIONS), p=[0.3, 0.4, 0.1, 0.1, 0.05, 0.05]))]
+            done = any(env.step(action)[2:4])
+    finally:
+        env.close()
+    return seen
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), SETTINGS)
+def test_env_observations_render_as_the_templates_do(env_id: str, kwargs: dict) -> None:
+    reference, fast = PromptRenderer(), TurnPrompt()
+    observations = _observations(env_id, kwargs, seed=0) + _observations(env_id, kwargs, seed=1)
+    assert len(observations) > 10
+    for obs in observations:
+        assert fast.render(obs) == reference.turn(obs, "", None)
+    # Forgetting the items' lines (as the env does between sessions) changes nothing.
+    fast.clear()
+    assert fast.render(observations[-1]) == reference.turn(observations[-1], "", None)
+
+
+def _long(obs: Observation) -> Observation:
+    """``obs`` with more chat, cells and history than a prompt shows, and every section."""
+    chat = tuple(ChatMessage(i, 10.0 * i + 0.5, "D" if i % 2 else "R", f"note {i}")
+                 for i in range(45))
+    cells = tuple(CodeCell(i, 7.5 * i, "agent", f"print({i})", "y" * (2990 + 3 * i), i % 5 != 0)
+                  for i in range(15))
+    history = tuple(HistoryEntry(i, 3.0 * i, "D", "SEND_TEAMMATE_MESSAGE", "ok", f"said {i}")
+                    for i in range(50))
+    request = GateRequest("g1", 3, 12.0, "D", obs.me, "EDITOR_UPDATE", {"text": "<a & b>"})
+    mine = GateRequest("g2", 4, 13.0, obs.me, "R", "FINISH", {})
+    memory = MemoryView({"plan": ("first", "second"), "trust": ()}, False, ("agent",))
+    return dataclasses.replace(
+        obs, chat=chat, code_cells=cells, history=history, editor_text="A claim.",
+        feedback=("Your action failed.", "R approved."), phase="build", memory=memory,
+        gates={"FINISH": "R"}, pending_for_me=(request,), my_pending=(mine,),
+        available_actions=(),
+    )
+
+
+@pytest.mark.parametrize("limits", [PromptLimits(), PromptLimits(3, 2, 5, 100),
+                                    PromptLimits(0, 0, 0, 10)])
+def test_long_observations_with_every_section_render_as_the_templates_do(limits) -> None:
+    obs = _observations("DiscoveryTeam-v0", {"team": "DR"}, seed=2)[-1]
+    fast, reference = TurnPrompt(limits), PromptRenderer(limits=limits)
+    for variant in (obs, _long(obs), dataclasses.replace(_long(obs), memory=MemoryView({}),
+                                                         role="collaborator")):
+        expected = reference.turn(variant, "", None)
+        assert fast.render(variant) == expected
+        assert fast.render(variant) == expected  # from the cached lines and sections
+    assert "earlier messages not shown" in reference.turn(_long(obs), "", None)
