@@ -1,6 +1,6 @@
 """Edge-convention figures of workflow graphs: simulated sessions next to the real Kolab ones.
 
-    python benchmarks/bench_graph_edges.py RUN_STORE [--kolab ../shared/data/kolab/explorer_sessions.json]
+    python benchmarks/bench_graph_edges.py RUN_STORE [--kolab PATH (default: ../shared/data/kolab beside the repository)]
 
 Per side (sessions with a human node only, like ``collabsim fidelity``), over non-loop edges
 with timed ends, nodes ranked by start time (ties: graph order):
@@ -17,17 +17,21 @@ merges, density, edges) plus retention, which does not depend on edges.
 from __future__ import annotations
 
 import argparse
+import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from collabsim.calibration.kolab_sample import CalibrationInputError
 from collabsim.calibration.simulated import load_simulated_graphs
 from collabsim.graphs.explorer_io import load_explorer
+from collabsim.graphs.kolab_common import KolabFormatError
 from collabsim.graphs.model import WorkflowGraph
 from collabsim.metrics.dynamics import dynamics_row
 
+DEFAULT_KOLAB = Path(__file__).resolve().parents[2] / "shared/data/kolab/explorer_sessions.json"
 _DYNAMICS = ("h_cross", "branch", "merge", "loop", "density_w", "edges_total",
              "retention_strict", "retention_broad")
 
@@ -71,13 +75,16 @@ def main() -> None:
     """Print the figures for a run store and the Kolab file side by side."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store", type=Path, help="run store (or folder) with trace.jsonl files")
-    parser.add_argument("--kolab", type=Path,
-                        default=Path("../shared/data/kolab/explorer_sessions.json"))
+    parser.add_argument("--kolab", type=Path, default=DEFAULT_KOLAB)
     args = parser.parse_args()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sim = edge_figures(load_simulated_graphs(args.store))
-        real = edge_figures(load_explorer(args.kolab))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            sim = edge_figures(load_simulated_graphs(args.store))
+            real = edge_figures(load_explorer(args.kolab))
+    except (CalibrationInputError, KolabFormatError) as err:
+        print(f"error: {err}", file=sys.stderr)  # a bad path is a user error: one line, exit 2
+        raise SystemExit(2) from None
     print(f"{'figure':24s} {'simulated':>10s} {'real':>10s}")
     for key in sim:
         print(f"{key:24s} {sim[key]:10.3f} {real[key]:10.3f}")
