@@ -203,6 +203,12 @@ def describe_actions(names: tuple[str, ...] | None = None) -> str:
 def wait_bound(action: Action) -> float | None:
     """The time bound of a ``WAIT_TEAMMATE_CONTINUE`` (None: wait for something new).
 
+    Args:
+        action: A parsed ``WAIT_TEAMMATE_CONTINUE``.
+
+    Returns:
+        Its ``max_seconds`` as a number of virtual seconds, or None without it.
+
     Raises:
         ValueError: The ``max_seconds`` value is not a positive, finite number (the message
             names the argument and the value).
@@ -228,6 +234,9 @@ def format_wait(seconds: float | None = None) -> str:
     The bound is written in milliseconds, rounded up (and never below one millisecond), so
     that the wait never ends before the time its author meant: a deadline ``d`` passed as
     ``d - now`` wakes the author at ``d`` or at most a millisecond later, never just before.
+
+    Args:
+        seconds: The longest the wait may last, in virtual seconds.
     """
     if seconds is None or math.isinf(seconds):
         return format_action("WAIT_TEAMMATE_CONTINUE")
