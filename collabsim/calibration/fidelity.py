@@ -19,8 +19,10 @@ human node ``v`` (v directly follows from u), ``max(0, end(v) - end(u))`` second
 from the AI output being there to the human's reaction being done. (Start-to-end gaps are
 no use here: Kolab nodes abut, so ``start(v) - end(u)`` is 0 for 98 % of such edges.)
 
-Simulated sessions without any human node (the single agent) have no human-AI dynamics and
-are left out (and counted). Undefined values (NaN: too few events, no responses, no AI node)
+Simulated sessions without a simulated human (the single agent: team ``single``; without a
+team label, a session without any human node) have no human-AI dynamics and are left out
+(and counted). A team session whose humans never got an action in (the agent finished
+first) is kept: its human metrics are undefined, its crossing share and lead-in are not. Undefined values (NaN: too few events, no responses, no AI node)
 are left out of the
 distributions and counted. For each metric the two distributions are compared with the
 two-sample Kolmogorov-Smirnov test (statistic D in [0, 1] and its p-value) and the
@@ -219,6 +221,13 @@ class Fidelity:
     sim_without_humans: int = 0
 
 
+def _has_simulated_human(g: WorkflowGraph) -> bool:
+    team = g.session.extra.get("team")
+    if team is not None:
+        return str(team) != "single"
+    return any(n.actor_type == "human" for n in g.nodes)
+
+
 def fidelity(
     real: Sequence[WorkflowGraph], sim: Sequence[WorkflowGraph], *, seed: int = 0
 ) -> Fidelity:
@@ -226,7 +235,7 @@ def fidelity(
 
     Simulated sessions without a human node are dropped (module docstring).
     """
-    with_humans = [g for g in sim if any(n.actor_type == "human" for n in g.nodes)]
+    with_humans = [g for g in sim if _has_simulated_human(g)]
     dropped = len(sim) - len(with_humans)
     sim = with_humans
     real_rows = [session_metrics(g) for g in real]

@@ -13,6 +13,7 @@ to exactly the same :class:`Action` for arbitrary strings.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -62,6 +63,11 @@ class ActionSpec:
         return f"{self.name}({', '.join(parts)})"
 
 
+WAIT_MAX_SECONDS = "max_seconds"
+"""``WAIT_TEAMMATE_CONTINUE``'s optional argument: wake at the latest this many virtual
+seconds after the wait (see :func:`wait_bound`)."""
+
+
 _SPECS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "SEND_TEAMMATE_MESSAGE",
@@ -88,9 +94,10 @@ _SPECS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "WAIT_TEAMMATE_CONTINUE",
         (),
-        (),
-        "Do nothing now; continue when something new happens.",
-        "WAIT_TEAMMATE_CONTINUE()",
+        (WAIT_MAX_SECONDS,),
+        "Do nothing now; continue when something new happens, or at the latest after "
+        f"{WAIT_MAX_SECONDS} seconds (a positive number; omit it to wait for something new).",
+        f'WAIT_TEAMMATE_CONTINUE({WAIT_MAX_SECONDS}="30")',
     ),
     ActionSpec(
         "FINISH",
@@ -191,3 +198,47 @@ def describe_actions(names: tuple[str, ...] | None = None) -> str:
         spec = ACTION_SPECS[n]
         lines.append(f"- {spec.syntax()}: {spec.description}")
     return "\n".join(lines)
+
+
+def wait_bound(action: Action) -> float | None:
+    """The time bound of a ``WAIT_TEAMMATE_CONTINUE`` (None: wait for something new).
+
+    Args:
+        action: A parsed ``WAIT_TEAMMATE_CONTINUE``.
+
+    Returns:
+        Its ``max_seconds`` as a number of virtual seconds, or None without it.
+
+    Raises:
+        ValueError: The ``max_seconds`` value is not a positive, finite number (the message
+            names the argument and the value).
+    """
+    raw = action.args.get(WAIT_MAX_SECONDS)
+    if raw is None:
+        return None
+    try:
+        value = float(raw.strip())
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(
+            f"{WAIT_MAX_SECONDS} must be a positive, finite number of seconds, got {raw!r}"
+        )
+    return value
+
+
+def format_wait(seconds: float | None = None) -> str:
+    """Write a ``WAIT_TEAMMATE_CONTINUE``, bounded by ``seconds`` when given (None or
+    ``inf``: wait for something new).
+
+    The bound is written in milliseconds, rounded up (and never below one millisecond), so
+    that the wait never ends before the time its author meant: a deadline ``d`` passed as
+    ``d - now`` wakes the author at ``d`` or at most a millisecond later, never just before.
+
+    Args:
+        seconds: The longest the wait may last, in virtual seconds.
+    """
+    if seconds is None or math.isinf(seconds):
+        return format_action("WAIT_TEAMMATE_CONTINUE")
+    millis = max(1, math.ceil(seconds * 1000.0 + 1e-6))
+    return format_action("WAIT_TEAMMATE_CONTINUE", **{WAIT_MAX_SECONDS: f"{millis / 1000:.3f}"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,7 +37,7 @@ from collabsim.participants.scripted_common import (
     _trusted_areas,
 )
 from collabsim.participants.wording import draft_hypothesis
-from collabsim.session.actions import format_action
+from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
 
 
@@ -92,8 +93,11 @@ class ScriptedAgent:
         ctx = self.context(obs.task)
         if obs.phase == "build":
             return self._build(obs, ctx)
-        if obs.my_pending or self._awaits_lead(obs):
+        if obs.my_pending:
             return format_action(WAIT)
+        lead_wait = self._lead_wait(obs)
+        if lead_wait is not None:  # wake when a teammate acts, at the latest when patience ends
+            return format_wait(lead_wait)
         mine = [c for c in obs.code_cells if c.author == obs.me]
         for careful in (False, True):
             # careful: after a binding rejection of this very draft, redo the analysis
@@ -129,36 +133,42 @@ class ScriptedAgent:
         message = self._team_message(obs, plan, applied, ignored, kept)
         if message is not None:
             return message
-        if self._waiting_for_checks(obs) and obs.turn < self._finish_by_turn:
-            return format_action(WAIT)
+        check_wait = self._check_wait(obs)
+        if check_wait is not None and obs.turn < self._finish_by_turn:
+            return format_wait(check_wait)
         if self._finish_unaddressed(obs):
             # the owner rejected FINISH of this very text and my revisions could not change
             # it: asking again would only repeat the rejection, so the owner decides
             return self._hand_over(obs)
         return format_action("FINISH")
 
-    def _awaits_lead(self, obs: Observation) -> bool:
-        """Whether I leave the opening to my teammates (``lead_patience_seconds`` > 0): until
-        one of them has acted in the work phase (at most ``patience_seconds``), and while one
-        that said it looks at the data first (``[lead]``) has not asked me to start
-        (``[kickoff]``; at most ``lead_patience_seconds``). Once I work, I work."""
+    def _lead_wait(self, obs: Observation) -> float | None:
+        """How many more seconds I leave the opening to my teammates (None: I start now).
+
+        With ``lead_patience_seconds`` > 0: until one of them has acted in the work phase
+        (at most ``patience_seconds``), and while one that said it looks at the data first
+        (``[lead]``) has not asked me to start (``[kickoff]``; at most
+        ``lead_patience_seconds``). Once I work, I work."""
         limit = float(self.params.get("lead_patience_seconds", 0.0))
         if not obs.teammates or limit <= 0 or obs.turn >= self._finish_by_turn:
-            return False
+            return None
         memory = [h for h in obs.history if h.action_type.startswith("MEMORY")]
         work_actors = {h.actor for h in obs.history if not h.action_type.startswith("MEMORY")}
         work_actors |= {c.author for c in obs.code_cells}
         if obs.me in work_actors:
-            return False
+            return None
         # the work phase began when the build phase's last memory action ended (0 without)
         waited = obs.time - max((h.time for h in memory), default=0.0)
         others = [m for m in obs.chat if m.sender != obs.me]
         if any(KICKOFF in m.text for m in others):
-            return False
+            return None
         if any(LEAD in m.text for m in others):
-            return waited < limit
-        acted = bool(others) or bool(work_actors)
-        return not acted and waited < float(self.params.get("patience_seconds", 120.0))
+            left = limit - waited
+        elif others or work_actors:
+            return None
+        else:
+            left = float(self.params.get("patience_seconds", 120.0)) - waited
+        return left if left > 0 else None
 
     @property
     def _finish_by_turn(self) -> int:
@@ -310,23 +320,26 @@ class ScriptedAgent:
             f"your objection within the team's gates. You own FINISH: please submit the "
             f"version you want. [handover FINISH draft={fp}]"))
 
-    def _waiting_for_checks(self, obs: Observation) -> bool:
-        """Whether I hold FINISH back for my teammates (the caller bounds it by
-        ``finish_by_turn``): while a teammate's announced edit of the draft in the editor
-        has not landed - finishing would drop it - and, up to ``patience_seconds`` after I
-        announced the draft, while a teammate has not checked it."""
+    def _check_wait(self, obs: Observation) -> float | None:
+        """How many more seconds I hold FINISH back for my teammates (None: not at all;
+        ``inf``: until something happens; the caller bounds it by ``finish_by_turn``): while
+        a teammate's announced edit of the draft in the editor has not landed - finishing
+        would drop it - and, up to ``patience_seconds`` after I announced the draft, while a
+        teammate has not checked it."""
         if not obs.teammates or not self.params.get("announce", True):
-            return False
+            return None
         fp = draft_fingerprint(obs.editor_text)
         announce = self._said.in_chat(obs, "draft", fp)
         if not announce:
-            return False
+            return None
         if self._edit_coming(obs):
-            return True
+            return math.inf
         checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
-        missing = [t for t in obs.teammates if t not in checked]
-        patience = float(self.params.get("patience_seconds", 120.0))
-        return bool(missing) and obs.time - announce[-1].time < patience
+        if all(t in checked for t in obs.teammates):
+            return None
+        left = float(self.params.get("patience_seconds", 120.0)) - (
+            obs.time - announce[-1].time)
+        return left if left > 0 else None
 
     def _edit_coming(self, obs: Observation) -> bool:
         """Whether a teammate announced an edit of the draft now in the editor (its message

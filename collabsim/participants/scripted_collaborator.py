@@ -47,7 +47,7 @@ from collabsim.participants.scripted_common import (
     _Said,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
-from collabsim.session.actions import format_action
+from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
 
 
@@ -159,8 +159,9 @@ class ScriptedCollaborator:
             return format_action(WAIT)  # the editor holds my own edit
         if self._posted(obs, fp):
             return self._edit_or_insist(obs, fp, draft)
-        if obs.time < self._ready_at(obs, fp):
-            return format_action(WAIT)  # still thinking about the announced draft
+        ready = self._ready_at(obs, fp)
+        if obs.time < ready:  # still thinking about the announced draft: until it is read
+            return format_wait(ready - obs.time)
         # I look at the draft first (my own, fallible check); what I find shifts my reaction
         found = self.issues(obs, draft)
         reaction = self.reaction(obs, fp, disagrees=bool(found))

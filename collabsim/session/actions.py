@@ -9,23 +9,29 @@ from collabsim.core.action_parser import ParseResult, parse_action
 from collabsim.core.actions import (
     ACTION_SPECS,
     GENERIC_SYNTAX,
+    WAIT_MAX_SECONDS,
     Action,
     ActionName,
     ActionSpec,
     describe_actions,
     format_action,
+    format_wait,
     quote_value,
+    wait_bound,
 )
 
 __all__ = [
     "ACTION_SPECS",
     "GENERIC_SYNTAX",
+    "WAIT_MAX_SECONDS",
     "Action",
     "ActionName",
     "ActionSpec",
     "ParseResult",
     "describe_actions",
     "format_action",
+    "format_wait",
     "parse_action",
     "quote_value",
+    "wait_bound",
 ]

@@ -21,7 +21,8 @@ action started at ``t_start`` ends at ``t_end = t_start + duration``; its author
 until ``t_end`` and its effect lands at ``t_end`` (:mod:`collabsim.session.effects`).
 ``WAIT_TEAMMATE_CONTINUE`` is not logged, not work and takes no time (a build phase whose
 last allowed decision is a wait ends at once); it counts as a turn. Its author sleeps until
-the next event that concerns it (:meth:`collabsim.session.state.SessionState.wait`).
+the next event that concerns it, or at most ``max_seconds`` when given (not a positive,
+finite number: invalid; :meth:`collabsim.session.state.SessionState.wait`).
 Legality: :mod:`collabsim.session.rules`; gates: :mod:`collabsim.session.gates`; what a
 member sees: :mod:`collabsim.session.observations`.
 
@@ -45,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.core.action_parser import parse_action
-from collabsim.core.actions import Action
+from collabsim.core.actions import Action, wait_bound
 from collabsim.core.observation import Observation
 from collabsim.session import gates
 from collabsim.session.config import ExecutorFactory, SessionConfig
@@ -213,9 +214,7 @@ class Orchestrator:
         s = self.state
         name, t = turn.member, turn.time
         t_done = yield from self._act(name, t, text)
-        if t_done is None:
-            s.wait(name, t)
-        else:
+        if t_done is not None:  # None: it waits (_act put it to sleep)
             s.sched.set_next(name, t_done)
         if self._in_build:
             s.build_turns += 1
@@ -233,6 +232,11 @@ class Orchestrator:
         if reason is not None:
             return record_invalid(s, name, t, text, reason, action)
         if action.name == "WAIT_TEAMMATE_CONTINUE":
+            try:
+                bound = wait_bound(action)
+            except ValueError as exc:
+                return record_invalid(s, name, t, text, f"{action.name}: {exc}.", action)
+            s.wait(name, t, bound)
             return None
         if action.name in ("APPROVE", "REJECT"):
             return (

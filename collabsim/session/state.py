@@ -127,18 +127,25 @@ class SessionState:
             if name != author and self.sched.next_time[name] > t:
                 self.sched.set_next(name, t)
 
-    def wait(self, name: str, t: float) -> None:
-        """``name`` waits from ``t``: it sleeps until the next event that concerns it.
+    def wait(self, name: str, t: float, max_seconds: float | None = None) -> None:
+        """``name`` waits from ``t``: it sleeps until the next event that concerns it, or
+        until ``t + max_seconds`` when that comes first (``WAIT_TEAMMATE_CONTINUE``'s
+        ``max_seconds``: a participant that has a time in mind, such as a think time or a
+        patience, wakes exactly then).
 
         It wakes at the next landing (an effect already in flight, or one a teammate starts
         later: :meth:`land` wakes waiting members) or when the phase changes. When nothing
-        is in flight and no teammate has a decision scheduled, nothing could ever wake
-        anyone: then every waiting member wakes ``clock.wait_seconds`` after ``t``
-        (:meth:`wake_if_idle`), so time passes in those steps while the whole team waits.
+        is in flight and no teammate has a decision (or a bounded wait's end) scheduled,
+        nothing could ever wake anyone: then every waiting member wakes
+        ``clock.wait_seconds`` after ``t`` (:meth:`wake_if_idle`), so time passes in those
+        steps while the whole team waits.
         """
         self.waiting.add(name)
         t_land = self.landings.next_time()
-        self.sched.set_next(name, math.inf if t_land is None else max(t_land, t))
+        wake = math.inf if t_land is None else max(t_land, t)
+        if max_seconds is not None:
+            wake = min(wake, t + max_seconds)
+        self.sched.set_next(name, wake)
         self.wake_if_idle(t)
 
     def wake_if_idle(self, t: float) -> None:

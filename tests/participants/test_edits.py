@@ -88,9 +88,11 @@ def test_modify_edits_the_editor_and_default_agent_follows_its_deference(
 
 def test_the_agent_does_not_finish_while_an_announced_edit_is_on_its_way(
         task: Task, tmp_path: Path) -> None:
-    # D's reply announcing its edit lands 1 s after the agent's patience ran out: the agent
-    # (never deferring to a chat objection) no longer waits for a check then, but finishing
-    # would drop the announced edit - it waits for it to land, then decides on it
+    # the agent's patience runs out 1 s after D's reply announcing its edit lands, before the
+    # edit itself lands: the agent (never deferring to a chat objection) no longer waits for
+    # a check then, but finishing would drop the announced edit - it waits for it to land,
+    # then decides on it (a patience that ends before the reply lands ends on time: the
+    # agent, woken by its bounded wait, finishes without having seen the reply)
     patient = tmp_path / "patient.jsonl"
     _run(task, "default", 0.0, patient, members="D")
     events = [json.loads(line) for line in patient.read_text().splitlines()]
@@ -98,12 +100,14 @@ def test_the_agent_does_not_finish_while_an_announced_edit_is_on_its_way(
     draft = next(e["t_end"] for e in said if e["actor"] == "agent")
     reply = next(e["t_end"] for e in said if "[edit draft=" in e["args"]["message"])
     trace = tmp_path / "impatient.jsonl"
-    submitted = _run(task, "default", 0.0, trace, patience=reply - draft - 1.0, members="D")
+    patience = reply - draft + 1.0
+    submitted = _run(task, "default", 0.0, trace, patience=patience, members="D")
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     assert any("[edit draft=" in str(e["args"].get("message", "")) for e in events)
     edit = [e for e in events if e["actor"] == "D" and e["action_type"] == "EDITOR_UPDATE"]
     finish = [e for e in events if e["action_type"] == "FINISH"]
-    assert edit and finish and edit[0]["t_end"] <= finish[-1]["t_start"]  # landed first
+    assert edit and edit[0]["t_end"] > draft + patience  # the edit lands after patience ...
+    assert finish and edit[0]["t_end"] <= finish[-1]["t_start"]  # ... and before FINISH
     assert edit[0]["args"]["text"] != submitted  # ... and the agent reverted it (deference 0)
     assert _edits(trace, "agent")[-1] == submitted
 
@@ -111,7 +115,8 @@ def test_the_agent_does_not_finish_while_an_announced_edit_is_on_its_way(
 def test_waiting_for_an_announced_edit_is_bounded_by_finish_by_turn(
         task: Task, tmp_path: Path) -> None:
     # D announces edits but never makes them (its EDITOR_UPDATE is disabled): the agent stops
-    # waiting at finish_by_turn, so the session still ends
+    # waiting at finish_by_turn, so the session still ends (patience, long enough for D's
+    # reply to come, does not bound waiting for an announced edit)
     team = team_from_dict("D")
 
     class _Announcer(ScriptedCollaborator):
@@ -119,7 +124,7 @@ def test_waiting_for_an_announced_edit_is_bounded_by_finish_by_turn(
             return "WAIT_TEAMMATE_CONTINUE"
 
     participants: dict[str, Any] = {
-        "agent": ScriptedAgent(seed=0, params={"patience_seconds": 1.0, "finish_by_turn": 12},
+        "agent": ScriptedAgent(seed=0, params={"patience_seconds": 600.0, "finish_by_turn": 12},
                                mistakes=MistakeModel(peak_vs_plateau=1.0)),
         "D": _Announcer(team.collaborators[0], seed=0, params=_reacting("modify"))}
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)

@@ -53,14 +53,15 @@ def test_findings_directions_hold_on_a_fresh_run(tmp_path: Path,
         gain = perf[("scaffolded", team)] - perf[("default", team)]
         assert -0.05 < gain <= 0.02, (team, gain)
     # README: "H_init,norm rises under scaffolding" (holds in direction for every team; DR by
-    # +0.13 on the grid, more than +0.05 on this subset; D and R by only +0.02 - less than
-    # +0.05 - because their humans' lead-in already gives them the initiative in default)
+    # more than +0.05 on this subset). D's and R's rises are no longer asserted to stay below
+    # +0.05: with bounded waits the agent's patience for a teammate's first action (120 s)
+    # ends on time, so in default it opens the session itself when the human's first action
+    # takes longer, and R's team rises by more than that on this subset (wake5: the lead
+    # restates this README bullet from the new grid)
     h = cells["H_init_norm"]
     rises = {t: h[("scaffolded", t)] - h[("default", t)] for t in ("D", "R", "DR")}
     assert all(r > 0 for r in rises.values()), rises
     assert 0.05 <= rises["DR"] <= 0.5, rises
-    assert rises["D"] < 0.05 and rises["R"] < 0.05, rises
-    assert h[("default", "D")] > 0.9 and h[("default", "R")] > 0.9, h
     # README: Performance varies across seeds in team cells (SE > 0)
     by_seed = sessions[sessions.team != "single"].groupby(
         ["structure", "team", "seed"])["Performance"].mean()

@@ -41,3 +41,44 @@ def test_action_durations_in_the_trace_are_the_timing_models(generated_200: Path
     # the agent keeps the clock's generic durations
     agent = [e["t_end"] - e["t_start"] for e in events if e["actor"] == "agent"]
     assert not np.allclose(agent[:len(taken)], expected.durations[:len(agent[:len(taken)])])
+
+
+def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: Path,
+                                                                  tmp_path: Path) -> None:
+    # the collaborator waits out its think time with a bounded wait, so its reaction to the
+    # agent's announced draft starts when the think time is over - not at the next landing
+    # or 10-s wake-up after it
+    task = load_tasks(generated_200).tasks[0]
+    team = team_from_dict("D")
+    model = HumanModel.from_params(load_profile("D").params).behaviour
+    assert model is not None
+    checked = []
+    for seed in range(8):
+        participants = {"agent": ScriptedAgent(seed=seed),
+                        "D": ScriptedCollaborator(team.collaborators[0], seed=seed)}
+        config = SessionConfig(task=task, team=team, structure=builtin_structure("default"),
+                               seed=seed)
+        trace = tmp_path / f"trace{seed}.jsonl"
+        result = run_session_sync(config, participants, trace,
+                                  executor_factory=InProcessExecutor)
+        assert result.status == "finished", result.error
+        events = [json.loads(line) for line in trace.read_text().splitlines()]
+        said = [e for e in events if e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
+        announce = next(e for e in said if e["actor"] == "agent" and "[draft=" in
+                        e["args"]["message"])
+        fp = announce["args"]["message"].split("[draft=")[1].split("]")[0]
+        reply = [e for e in said if e["actor"] == "D" and f"draft={fp}" in e["args"]["message"]]
+        if not reply or reply[0]["t_start"] < announce["t_end"]:
+            # D agreed silently (its message propensity), or reacted to the draft in the
+            # editor before the announcement landed (no think time then)
+            continue
+        think = model.timing.sample(TIMING_SEQUENCE, _rng(seed, "D", task.task_id,
+                                                          "timing")).think[0]
+        ready = announce["t_end"] + think
+        busy = max(e["t_end"] for e in events if e["actor"] == "D"
+                   and e["t_start"] < reply[0]["t_start"])
+        if busy >= ready:
+            continue  # D was still busy with its own action when it had read the draft
+        assert ready <= reply[0]["t_start"] <= ready + 0.0011, (seed, ready, reply[0])
+        checked.append(seed)
+    assert len(checked) >= 2, checked

@@ -67,16 +67,19 @@ def test_single_agent_with_the_real_sandbox(tasks200: tuple[Task, ...], tmp_path
 
 
 # Error-free collaborators that always check (no reaction model): the checking mechanics
-# without the behavioural model's own mistakes and free-riding.
+# without the behavioural model's own mistakes and free-riding. The agent's patience is long
+# enough for every check to come (a slow check that lands after the agent's patience is not
+# waited for: patience ends on time).
 CAREFUL: dict[str, Any] = {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": None}
+PATIENT = 600.0
 
 
 def _team_session(task: Task, structure: str, mistakes: dict[str, float],
                   trace: Path | None = None, collaborator: dict[str, Any] | None = None
                   ):  # noqa: ANN202
     team = team_from_dict("DR")
-    participants: dict[str, Any] = {"agent": ScriptedAgent(seed=0, mistakes=MistakeModel(
-        **mistakes))}
+    participants: dict[str, Any] = {"agent": ScriptedAgent(
+        seed=0, params={"patience_seconds": PATIENT}, mistakes=MistakeModel(**mistakes))}
     for profile in team.collaborators:
         participants[profile.key] = ScriptedCollaborator(
             profile, seed=0, params=CAREFUL if collaborator is None else collaborator)

@@ -12,7 +12,9 @@ from collabsim.session.actions import (
     Action,
     describe_actions,
     format_action,
+    format_wait,
     parse_action,
+    wait_bound,
 )
 
 
@@ -199,3 +201,36 @@ def test_fuzz_parse_never_raises() -> None:
         else:
             assert result.error
     assert 0 < parsed < len(strings)
+
+
+@pytest.mark.parametrize(
+    ("text", "bound"),
+    [
+        ("WAIT_TEAMMATE_CONTINUE()", None),
+        ("WAIT_TEAMMATE_CONTINUE", None),
+        ('WAIT_TEAMMATE_CONTINUE(max_seconds="23.5")', 23.5),
+        ("WAIT_TEAMMATE_CONTINUE(max_seconds=23.5)", 23.5),
+        ("wait_teammate_continue(30)", 30.0),
+    ],
+)
+def test_wait_takes_an_optional_bound_in_seconds(text: str, bound: float | None) -> None:
+    assert wait_bound(ok(text)) == bound
+
+
+@given(st.floats(min_value=1e-6, max_value=1e6))
+@settings(max_examples=200, deadline=None)
+def test_a_formatted_wait_round_trips_and_never_ends_early(seconds: float) -> None:
+    # the bound is written in milliseconds, rounded up: a participant that waits for a
+    # deadline (now + seconds) is not woken just before it
+    action = ok(format_wait(seconds))
+    assert action.name == "WAIT_TEAMMATE_CONTINUE"
+    bound = wait_bound(action)
+    assert bound is not None and seconds < bound <= seconds + 0.0011
+    assert ok(format_action(action.name, **action.args)) == action
+    assert ok(format_wait(None)) == Action("WAIT_TEAMMATE_CONTINUE", {})
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "inf", "-inf", "nan", "", " "])
+def test_a_wait_bound_must_be_a_positive_finite_number(value: str) -> None:
+    with pytest.raises(ValueError, match="max_seconds must be a positive, finite number"):
+        wait_bound(Action("WAIT_TEAMMATE_CONTINUE", {"max_seconds": value}))

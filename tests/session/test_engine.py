@@ -335,3 +335,44 @@ def test_config_validation(task: Task) -> None:
     cfg = config(task, "D")
     with pytest.raises(ValueError, match="no participant"):
         run_session_sync(cfg, {"agent": ScriptParticipant("agent", "agent", [])})
+
+
+def test_a_bounded_wait_wakes_at_its_bound_when_nothing_lands_earlier(task: Task) -> None:
+    clock = ClockSpec(sigma=0.0)  # wait_seconds 10: an unbounded wait would tick at 10, 20
+    agent = ScriptParticipant("agent", "agent", [WAIT, "FINISH()"])
+    d = ScriptParticipant("D", "collaborator", ['WAIT_TEAMMATE_CONTINUE(max_seconds="23.5")'],
+                          then=WAIT)
+    run_session_sync(config(task, "D", clock=clock), {"agent": agent, "D": d}, None)
+    # nothing is in flight; D's bound is the only thing scheduled: D wakes at exactly 23.5
+    # (not at a 10-s tick) and the agent, woken by nothing, sleeps on
+    assert [o.time for o in d.observations][:2] == [0.0, 23.5]
+    assert [o.time for o in agent.observations][:2] == [0.0, 33.5]
+
+
+def test_a_bounded_wait_wakes_earlier_when_something_lands(task: Task, executor_factory) -> None:
+    clock = ClockSpec(sigma=0.0, ai={"EXECUTE_CODE": 7.0})
+    agent = ScriptParticipant("agent", "agent", [CODE, WAIT, "FINISH()"])
+    d = ScriptParticipant("D", "collaborator", ["WAIT_TEAMMATE_CONTINUE(max_seconds=60)"],
+                          then=WAIT)
+    run_session_sync(config(task, "D", clock=clock), {"agent": agent, "D": d}, None,
+                     executor_factory=executor_factory)
+    # the agent's cell lands at 7, before D's bound (60): D wakes then and sees it
+    assert [o.time for o in d.observations][:2] == [0.0, 7.0]
+    assert d.observations[1].code_cells[0].author == "agent"
+
+
+@pytest.mark.parametrize("bound", ["0", "-5", "soon", "inf", "nan", ""])
+def test_a_bad_wait_bound_is_an_invalid_action_with_its_reason(
+    task: Task, tmp_path: Path, bound: str
+) -> None:
+    clock = ClockSpec(sigma=0.0, human={"INVALID": 15.0})
+    agent = ScriptParticipant("agent", "agent", [WAIT, "FINISH()"])
+    d = ScriptParticipant("D", "collaborator",
+                          [format_action("WAIT_TEAMMATE_CONTINUE", max_seconds=bound)], then=WAIT)
+    trace = tmp_path / "trace.jsonl"
+    run_session_sync(config(task, "D", clock=clock), {"agent": agent, "D": d}, trace)
+    invalid = [e for e in read_trace(trace) if e.action_type == "INVALID"]
+    assert len(invalid) == 1 and invalid[0].actor == "D"
+    assert "max_seconds must be a positive, finite number" in invalid[0].observation
+    assert invalid[0].args["args"] == {"max_seconds": bound}
+    assert "max_seconds" in d.observations[1].feedback[-1]
