@@ -53,7 +53,8 @@ class ScriptedAgent:
             ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
             propose), ``announce`` (post drafts for checking, default True),
             ``lead_patience_seconds`` (leave the opening to teammates, waiting at most this
-            long for a leading teammate's go; default 0: start at once).
+            long for a teammate's first action or a leading teammate's go; default 0: start at
+            once).
         mistakes: A :class:`MistakeModel` (overrides ``params["mistakes"]``).
         name: Participant name.
     """
@@ -145,10 +146,11 @@ class ScriptedAgent:
     def _lead_wait(self, obs: Observation) -> float | None:
         """How many more seconds I leave the opening to my teammates (None: I start now).
 
-        With ``lead_patience_seconds`` > 0: until one of them has acted in the work phase
-        (at most ``patience_seconds``), and while one that said it looks at the data first
-        (``[lead]``) has not asked me to start (``[kickoff]``; at most
-        ``lead_patience_seconds``). Once I work, I work."""
+        With ``lead_patience_seconds`` > 0: until one of them has acted in the work phase,
+        and while one that said it looks at the data first (``[lead]``) has not asked me to
+        start (``[kickoff]``); both at most ``lead_patience_seconds`` into the work phase (in
+        all 31 Kolab sessions a human acts before the AI, so a teammate's slow first action
+        is waited for, not only ``patience_seconds``). Once I work, I work."""
         limit = float(self.params.get("lead_patience_seconds", 0.0))
         if not obs.teammates or limit <= 0 or obs.turn >= self._finish_by_turn:
             return None
@@ -162,12 +164,9 @@ class ScriptedAgent:
         others = [m for m in obs.chat if m.sender != obs.me]
         if any(KICKOFF in m.text for m in others):
             return None
-        if any(LEAD in m.text for m in others):
-            left = limit - waited
-        elif others or work_actors:
-            return None
-        else:
-            left = float(self.params.get("patience_seconds", 120.0)) - waited
+        if (others or work_actors) and not any(LEAD in m.text for m in others):
+            return None  # a teammate made the first move without announcing a lead-in
+        left = limit - waited
         return left if left > 0 else None
 
     @property

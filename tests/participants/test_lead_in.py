@@ -12,11 +12,13 @@ from typing import Any
 import pytest
 import yaml
 from helpers.executors import InProcessExecutor
+from helpers.participants import ScriptParticipant
 
 from collabsim.graphs.from_trace import graph_from_trace_file
 from collabsim.metrics.dynamics import solo_lead_in
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.team import team_from_dict
+from collabsim.session.actions import format_action
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
@@ -80,3 +82,28 @@ def test_without_a_lead_in_nobody_waits_for_a_go(task: Task, tmp_path: Path) -> 
     # and an agent that does not wait at all (lead_patience_seconds 0) starts at once
     events = _run(task, _params(1.0, 6.0), 0.0, tmp_path / "eager.jsonl")
     assert _first(events, "agent")["t_start"] == 0.0
+
+
+def test_the_agent_leaves_a_slow_teammate_the_first_move(task: Task, tmp_path: Path) -> None:
+    # In every Kolab session a human acts first: a teammate whose first action comes only
+    # after the agent's patience for checks (120 s) still gets the first move, up to
+    # lead_patience_seconds; with a shorter lead patience the agent starts alone.
+    team = team_from_dict("D")
+    slow = ScriptParticipant("D", "collaborator", [
+        "WAIT_TEAMMATE_CONTINUE(max_seconds=400)",
+        format_action("SEND_TEAMMATE_MESSAGE", message="I had a first look at the data."),
+    ])
+    config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
+
+    def first_agent_start(lead_patience: float, name: str) -> tuple[float, float]:
+        slow.observations.clear()
+        agent = ScriptedAgent(seed=0, params={"lead_patience_seconds": lead_patience})
+        run_session_sync(config, {"agent": agent, "D": slow}, tmp_path / name,
+                         executor_factory=InProcessExecutor)
+        events = [json.loads(line) for line in (tmp_path / name).read_text().splitlines()]
+        return _first(events, "agent")["t_start"], _first(events, "D")["t_end"]
+
+    agent_start, d_end = first_agent_start(1830.0, "slow.jsonl")
+    assert agent_start >= d_end > 400
+    agent_start, _ = first_agent_start(200.0, "short.jsonl")
+    assert agent_start == pytest.approx(200.0, abs=0.01)
