@@ -2,7 +2,7 @@
 
 ``collabsim run experiment=sensitivity tasks.root=…`` is a Hydra multirun with one job per
 point of ``collabsim/conf/sensitivity/`` (``d_error_<x>``: D's own error rate, ``deference_<x>``: the
-agent's deference). At the end of the sweep the Hydra callback
+agent's deference, ``patience_<x>``: the agent's patience for teammates' checks). At the end of the sweep the Hydra callback
 :class:`collabsim.cli.sensitivity_callback.SensitivityPlotCallback` reads every
 job's ``sessions.csv`` and writes, at the sweep root, ``sensitivity.csv`` (Performance mean and
 SE over tasks, seeds averaged first, per parameter value, structure and team) and
@@ -22,6 +22,7 @@ _POINT_RE = re.compile(r"sensitivity=([a-z_]+?)_(\d+(?:\.\d+)?)\s*$", re.MULTILI
 LABELS: dict[str, str] = {
     "d_error": "D's own error rate (in and outside its area)",
     "deference": "agent deference to non-binding objections",
+    "patience": "agent patience for teammates' checks (virtual s)",
 }
 
 

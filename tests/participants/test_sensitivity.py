@@ -27,6 +27,7 @@ def test_sensitivity_experiment_writes_table_and_plot(tmp_path: Path,
     points = table.groupby("parameter")["value"].unique()
     assert sorted(points["d_error"]) == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
     assert sorted(points["deference"]) == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert sorted(points["patience"]) == [60.0, 120.0, 240.0, 480.0, 960.0]
     assert set(zip(table.structure, table.team, strict=True)) == {
         ("single", "single"), ("default", "DR"), ("scaffolded", "DR")}
     png = (sweep / "sensitivity.png").read_bytes()
