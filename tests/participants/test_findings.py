@@ -53,15 +53,15 @@ def test_findings_directions_hold_on_a_fresh_run(tmp_path: Path,
         gain = perf[("scaffolded", team)] - perf[("default", team)]
         assert -0.05 < gain <= 0.02, (team, gain)
     # README: "H_init,norm rises under scaffolding" (holds in direction for every team; DR by
-    # more than +0.05 on this subset). D's and R's rises are no longer asserted to stay below
-    # +0.05: with bounded waits the agent's patience for a teammate's first action (120 s)
-    # ends on time, so in default it opens the session itself when the human's first action
-    # takes longer, and R's team rises by more than that on this subset (wake5: the lead
-    # restates this README bullet from the new grid)
+    # +0.18 on the grid, more than +0.05 on this subset; D and R by less than DR, +0.03 and
+    # +0.04 on the grid, because their humans' lead-in already gives them much of the
+    # initiative in default: 0.95 and 0.92 on the grid)
     h = cells["H_init_norm"]
     rises = {t: h[("scaffolded", t)] - h[("default", t)] for t in ("D", "R", "DR")}
     assert all(r > 0 for r in rises.values()), rises
     assert 0.05 <= rises["DR"] <= 0.5, rises
+    assert rises["D"] < rises["DR"] and rises["R"] < rises["DR"], rises
+    assert h[("default", "D")] > 0.85 and h[("default", "R")] > 0.85, h
     # README: Performance varies across seeds in team cells (SE > 0)
     by_seed = sessions[sessions.team != "single"].groupby(
         ["structure", "team", "seed"])["Performance"].mean()
