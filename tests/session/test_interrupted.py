@@ -78,21 +78,21 @@ def _gated_finish(task: Task, max_time: float) -> Orchestrator:
     return orch
 
 
+def _statuses(orch: Orchestrator) -> list[tuple[str, str, str]]:
+    return [(e.actor, e.action_type, e.status) for e in orch.state.events if e.actor != "env"]
+
+
 def test_an_approval_that_ends_the_session_has_landed(task: Task) -> None:
     orch = _gated_finish(task, max_time=3600.0)
     assert (orch.state.status, orch.state.end_time) == ("finished", 12.0)
-    statuses = [(e.actor, e.action_type, e.status) for e in orch.state.events
-                if e.actor != "env"]
-    assert statuses == [("agent", "FINISH", "pending"), ("D", "APPROVE", "ok"),
+    assert _statuses(orch) == [("agent", "FINISH", "pending"), ("D", "APPROVE", "ok"),
                         ("agent", "FINISH", "approved")]
 
 
 def test_a_decision_in_flight_at_timeout_is_interrupted_with_its_outcome(task: Task) -> None:
     orch = _gated_finish(task, max_time=8.0)
     assert (orch.state.status, orch.state.end_time) == ("timeout", 8.0)
-    statuses = [(e.actor, e.action_type, e.status) for e in orch.state.events
-                if e.actor != "env"]
-    assert statuses == [("agent", "FINISH", "pending"), ("D", "APPROVE", "interrupted"),
+    assert _statuses(orch) == [("agent", "FINISH", "pending"), ("D", "APPROVE", "interrupted"),
                         ("agent", "FINISH", "interrupted")]
     assert orch.state.ws.requests["g1"].state == "pending"  # the decision never landed
 
