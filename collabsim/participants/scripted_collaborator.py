@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -86,6 +87,7 @@ class ScriptedCollaborator:
         self._written: set[str] = set()
         self._written_texts: set[str] = set()
         self._lead_actions: dict[str, int] = {}  # task id -> drawn K (asked every turn)
+        self._seen: dict[str, float] = {}  # draft fp -> when I first saw it in the editor
 
     @staticmethod
     def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
@@ -133,6 +135,8 @@ class ScriptedCollaborator:
         self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
             return _build_step(obs, self._memory_entries())
+        if obs.editor_text.strip():  # a person reads a new draft from when it appears
+            self._seen.setdefault(draft_fingerprint(obs.editor_text), obs.time)
         semantics, plan = self._task(obs.task)
         request = obs.pending_for_me[0] if obs.pending_for_me else None
         if request is not None and request.action_type == "EXECUTE_CODE":
@@ -160,7 +164,7 @@ class ScriptedCollaborator:
         if self._posted(obs, fp):
             return self._edit_or_insist(obs, fp, draft)
         ready = self._ready_at(obs, fp)
-        if obs.time < ready:  # still thinking about the announced draft: until it is read
+        if obs.time < ready:  # still thinking about the draft: until it is read
             return format_wait(ready - obs.time)
         # I look at the draft first (my own, fallible check); what I find shifts my reaction
         found = self.issues(obs, draft)
@@ -235,17 +239,18 @@ class ScriptedCollaborator:
         return obs.me == min((obs.me, *obs.teammates[1:]))
 
     def _ready_at(self, obs: Observation, fp: str) -> float:
-        """When this person has read the announced draft ``fp``: the announcement's time plus
-        a think time from the calibrated timing model (the k-th announced draft gets the k-th
-        think time of this session's sampled sequence)."""
-        model = self.human.behaviour
+        """When this person has read the draft ``fp`` in the editor: from when it first saw
+        it there (or its announcement, if that came first), plus a think time from the
+        calibrated timing model (the k-th announced draft gets the k-th think time of this
+        session's sampled sequence; a draft not announced (yet) gets the next one)."""
+        if self.human.behaviour is None:
+            return 0.0
         announced = [m for m in obs.chat if m.sender != obs.me and announced_drafts(m.text)]
         mine = [m for m in announced if fp in announced_drafts(m.text)]
-        if model is None or not mine:
-            return 0.0
         order = {f: i for i, f in enumerate(dict.fromkeys(
             f for m in announced for f in announced_drafts(m.text)))}
-        return mine[0].time + self.timing.think(obs.task.task_id, order[fp])
+        start = min(self._seen.get(fp, obs.time), mine[0].time if mine else math.inf)
+        return start + self.timing.think(obs.task.task_id, order.get(fp, len(order)))
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
         """Decide a gate request: reject only issues it is confident enough about."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 from helpers.executors import InProcessExecutor
 
+from collabsim.participants.claims import draft_fingerprint
 from collabsim.participants.human import TIMING_SEQUENCE, HumanModel, _rng
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.team import load_profile, team_from_dict
@@ -45,9 +46,10 @@ def test_action_durations_in_the_trace_are_the_timing_models(generated_200: Path
 
 def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: Path,
                                                                   tmp_path: Path) -> None:
-    # the collaborator waits out its think time with a bounded wait, so its reaction to the
-    # agent's announced draft starts when the think time is over - not at the next landing
-    # or 10-s wake-up after it
+    # the collaborator reads a draft from when it first sees it in the editor (or its
+    # announcement, if that comes first) and waits out its think time with a bounded wait,
+    # so its reaction starts when the think time is over - not at once when the draft lands
+    # unannounced, and not at the next landing or 10-s wake-up after it
     task = load_tasks(generated_200).tasks[0]
     team = team_from_dict("D")
     model = HumanModel.from_params(load_profile("D").params).behaviour
@@ -68,13 +70,17 @@ def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: 
                         e["args"]["message"])
         fp = announce["args"]["message"].split("[draft=")[1].split("]")[0]
         reply = [e for e in said if e["actor"] == "D" and f"draft={fp}" in e["args"]["message"]]
-        if not reply or reply[0]["t_start"] < announce["t_end"]:
-            # D agreed silently (its message propensity), or reacted to the draft in the
-            # editor before the announcement landed (no think time then)
-            continue
+        if not reply:
+            continue  # D agreed silently (its message propensity)
+        edit = next(e for e in events if e["actor"] == "agent"
+                    and e["action_type"] == "EDITOR_UPDATE"
+                    and draft_fingerprint(e["args"]["text"]) == fp)
+        # D sees the draft at the editor's landing, or when its own action then in flight ends
+        seen = max([edit["t_end"]] + [e["t_end"] for e in events if e["actor"] == "D"
+                                      and e["t_start"] < edit["t_end"] < e["t_end"]])
         think = model.timing.sample(TIMING_SEQUENCE, _rng(seed, "D", task.task_id,
                                                           "timing")).think[0]
-        ready = announce["t_end"] + think
+        ready = min(seen, announce["t_end"]) + think
         busy = max(e["t_end"] for e in events if e["actor"] == "D"
                    and e["t_start"] < reply[0]["t_start"])
         if busy >= ready:
