@@ -85,8 +85,8 @@ class SessionResult:
         return cls(**kwargs)
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON to ``path`` atomically (temporary file in the same folder + os.replace).
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (temporary file in the same folder + os.replace).
 
     Readers never see a partial file. There is no fsync: a result lost to a power cut is
     simply run again, and syncing every record costs more than a whole scripted session.
@@ -95,13 +95,17 @@ def write_json_atomic(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2, sort_keys=True)
-            fh.write("\n")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Write JSON to ``path`` atomically (:func:`write_text_atomic`)."""
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
 
 
 def write_result(path: Path, result: SessionResult) -> None:

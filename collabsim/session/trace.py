@@ -10,8 +10,6 @@ give byte-identical files.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
@@ -19,6 +17,7 @@ from typing import IO
 
 from collabsim.core.redaction import Redactor
 from collabsim.session.events import TraceEvent
+from collabsim.session.results import write_text_atomic
 
 
 class TraceReadError(ValueError):
@@ -59,15 +58,8 @@ class TraceWriter:
             raise ValueError(f"trace writer for {self.path} is closed")
         self._fh.close()
         self._fh = None
-        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
-                                   dir=self.path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.writelines(self._redact(e.to_json()) + "\n" for e in events)
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+            write_text_atomic(self.path, "".join(self._redact(e.to_json()) + "\n" for e in events))
         finally:
             self._fh = self.path.open("a", encoding="utf-8", newline="\n")
         self.n_events = len(events)
