@@ -135,8 +135,10 @@ class ScriptedCollaborator:
         self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
             return _build_step(obs, self._memory_entries())
-        if obs.editor_text.strip():  # a person reads a new draft from when it appears
-            self._seen.setdefault(draft_fingerprint(obs.editor_text), obs.time)
+        draft = obs.editor_text
+        fp = draft_fingerprint(draft) if draft.strip() else ""
+        if fp:  # a person reads a new draft from when it appears
+            self._seen.setdefault(fp, obs.time)
         semantics, plan = self._task(obs.task)
         request = obs.pending_for_me[0] if obs.pending_for_me else None
         if request is not None and request.action_type == "EXECUTE_CODE":
@@ -153,10 +155,8 @@ class ScriptedCollaborator:
             return self._finish_myself(obs)
         if request is not None:
             return self._decide_gate(obs, request)
-        draft = obs.editor_text
-        if not draft.strip():
+        if not fp:
             return format_action(WAIT)
-        fp = draft_fingerprint(draft)
         if not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return format_action(WAIT)
         if fp in self._written:
