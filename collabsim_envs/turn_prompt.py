@@ -137,6 +137,10 @@ class TurnPrompt:
                  "s. Structure: ", str(obs.structure), ". Phase: ", str(obs.phase),
                  " (group-memory build phase)" if obs.phase == "build" else "",
                  f". This is your turn {obs.turn + 1}.\n"]
+        if obs.working:
+            parts.append("Teammates at work now (started, not done yet): " + "; ".join(
+                f"{w.actor} {w.action_type} since t={w.since:.0f}s" for w in obs.working)
+                + ".\n")
         if obs.feedback:
             parts.append("Notes for you since your last turn:\n")
             parts.extend(f"- {f}\n" for f in obs.feedback)

@@ -31,6 +31,7 @@ from collabsim.core.errors import SessionAbort
 from collabsim.core.events import ENV_ACTIONS, MESSAGE_ACTIONS, TraceEvent
 from collabsim.core.observation import Observation, Participant, Phase, Role
 from collabsim.core.records import (
+    Activity,
     ChatMessage,
     CodeCell,
     GateRequest,
@@ -43,6 +44,7 @@ from collabsim.core.task import ColumnInfo, DatasetInfo, TaskBrief
 from collabsim.core.team import AGENT_NAME, TeamConfigError, TeamSpec
 
 __all__ = [
+    "Activity",
     "ACTION_SPECS",
     "AGENT_NAME",
     "ENV_ACTIONS",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
 from collabsim.core.records import (
+    Activity,
     ChatMessage,
     CodeCell,
     GateRequest,
@@ -51,6 +52,8 @@ class Observation:
             rejections with their reasons).
         available_actions: Action names legal for this participant now.
         turn: How many turns this participant has taken before this one.
+        working: Teammates' actions under way now (started, not landed), earliest first:
+            who is at work on what, as a shared workspace shows it, not the content.
     """
 
     me: str
@@ -72,6 +75,7 @@ class Observation:
     feedback: tuple[str, ...] = ()
     available_actions: tuple[str, ...] = ()
     turn: int = 0
+    working: tuple[Activity, ...] = ()
 
 
 @runtime_checkable

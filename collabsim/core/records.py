@@ -75,6 +75,19 @@ class HistoryEntry:
 
 
 @dataclass(frozen=True)
+class Activity:
+    """A teammate's action under way: decided and started, its effect not there yet.
+
+    The shared workspace shows who is at work on what (as a chat shows "D is typing..."),
+    not the content: a message being written, a cell running, an editor edit being made.
+    """
+
+    actor: str
+    action_type: str
+    since: float
+
+
+@dataclass(frozen=True)
 class MemoryView:
     """The group memory as a participant sees it.
 

@@ -95,11 +95,15 @@ def proposal(text: str) -> str | None:
 
 
 def format_proposal_message(issues: tuple[Issue, ...], draft: str, version: str,
-                            edit: bool) -> str:
+                            edit: bool, replaces: bool = False) -> str:
     """A collaborator's own alternative to ``draft``: it edits the draft to ``version``
-    (``edit``) or proposes it and asks the agent to use it."""
-    head = ("I am editing the draft with my own version." if edit else
-            "I disagree with the draft and propose my own version.")
+    (``edit``; ``replaces``: it puts its own version in the draft's place instead of using
+    it) or proposes it and asks the agent to use it."""
+    if edit:
+        head = ("I will not use the draft as it stands and am putting my own version in "
+                "its place." if replaces else "I am editing the draft with my own version.")
+    else:
+        head = "I disagree with the draft and propose my own version."
     parts = [head, *(f"({i}) {issue.message}" for i, issue in enumerate(issues, start=1)),
              f'I would write instead: "{version.strip()}"', *(i.tag() for i in issues),
              f"[check draft={draft_fingerprint(draft)}]"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collabsim.core.errors import SessionAbort
 from collabsim.core.observation import Observation, Participant, Phase, Role
 from collabsim.core.records import (
+    Activity,
     ChatMessage,
     CodeCell,
     GateRequest,
@@ -24,6 +25,7 @@ from collabsim.core.records import (
 from collabsim.core.task import TaskBrief
 
 __all__ = [
+    "Activity",
     "ChatMessage",
     "CodeCell",
     "GateRequest",

@@ -172,19 +172,24 @@ class ScriptedCollaborator:
         # adopt: takes the draft as it is - also when my check disagreed (over-reliance)
         issues = () if reaction == "adopt" else found
         version = None if reaction == "adopt" else self.own_version(obs, draft)
-        if version is not None and reaction == "modify" and version.strip() == draft.strip():
+        # reject without an issue of my own: I do not use the agent's text (the Kolab label)
+        # although my check agrees with its content, so I put my own version in its place
+        replaces = reaction == "reject" and not issues
+        if (version is not None and (reaction == "modify" or replaces)
+                and version.strip() == draft.strip()):
             # modify means editing (the Kolab label): agreeing, it still rewrites the draft
             # in its own terms - D with its figures, R with what it reads the query to ask
             version = self.restatement(obs, version)
         differs = version is not None and version.strip() != draft.strip()
-        if differs and (reaction == "modify" or (reaction == "reject" and issues)) and (
+        if differs and reaction in ("modify", "reject") and (
                 version.strip() not in self._written_texts):
-            # modify: edit the draft with my own version (announced first, so that the agent
-            # knows whose edit the editor holds); reject: propose it and insist on it
-            edit = reaction == "modify" and _allowed(obs, "EDITOR_UPDATE")
+            # modify (and a reject that finds no issue): edit the draft with my own version
+            # (announced first, so that the agent knows whose edit the editor holds);
+            # a reject with issues: propose it and insist on it
+            edit = (reaction == "modify" or replaces) and _allowed(obs, "EDITOR_UPDATE")
             if edit:
                 self._planned[fp] = version
-            text = format_proposal_message(issues, draft, version, edit)
+            text = format_proposal_message(issues, draft, version, edit, replaces)
             self._said.post("check", draft_fingerprint(version), text)
             return self._said.post("check", fp, text)
         if issues:

@@ -25,6 +25,7 @@ from typing import Any
 
 from collabsim.core.observation import Observation
 from collabsim.core.records import (
+    Activity,
     ChatMessage,
     CodeCell,
     GateRequest,
@@ -171,6 +172,7 @@ def observation_from_dict(data: Mapping[str, Any]) -> Observation:
         feedback=tuple(data.get("feedback") or ()),
         available_actions=tuple(data.get("available_actions") or ()),
         turn=int(data.get("turn", 0)),
+        working=tuple(Activity(**w) for w in data.get("working") or ()),
     )
 
 

@@ -48,6 +48,10 @@ class LandingQueue:
         """When the earliest effect lands (None: nothing in flight)."""
         return self._heap[0].time if self._heap else None
 
+    def waiting(self) -> list[Landing]:
+        """Every effect still waiting, earliest first (the queue is left as it is)."""
+        return sorted(self._heap)
+
     def pop(self) -> Landing:
         """Remove and return the earliest effect."""
         return heapq.heappop(self._heap)

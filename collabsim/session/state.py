@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.core.events import MESSAGE_ACTIONS, TraceEvent
-from collabsim.core.records import HistoryEntry
+from collabsim.core.records import Activity, HistoryEntry
 from collabsim.session.clock import VirtualClock
 from collabsim.session.config import SessionConfig
 from collabsim.session.scheduler import LandingQueue, Scheduler
@@ -175,6 +175,19 @@ class SessionState:
             self.error = error
             self.submitted = self.ws.editor_text
             self.interrupt_in_flight()
+
+    def working(self, t: float, exclude: str) -> tuple[Activity, ...]:
+        """Members' actions under way at ``t`` (their effect lands later), other than
+        ``exclude``'s, earliest start first: one per (actor, action) event."""
+        out: dict[int, Activity] = {}
+        for landing in self.landings.waiting():
+            if landing.time <= t:
+                continue
+            for seq in landing.seqs:
+                event = self.events[seq]
+                if event.actor not in (exclude, "env") and event.t_start <= t:
+                    out[seq] = Activity(event.actor, event.action_type, event.t_start)
+        return tuple(out[seq] for seq in sorted(out, key=lambda q: (out[q].since, q)))
 
     def interrupt_in_flight(self) -> list[int]:
         """Drop the effects still waiting to land; mark their events ``interrupted``.
