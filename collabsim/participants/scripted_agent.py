@@ -41,6 +41,11 @@ from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
 
 
+# How much later the agent looks again when a teammate's action landed just as it was about
+# to finish: the time resolution of the Kolab graphs (1 s).
+LOOK_AGAIN_SECONDS = 1.0
+
+
 class ScriptedAgent:
     """The scripted AI agent (see module docstring).
 
@@ -140,6 +145,8 @@ class ScriptedAgent:
         if check_wait is not None and obs.turn < self._finish_by_turn:
             return format_wait(check_wait)
         if self._teammate_at_work(obs) and obs.turn < self._finish_by_turn:
+            if not obs.working:  # its work landed this very moment: it decides what next now
+                return format_wait(LOOK_AGAIN_SECONDS)
             return format_action(WAIT)  # wakes when that work lands
         if self._finish_unaddressed(obs):
             # the owner rejected FINISH of this very text and my revisions could not change
@@ -349,8 +356,15 @@ class ScriptedAgent:
         started whose effect has not landed: a message being written, a cell running, an
         edit being made; ``wait_for_working_teammates``, default True). Submitting then would
         cut that work off unseen; in 30 of the 31 Kolab sessions the human responds to the
-        AI's last output, so a session does not end while the human is reacting to it."""
-        return bool(obs.working) and bool(self.params.get("wait_for_working_teammates", True))
+        AI's last output, so a session does not end while the human is reacting to it.
+        A teammate's action that lands just as I decide counts too: the teammate decides its
+        next step at the same instant, and I look again :data:`LOOK_AGAIN_SECONDS` later."""
+        if not self.params.get("wait_for_working_teammates", True):
+            return False
+        # a teammate whose action landed at this very moment is deciding its next step at
+        # the same instant (the scheduler lets me decide first): I look again a moment later
+        return bool(obs.working) or any(
+            h.actor != obs.me and h.time == obs.time for h in obs.history)
 
     def _edit_coming(self, obs: Observation) -> bool:
         """Whether a teammate announced an edit of the draft now in the editor (its message

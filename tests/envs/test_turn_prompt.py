@@ -11,7 +11,14 @@ import pytest
 import collabsim_envs
 from collabsim.core.actions import format_action
 from collabsim.core.observation import Observation
-from collabsim.core.records import ChatMessage, CodeCell, GateRequest, HistoryEntry, MemoryView
+from collabsim.core.records import (
+    Activity,
+    ChatMessage,
+    CodeCell,
+    GateRequest,
+    HistoryEntry,
+    MemoryView,
+)
 from collabsim.participants.llm_policy import PromptLimits, PromptRenderer
 from collabsim_envs.turn_prompt import TurnPrompt
 
@@ -77,7 +84,8 @@ def _long(obs: Observation) -> Observation:
         obs, chat=chat, code_cells=cells, history=history, editor_text="A claim.",
         feedback=("Your action failed.", "R approved."), phase="build", memory=memory,
         gates={"FINISH": "R"}, pending_for_me=(request,), my_pending=(mine,),
-        available_actions=(),
+        available_actions=(), working=(Activity("D", "SEND_TEAMMATE_MESSAGE", 400.4),
+                                       Activity("R", "EXECUTE_CODE", 431.6)),
     )
 
 
@@ -92,3 +100,5 @@ def test_long_observations_with_every_section_render_as_the_templates_do(limits)
         assert fast.render(variant) == expected
         assert fast.render(variant) == expected  # from the cached lines and sections
     assert "earlier messages not shown" in reference.turn(_long(obs), "", None)
+    assert ("Teammates at work now (started, not done yet): D SEND_TEAMMATE_MESSAGE since "
+            "t=400s; R EXECUTE_CODE since t=432s.") in reference.turn(_long(obs), "", None)

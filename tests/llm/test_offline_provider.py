@@ -10,6 +10,7 @@ from helpers.observations import sample_observation
 
 from collabsim.llm import LLMCallError, LLMClient, LLMSettings
 from collabsim.participants.protocol import (
+    Activity,
     ChatMessage,
     CodeCell,
     GateRequest,
@@ -38,6 +39,7 @@ def rich_observation():
             "pending_for_me": (GateRequest("g1", 3, 4.0, "agent", "D", "FINISH", {"a": "1"}),),
             "history": (HistoryEntry(1, 2.0, "D", "EXECUTE_CODE", "ok", "ran"),),
             "feedback": ("error: x",),
+            "working": (Activity("agent", "EXECUTE_CODE", 3.5),),
         }
     )
 

@@ -69,9 +69,12 @@ def test_an_adopting_collaborator_that_checked_a_right_draft_says_what_it_checke
     assert not any("go ahead with your draft" in m for m in said)
 
 
-def test_a_collaborator_that_checked_a_right_draft_confirms_its_recomputation(
+def test_a_reject_of_a_right_draft_replaces_it_without_claiming_an_issue(
         generated_200: Path, tmp_path: Path) -> None:
-    # a drawn reject is a check: on a right draft it finds no issue and says what it checked
+    # a drawn reject on a right draft: the check finds no issue, and the collaborator does
+    # not use the agent's text (the Kolab label) - it writes its own version, with the
+    # figures of its own recomputation, and claims no issue it did not find
     said = _d_messages(generated_200, "reject", MistakeModel(), tmp_path / "checked.jsonl")
-    assert any("I recomputed it on" in m and "same century" in m for m in said)
-    assert not any("Looks good to me." in m for m in said)
+    replaced = [m for m in said if m.startswith("I will not use the draft")]
+    assert replaced and "value" in replaced[0]
+    assert not any("[issue" in m or "I found" in m or "Looks good to me." in m for m in said)

@@ -15,7 +15,7 @@ from helpers.executors import InProcessExecutor
 from helpers.observations import sample_observation
 
 from collabsim.core.observation import ChatMessage
-from collabsim.core.records import GateRequest
+from collabsim.core.records import Activity, GateRequest
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.cells import AnalysisResult
 from collabsim.participants.query import QuerySemantics
@@ -177,3 +177,74 @@ def test_a_finish_owner_ends_a_standoff_after_escalate_after_rejections() -> Non
     # it objects once in chat, rejects the agent's FINISH escalate_after (3) times, then the
     # owner decides: it submits (no shown result to restate, so the editor as it stands)
     assert decisions == ["SEND_TEAMMATE_MESSAGE", "REJECT", "REJECT", "REJECT", "FINISH"]
+
+
+def test_a_teammates_reply_under_way_when_patience_ends_is_waited_for(
+        task: Task, tmp_path: Path) -> None:
+    # the agent's patience ends while D is still writing its reply (started, not landed):
+    # the workspace shows D at work, so the agent does not FINISH and cut the reply off
+    patient = tmp_path / "patient.jsonl"
+    _run(task, "default", 0.0, patient, members="D")
+    events = [json.loads(line) for line in patient.read_text().splitlines()]
+    said = [e for e in events if e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
+    draft = next(e["t_end"] for e in said if e["actor"] == "agent")
+    reply = next(e for e in said if e["actor"] == "D" and e["t_start"] >= draft)
+    assert reply["t_end"] - reply["t_start"] > 2.0  # a reply that takes time to write
+    trace = tmp_path / "impatient.jsonl"
+    _run(task, "default", 0.0, trace, patience=reply["t_start"] - draft + 1.0, members="D")
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    landed = next(e for e in events if e["actor"] == "D"
+                  and e["action_type"] == "SEND_TEAMMATE_MESSAGE" and e["t_start"] >= draft)
+    finish = next(e for e in events if e["action_type"] == "FINISH")
+    assert landed["status"] == "ok" and landed["t_end"] <= finish["t_start"]
+    # nothing D had started before the agent decided to finish is cut off (an action D
+    # starts at the very moment the agent finishes is: neither saw the other's)
+    assert not any(e["status"] == "interrupted" and e["t_start"] < finish["t_start"]
+                   for e in events)
+
+
+def test_the_agent_finishes_over_a_teammate_at_work_only_when_told_to(
+        task: Task, tmp_path: Path) -> None:
+    class _Recorder(ScriptedAgent):
+        def decide(self, obs: Any) -> str:
+            action = super().decide(obs)
+            if action.startswith("FINISH"):
+                self.finishing = obs
+            return action
+
+    agent = _Recorder(seed=0, params={"deference": 1.0})
+    team = team_from_dict("D")
+    participants: dict[str, Any] = {"agent": agent, "D": ScriptedCollaborator(
+        team.collaborators[0], seed=0, params=_reacting("adopt"))}
+    config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
+    run_session_sync(config, participants, tmp_path / "t.jsonl", executor_factory=InProcessExecutor)
+    obs = agent.finishing
+    busy = replace(obs, working=(Activity("D", "SEND_TEAMMATE_MESSAGE", obs.time - 5.0),))
+    assert parse_action(agent.decide(busy)).action.name == "WAIT_TEAMMATE_CONTINUE"
+    late = replace(busy, turn=agent._finish_by_turn)  # the turn budget still bounds it
+    assert parse_action(agent.decide(late)).action.name == "FINISH"
+    agent.params["wait_for_working_teammates"] = False
+    assert parse_action(agent.decide(busy)).action.name == "FINISH"
+
+
+def test_a_reject_that_finds_no_issue_puts_the_collaborators_own_version_in_place(
+        task: Task, tmp_path: Path) -> None:
+    # error-free agent and D: D's own check agrees with the draft, but its reaction is
+    # reject - it does not use the agent's text and writes its own version instead (before,
+    # such a reject passed as an adopt: a confirmation, the agent's text submitted)
+    team = team_from_dict("D")
+    participants: dict[str, Any] = {
+        "agent": ScriptedAgent(seed=0, params={"deference": 1.0}, mistakes=MistakeModel()),
+        "D": ScriptedCollaborator(team.collaborators[0], seed=0, params=_reacting("reject"))}
+    config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
+    trace = tmp_path / "reject.jsonl"
+    result = run_session_sync(config, participants, trace, executor_factory=InProcessExecutor)
+    assert result.status == "finished", result.error
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    said = [e["args"]["message"] for e in events if e["actor"] == "D"
+            and e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
+    assert any(m.startswith("I will not use the draft") and "[issue" not in m for m in said)
+    agent_draft = _edits(trace, "agent")[0]
+    assert _edits(trace, "D") and result.submitted_hypothesis == _edits(trace, "D")[0]
+    assert result.submitted_hypothesis != agent_draft
+    assert f"{-_planted(task)} BCE" in result.submitted_hypothesis  # same answer, D's words
