@@ -89,6 +89,8 @@ def _draw_shares(ax: Any, comp: MetricComparison, compact: bool) -> None:
     ax.set_xlim(-0.6, 1.6)
     ax.set_ylim(0, 1.12)
     ax.set_ylabel("share of sessions (95 % Wilson CI)", fontsize=8 if compact else 10)
+    if compact:  # the overview names each panel's metric on its x axis
+        ax.set_xlabel(comp.label, fontsize=8)
     stats_text = (
         f"KS D={_fmt(comp.ks_stat, 2)} ({_p(comp.ks_p)}), W={_fmt(comp.wasserstein)} "
         f"(chance {_fmt(comp.wasserstein_null95)})"
@@ -173,7 +175,10 @@ def plot_overview(comps: Sequence[MetricComparison], path: Path) -> None:
         _draw(ax, comp, compact=True)
     for ax in flat[len(comps) :]:
         ax.axis("off")
-    fig.suptitle("Real (Kolab) vs simulated sessions: empirical distribution functions")
+    fig.suptitle(
+        "Real (Kolab) vs simulated sessions: empirical distribution functions "
+        "(binary metrics: shares)"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
