@@ -139,6 +139,7 @@ def test_wilson_interval_by_hand():
     assert all(math.isnan(x) for x in wilson_interval(0, 0))
 
 
+@pytest.mark.filterwarnings("ignore::collabsim.graphs.kolab_common.GraphDataWarning")
 def test_real_kolab_values(kolab_sessions_path: Path):
     """On the 31 real sessions: the last AI node is answered in 30, and 216 of the 335 AI
     nodes are answered (8 more responses name a node the explorer draws as Human, which is
