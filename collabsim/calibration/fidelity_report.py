@@ -260,7 +260,7 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
     for c in fid.comparisons:
         if c.metric in BINARY_METRICS:
             lines.append(
-                f"*{c.label}* is binary, so its row shows, instead of the median, the share "
+                f"The metric *{c.label}* is binary, so its row shows, instead of the median, the share "
                 "of sessions with value 1 (k/n = share [95 % Wilson interval]): "
                 f"{share_sentence(c)}. The intervals "
                 + (
