@@ -12,12 +12,20 @@ Every session (real Kolab graph or simulated trace converted with
 ``solo_lead_in``          share of a step elapsed before its first AI node, mean over steps
 ``response_time_q50``     median human response time (below)
 ``response_time_q90``     90 % quantile of it
+``ai_response_share``     share of the AI outputs some response answers
+``last_ai_responded``     1 when the session's last AI output is answered, else 0
 ========================  ==============================================================
 
 *Human response time* to an AI output: for every crossing edge from an AI node ``u`` to a
 human node ``v`` (v directly follows from u), ``max(0, end(v) - end(u))`` seconds - the time
 from the AI output being there to the human's reaction being done. (Start-to-end gaps are
 no use here: Kolab nodes abut, so ``start(v) - end(u)`` is 0 for 98 % of such edges.)
+
+*AI outputs* and when one is answered: :mod:`collabsim.calibration.answered` (a Kolab AI
+node is one output; in simulated graphs an ungated submission and the agent's assent to a
+memory entry are none, a gated request and its approved outcome are one, and a draft's chat
+announcement belongs to the draft). ``last_ai_responded`` is binary, so its comparison is
+one of two shares: :func:`share_comparison` gives each with a 95 % Wilson interval.
 
 Simulated sessions without a simulated human (the single agent: team ``single``; without a
 team label, a session without any human node) have no human-AI dynamics and are left out
@@ -41,6 +49,12 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from collabsim.calibration.answered import (
+    ANSWERED_METRICS,
+    ai_response_share,
+    last_ai_responded,
+    wilson_interval,
+)
 from collabsim.graphs.model import WorkflowGraph
 from collabsim.metrics.dynamics import dynamics_row, retention
 
@@ -53,7 +67,9 @@ FIDELITY_METRICS: dict[str, str] = {
     "solo_lead_in": "solo lead-in",
     "response_time_q50": "human response time, median (s)",
     "response_time_q90": "human response time, 90 % quantile (s)",
+    **ANSWERED_METRICS,
 }
+BINARY_METRICS = frozenset({"last_ai_responded"})
 _FROM_DYNAMICS = (
     "human_burstiness",
     "human_memory",
@@ -83,6 +99,8 @@ def session_metrics(graph: WorkflowGraph) -> dict[str, Any]:
     rt = response_times(graph)
     row["response_time_q50"] = float(np.quantile(rt, 0.5)) if len(rt) else math.nan
     row["response_time_q90"] = float(np.quantile(rt, 0.9)) if len(rt) else math.nan
+    row["ai_response_share"] = ai_response_share(graph)
+    row["last_ai_responded"] = last_ai_responded(graph)
     return row
 
 
@@ -166,6 +184,56 @@ def compare_metric(
         ks_p=ks_p,
         wasserstein=w,
         wasserstein_null95=w95,
+    )
+
+
+@dataclass(frozen=True)
+class ShareComparison:
+    """Real against simulated share of sessions where a binary metric is 1.
+
+    Attributes:
+        metric: Metric key.
+        real_hits: Real sessions with value 1.
+        real_n: Real sessions where the metric is defined.
+        sim_hits: Simulated sessions with value 1.
+        sim_n: Simulated sessions where it is defined.
+    """
+
+    metric: str
+    real_hits: int
+    real_n: int
+    sim_hits: int
+    sim_n: int
+
+    @property
+    def real_share(self) -> float:
+        """Real share (NaN without real values)."""
+        return self.real_hits / self.real_n if self.real_n else math.nan
+
+    @property
+    def sim_share(self) -> float:
+        """Simulated share (NaN without simulated values)."""
+        return self.sim_hits / self.sim_n if self.sim_n else math.nan
+
+    @property
+    def real_ci(self) -> tuple[float, float]:
+        """95 % Wilson interval of the real share."""
+        return wilson_interval(self.real_hits, self.real_n)
+
+    @property
+    def sim_ci(self) -> tuple[float, float]:
+        """95 % Wilson interval of the simulated share."""
+        return wilson_interval(self.sim_hits, self.sim_n)
+
+
+def share_comparison(comp: MetricComparison) -> ShareComparison:
+    """The two shares of a binary (0/1) metric's comparison."""
+    return ShareComparison(
+        comp.metric,
+        int(np.sum(comp.real == 1.0)),
+        len(comp.real),
+        int(np.sum(comp.sim == 1.0)),
+        len(comp.sim),
     )
 
 

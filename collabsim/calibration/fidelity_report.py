@@ -2,7 +2,8 @@
 
 Each plot overlays the empirical distribution functions (ECDFs) of the real and the simulated
 values of one metric, with the sample sizes, the KS statistic and the Wasserstein distance in
-the title; ``fidelity_overview.png`` puts all metrics on one page. Files are written into a
+the title; a binary (0/1) metric is drawn as the two shares of sessions with value 1, each
+with its 95 % Wilson interval. ``fidelity_overview.png`` puts all metrics on one page. Files are written into a
 staging folder beside the output folder and moved into place at the end, so a failure leaves
 nothing half-written.
 """
@@ -16,7 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from collabsim.calibration.fidelity import FIDELITY_METRICS, Fidelity, MetricComparison
+from collabsim.calibration.fidelity import (
+    BINARY_METRICS,
+    FIDELITY_METRICS,
+    Fidelity,
+    MetricComparison,
+    ShareComparison,
+    share_comparison,
+)
 from collabsim.calibration.staging import StagedOutput
 
 REAL_COLOUR = "#1f77b4"
@@ -42,7 +50,61 @@ def _digits(metric: str) -> int:
     return 0 if metric.startswith("response_time") else 3
 
 
+def _share_text(share: float, hits: int, n: int, ci: tuple[float, float]) -> str:
+    if not n:
+        return "-"
+    return f"{hits}/{n} = {share:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
+def share_sentence(comp: MetricComparison) -> str:
+    """'real 30/31 = 0.97 [0.84, 0.99] vs simulated k/n = ...' for a binary metric."""
+    s = share_comparison(comp)
+    return (
+        f"real {_share_text(s.real_share, s.real_hits, s.real_n, s.real_ci)} vs simulated "
+        f"{_share_text(s.sim_share, s.sim_hits, s.sim_n, s.sim_ci)}"
+    )
+
+
+def _draw_shares(ax: Any, comp: MetricComparison, compact: bool) -> None:
+    s: ShareComparison = share_comparison(comp)
+    bars = (
+        ("real (Kolab)", s.real_share, s.real_ci, s.real_hits, s.real_n, REAL_COLOUR),
+        ("simulated", s.sim_share, s.sim_ci, s.sim_hits, s.sim_n, SIM_COLOUR),
+    )
+    for x, (_name, share, ci, hits, n, colour) in enumerate(bars):
+        if not n:
+            ax.text(x, 0.5, "no values", ha="center", color=colour, fontsize=8 if compact else 10)
+            continue
+        ax.bar(x, share, width=0.55, color=colour, alpha=0.75)
+        ax.errorbar(x, share, yerr=[[share - ci[0]], [ci[1] - share]], color="black", capsize=6)
+        ax.text(
+            x,
+            min(ci[1] + 0.03, 1.02),
+            f"{hits}/{n} = {share:.2f}",
+            ha="center",
+            va="bottom",
+            fontsize=7 if compact else 9,
+        )
+    ax.set_xticks([0, 1], [b[0] for b in bars], fontsize=8 if compact else 10)
+    ax.set_xlim(-0.6, 1.6)
+    ax.set_ylim(0, 1.12)
+    ax.set_ylabel("share of sessions (95 % Wilson CI)", fontsize=8 if compact else 10)
+    if compact:  # the overview names each panel's metric on its x axis
+        ax.set_xlabel(comp.label, fontsize=8)
+    stats_text = (
+        f"KS D={_fmt(comp.ks_stat, 2)} ({_p(comp.ks_p)}), W={_fmt(comp.wasserstein)} "
+        f"(chance {_fmt(comp.wasserstein_null95)})"
+    )
+    ax.set_title(
+        stats_text if compact else f"{comp.label}\n{stats_text}", fontsize=7 if compact else 10
+    )
+    ax.grid(alpha=0.3, axis="y")
+
+
 def _draw(ax: Any, comp: MetricComparison, *, compact: bool = False) -> None:
+    if comp.metric in BINARY_METRICS:
+        _draw_shares(ax, comp, compact)
+        return
     for values, colour, name in (
         (comp.real, REAL_COLOUR, "real (Kolab)"),
         (comp.sim, SIM_COLOUR, "simulated"),
@@ -113,10 +175,20 @@ def plot_overview(comps: Sequence[MetricComparison], path: Path) -> None:
         _draw(ax, comp, compact=True)
     for ax in flat[len(comps) :]:
         ax.axis("off")
-    fig.suptitle("Real (Kolab) vs simulated sessions: empirical distribution functions")
+    fig.suptitle(
+        "Real (Kolab) vs simulated sessions: empirical distribution functions "
+        "(binary metrics: shares)"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _disjoint(s: ShareComparison) -> bool:
+    (rl, rh), (sl, sh) = s.real_ci, s.sim_ci
+    if any(math.isnan(x) for x in (rl, rh, sl, sh)):
+        return False
+    return rh < sl or sh < rl
 
 
 def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
@@ -146,15 +218,21 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
         "events merge all simulated collaborators (D and R) into one stream, as the dynamics "
         "metrics do.",
         "",
-        "| metric | real: median [IQR] | n (undef.) | simulated: median [IQR] | n (undef.) | "
+        "| metric | real: median [IQR] (binary: share) | n (undef.) | "
+        "simulated: median [IQR] (binary: share) | n (undef.) | "
         "KS D (p) | W (chance) | reading | plot |",
         "|---|---|---:|---|---:|---|---|---|---|",
     ]
     for c in fid.comparisons:
         d = _digits(c.metric)
+        real_text, sim_text = _summary(c.real, d), _summary(c.sim, d)
+        if c.metric in BINARY_METRICS:
+            s = share_comparison(c)
+            real_text = _share_text(s.real_share, s.real_hits, s.real_n, s.real_ci)
+            sim_text = _share_text(s.sim_share, s.sim_hits, s.sim_n, s.sim_ci)
         lines.append(
-            f"| {c.label} | {_summary(c.real, d)} | {len(c.real)} ({c.real_undefined}) | "
-            f"{_summary(c.sim, d)} | {len(c.sim)} ({c.sim_undefined}) | "
+            f"| {c.label} | {real_text} | {len(c.real)} ({c.real_undefined}) | "
+            f"{sim_text} | {len(c.sim)} ({c.sim_undefined}) | "
             f"{_fmt(c.ks_stat, 2)} ({_p(c.ks_p)}) | "
             f"{_fmt(c.wasserstein, d or 1)} ({_fmt(c.wasserstein_null95, d or 1)}) | "
             f"{c.verdict} | [png](fidelity_{c.metric}.png) |"
@@ -178,7 +256,28 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
     differs = [c.label for c in fid.comparisons if c.verdict == "differs"]
     missing = [c.label for c in fid.comparisons if c.verdict.startswith("not measurable")]
     close = [c.label for c in fid.comparisons if c.verdict == "no detectable difference"]
+    lines += [""]
+    for c in fid.comparisons:
+        if c.metric in BINARY_METRICS:
+            lines.append(
+                f"The metric *{c.label}* is binary, so its row shows, instead of the median, the share "
+                "of sessions with value 1 (k/n = share [95 % Wilson interval]): "
+                f"{share_sentence(c)}. The intervals "
+                + (
+                    "do not overlap."
+                    if _disjoint(share_comparison(c))
+                    else "overlap (KS and W read the same two shares)."
+                )
+            )
     lines += [
+        "",
+        "AI outputs (for the answered share and the last output): every AI node of a Kolab "
+        "graph; in a simulated graph the agent's nodes except an ungated submission (FINISH) "
+        "and its assent to a memory entry, with a gated request and its approved outcome as "
+        "one output and a draft's chat announcement belonging to the draft. An output is "
+        "answered when a response (adopt / modify / reject) names it; simulated responses "
+        "come only from gate decisions, edits of the agent's draft and objections in chat, so "
+        "simulated code cells, memory entries and plain messages are never answered.",
         "",
         adopt_line,
         "",

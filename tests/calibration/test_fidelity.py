@@ -60,7 +60,7 @@ def test_fidelity_on_a_run_writes_the_report_table_and_one_plot_per_metric(
     out = tmp_path / "fid"
     rc = main(["fidelity", str(sim_run), "--kolab", str(kolab_sessions_path), "--out", str(out)])
     assert rc == 0
-    assert "compared 6 simulated with 31 real sessions on 8 metrics" in capsys.readouterr().out
+    assert "compared 6 simulated with 31 real sessions on 10 metrics" in capsys.readouterr().out
     names = {p.name for p in out.iterdir()}
     pngs = {f"fidelity_{m}.png" for m in FIDELITY_METRICS} | {"fidelity_overview.png"}
     assert names == pngs | {"report.md", "sessions.csv"}
@@ -75,12 +75,20 @@ def test_fidelity_on_a_run_writes_the_report_table_and_one_plot_per_metric(
         assert row.count("|") == 10
     assert "KS D (p)" in report and "W (chance)" in report
     assert "Simulated adopt share:" in report and "0.17 to 1.00" in report
+    # the binary metric is a comparison of two shares, each with its Wilson interval
+    last_row = next(line for line in report.splitlines() if line.startswith("| last AI output"))
+    assert "| 30/31 = 0.97 [0.84, 0.99] | 31 (0) |" in last_row
+    assert "real 30/31 = 0.97 [0.84, 0.99] vs simulated " in report
+    share_row = next(line for line in report.splitlines() if line.startswith("| share of AI"))
+    assert "| 0.667 [0.523, 0.838] | 31 (0) |" in share_row
 
     table = pd.read_csv(out / "sessions.csv")
     real = table[table.source == "real"].set_index("session_id")
     sim = table[table.source == "simulated"]
     assert len(real) == 31 and len(sim) == 6
     assert set(sim.team) == {"DR"} and set(sim.structure) == {"default"}
+    assert real.last_ai_responded.sum() == 30 and set(sim.last_ai_responded) <= {0.0, 1.0}
+    assert sim.ai_response_share.between(0, 1).all()
     # the real side reproduces the figures the Kolab explorer page prints
     printed = json.loads((shared_data / "kolab" / "explorer_metrics_dev.json").read_text())
     for sid, figures in printed["sessions"].items():
