@@ -56,7 +56,12 @@ written once):
   -> ``reject``, as Kolab labels a human voicing disagreement with the AI's output; once per
   (human, draft), and not when the message announces the sender's own edit (``[edit
   draft=...]``: the edit is the ``modify``) or comes before the sender's own gate decision
-  on the request it refs (the decision is the response).
+  on the request it refs (the decision is the response);
+* a human chat message that checked an AI output it refs and takes it without an issue (a
+  ``[check draft=...]`` tag, no issue tag, no edit: "the draft looks right to me", "go
+  ahead with your draft") -> ``adopt``, as Kolab labels a human taking the AI's output as it
+  is; with the same once-per-(human, draft) and own-decision rules. A draft taken in
+  silence has no human node, hence no response.
 
 The responder is the human node, ``ai_node`` the AI request / update node, and ``source``
 the latest human message among the AI node's refs (for a gate outcome, its request's refs),
@@ -353,10 +358,11 @@ def _responses(
                     Response(node_of[ev.seq], _source(req, by_seq, node_of), node_of[r], label)
                 )  # type: ignore[arg-type]
         elif ev.is_message:
-            ai_ref = _objected(ev, by_seq, node_of, decision_on, objected)
-            if ai_ref is not None:
+            checked = _checked(ev, by_seq, node_of, decision_on, objected)
+            if checked is not None:
+                ai_ref, label = checked
                 out.append(Response(node_of[ev.seq], _source(by_seq[ai_ref], by_seq, node_of),
-                                    node_of[ai_ref], "reject"))  # type: ignore[arg-type]
+                                    node_of[ai_ref], label))  # type: ignore[arg-type]
         elif ev.action_type == "EDITOR_UPDATE":
             for r in ev.refs:
                 ref = by_seq.get(r)
@@ -374,18 +380,20 @@ def _responses(
     return out
 
 
-def _objected(
+def _checked(
     ev: TraceEvent,
     by_seq: Mapping[int, TraceEvent],
     node_of: Mapping[int, str],
     decision_on: Mapping[int, TraceEvent],
     seen: set[tuple[str, str]],
-) -> int | None:
-    """The AI node a human chat message rejects (module docstring), or None."""
+) -> tuple[int, str] | None:
+    """The AI node a human chat message's check responds to, with its label (``reject``
+    with an issue, ``adopt`` without: module docstring), or None."""
     text = str(ev.args.get("message", ""))
     checked = _CHECK_TAG.findall(text)
-    if not checked or _ISSUE_TAG.search(text) is None or _EDIT_TAG.search(text):
+    if not checked or _EDIT_TAG.search(text):
         return None
+    label = "adopt" if _ISSUE_TAG.search(text) is None else "reject"
     for r in ev.refs:
         ref = by_seq.get(r)
         if ref is None or r not in node_of or ref.actor_type != "ai":
@@ -397,7 +405,7 @@ def _objected(
         if key in seen:
             return None
         seen.add(key)
-        return r
+        return r, label
     return None
 
 

@@ -40,7 +40,6 @@ from collabsim.participants.wording import draft_hypothesis
 from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
 
-
 # How much later the agent looks again when a teammate's action landed just as it was about
 # to finish: the time resolution of the Kolab graphs (1 s).
 LOOK_AGAIN_SECONDS = 1.0

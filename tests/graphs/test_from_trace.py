@@ -227,10 +227,11 @@ def test_truncated_last_line_warns_bad_middle_line_fails(tmp_path: Path) -> None
         graph_from_trace_file(path)
 
 
-def test_objections_in_chat_are_reject_responses() -> None:
+def test_checks_in_chat_are_reject_or_adopt_responses() -> None:
     """A collaborator objecting in chat to the agent's draft is a ``reject`` (once per draft),
-    an announced edit is not (its edit is the ``modify``), nor a message before the sender's
-    own gate decision on the request it refs (the decision is the response)."""
+    confirming it in chat an ``adopt``; an announced edit is neither (its edit is the
+    ``modify``), nor a message before the sender's own gate decision on the request it refs
+    (the decision is the response)."""
     tag = "[issue kind=wrong_ordinal fix=ordinal:2] [check draft=0596179b]"
     trace = [
         _ev(0, 0, 0, "env", "SESSION_START", task_id="t", team="DR", structure="default"),
@@ -249,6 +250,7 @@ def test_objections_in_chat_are_reject_responses() -> None:
     g = graph_from_trace(trace, session_id="s")
     assert g.responses == (
         Response("e2", None, "e1", "reject"),
+        Response("e5", None, "e1", "adopt"),  # R's confirmation takes the draft
         Response("e8", None, "e6", "reject"),
     )
 
