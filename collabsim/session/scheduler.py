@@ -48,9 +48,9 @@ class LandingQueue:
         """When the earliest effect lands (None: nothing in flight)."""
         return self._heap[0].time if self._heap else None
 
-    def waiting(self) -> list[Landing]:
-        """Every effect still waiting, earliest first (the queue is left as it is)."""
-        return sorted(self._heap)
+    def waiting(self) -> tuple[Landing, ...]:
+        """Every effect still waiting, in no particular order (the queue is left as it is)."""
+        return tuple(self._heap)
 
     def pop(self) -> Landing:
         """Remove and return the earliest effect."""

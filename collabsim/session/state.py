@@ -179,15 +179,17 @@ class SessionState:
     def working(self, t: float, exclude: str) -> tuple[Activity, ...]:
         """Members' actions under way at ``t`` (their effect lands later), other than
         ``exclude``'s, earliest start first: one per (actor, action) event."""
-        out: dict[int, Activity] = {}
+        found: list[tuple[float, int]] = []
         for landing in self.landings.waiting():
-            if landing.time <= t:
-                continue
-            for seq in landing.seqs:
-                event = self.events[seq]
-                if event.actor not in (exclude, "env") and event.t_start <= t:
-                    out[seq] = Activity(event.actor, event.action_type, event.t_start)
-        return tuple(out[seq] for seq in sorted(out, key=lambda q: (out[q].since, q)))
+            if landing.time > t:
+                for seq in landing.seqs:
+                    event = self.events[seq]
+                    if event.actor != exclude and event.actor != "env" and event.t_start <= t:
+                        found.append((event.t_start, seq))
+        if not found:
+            return ()
+        return tuple(Activity(self.events[seq].actor, self.events[seq].action_type, since)
+                     for since, seq in sorted(set(found)))
 
     def interrupt_in_flight(self) -> list[int]:
         """Drop the effects still waiting to land; mark their events ``interrupted``.
