@@ -73,6 +73,16 @@ def _edits(trace: Path, actor: str) -> list[str]:
             and e["action_type"] == "EDITOR_UPDATE" and e["status"] in ("ok", "approved")]
 
 
+def _patient_d_run(task: Task, tmp_path: Path) -> tuple[float, list[dict[str, Any]]]:
+    """A default D team with a patient agent: when its draft announcement landed, and the
+    session's chat messages."""
+    patient = tmp_path / "patient.jsonl"
+    _run(task, "default", 0.0, patient, members="D")
+    events = [json.loads(line) for line in patient.read_text().splitlines()]
+    said = [e for e in events if e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
+    return next(e["t_end"] for e in said if e["actor"] == "agent"), said
+
+
 def test_modify_edits_the_editor_and_default_agent_follows_its_deference(
         task: Task, tmp_path: Path) -> None:
     year = f"{-_planted(task)} BCE"
@@ -93,11 +103,7 @@ def test_the_agent_does_not_finish_while_an_announced_edit_is_on_its_way(
     # a check then, but finishing would drop the announced edit - it waits for it to land,
     # then decides on it (a patience that ends before the reply lands ends on time: the
     # agent, woken by its bounded wait, finishes without having seen the reply)
-    patient = tmp_path / "patient.jsonl"
-    _run(task, "default", 0.0, patient, members="D")
-    events = [json.loads(line) for line in patient.read_text().splitlines()]
-    said = [e for e in events if e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
-    draft = next(e["t_end"] for e in said if e["actor"] == "agent")
+    draft, said = _patient_d_run(task, tmp_path)
     reply = next(e["t_end"] for e in said if "[edit draft=" in e["args"]["message"])
     trace = tmp_path / "impatient.jsonl"
     patience = reply - draft + 1.0
@@ -183,11 +189,7 @@ def test_a_teammates_reply_under_way_when_patience_ends_is_waited_for(
         task: Task, tmp_path: Path) -> None:
     # the agent's patience ends while D is still writing its reply (started, not landed):
     # the workspace shows D at work, so the agent does not FINISH and cut the reply off
-    patient = tmp_path / "patient.jsonl"
-    _run(task, "default", 0.0, patient, members="D")
-    events = [json.loads(line) for line in patient.read_text().splitlines()]
-    said = [e for e in events if e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
-    draft = next(e["t_end"] for e in said if e["actor"] == "agent")
+    draft, said = _patient_d_run(task, tmp_path)
     reply = next(e for e in said if e["actor"] == "D" and e["t_start"] >= draft)
     assert reply["t_end"] - reply["t_start"] > 2.0  # a reply that takes time to write
     trace = tmp_path / "impatient.jsonl"
