@@ -360,8 +360,7 @@ class ScriptedAgent:
         next step at the same instant, and I look again :data:`LOOK_AGAIN_SECONDS` later."""
         if not self.params.get("wait_for_working_teammates", True):
             return False
-        # a teammate whose action landed at this very moment is deciding its next step at
-        # the same instant (the scheduler lets me decide first): I look again a moment later
+        # the scheduler lets me decide first among members due at the same instant
         return bool(obs.working) or any(
             h.actor != obs.me and h.time == obs.time for h in obs.history)
 
