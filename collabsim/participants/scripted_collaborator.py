@@ -147,7 +147,10 @@ class ScriptedCollaborator:
         if lead is not None:
             return lead
         own = self._own_result(obs, plan)
-        if (self.numbers and own is None and plan.columns
+        # my recomputation validates a draft (or a request I must decide): I start it once
+        # there is one, reacting to the agent's output as Kolab's humans do, not alongside
+        # the agent's own analysis (a lead-in's look at the data is the lead-in's)
+        if (self.numbers and own is None and plan.columns and (fp or request is not None)
                 and not obs.my_pending and not self._computed(obs, plan)
                 and _allowed(obs, "EXECUTE_CODE")):
             return format_action("EXECUTE_CODE", code=compute_cell(plan))

@@ -250,3 +250,25 @@ def test_a_reject_that_finds_no_issue_puts_the_collaborators_own_version_in_plac
     assert _edits(trace, "D") and result.submitted_hypothesis == _edits(trace, "D")[0]
     assert result.submitted_hypothesis != agent_draft
     assert f"{-_planted(task)} BCE" in result.submitted_hypothesis  # same answer, D's words
+
+
+def test_d_recomputes_when_there_is_a_draft_to_check_not_alongside_the_agent(
+        task: Task, tmp_path: Path) -> None:
+    # D's recomputation validates the agent's figures: it starts once a draft is in the
+    # editor (humans react to the AI's output, as in Kolab), not in parallel with the agent's
+    # own analysis; without a lead-in, D does nothing before the draft
+    params = _reacting("adopt")
+    params["behaviour"]["lead_in"]["probability"]["value"] = 0.0
+    team = team_from_dict("D")
+    participants: dict[str, Any] = {
+        "agent": ScriptedAgent(seed=0, mistakes=MistakeModel()),
+        "D": ScriptedCollaborator(team.collaborators[0], seed=0, params=params)}
+    config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
+    trace = tmp_path / "d.jsonl"
+    assert run_session_sync(config, participants, trace,
+                            executor_factory=InProcessExecutor).status == "finished"
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    draft = next(e for e in events if e["actor"] == "agent" and e["action_type"] == "EDITOR_UPDATE")
+    d_cells = [e for e in events if e["actor"] == "D" and e["action_type"] == "EXECUTE_CODE"]
+    assert d_cells and d_cells[0]["t_start"] >= draft["t_end"]
+    assert not any(e["actor"] == "D" and e["t_start"] < draft["t_end"] for e in events)
