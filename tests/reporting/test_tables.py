@@ -155,9 +155,11 @@ def test_rows_from_a_real_engine_session(tmp_path: Path) -> None:
     # inspect and a compute cell, drafts, announces and finishes; D recomputes; D and R
     # confirm: W_total = 4 agent actions + D's cell, M_team = 3 messages.
     assert (row["W_human"], row["W_total"], row["M_team"]) == (1, 5, 3)
+    # D recomputes once the draft is there, so its cell repeats the agent's compute cell (no
+    # initiative; when D computed alongside the agent, its cell came first and was the new one)
     counts = initiative_counts(events, ["agent", "D", "R"])
-    assert counts == {"agent": 3, "D": 2, "R": 1}
-    p = [3 / 6, 2 / 6, 1 / 6]
+    assert counts == {"agent": 4, "D": 1, "R": 1}
+    p = [4 / 6, 1 / 6, 1 / 6]
     assert row["H_init_norm"] == pytest.approx(-sum(x * math.log(x) for x in p) / math.log(3))
     # every reference node is met: Amber_inter selected and printed, the rolling minimum
     # printed at -3900, "sustained" and "3900" in the draft
