@@ -33,8 +33,9 @@ AI nodes, some of which are no output, so on that side:
 Everything else the agent does - code cells, other messages, editor updates, memory
 entries, gate requests (including a gated submission, which the humans decide on) - is an
 output. Responses in simulated graphs arise only from gate decisions, edits of the agent's
-draft and objections (see :mod:`collabsim.graphs.from_trace`), so code cells, memory
-entries and plain messages are outputs that are never answered there.
+draft and chat checks of a draft (objections, confirmations; see
+:mod:`collabsim.graphs.from_trace`), so code cells, memory entries and plain messages are
+outputs that are never answered there.
 """
 
 from __future__ import annotations
