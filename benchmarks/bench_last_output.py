@@ -36,8 +36,8 @@ from collabsim.calibration.answered import (
     ai_outputs,
     ai_response_share,
     last_ai_responded,
-    wilson_interval,
 )
+from collabsim.calibration.fit import wilson_interval
 from collabsim.calibration.kolab_sample import CalibrationInputError
 from collabsim.calibration.simulated import load_simulated_graphs
 from collabsim.graphs.from_trace import read_trace

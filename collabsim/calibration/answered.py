@@ -132,17 +132,3 @@ def last_ai_responded(graph: WorkflowGraph) -> float:
     last = max(outputs, key=lambda o: max(_time_key(n, position[n.id]) for n in o))
     answered = _answered(graph)
     return 1.0 if any(n.id in answered for n in last) else 0.0
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """Wilson score interval of a binomial share (95 % by default); (NaN, NaN) when n = 0.
-
-    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with ``p = successes / n``.
-    """
-    if n <= 0:
-        return (math.nan, math.nan)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))

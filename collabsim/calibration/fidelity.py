@@ -53,8 +53,8 @@ from collabsim.calibration.answered import (
     ANSWERED_METRICS,
     ai_response_share,
     last_ai_responded,
-    wilson_interval,
 )
+from collabsim.calibration.fit import wilson_interval
 from collabsim.graphs.model import WorkflowGraph
 from collabsim.metrics.dynamics import dynamics_row, retention
 

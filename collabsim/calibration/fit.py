@@ -24,6 +24,7 @@ Nothing here looks at simulated results or published team tables.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,13 +135,19 @@ def fit_reactions(sample: KolabSample) -> tuple[ReactionModel, ConcentrationFit]
 
 
 def wilson_interval(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """Wilson score interval of a binomial share ``k / n`` (95 % by default)."""
+    """Wilson score interval of a binomial share ``k / n`` (95 % by default); (NaN, NaN) when
+    ``n`` is 0.
+
+    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with ``p = k / n``, clipped to
+    [0, 1].
+    """
     if n <= 0:
-        return 0.0, 1.0
+        return (math.nan, math.nan)
     p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def fit_check_shift(sample: KolabSample) -> CheckShift | None:

@@ -14,7 +14,6 @@ from collabsim.calibration.answered import (
     ai_outputs,
     ai_response_share,
     last_ai_responded,
-    wilson_interval,
 )
 from collabsim.calibration.fidelity import (
     AdoptCheck,
@@ -23,6 +22,7 @@ from collabsim.calibration.fidelity import (
     share_comparison,
 )
 from collabsim.calibration.fidelity_report import plot_metric, report_markdown, share_sentence
+from collabsim.calibration.fit import wilson_interval
 from collabsim.core.events import TraceEvent
 from collabsim.graphs.explorer_io import load_explorer
 from collabsim.graphs.from_trace import graph_from_trace
