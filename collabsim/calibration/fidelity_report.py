@@ -276,8 +276,9 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
         "and its assent to a memory entry, with a gated request and its approved outcome as "
         "one output and a draft's chat announcement belonging to the draft. An output is "
         "answered when a response (adopt / modify / reject) names it; simulated responses "
-        "come only from gate decisions, edits of the agent's draft and objections in chat, so "
-        "simulated code cells, memory entries and plain messages are never answered.",
+        "come only from gate decisions, edits of the agent's draft and chat checks of a "
+        "draft (objections, confirmations), so simulated code cells, memory entries and "
+        "plain messages are never answered.",
         "",
         adopt_line,
         "",

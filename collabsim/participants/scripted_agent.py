@@ -143,10 +143,9 @@ class ScriptedAgent:
         check_wait = self._check_wait(obs)
         if check_wait is not None and obs.turn < self._finish_by_turn:
             return format_wait(check_wait)
-        if self._teammate_at_work(obs) and obs.turn < self._finish_by_turn:
-            if not obs.working:  # its work landed this very moment: it decides what next now
-                return format_wait(LOOK_AGAIN_SECONDS)
-            return format_action(WAIT)  # wakes when that work lands
+        work_wait = self._work_wait(obs)
+        if work_wait is not None and obs.turn < self._finish_by_turn:
+            return format_wait(work_wait)
         if self._finish_unaddressed(obs):
             # the owner rejected FINISH of this very text and my revisions could not change
             # it: asking again would only repeat the rejection, so the owner decides
@@ -350,19 +349,23 @@ class ScriptedAgent:
             obs.time - announce[-1].time)
         return left if left > 0 else None
 
-    def _teammate_at_work(self, obs: Observation) -> bool:
-        """Whether I hold FINISH back because a teammate is at work right now (an action
-        started whose effect has not landed: a message being written, a cell running, an
-        edit being made; ``wait_for_working_teammates``, default True). Submitting then would
-        cut that work off unseen; in 30 of the 31 Kolab sessions the human responds to the
-        AI's last output, so a session does not end while the human is reacting to it.
-        A teammate's action that lands just as I decide counts too: the teammate decides its
-        next step at the same instant, and I look again :data:`LOOK_AGAIN_SECONDS` later."""
+    def _work_wait(self, obs: Observation) -> float | None:
+        """How long I hold FINISH back because a teammate is at work (None: not at all;
+        ``inf``: until its work lands): while an action of a teammate has started and not
+        landed (a message being written, a cell running, an edit being made;
+        ``wait_for_working_teammates``, default True). Submitting then would cut that work off
+        unseen; in 30 of the 31 Kolab sessions the human responds to the AI's last output, so
+        a session does not end while the human is reacting to it. A teammate's action that
+        lands just as I decide counts too: the scheduler lets me decide first among members
+        due at the same instant, so I look again :data:`LOOK_AGAIN_SECONDS` later, when the
+        teammate has decided its next step."""
         if not self.params.get("wait_for_working_teammates", True):
-            return False
-        # the scheduler lets me decide first among members due at the same instant
-        return bool(obs.working) or any(
-            h.actor != obs.me and h.time == obs.time for h in obs.history)
+            return None
+        if obs.working:
+            return math.inf
+        if any(h.actor != obs.me and h.time == obs.time for h in obs.history):
+            return LOOK_AGAIN_SECONDS
+        return None
 
     def _edit_coming(self, obs: Observation) -> bool:
         """Whether a teammate announced an edit of the draft now in the editor (its message

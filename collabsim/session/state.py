@@ -189,7 +189,7 @@ class SessionState:
         if not found:
             return ()
         return tuple(Activity(self.events[seq].actor, self.events[seq].action_type, since)
-                     for since, seq in sorted(set(found)))
+                     for since, seq in sorted(found))
 
     def interrupt_in_flight(self) -> list[int]:
         """Drop the effects still waiting to land; mark their events ``interrupted``.
