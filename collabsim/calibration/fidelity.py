@@ -29,14 +29,14 @@ one of two shares: :func:`share_comparison` gives each with a 95 % Wilson interv
 
 Simulated sessions without a simulated human (the single agent: team ``single``; without a
 team label, a session without any human node) have no human-AI dynamics and are left out
-(and counted). A team session whose humans never got an action in (the agent finished
-first) is kept: its human metrics are undefined, its crossing share and lead-in are not. Undefined values (NaN: too few events, no responses, no AI node)
-are left out of the
-distributions and counted. For each metric the two distributions are compared with the
-two-sample Kolmogorov-Smirnov test (statistic D in [0, 1] and its p-value) and the
-Wasserstein-1 distance (in the metric's unit), whose *chance level* is the 95 % quantile
-of the distance between random splits of the pooled values into groups of the two sizes
-(a permutation null: what the distance would be if both came from one distribution).
+(and counted). A team session whose humans never got an action in (the agent finished first)
+is kept: its human metrics are undefined, its crossing share and lead-in are not. Undefined
+values (NaN: too few events, no responses, no AI node) are left out of the distributions and
+counted. For each metric the two distributions are compared with the two-sample
+Kolmogorov-Smirnov test (statistic D in [0, 1] and its p-value) and the Wasserstein-1
+distance (in the metric's unit), whose *chance level* is the 95 % quantile of the distance
+between random splits of the pooled values into groups of the two sizes (a permutation null:
+what the distance would be if both came from one distribution).
 """
 
 from __future__ import annotations

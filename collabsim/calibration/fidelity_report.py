@@ -1,11 +1,11 @@
 """Write a fidelity report: report.md, sessions.csv and one PNG per metric.
 
-Each plot overlays the empirical distribution functions (ECDFs) of the real and the simulated
-values of one metric, with the sample sizes, the KS statistic and the Wasserstein distance in
-the title; a binary (0/1) metric is drawn as the two shares of sessions with value 1, each
-with its 95 % Wilson interval. ``fidelity_overview.png`` puts all metrics on one page. Files are written into a
-staging folder beside the output folder and moved into place at the end, so a failure leaves
-nothing half-written.
+Each plot overlays the empirical distribution functions (ECDFs) of the real and the
+simulated values of one metric, with the sample sizes, the KS statistic and the Wasserstein
+distance in the title; a binary (0/1) metric is drawn as the two shares of sessions with
+value 1, each with its 95 % Wilson interval. ``fidelity_overview.png`` puts all metrics on
+one page. Files are written into a staging folder beside the output folder and moved into
+place at the end, so a failure leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -260,8 +260,8 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
     for c in fid.comparisons:
         if c.metric in BINARY_METRICS:
             lines.append(
-                f"The metric *{c.label}* is binary, so its row shows, instead of the median, the share "
-                "of sessions with value 1 (k/n = share [95 % Wilson interval]): "
+                f"The metric *{c.label}* is binary, so its row shows, instead of the median, "
+                "the share of sessions with value 1 (k/n = share [95 % Wilson interval]): "
                 f"{share_sentence(c)}. The intervals "
                 + (
                     "do not overlap."

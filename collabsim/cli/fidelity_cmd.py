@@ -3,9 +3,10 @@
 Reads every ``trace.jsonl`` under SIM_DIR (the sessions of ``collabsim run``) and the Kolab
 explorer graphs, computes per session human-action burstiness and memory, crossing share,
 retention strict/broad, solo lead-in, human response-time quantiles, the share of AI outputs
-answered and whether the last one is, and compares the two distributions of each (KS test, Wasserstein distance with its chance level). Writes
-``report.md``, ``sessions.csv`` and PNG plots into DIR. User errors (missing folder, no
-traces, empty Kolab file) print one line and exit with code 2.
+answered and whether the last one is, and compares the two distributions of each (KS test,
+Wasserstein distance with its chance level). Writes ``report.md``, ``sessions.csv`` and PNG
+plots into DIR. User errors (missing folder, no traces, empty Kolab file) print one line and
+exit with code 2.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """Were the collaborators' objections right? Counted from a session's trace against the gold.
 
 An **objection** is a simulated human's chat message that raises issues with a draft
-(``[issue kind=...]`` tags), about the draft named by its ``[check draft=<fingerprint>]`` tag;
-each (sender, draft) pair counts once; a message cut off by the session's end (status
-``interrupted``) was never posted and is no objection (an edit that only restates a draft it agrees with is
-no objection). The objected draft's text is the one with that fingerprint among
-the session's editor updates and the agent's draft announcements.
+(``[issue kind=...]`` tags), about the draft named by its ``[check draft=<fingerprint>]``
+tag; each (sender, draft) pair counts once; a message cut off by the session's end (status
+``interrupted``) was never posted and is no objection (an edit that only restates a draft it
+agrees with is no objection). The objected draft's text is the one with that fingerprint
+among the session's editor updates and the agent's draft announcements.
 
 An objection is **wrong** when the objected draft scores at least as well against the gold
 hypothesis as what the collaborator proposed instead (the judge's Performance); when it

@@ -5,9 +5,10 @@ All three are deterministic functions of the trace events and the reference work
 
 *Effective actions* are team actions (:func:`collabsim.metrics.activity.is_team_action`) or
 gate outcome events with status ``ok``, ``approved`` or ``error`` (a pending request has not
-taken effect; a rejected one never does, nor one ``interrupted`` by the session's end). Their *text* is the code of ``EXECUTE_CODE``, the
-message, editor text, memory entry or gate reason/comment. *Code outputs* are the
-``observation`` of effective ``EXECUTE_CODE`` events with status ``ok``/``approved``.
+taken effect; a rejected one never does, nor one ``interrupted`` by the session's end).
+Their *text* is the code of ``EXECUTE_CODE``, the message, editor text, memory entry or gate
+reason/comment. *Code outputs* are the ``observation`` of effective ``EXECUTE_CODE`` events
+with status ``ok``/``approved``.
 
 Keyword matching is case-insensitive substring matching; a keyword ``"a|b"`` matches either.
 """

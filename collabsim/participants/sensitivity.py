@@ -1,11 +1,12 @@
 """Sensitivity of team Performance to one behavioural parameter at a time.
 
 ``collabsim run experiment=sensitivity tasks.root=…`` is a Hydra multirun with one job per
-point of ``collabsim/conf/sensitivity/`` (``d_error_<x>``: D's own error rate, ``deference_<x>``: the
-agent's deference, ``patience_<x>``: the agent's patience for teammates' checks). At the end of the sweep the Hydra callback
-:class:`collabsim.cli.sensitivity_callback.SensitivityPlotCallback` reads every
-job's ``sessions.csv`` and writes, at the sweep root, ``sensitivity.csv`` (Performance mean and
-SE over tasks, seeds averaged first, per parameter value, structure and team) and
+point of ``collabsim/conf/sensitivity/`` (``d_error_<x>``: D's own error rate,
+``deference_<x>``: the agent's deference, ``patience_<x>``: the agent's patience for
+teammates' checks). At the end of the sweep the Hydra callback
+:class:`collabsim.cli.sensitivity_callback.SensitivityPlotCallback` reads every job's
+``sessions.csv`` and writes, at the sweep root, ``sensitivity.csv`` (Performance mean and SE
+over tasks, seeds averaged first, per parameter value, structure and team) and
 ``sensitivity.png`` (one panel per parameter, one line per structure/team, ± 1 SE). The same
 is available as ``python -m collabsim.participants.sensitivity SWEEP_DIR``.
 """

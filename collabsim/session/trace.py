@@ -3,8 +3,8 @@
 :class:`TraceWriter` appends and flushes one line per event, so a crash loses at most the
 line being written. The one exception to append-only: when a session ends with actions in
 flight, their events change status to ``interrupted`` and the file is rewritten once
-(:meth:`TraceWriter.rewrite`, atomically: a reader sees the old or the new file). A trace holds no wall-clock times or process ids: equal session inputs
-give byte-identical files.
+(:meth:`TraceWriter.rewrite`, atomically: a reader sees the old or the new file). A trace
+holds no wall-clock times or process ids: equal session inputs give byte-identical files.
 """
 
 from __future__ import annotations
