@@ -16,9 +16,9 @@ Agent: (leave teammates the opening: wait until one has acted, and for a leading
 time) for their checks, for an edit a teammate announced of the draft in the editor until it
 lands and for a teammate at work (both bounded by ``finish_by_turn``) -> ``FINISH``. A
 teammate's issue tag (in chat, or in the reason of a gate ``REJECT``) changes its plan (redo
-with the suggested fix) when the agent defers: with the fixed propensity ``deference`` whoever is right, always for the teammate the team memory
-records as trusted for the issue's area, never while the ``ignore_teammate`` mistake is active
-- except under gates, where issues from gate owners bind. A teammate's edit of the draft
+with the suggested fix) when the agent defers: with the fixed propensity ``deference``
+whoever is right, always for the teammate the team memory records as trusted for the issue's
+area, never while the ``ignore_teammate`` mistake is active - except under gates, where issues from gate owners bind. A teammate's edit of the draft
 (announced with ``[edit draft=...]``) is kept, merged or reverted by the same rule: merged when
 the agent redid its analysis with the teammate's fixes (its new draft wins), else kept by a
 gate owner's authority, the memory's trust record or the deference propensity, else reverted to
