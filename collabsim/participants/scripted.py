@@ -16,17 +16,18 @@ Agent: (leave teammates the opening: wait until one has acted, and for a leading
 time) for their checks, for an edit a teammate announced of the draft in the editor until it
 lands and for a teammate at work (both bounded by ``finish_by_turn``) -> ``FINISH``. A
 teammate's issue tag (in chat, or in the reason of a gate ``REJECT``) changes its plan (redo
-with the suggested fix) when the agent defers: with the fixed propensity ``deference``
-whoever is right, always for the teammate the team memory records as trusted for the issue's
-area, never while the ``ignore_teammate`` mistake is active - except under gates, where issues from gate owners bind. A teammate's edit of the draft
-(announced with ``[edit draft=...]``) is kept, merged or reverted by the same rule: merged when
-the agent redid its analysis with the teammate's fixes (its new draft wins), else kept by a
-gate owner's authority, the memory's trust record or the deference propensity, else reverted to
-the agent's own draft. After a rejected ``FINISH`` it asks again only once the editor has
-changed (it redid the analysis with the owner's fix, or a teammate edited); when it cannot
-change it, it hands the submission to the ``FINISH`` owner (``[handover FINISH draft=...]``),
-who then submits its own version. In build phases it adds plan / evidence criteria / expertise
-(and in ``scaffolded`` gate lines) and agrees.
+with the suggested fix) when the agent defers: with the fixed propensity ``deference`` whoever
+is right, always for the teammate the team memory records as trusted for the issue's area,
+never while the ``ignore_teammate`` mistake is active - except under gates, where issues from
+gate owners bind. A teammate's edit of the draft (announced with ``[edit draft=...]``) is kept,
+merged or reverted by the same rule: merged when the agent redid its analysis with the
+teammate's fixes (its new draft wins), else kept by a gate owner's authority, the memory's
+trust record or the deference propensity, else reverted to the agent's own draft. After a
+rejected ``FINISH`` it asks again only once the editor has changed (it redid the analysis with
+the owner's fix, or a teammate edited); when it cannot change it, it hands the submission to
+the ``FINISH`` owner (``[handover FINISH draft=...]``), who then submits its own version. In
+build phases it adds plan / evidence criteria / expertise (and in ``scaffolded`` gate lines)
+and agrees.
 
 Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own ``EXECUTE_CODE``
 and compares years; ``R`` (``check_wording``) compares the draft's wording with the query. Both
