@@ -30,12 +30,13 @@ build phases it adds plan / evidence criteria / expertise (and in ``scaffolded``
 and agrees.
 
 Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own ``EXECUTE_CODE``
-and compares years; ``R`` (``check_wording``) compares the draft's wording with the query. Both
-are fallible people (:mod:`collabsim.participants.human`): their own computation / reading
-carries their own per-session mistakes, they check every draft and, by what they found,
-adopt it (sometimes despite disagreeing), edit it with their own version (modify) or propose
-it and insist (reject), take a think time before reacting
-and act with calibrated durations (:class:`~collabsim.participants.human.SessionTiming`). Both
+once there is a draft (or a request) to check and compares years; ``R`` (``check_wording``)
+compares the draft's wording with the query. Both are fallible people
+(:mod:`collabsim.participants.human`): their own computation / reading carries their own
+per-session mistakes, they check every draft and, by what they found, adopt it (sometimes
+despite disagreeing), edit it with their own version (modify) or propose it and insist
+(reject; a reject whose check finds no issue puts its own version in place), take a think
+time before reacting and act with calibrated durations (:class:`~collabsim.participants.human.SessionTiming`). Both
 post concrete issues in chat, decide pending gate requests they own (``REJECT`` with reasons),
 contribute to memory in build phases and otherwise wait. The first collaborator by name may
 open the work phase alone (its calibrated lead-in: ``[lead]``, one look at the data,
