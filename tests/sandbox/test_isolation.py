@@ -1,0 +1,74 @@
+"""Sandbox isolation, round 2 (issue 23): IPC, disk quota of unlinked files, forged replies
+of score-deciding cells, and what a pooled worker carries into the next session.
+
+Like ``test_hardening``, probes that a cell could run with the audit hook switched off run
+both ways: the kernel layers and the parent's own checks must hold without the hook.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sandbox_helpers import FAST
+
+from collabsim.sandbox import Sandbox, SandboxLimits
+
+DISABLE_HOOK = (
+    "import gc\n"
+    "from collabsim.sandbox.policy import AuditPolicy\n"
+    "next(o for o in gc.get_objects() if isinstance(o, AuditPolicy)).internal = 1\n"
+    "print('hook off')"
+)
+
+
+def _open(limits: SandboxLimits, hook: str, files: tuple[Path, ...] = ()) -> Sandbox:
+    sb = Sandbox(list(files), limits)
+    if hook == "off":
+        result = sb.execute(DISABLE_HOOK)
+        assert result.output == "hook off\n", result
+    return sb
+
+
+@pytest.fixture(params=["on", "off"])
+def hook(request: pytest.FixtureRequest) -> str:
+    """Whether the probe runs with the audit hook in place (``on``) or switched off."""
+    return request.param
+
+
+@pytest.fixture()
+def sandbox(hook: str) -> Iterator[Sandbox]:
+    sb = _open(FAST, hook)
+    try:
+        yield sb
+    finally:
+        sb.close()
+
+
+# -- 7. System V IPC -------------------------------------------------------------------------
+_IPC = textwrap.dedent(
+    """
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    made = {'shm': libc.shmget(0, 64 << 20, 0o1666), 'msg': libc.msgget(0, 0o1666),
+            'sem': libc.semget(0, 1, 0o1666)}
+    errno = ctypes.get_errno()
+    # on a kernel that let them through, remove them again (IPC_RMID = 0)
+    if made['shm'] >= 0: libc.shmctl(made['shm'], 0, None)
+    if made['msg'] >= 0: libc.msgctl(made['msg'], 0, None)
+    if made['sem'] >= 0: libc.semctl(made['sem'], 0, 0)
+    print(made, errno)
+    """
+)
+
+
+def test_system_v_ipc_objects_cannot_be_created(sandbox: Sandbox, hook: str) -> None:
+    """Shared memory, message queues and semaphores outlive the worker: all refused."""
+    result = sandbox.execute(_IPC)
+    if hook == "on":  # ctypes' libc is refused by the audit hook already
+        assert result.status == "blocked", result
+        return
+    assert result.status == "ok", result
+    assert result.output == "{'shm': -1, 'msg': -1, 'sem': -1} 1\n", result  # EPERM
