@@ -310,6 +310,9 @@ class Sandbox:
 
     def _over_disk_quota(self) -> bool:
         added = disk_usage(self._workdir) - self._disk_base
+        worker = self._worker
+        if worker is not None:  # files removed while still open hold their space too
+            added += worker.unlinked_bytes()
         return added > self.limits.disk_mb * 1024 * 1024
 
     def _disk_limit(self, start: float) -> ExecResult:

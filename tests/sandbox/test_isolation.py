@@ -72,3 +72,36 @@ def test_system_v_ipc_objects_cannot_be_created(sandbox: Sandbox, hook: str) -> 
         return
     assert result.status == "ok", result
     assert result.output == "{'shm': -1, 'msg': -1, 'sem': -1} 1\n", result  # EPERM
+
+
+# -- 8. disk quota: files removed while open -------------------------------------------------
+_UNLINKED = textwrap.dedent(
+    """
+    import os
+    kept = []
+    for i in range(3):
+        f = open(f'gone{i}.bin', 'wb')
+        os.unlink(f'gone{i}.bin')
+        f.write(b'x' * 2_000_000)
+        f.flush()
+        kept.append(f)
+    print(os.listdir('.'))
+    """
+)
+
+
+def test_files_removed_while_open_count_against_the_disk_quota(hook: str) -> None:
+    limits = SandboxLimits(wall_seconds=10, cpu_seconds=10, memory_mb=512, file_mb=5, disk_mb=4)
+    with _open(limits, hook) as sb:
+        result = sb.execute(_UNLINKED)
+        assert result.status == "disk_limit", result
+        assert "4 MB" in (result.error or "")
+        assert sb.execute("print('fresh')").output == "fresh\n"
+
+
+def test_unlinked_files_within_the_quota_are_fine() -> None:
+    limits = SandboxLimits(wall_seconds=10, cpu_seconds=10, memory_mb=512, file_mb=5, disk_mb=8)
+    with Sandbox([], limits) as sb:
+        result = sb.execute(_UNLINKED)
+        assert result.status == "ok", result
+        assert result.output == "[]\n"
