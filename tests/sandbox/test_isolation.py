@@ -105,3 +105,93 @@ def test_unlinked_files_within_the_quota_are_fine() -> None:
         result = sb.execute(_UNLINKED)
         assert result.status == "ok", result
         assert result.output == "[]\n"
+
+
+# -- 9. pooled reuse: state a session leaves in its worker -----------------------------------
+_LEAVE = textwrap.dedent(
+    """
+    import gc, os, signal, sys
+
+    class Hook:
+        def find_spec(self, name, path=None, target=None):
+            print('HOOK SAW', name)
+            return None
+
+    sys.meta_path.insert(0, Hook())
+    os.umask(0)
+    sys.setrecursionlimit(60)
+    gc.disable()
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.displayhook = lambda value: print('DISPLAY LEAK')
+    """
+)
+_STATE = textwrap.dedent(
+    """
+    import gc, os, signal, sys
+    umask = os.umask(0o022); os.umask(umask)
+    print(len(sys.meta_path), oct(umask), sys.getrecursionlimit(), gc.isenabled(),
+          signal.getsignal(signal.SIGTERM), sys.displayhook is sys.__displayhook__)
+    import colorsys
+    """
+)
+
+
+def test_a_reset_worker_carries_no_process_state_into_the_next_session(task_csv: Path) -> None:
+    with Sandbox([task_csv], FAST) as fresh:
+        expected = fresh.execute(_STATE)
+    assert expected.status == "ok", expected
+    with Sandbox([task_csv], FAST) as sb:
+        assert sb.execute(_LEAVE).status == "ok"
+        pid = sb.pid
+        sb.reset([task_csv])
+        assert sb.pid == pid  # all of it could be put back: the worker was kept
+        again = sb.execute(_STATE)
+        assert again.status == "ok", again
+        assert again.output == expected.output
+        assert "HOOK SAW" not in again.output
+
+
+def test_a_worker_holding_a_removed_file_open_is_not_reused(task_csv: Path) -> None:
+    """The removed file's space (and content) would pass to the next session: a new worker."""
+    with Sandbox([task_csv], FAST) as sb:
+        kept = sb.execute(
+            "import os\nfd = os.open('secret.bin', os.O_RDWR | os.O_CREAT)\n"
+            "os.write(fd, b'LEFT-BY-SESSION-1')\nos.unlink('secret.bin')\ndel fd"
+        )
+        assert kept.status == "ok", kept
+        pid = sb.pid
+        sb.reset([task_csv])
+        found = sb.execute(
+            "import os\nfor fd in map(int, os.listdir('/proc/self/fd')):\n"
+            "    try:\n        print(os.pread(fd, 64, 0))\n    except OSError:\n        pass"
+        )
+        assert "LEFT-BY-SESSION-1" not in found.output, found
+        assert sb.pid != pid
+
+
+def test_a_worker_with_an_added_audit_hook_is_not_reused(task_csv: Path) -> None:
+    """Audit hooks cannot be removed; one that fails later cells must not reach a session."""
+    with Sandbox([task_csv], FAST) as sb:
+        poisoned = sb.execute(
+            "import sys\n"
+            "def poison(event, args):\n"
+            "    if event == 'exec' and getattr(sys, 'armed', False):\n"
+            "        raise RuntimeError('poisoned by an earlier session')\n"
+            "sys.addaudithook(poison)\nsys.armed = True"
+        )
+        assert poisoned.status == "ok", poisoned
+        assert "poisoned" in (sb.execute("print(1)").error or "")  # it works in its session
+        sb.reset([task_csv])
+        result = sb.execute("print(1)")
+        assert result.status == "ok" and result.output == "1\n", result
+
+
+def test_a_worker_whose_audit_hook_was_disabled_and_replaced_is_not_reused(
+    task_csv: Path,
+) -> None:
+    with _open(FAST, "off", (task_csv,)) as sb:
+        sb.execute("import sys\nsys.addaudithook(lambda e, a: None)")
+        pid = sb.pid
+        sb.reset([task_csv])
+        assert sb.execute("print(2)").output == "2\n"
+        assert sb.pid != pid
