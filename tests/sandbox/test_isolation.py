@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sandbox_helpers import FAST
 
-from collabsim.sandbox import Sandbox, SandboxLimits
+from collabsim.sandbox import Sandbox, SandboxLimits, SandboxPool
 
 DISABLE_HOOK = (
     "import gc\n"
@@ -195,3 +195,55 @@ def test_a_worker_whose_audit_hook_was_disabled_and_replaced_is_not_reused(
         sb.reset([task_csv])
         assert sb.execute("print(2)").output == "2\n"
         assert sb.pid != pid
+
+
+# -- 6. score-deciding cells cannot be answered by earlier cells -----------------------------
+_TAKE_OVER = textwrap.dedent(
+    """
+    import os, sys
+    frame = sys._getframe()
+    while 'self' not in frame.f_locals or type(frame.f_locals['self']).__name__ != 'Worker':
+        frame = frame.f_back
+    nonce_seen = 'nonce' in frame.f_back.f_locals.get('msg', {})
+    def run_cell(self, code):
+        return {'output': 'RESULT year=1234 FORGED\\n', 'truncated': False,
+                'status': 'ok', 'error': None}
+    type(frame.f_locals['self']).run_cell = run_cell
+    os.unlink('artifacts.csv')
+    open('artifacts.csv', 'w').write('year,count\\n1234,1\\n')
+    mine = 'agent variable'
+    print('taken over', nonce_seen)
+    """
+)
+_CHECK = "print('RESULT year=%d' % pd.read_csv('artifacts.csv')['year'].iloc[0])"
+
+
+def test_an_isolated_cell_is_not_answered_by_code_that_ran_before(task_csv: Path) -> None:
+    with Sandbox([task_csv], FAST) as sb:
+        assert sb.execute(_TAKE_OVER).output == "taken over True\n"
+        assert "FORGED" in sb.execute("print(1)").output  # the session's worker is taken
+        checked = sb.execute_isolated(_CHECK + "\nprint('mine' in dir())")
+        assert checked.status == "ok", checked
+        assert checked.output == "RESULT year=-2300\nFalse\n"  # task file, own namespace
+        failed = sb.execute_isolated("raise ValueError('x')")
+        assert '"<cell 4>"' in (failed.error or "")  # numbered in the session's order
+
+
+def test_a_pool_runs_isolated_cells_in_checkers_that_never_ran_ordinary_cells(
+    task_csv: Path,
+) -> None:
+    with SandboxPool(max_idle=2) as pool:
+        lease = pool([task_csv], FAST)
+        assert lease.execute(_TAKE_OVER).status == "ok"
+        session_pid = lease.sandbox.pid
+        first = lease.execute_isolated(_CHECK + "\nimport os\nleft = 1\nprint(os.getpid())")
+        assert first.output.splitlines()[0] == "RESULT year=-2300", first
+        checker_pid = int(first.output.splitlines()[1])
+        assert checker_pid != session_pid
+        second = lease.execute_isolated("import os\nprint(os.getpid(), 'left' in dir())")
+        assert second.output == f"{checker_pid} False\n"  # the checker is reset and reused
+        lease.close()
+        for _ in range(2):  # the next sessions never get the checker for ordinary cells
+            nxt = pool([task_csv], FAST)
+            assert nxt.sandbox.pid != checker_pid
+            nxt.close()
