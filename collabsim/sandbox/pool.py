@@ -92,7 +92,8 @@ class SandboxPool:
     def __init__(self, max_idle: int = 4, max_uses: int = MAX_USES) -> None:
         self.max_idle = max(0, int(max_idle))
         self.max_uses = max(1, int(max_uses))
-        self._idle: dict[str, list[Sandbox]] = {_CELLS: [], _CHECKS: []}
+        self._idle: list[Sandbox] = []
+        self._checkers: list[Sandbox] = []  # idle sandboxes of isolated cells only
         self._uses: dict[int, int] = {}
         # The worker half of a reset runs as the sandbox is handed back, in a thread, so it
         # overlaps the owner's own work until the next session takes the sandbox.
@@ -107,7 +108,7 @@ class SandboxPool:
 
     def _take(self, role: str, files: Sequence[Path], limits: SandboxLimits) -> Sandbox:
         with self._lock:
-            idle = self._idle[role]
+            idle = self._idle_of(role)
             found = next((i for i, box in enumerate(idle) if box.limits == limits), None)
             sandbox = idle.pop(found) if found is not None else None
         if sandbox is not None:
@@ -125,7 +126,7 @@ class SandboxPool:
 
     def _give_back(self, sandbox: Sandbox, role: str) -> None:
         with self._lock:
-            idle = self._idle[role]
+            idle = self._idle_of(role)
             keep = (not self._closed and not sandbox.closed and len(idle) < self.max_idle
                     and self._uses.get(id(sandbox), 0) < self.max_uses)
             if keep:
@@ -137,6 +138,9 @@ class SandboxPool:
                 idle.append(sandbox)
                 return
         self._discard(sandbox)
+
+    def _idle_of(self, role: str) -> list[Sandbox]:
+        return self._checkers if role == _CHECKS else self._idle
 
     @staticmethod
     def _restore(sandbox: Sandbox) -> None:
@@ -161,9 +165,9 @@ class SandboxPool:
         """Close every idle sandbox; sandboxes still in use close when handed back."""
         with self._lock:
             self._closed = True
-            idle = [box for boxes in self._idle.values() for box in boxes]
-            for boxes in self._idle.values():
-                boxes.clear()
+            idle = [*self._idle, *self._checkers]
+            self._idle.clear()
+            self._checkers.clear()
         for sandbox in idle:
             self._discard(sandbox)
 
