@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collabsim.session.events import MESSAGE_ACTIONS, TraceEvent
+from collabsim.core.events import MESSAGE_ACTIONS, TraceEvent
 
 TEAM_ACTOR_TYPES: frozenset[str] = frozenset({"ai", "human"})
 NOT_ACTIONS: frozenset[str] = frozenset({"INVALID", "WAIT_TEAMMATE_CONTINUE"})
