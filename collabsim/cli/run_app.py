@@ -20,6 +20,7 @@ Examples::
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import shlex
 import sys
@@ -31,11 +32,22 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-import collabsim.configs
 from collabsim.cli.errors import EXIT_USER_ERROR
 
-# the repository's top-level configs/, installed as the package collabsim.configs
-CONFIG_DIR = str(Path(collabsim.configs.__file__).resolve().parent)
+
+def _config_dir() -> str:
+    """The repository's top-level ``configs/``, installed as the package ``collabsim.configs``.
+
+    A broken install without it gives a folder that does not exist, which
+    :func:`main_with_args` reports in one line.
+    """
+    spec = importlib.util.find_spec("collabsim.configs")
+    if spec is None or not spec.submodule_search_locations:
+        return str(Path(__file__).resolve().parents[1] / "configs")
+    return str(Path(next(iter(spec.submodule_search_locations))).resolve())
+
+
+CONFIG_DIR = _config_dir()
 EXIT_INTERRUPTED = 130
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from collabsim.core.observation import Participant
 from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.store import ResultStore
-from collabsim.participants.protocol import Participant
 from collabsim.session.config import ExecutorFactory, SessionConfig
 from collabsim.session.engine import run_session
 from collabsim.session.results import SessionResult

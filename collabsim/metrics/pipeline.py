@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from collabsim.core.events import TraceEvent
 from collabsim.metrics.activity import activity_counts, as_events
 from collabsim.metrics.initiative import initiative_counts, initiative_entropy, is_initiative
 from collabsim.metrics.judge_rules import RuleJudge
@@ -41,7 +42,6 @@ from collabsim.metrics.process import (
     workflow_coverage,
 )
 from collabsim.metrics.reference import ReferenceWorkflow
-from collabsim.session.events import TraceEvent
 from collabsim.tasks.model import Task
 
 METRIC_COLUMNS: tuple[str, ...] = (

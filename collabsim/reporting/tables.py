@@ -2,7 +2,7 @@
 
 * :func:`session_metrics_row` / :func:`metrics_table`: the per-session metrics, computed by
   the metrics pipeline (:mod:`collabsim.metrics.pipeline`) and re-exported here.
-* :func:`aggregate` follows DESIGN.md "Aggregation": for every (variant, task) the mean over
+* :func:`aggregate` follows docs/design.md "Aggregation": for every (variant, task) the mean over
   seeds; then, per variant, the mean and standard error over tasks,
   SE = sample std (ddof=1) / sqrt(n_tasks). With one task the SE is undefined (NaN). NaN
   metric values (e.g. A_profile for ``single``, H_init,norm for one member) are skipped in

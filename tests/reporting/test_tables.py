@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from collabsim.core.events import TraceEvent
 from collabsim.metrics.initiative import initiative_counts
 from collabsim.metrics.reference import load_reference, packaged_reference_path
 from collabsim.reporting.tables import (
@@ -18,7 +19,6 @@ from collabsim.reporting.tables import (
     metrics_table,
     session_metrics_row,
 )
-from collabsim.session.events import TraceEvent
 from collabsim.tasks.discoverybench import load_task
 
 
