@@ -196,14 +196,15 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
                   ) -> tuple[dict[str, Path], dict[str, str]]:
     cols = list(variants.columns)
     named = ", ".join(cols)
+    single = (" Dashed line: the single agent."
+              if figures.single_reference(agg, "Performance") is not None else "")
     setting_note = f" Bars are split by the swept setting(s) {named}." if cols else ""
     made: dict[str, tuple[Path | None, str]] = {
         "performance_by_structure_team": (
             figures.performance_by_structure_team(
                 agg, fig_dir / "performance_by_structure_team.png", cols),
             "Performance by structure and team (bars: mean over tasks after averaging seeds; "
-            "error bars ± 1 SE, clipped to [0, 1]; dashed line: the single agent)."
-            + setting_note),
+            "error bars ± 1 SE, clipped to [0, 1])." + single + setting_note),
         "h_init_by_structure": (
             figures.h_init_by_structure(agg, fig_dir / "h_init_by_structure.png", cols),
             "Normalised initiative entropy H_init,norm by structure and team (1 = every member "
@@ -226,7 +227,8 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
                 f"Performance against the swept setting {col}: one line per structure/team"
                 + (" and other setting" if len(cols) > 1 else "")
                 + "; points are means over tasks (seeds averaged first), the band the 95% "
-                "interval mean ± t·SE; dashed line: the single agent when it did not vary.")
+                "interval mean ± t·SE; a dashed line marks the single agent when it did not "
+                "vary with the setting.")
     made["paired_differences"] = (
         figures.paired_differences(deltas, cols, fig_dir / "paired_differences.png"),
         "Paired differences in Performance from each reference (panel title): same team and "
