@@ -87,21 +87,62 @@ def compose_config(overrides: Sequence[str], config_name: str = "config") -> dic
     return plain
 
 
+MAX_VALIDATED_JOBS = 512
+
+
+def _sweep_values(override: Any) -> list[str]:
+    """The values of one override that validation composes: every value of a list or range
+    sweep (``a=1,2``, ``choice()``, ``range()``, ``shuffle()``, ``sort()``), both ends of an
+    ``interval()`` (what Optuna samples between), the matching group options of a
+    ``glob()``; a ``tag()`` is looked through. A plain override is its own value."""
+    from hydra.core.override_parser.types import Glob, IntervalSweep
+
+    head = override.input_line.split("=", 1)[0]
+    if not override.is_sweep_override():
+        return [override.input_line]
+    value = override.value()
+    as_str = override._get_value_element_as_str  # Hydra's own quoting of one element
+    if isinstance(value, IntervalSweep):
+        items = [as_str(value.start), as_str(value.end)]
+    elif isinstance(value, Glob):
+        group = Path(CONFIG_DIR, override.get_key_element())
+        names = sorted(p.stem for p in group.glob("*.yaml")) if group.is_dir() else []
+        items = value.filter(names)
+        if not items:
+            return []  # not a config group: the sweeper resolves it, the job validates it
+    else:
+        items = list(override.sweep_string_iterator())
+    return [f"{head}={item}" for item in items]
+
+
 def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
-    """The override lists of every job the command line starts (one unless ``-m``)."""
+    """The override lists of the jobs validation checks (one unless ``-m``).
+
+    A basic sweep is checked job by job (every combination). Sweeper syntax a basic sweep
+    does not run (``interval()`` for Optuna, ``tag()``, ``glob()``) is checked through
+    representative values (:func:`_sweep_values`); past :data:`MAX_VALIDATED_JOBS`
+    combinations every value is checked at least once instead of every combination.
+    """
     _check_syntax(overrides)
     if not multirun:
         return [list(overrides)]
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    import itertools
+
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
     try:
         parsed = OverridesParser.create().parse_overrides(list(overrides))
-        batches = BasicSweeper.split_arguments(parsed, None)
+        values = [v for v in (_sweep_values(o) for o in parsed) if v]
     except HydraException as err:
         raise UserError(_one_line(str(err))) from None
-    return [job for batch in batches for job in batch]
+    total = 1
+    for options in values:
+        total *= len(options)
+    if total <= MAX_VALIDATED_JOBS:
+        return [list(job) for job in itertools.product(*values)]
+    longest = max(len(v) for v in values)
+    return [[options[i % len(options)] for options in values] for i in range(longest)]
 
 
 def validate_command_line(args: Sequence[str]) -> None:

@@ -244,6 +244,30 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
     return figs, captions
 
 
+def _optuna_sections(paths: Sequence[str | Path]) -> list[Section]:
+    """The best trial of every Optuna sweep among ``paths`` (its optimization_results.yaml)."""
+    import yaml
+
+    out = []
+    for raw in paths:
+        path = Path(raw).expanduser() / "optimization_results.yaml"
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("best_params"), dict):
+            continue
+        rows = [[str(k), _setting_text(v)] for k, v in data["best_params"].items()]
+        out.append(Section(
+            f"Optuna search: best trial ({path.parent.name})", header=["setting", "value"],
+            rows=rows, text_columns=1,
+            paragraphs=[f"Best value (the trial job's mean Performance): "
+                        f"{_fmt(data.get('best_value'))}. One trial is one job, so the "
+                        "best value is one noisy estimate; compare trials in the tables "
+                        "above (mean and SE over tasks) before trusting it."]))
+    return out
+
+
 def build_report(
     paths: Sequence[str | Path],
     out_dir: str | Path,
@@ -301,6 +325,7 @@ def build_report(
         Section(f"{heading}: mean (SE) over tasks, seeds averaged first", header=header,
                 rows=rows, text_columns=len(by), paragraphs=[_interpretation(agg)]),
         _delta_section(deltas, variants),
+        *_optuna_sections(paths),
         Section("Figures", paragraphs=["Every figure is also in figures/ as PNG (200 dpi) "
                                        "and PDF."],
                 figures=[(figs[n], captions[n]) for n in figs]),

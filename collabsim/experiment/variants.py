@@ -13,8 +13,8 @@ variants by everything that changes a session's outcome:
 2. The columns that *name* the variants come from the jobs' command-line overrides where they
    can: an override whose value differs between jobs (``sensitivity=deference_0.75``, an
    Optuna trial's ``policy.agent.patience_seconds=123.4``) is a column when the overrides
-   pick out exactly the same groups of sessions as the swept settings (redundant overrides,
-   such as ``run.progress``, are dropped). Otherwise (sessions found only in a store, a
+   pick out exactly the same groups of sessions as the swept settings (an override that
+   differs between jobs of the same settings is dropped: it changed nothing). Otherwise (sessions found only in a store, a
    config file edited between runs) the swept settings themselves are the columns.
 
 Seeds and tasks are never variant columns: seeds pool within a variant, tasks are the units
@@ -43,6 +43,7 @@ SETTING_NAMES: Mapping[str, str] = {
 _IGNORED_OVERRIDES = ("hydra", "team", "structure", "seeds", "tasks", "run", "tracking",
                       "launcher")
 _KEPT_RUN_OVERRIDES = frozenset({"run.max_turns", "run.max_virtual_seconds"})
+_KEPT_PREFIXES = ("structure.overrides.", "team.profiles.")
 SETTINGS_COLUMN = "_settings"
 OVERRIDES_COLUMN = "_overrides"
 _MISSING = "<unset>"
@@ -110,7 +111,7 @@ def parse_override(text: str) -> tuple[str, str] | None:
 
 
 def _ignored(key: str) -> bool:
-    if key in _KEPT_RUN_OVERRIDES:
+    if key in _KEPT_RUN_OVERRIDES or key.startswith(_KEPT_PREFIXES):
         return False
     head = key.replace("/", ".").split(".", 1)[0]
     return head in _IGNORED_OVERRIDES
@@ -227,13 +228,12 @@ def _naming_overrides(overrides: Sequence[Mapping[str, Any] | None],
         seen: dict[tuple[str, ...], tuple[str, ...]] = {}
         return all(seen.setdefault(x, y) == y for x, y in zip(a, b, strict=True))
 
+    # an override that does not follow from the settings (two jobs of the same settings differ
+    # in it) changes nothing a session does: it names nothing
+    keys = [k for k in keys if determines(truth, labels([k]))]
     if not keys or not determines(labels(keys), truth):
         return None
-    for key in reversed(list(keys)):
-        fewer = [k for k in keys if k != key]
-        if fewer and determines(labels(fewer), truth):
-            keys = fewer
-    return keys if determines(truth, labels(keys)) else None
+    return keys
 
 
 def short_names(columns: Sequence[str]) -> dict[str, str]:

@@ -13,6 +13,7 @@ dashed reference line wherever there is one single-agent variant.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,7 +59,9 @@ def _isnan(value: object) -> bool:
 def _save(fig: plt.Figure, path: Path) -> Path:
     """Write ``path`` (PNG, 200 dpi) and the same figure as PDF beside it."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # long legends: bbox_inches="tight" makes room
+        fig.tight_layout()
     for fmt in FORMATS:
         fig.savefig(path.with_suffix(f".{fmt}"), dpi=DPI, bbox_inches="tight")
     plt.close(fig)
@@ -231,19 +234,29 @@ def _t_interval(mean: float, se: float, n: int) -> tuple[float, float]:
     return mean - half, mean + half
 
 
+MAX_LINE_GROUPS = 6
+
+
 def metric_vs_setting(agg: pd.DataFrame, setting: str, variants: Sequence[str], path: Path,
                       metric: str = "Performance") -> Path | None:
-    """Lines: ``metric`` against a numeric swept setting, one line per structure/team (and
-    other settings), shading the 95% interval mean ± t·SE over tasks; the single agent as
-    a dashed reference when it did not vary with the setting."""
+    """``metric`` against a numeric swept setting with 95% intervals (mean ± t·SE over tasks).
+
+    One line (with a shaded interval) per structure/team and value of the other swept
+    settings, when those take few values (a grid sweep). When another setting takes many
+    values (Optuna trials sample every parameter anew) lines would join unrelated trials:
+    every variant is then one point with its interval, coloured by structure/team. The
+    single agent, when it did not vary with the setting, is a dashed reference line.
+    """
     if not _has(agg, metric) or setting not in agg:
         return None
     data = agg[agg[f"{metric}_mean"].notna()].copy()
     if data[setting].nunique() < 2:
         return None
     others = [c for c in variants if c != setting]
+    grouped = [c for c in others if data[c].nunique() <= MAX_LINE_GROUPS]
+    scattered = len(grouped) < len(others)
     fig, ax = plt.subplots(figsize=(8.0, 4.4))
-    keys = ["structure", "team", *others]
+    keys = ["structure", "team", *([] if scattered else grouped)]
     cmap = plt.get_cmap("tab10")
     reference = None
     for j, (_, line) in enumerate(data.groupby(keys, sort=False, dropna=False)):
@@ -261,16 +274,22 @@ def metric_vs_setting(agg: pd.DataFrame, setting: str, variants: Sequence[str], 
         if metric in BOUNDED:
             low, high = np.clip(low, 0, 1), np.clip(high, 0, 1)
         colour = cmap(j % 10)
-        label = variant_label(first, others)
-        ax.plot(xs, ys, "-o", color=colour, ms=4, label=label, clip_on=False)
-        ax.fill_between(xs, low, high, color=colour, alpha=0.18, lw=0)
+        label = variant_label(first, [] if scattered else grouped)
+        if scattered:
+            ax.errorbar(xs, ys, yerr=[ys - low, high - ys], fmt="o", color=colour, ms=5,
+                        capsize=2, lw=1, label=label, clip_on=False)
+        else:
+            ax.plot(xs, ys, "-o", color=colour, ms=4, label=label, clip_on=False)
+            ax.fill_between(xs, low, high, color=colour, alpha=0.18, lw=0)
     _reference_line(ax, reference)
     ax.set_xlabel(setting)
     ax.set_ylabel(_label(metric))
     _bound(ax, metric)
     ax.grid(alpha=0.3)
-    ax.set_title(f"{_label(metric)} against {short_names([setting])[setting]} "
-                 "(mean over tasks; band: 95% CI)", fontsize=10)
+    what = ("points: variants, other settings differ; bars: 95% CI" if scattered
+            else "mean over tasks; band: 95% CI")
+    ax.set_title(f"{_label(metric)} against {short_names([setting])[setting]} ({what})",
+                 fontsize=10)
     _legend_outside(ax)
     return _save(fig, path)
 

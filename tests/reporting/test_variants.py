@@ -77,14 +77,28 @@ def _table(settings: list[dict], overrides: list[dict | None]) -> pd.DataFrame:
 
 def test_a_config_group_override_names_the_variants():
     settings = [{"policy": {"agent": {"deference": d}, "collaborator": {"e": e}}}
-                for d, e in ((0.5, 0.1), (0.75, 0.1), (0.5, 0.3))]
-    overrides = [{"sensitivity": n, "run.progress": False}
-                 for n in ("deference_0.50", "deference_0.75", "d_error_0.30")]
-    overrides[0]["run.progress"] = True  # varies, but names nothing the settings do not
+                for d, e in ((0.5, 0.1), (0.75, 0.1), (0.5, 0.3), (0.5, 0.3))]
+    overrides = [{"sensitivity": n, "note": x} for n, x in (
+        ("deference_0.50", "a"), ("deference_0.75", "a"), ("d_error_0.30", "a"),
+        ("d_error_0.30", "b"))]  # note differs between jobs of one setting: it names nothing
     table, variants = derive_variants(_table(settings, overrides))
     assert variants.columns == ("sensitivity",)
     assert set(variants.swept) == {"policy.agent.deference", "policy.collaborator.e"}
-    assert list(table["sensitivity"]) == ["deference_0.50", "deference_0.75", "d_error_0.30"]
+    assert list(table["sensitivity"]) == ["deference_0.50", "deference_0.75", "d_error_0.30",
+                                          "d_error_0.30"]
+
+
+def test_every_sampled_parameter_of_a_trial_is_a_column():
+    settings = [{"policy": {"agent": {"deference": d, "patience_seconds": p}},
+                 "structure_overrides": {"preassigned_gates": {"gates": {"FINISH": g}}}}
+                for d, p, g in ((0.1, 60, "D"), (0.7, 300, "R"))]
+    overrides = [{"policy.agent.deference": d, "policy.agent.patience_seconds": p,
+                  "structure.overrides.preassigned_gates.gates.FINISH": g}
+                 for d, p, g in ((0.1, 60, "D"), (0.7, 300, "R"))]
+    table, variants = derive_variants(_table(settings, overrides))
+    assert variants.columns == ("policy.agent.deference", "policy.agent.patience_seconds",
+                                "structure.overrides.preassigned_gates.gates.FINISH")
+    assert list(table["policy.agent.patience_seconds"]) == [60, 300]
 
 
 def test_without_overrides_the_differing_settings_are_the_columns():
