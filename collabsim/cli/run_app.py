@@ -29,6 +29,7 @@ from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from collabsim.cli.errors import EXIT_USER_ERROR
@@ -191,8 +192,15 @@ def hydra_main(cfg: DictConfig) -> float:
 
     plain = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(plain, dict)
-    output_dir = Path(HydraConfig.get().runtime.output_dir)
-    tracker = make_tracker(plain.get("tracking") or {}, plain, output_dir)
+    hydra_cfg = HydraConfig.get()
+    output_dir = Path(hydra_cfg.runtime.output_dir)
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    tracker = make_tracker(
+        plain.get("tracking") or {}, plain, output_dir,
+        overrides=list(hydra_cfg.overrides.task),
+        choices=OmegaConf.to_container(hydra_cfg.runtime.choices),
+        sweep_dir=Path(hydra_cfg.sweep.dir).resolve() if multirun else None,
+    )
     try:
         outcome = run(plain, output_dir)
         tracker.log_job(outcome)
