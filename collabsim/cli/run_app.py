@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -33,6 +34,7 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from collabsim.cli.errors import EXIT_USER_ERROR
+from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
 
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "conf")
 EXIT_INTERRUPTED = 130
@@ -146,14 +148,39 @@ def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
     return [[options[i % len(options)] for options in values] for i in range(longest)]
 
 
-def validate_command_line(args: Sequence[str]) -> None:
+def _runs_the_listed_jobs(overrides: Sequence[str], config_name: str | None) -> bool:
+    """Whether a multirun runs exactly the jobs :func:`_sweep_jobs` lists: Hydra's basic
+    sweeper, no sweep parameters set in the config (``experiment=sensitivity``), no
+    ``interval()`` (only other sweepers sample it)."""
+    from hydra import compose, initialize_config_dir
+
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            # sweep overrides do not compose; the sweeper's settings are in the others
+            plain = [o for o in overrides if "(" not in o and "," not in o]
+            cfg = compose(config_name=config_name or "config", overrides=plain,
+                          return_hydra_config=True)
+    except Exception:  # noqa: BLE001 - only a progress total depends on it
+        return False
+    sweeper = cfg.hydra.sweeper
+    return (str(sweeper.get("_target_", "")).endswith("BasicSweeper")
+            and not sweeper.get("params") and not any("interval(" in o for o in overrides))
+
+
+def validate_command_line(args: Sequence[str]) -> int | None:
     """Check every job a ``collabsim run`` command line would start, writing nothing.
+
+    Returns:
+        The number of sessions the command line plans (its jobs' sessions, counted before
+        any reuse from a store), or None when a sweeper picks the jobs as it goes (Optuna)
+        or Hydra prints something instead of running.
 
     Raises:
         UserError: The first bad setting or task selection, as one line naming it.
     """
     from hydra._internal.utils import get_args_parser
 
+    from collabsim.experiment.plan import variants
     from collabsim.experiment.settings import SettingsError, validate_job
     from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
 
@@ -166,20 +193,26 @@ def validate_command_line(args: Sequence[str]) -> None:
         reason = said[-1].split("error: ", 1)[-1] if said else shlex.join(args)
         raise UserError(f"cannot parse the command line: {reason}") from None
     if parsed.help or parsed.hydra_help or parsed.info or parsed.cfg or parsed.shell_completion:
-        return  # Hydra prints something and runs no job
+        return None  # Hydra prints something and runs no job
     if parsed.config_dir or parsed.config_path:
-        return  # configs from elsewhere: Hydra composes them, the task function validates
-    seen: set[str] = set()
-    for overrides in _sweep_jobs(parsed.overrides, bool(parsed.multirun)):
+        return None  # configs from elsewhere: Hydra composes them, the task function validates
+    n_tasks: dict[str, int] = {}
+    planned = 0
+    jobs = _sweep_jobs(parsed.overrides, bool(parsed.multirun))
+    for overrides in jobs:
         cfg = compose_config(overrides, parsed.config_name or "config")
         try:
             settings = validate_job(cfg)
             tasks_key = settings.tasks.model_dump_json()
-            if tasks_key not in seen:  # sweeps over teams share one task selection
-                seen.add(tasks_key)
-                resolve_tasks(settings.tasks.model_dump())
+            if tasks_key not in n_tasks:  # sweeps over teams share one task selection
+                n_tasks[tasks_key] = len(resolve_tasks(settings.tasks.model_dump())[0])
         except (SettingsError, TaskSelectionError) as err:
             raise UserError(_one_line(str(err))) from None
+        pairs = variants(settings.team.compositions, settings.structure.names)
+        planned += n_tasks[tasks_key] * len(pairs) * len(settings.seeds)
+    if parsed.multirun and _runs_the_listed_jobs(parsed.overrides, parsed.config_name):
+        return planned
+    return None if parsed.multirun else planned
 
 
 @hydra.main(config_path=CONFIG_DIR, config_name="config", version_base="1.3")
@@ -201,6 +234,8 @@ def hydra_main(cfg: DictConfig) -> float:
         choices=OmegaConf.to_container(hydra_cfg.runtime.choices),
         sweep_dir=Path(hydra_cfg.sweep.dir).resolve() if multirun else None,
     )
+    if multirun and os.environ.get(SWEEP_PROGRESS_FLAG):
+        plain["run"]["progress"] = False  # the sweep draws one bar for all its jobs
     try:
         outcome = run(plain, output_dir)
         tracker.log_job(outcome)
@@ -242,8 +277,10 @@ def main_with_args(args: list[str]) -> int:
         print(hint, file=sys.stderr)
         return EXIT_USER_ERROR
     saved = sys.argv
+    from collabsim.cli.sweep_progress import expect
+
     try:
-        validate_command_line(args)
+        expect(validate_command_line(args))
         sys.argv = ["collabsim-run", *args]
         hydra_main()
     except UserError as err:
