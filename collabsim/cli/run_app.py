@@ -33,10 +33,12 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
+import collabsim.configs
 from collabsim.cli.errors import EXIT_USER_ERROR
 from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+# the repository's top-level configs/, installed as the package collabsim.configs
+CONFIG_DIR = str(Path(collabsim.configs.__file__).resolve().parent)
 EXIT_INTERRUPTED = 130
 
 
@@ -69,7 +71,7 @@ def _check_syntax(overrides: Sequence[str]) -> None:
 
 
 def compose_config(overrides: Sequence[str], config_name: str = "config") -> dict[str, Any]:
-    """Compose ``collabsim/conf/`` with ``overrides`` and resolve it to plain containers.
+    """Compose ``configs/`` with ``overrides`` and resolve it to plain containers.
 
     Raises:
         UserError: Hydra or OmegaConf refused an override (unknown group option or key,
