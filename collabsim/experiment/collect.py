@@ -11,7 +11,9 @@ found only in a store get their row computed here with the same
 :func:`collabsim.reporting.tables.metrics_table`; their task is found by recomputing the
 store key (:func:`collabsim.experiment.plan.session_key`) for candidate tasks, so a task is
 only ever matched to the exact task the session ran. Every row carries its ``session_key``;
-the combined table keeps one row per key.
+the combined table keeps one row per key. Rows also carry two private columns for
+:mod:`collabsim.experiment.variants`: the session's outcome settings (from its
+``plan.json``) and the values of the jobs' variant-naming command-line overrides.
 """
 
 from __future__ import annotations

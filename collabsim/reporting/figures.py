@@ -88,10 +88,16 @@ def single_reference(agg: pd.DataFrame, metric: str) -> float | None:
     return float(single[f"{metric}_mean"].iloc[0])
 
 
-def _reference_line(ax: plt.Axes, level: float | None, horizontal: bool = True) -> None:
+def _reference_line(ax: plt.Axes, level: float | None) -> None:
+    """A dashed horizontal line at the single agent's level, labelled inside the plot (below
+    the line when it is near the top, where the frame would hide it)."""
     if level is None:
         return
-    (ax.axhline if horizontal else ax.axvline)(level, **REFERENCE_STYLE, label="single agent")
+    ax.axhline(level, **REFERENCE_STYLE, label="single agent")
+    near_top = level > 0.9 * ax.get_ylim()[1]
+    ax.annotate(f"single agent {level:.2f}", xy=(1.0, level), xycoords=("axes fraction", "data"),
+                xytext=(-4, -3 if near_top else 3), textcoords="offset points", ha="right",
+                va="top" if near_top else "bottom", fontsize=8, color=REFERENCE_STYLE["color"])
 
 
 def _series(agg: pd.DataFrame, variants: Sequence[str]) -> list[tuple[str, pd.DataFrame]]:
@@ -114,7 +120,10 @@ def _grouped_bars(ax: plt.Axes, agg: pd.DataFrame, metric: str,
     present = agg[agg[f"{metric}_mean"].notna()]
     structures = _ordered(present["structure"], STRUCTURE_ORDER)
     series = _series(present, variants)
-    width = 0.8 / max(1, len(series))
+    # bars of the series a structure has are centred on it (the single agent's one bar too)
+    slots = {s: [j for j, (_, part) in enumerate(series) if (part["structure"] == s).any()]
+             for s in structures}
+    width = 0.8 / max(1, max(len(v) for v in slots.values()))
     cmap = plt.get_cmap("tab10")
     for j, (label, part) in enumerate(series):
         xs, ys, lo, hi = [], [], [], []
@@ -124,7 +133,8 @@ def _grouped_bars(ax: plt.Axes, agg: pd.DataFrame, metric: str,
                 continue
             mean = float(row[f"{metric}_mean"].iloc[0])
             low, high = _clipped_err(mean, row[f"{metric}_se"].iloc[0], metric)
-            xs.append(i - 0.4 + width * (j + 0.5))
+            slot, k = slots[structure].index(j), len(slots[structure])
+            xs.append(i - width * k / 2 + width * (slot + 0.5))
             ys.append(mean)
             lo.append(low)
             hi.append(high)
@@ -281,10 +291,10 @@ def metric_vs_setting(agg: pd.DataFrame, setting: str, variants: Sequence[str], 
         else:
             ax.plot(xs, ys, "-o", color=colour, ms=4, label=label, clip_on=False)
             ax.fill_between(xs, low, high, color=colour, alpha=0.18, lw=0)
+    _bound(ax, metric)
     _reference_line(ax, reference)
     ax.set_xlabel(setting)
     ax.set_ylabel(_label(metric))
-    _bound(ax, metric)
     ax.grid(alpha=0.3)
     what = ("points: variants, other settings differ; bars: 95% CI" if scattered
             else "mean over tasks; band: 95% CI")
