@@ -246,9 +246,16 @@ def variant_label(row: Mapping[str, Any] | pd.Series, columns: Sequence[str],
                   with_identity: bool = True) -> str:
     """``"default/D wrong_column_variant=0"``: the name of a variant in figures."""
     short = short_names(columns)
-    parts = [f"{short[c]}={_text(row[c])}" for c in columns]
+    parts = [f"{short[c]}={display(row[c])}" for c in columns]
     head = [f"{row['structure']}/{row['team']}"] if with_identity else []
     return " ".join(head + parts)
+
+
+def display(value: Any) -> str:
+    """A setting's value for labels: numbers to 4 significant digits."""
+    if isinstance(value, float) and math.isfinite(value) and not value.is_integer():
+        return f"{value:.4g}"
+    return _text(value)
 
 
 def same_value(value: Any, wanted: str) -> bool:

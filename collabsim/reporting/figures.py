@@ -264,7 +264,9 @@ def metric_vs_setting(agg: pd.DataFrame, setting: str, variants: Sequence[str], 
         return None
     others = [c for c in variants if c != setting]
     grouped = [c for c in others if data[c].nunique() <= MAX_LINE_GROUPS]
-    scattered = len(grouped) < len(others)
+    n_lines = data.groupby(["structure", "team", *grouped], dropna=False).ngroups
+    # lines need points: trials sampling every parameter anew leave one point per line
+    scattered = len(grouped) < len(others) or n_lines * 2 > len(data)
     fig, ax = plt.subplots(figsize=(8.0, 4.4))
     keys = ["structure", "team", *([] if scattered else grouped)]
     cmap = plt.get_cmap("tab10")
