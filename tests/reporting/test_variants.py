@@ -125,3 +125,29 @@ def test_flatten_uses_config_names():
                     "profiles": {}})
     assert flat == {"run.max_turns": 40, "structure.overrides.memory.x": "[1]",
                     "team.profiles": "{}"}
+
+
+def test_line_plot_against_a_numeric_setting_with_the_single_agent_as_reference(
+        tmp_path, monkeypatch):
+    from collabsim.reporting import figures
+
+    agg = pd.DataFrame({
+        "structure": ["default"] * 3 + ["single"], "team": ["D"] * 3 + ["single"],
+        "rate": [0.0, 0.5, 1.0, 0.0], "n_tasks": [4] * 4,
+        "Performance_mean": [0.9, 0.6, 0.2, 0.7], "Performance_se": [0.05, 0.1, 0.1, 0.1],
+        "Performance_n": [4] * 4})
+    drawn = {}
+    original = figures._save
+
+    def keep(fig, path):
+        ax = fig.axes[0]
+        drawn["lines"] = {ln.get_label(): list(ln.get_ydata()) for ln in ax.get_lines()}
+        drawn["ylim"] = ax.get_ylim()
+        return original(fig, path)
+
+    monkeypatch.setattr(figures, "_save", keep)
+    path = figures.metric_vs_setting(agg, "rate", ["rate"], tmp_path / "perf_vs_rate.png")
+    assert path.is_file() and path.with_suffix(".pdf").is_file()
+    assert drawn["lines"]["default/D"] == [0.9, 0.6, 0.2]
+    assert drawn["lines"]["single agent"] == [0.7, 0.7]
+    assert drawn["ylim"] == (0.0, 1.0)
