@@ -23,7 +23,7 @@ from typing import Any
 from collabsim.sandbox.forkserver import shutdown_zygote, spawn_worker
 from collabsim.sandbox.handle import WorkerHandle
 from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
-from collabsim.sandbox.workdirs import disk_usage, make_workdir, sweep_once
+from collabsim.sandbox.workdirs import disk_usage, make_workdir, remove_tree, sweep_once
 
 _DEFAULT_LIMITS = SandboxLimits()
 MAX_CODE_CHARS = 1_000_000
@@ -76,7 +76,7 @@ class Sandbox:
             self._worker = self._spawn()
         except BaseException:
             self._closed = True
-            shutil.rmtree(self._workdir, ignore_errors=True)
+            remove_tree(self._workdir)
             raise
         _live.add(self)
 
@@ -243,7 +243,7 @@ class Sandbox:
                     self._worker = None
                 return
             self._discard_worker(kill=True)
-            shutil.rmtree(self._workdir, ignore_errors=True)
+            remove_tree(self._workdir)
 
     def __enter__(self) -> Sandbox:
         return self
@@ -327,10 +327,7 @@ class Sandbox:
 
     def _clear_workdir(self) -> None:
         for entry in list(self._workdir.iterdir()):
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+            remove_tree(entry)
 
     def _cpu_error(self) -> str:
         return (

@@ -25,13 +25,12 @@ import gc
 import io
 import os
 import select
-import shutil
 import signal
 import socket
 import sys
 from typing import Any
 
-from collabsim.sandbox.workdirs import WORKDIR_PREFIX
+from collabsim.sandbox.workdirs import WORKDIR_PREFIX, remove_tree
 
 
 def _warm_up(preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
@@ -293,7 +292,7 @@ class Zygote:
                 os.kill(pid, signal.SIGKILL)
             sock.close()
             if remove_workdirs and os.path.basename(workdir).startswith(WORKDIR_PREFIX):
-                shutil.rmtree(workdir, ignore_errors=True)
+                remove_tree(workdir)
         os._exit(0)
 
 
