@@ -213,6 +213,7 @@ class WandbTracker:
             **variant_summary(agg, metrics),
             "sessions_run": outcome.summary.ran,
             "sessions_reused": outcome.summary.reused,
+            "sessions_infra_error": int(getattr(outcome.summary, "infra_errors", 0)),
             "wall_seconds": outcome.wall_seconds,
         })
 

@@ -181,7 +181,10 @@ def _summary_lines(sessions: pd.DataFrame, inputs_text: str) -> list[str]:
         f"Sessions: {len(sessions)} (one per session key), {sessions['task_id'].nunique()} "
         f"task(s), {sessions['seed'].nunique()} seed(s), "
         f"{sessions.groupby(['structure', 'team']).ngroups} variant(s). Statuses: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
+        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + "."
+        + (f" The {statuses['infra_error']} session(s) with status infra_error (the sandbox "
+           "failed) are left out of every table, delta and figure."
+           if statuses.get("infra_error") else ""),
     ]
 
 

@@ -177,7 +177,8 @@ class Sandbox:
                     self._worker = self._spawn()
                 except Exception as exc:  # noqa: BLE001 - reported as a result, never raised
                     return self._result(
-                        "", f"sandbox worker could not start: {exc}", "crashed", False, start
+                        "", f"sandbox worker could not start: {exc}", "crashed", False, start,
+                        infrastructure=True,
                     )
             worker = self._worker
             # the deadline starts after a (re)spawn: a cold zygote start is not the cell's time
@@ -222,7 +223,7 @@ class Sandbox:
             if msg.get("op") == "setup_failed":
                 detail = f"sandbox worker set-up failed: {msg.get('error')}"
                 self._discard_worker(kill=True)
-                return self._result("", detail, "crashed", False, start)
+                return self._result("", detail, "crashed", False, start, infrastructure=True)
             report = self._discard_worker(kill=True, want_report=msg.get("op") != "exit_status")
             report = msg if msg.get("op") == "exit_status" else report
             if self._over_disk_quota():
@@ -361,7 +362,13 @@ class Sandbox:
 
     @staticmethod
     def _result(
-        output: str, error: str | None, status: str, truncated: bool, start: float
+        output: str,
+        error: str | None,
+        status: str,
+        truncated: bool,
+        start: float,
+        *,
+        infrastructure: bool = False,
     ) -> ExecResult:
         return ExecResult(
             output=output,
@@ -369,6 +376,7 @@ class Sandbox:
             status=status,  # type: ignore[arg-type]
             truncated=truncated,
             wall_seconds=time.monotonic() - start,
+            infrastructure=infrastructure,
         )
 
 

@@ -29,7 +29,7 @@ def _nest(root: Path, depth: int = DEPTH) -> None:
 
 
 def test_the_startup_sweep_removes_a_folder_nested_past_the_recursion_limit(tmp_path: Path):
-    assert DEPTH > sys.getrecursionlimit()
+    assert sys.getrecursionlimit() < DEPTH
     stale = tmp_path / f"{WORKDIR_PREFIX}999999999-1-abcd"  # no such process: stale
     stale.mkdir()
     _nest(stale)
