@@ -127,12 +127,14 @@ class Zygote:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
+        from collabsim.sandbox.hidden import carve, judge_paths
         from collabsim.sandbox.kernel import prepare
         from collabsim.sandbox.policy import python_read_roots
         from collabsim.sandbox.privileges import expose_read_roots
 
         prepare()
         self.read_roots = python_read_roots()
+        carve(self.read_roots, judge_paths())  # cached: workers inherit the read rules
         # as root, workers get their own uid once the Python installation is reachable to it
         self.unprivileged = expose_read_roots(self.read_roots)
 
