@@ -229,6 +229,17 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     return None if parsed.multirun else planned
 
 
+def summary_line(summary: Any, wall_seconds: float, output_dir: Path) -> str:
+    """The run's last line: sessions run and reused, infrastructure failures, time, outputs."""
+    line = f"{summary.ran} sessions run, {summary.reused} reused from the store"
+    if summary.infra_errors:
+        line += (
+            f", {summary.infra_errors} infrastructure failure(s) (status infra_error: the "
+            "sandbox failed twice; left out of every table, run again by a rerun)"
+        )
+    return line + f", in {wall_seconds:.1f} s. Outputs: {output_dir}"
+
+
 @hydra.main(config_path=CONFIG_DIR, config_name="config", version_base="1.3")
 def hydra_main(cfg: DictConfig) -> float:
     """Hydra entry point; returns mean Performance (useful to Hydra sweepers)."""
@@ -267,10 +278,7 @@ def hydra_main(cfg: DictConfig) -> float:
     finally:
         tracker.close()
     print(outcome.report)
-    print(
-        f"\n{outcome.summary.ran} sessions run, {outcome.summary.reused} reused from the store, "
-        f"in {outcome.wall_seconds:.1f} s. Outputs: {output_dir}"
-    )
+    print("\n" + summary_line(outcome.summary, outcome.wall_seconds, output_dir))
     perf = outcome.sessions.get("Performance")
     return float(perf.mean()) if perf is not None and len(perf) else float("nan")
 

@@ -152,7 +152,10 @@ def _summary(sessions: pd.DataFrame, variants: Variants, inputs_text: str) -> li
         f"Sessions: {len(sessions)} (one per session key), {sessions['task_id'].nunique()} "
         f"task(s), {sessions['seed'].nunique()} seed(s), "
         f"{sessions.groupby(list(variants.by), dropna=False).ngroups} variant(s). Statuses: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
+        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + "."
+        + (f" The {statuses['infra_error']} session(s) with status infra_error (the sandbox "
+           "failed) are left out of every table, delta and figure."
+           if statuses.get("infra_error") else ""),
     ]
     if variants.columns:
         lines.append(
@@ -242,6 +245,7 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
             figs[name] = path
             captions[name] = caption
     return figs, captions
+
 
 
 def _optuna_sections(paths: Sequence[str | Path]) -> list[Section]:
