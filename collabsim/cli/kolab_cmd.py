@@ -91,7 +91,7 @@ def register(subparsers: Any) -> None:
     rep.set_defaults(func=_report)
 
 
-def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], int]:
+def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], list[str]]:
     from collabsim.graphs.explorer_io import load_explorer
     from collabsim.kolab.instances import build_instances, expand_tasks
 
@@ -105,13 +105,18 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], in
     if not graphs:
         raise ValueError(f"{path}: no sessions in this file")
     instances = build_instances(graphs, tasks)
-    return graphs, instances, tasks, len(caught)
+    return graphs, instances, tasks, [str(w.message) for w in caught]
 
 
-def _print_counts(counts: dict[str, int], n_sessions: int, n_warnings: int) -> None:
+def _print_counts(counts: dict[str, int], n_sessions: int, notes: list[str]) -> None:
     from collabsim.kolab.instances import TASK_DESCRIPTIONS
 
-    print(f"Kolab instances from {n_sessions} sessions ({n_warnings} data-quality warnings):")
+    # Data quirks (self-loops dropped, edges backwards in time, implausible times, ...) are
+    # listed, not only counted.
+    for note in notes:
+        print(f"data warning: {note}", file=sys.stderr)
+    print(f"Kolab instances from {n_sessions} sessions ({len(notes)} data-quality warnings"
+          f"{', listed on stderr' if notes else ''}):")
     print(f"{'task':<7} {'n':>5}  definition")
     for task, n in counts.items():
         print(f"{task:<7} {n:>5}  {TASK_DESCRIPTIONS.get(task, '')}")
@@ -205,7 +210,7 @@ def _report(args: argparse.Namespace) -> int:
         "data": str(args.data),
         "sessions": len(graphs),
         "participants": len({g.session.participant_id for g in graphs}),
-        "data-quality warnings while loading": n_warn,
+        "data-quality warnings while loading": len(n_warn),
         "tasks": ", ".join(tasks),
         "predictors": ", ".join(dict.fromkeys(f"{p.name} [{p.modality}]" for p in predictors)),
         "LLM runs per setting": args.runs,

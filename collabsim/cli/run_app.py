@@ -290,6 +290,11 @@ def hydra_main(cfg: DictConfig) -> float:
         f"\n{outcome.summary.ran} sessions run, {outcome.summary.reused} reused from the store, "
         f"in {outcome.wall_seconds:.1f} s. Outputs: {output_dir}"
     )
+    if outcome.task_problems:
+        print(
+            f"{outcome.task_problems} task file(s) under tasks.root skipped as bad data "
+            f"(not run, not scored); listed in {outcome.task_problems_file}"
+        )
     perf = outcome.sessions.get("Performance")
     return float(perf.mean()) if perf is not None and len(perf) else float("nan")
 

@@ -11,13 +11,11 @@ A command that writes where the user said (``collabsim view --out``, ``report --
   device into a regular file);
 * any input of the same command (``collabsim view trace.jsonl --out trace.jsonl``);
 * for a file: an existing folder; for a folder: an existing file, and a non-empty folder that
-  collabsim did not write (it holds no :data:`OUTPUT_MARKER` and entries other than the
-  command's own output names).
+  collabsim did not write (it holds entries other than the command's own output names).
 
 Writes are atomic: :func:`atomic_file` hands out a temporary file beside the target and
 ``os.replace``-s it into place only when the block succeeds; :class:`StagedOutput` does the
-same for a folder of files. A folder collabsim writes into gets :data:`OUTPUT_MARKER`, so a
-rerun into it is allowed.
+same for a folder of files.
 
 This module imports nothing from collabsim, so the engine and every command may use it.
 """
@@ -33,9 +31,6 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-
-OUTPUT_MARKER = ".collabsim-output"
-"""Empty file collabsim leaves in every output folder it writes (reruns may write there)."""
 
 
 class OutputPathError(ValueError):
@@ -125,9 +120,8 @@ def check_output_dir(
 ) -> Path:
     """Check a user-named output FOLDER before anything is computed or written.
 
-    Allowed: a new path, an empty folder, a folder holding :data:`OUTPUT_MARKER` (collabsim
-    wrote it), or a folder whose entries all match ``own_names`` (glob patterns of the
-    command's own output, e.g. from a version without the marker).
+    Allowed: a new path, an empty folder, or a folder whose entries all match ``own_names``
+    (glob patterns of the command's own output: a rerun replaces its earlier files).
 
     Raises:
         OutputPathError: One line naming the option, the path and what is wrong.
@@ -149,7 +143,7 @@ def check_output_dir(
         entries = [e.name for e in os.scandir(out)]
     except OSError as err:
         raise OutputPathError(f"{option} {_shown(out)}: cannot list it ({err.strerror})") from None
-    if entries and OUTPUT_MARKER not in entries:
+    if entries:
         foreign = [n for n in entries if not any(fnmatch.fnmatch(n, p) for p in own_names)]
         if foreign:
             raise OutputPathError(
@@ -167,14 +161,6 @@ def _check_parent(out: Path, option: str) -> None:
         parent = parent.parent
     if parent.exists() and not parent.is_dir():
         raise OutputPathError(f"{option} {_shown(out)}: {_shown(parent)} is not a folder")
-
-
-def mark_output_dir(path: Path) -> None:
-    """Create ``path`` (and parents) and leave :data:`OUTPUT_MARKER` in it."""
-    path.mkdir(parents=True, exist_ok=True)
-    marker = path / OUTPUT_MARKER
-    if not marker.exists():
-        marker.write_text("written by collabsim; a rerun may write here\n", encoding="utf-8")
 
 
 @contextlib.contextmanager
@@ -230,8 +216,8 @@ class StagedOutput:
 
     def publish(self, names: Sequence[str] | None = None) -> list[Path]:
         """Move the staged entries ``names`` (default: all, recursively) into the output
-        folder, leaving :data:`OUTPUT_MARKER` there; returns the new paths of the files."""
-        mark_output_dir(self.out)
+        folder; returns the new paths of the files."""
+        self.out.mkdir(parents=True, exist_ok=True)
         if names is None:
             names = sorted(
                 str(p.relative_to(self.dir)) for p in self.dir.rglob("*") if not p.is_dir()

@@ -31,6 +31,7 @@ from collabsim.sandbox import SandboxLimits, SandboxPool, set_preload_files
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.structures import structure_from_dict
+from collabsim.tasks.discoverybench import TaskProblem
 from collabsim.tasks.model import Task
 
 
@@ -49,6 +50,8 @@ class JobOutcome:
             them, including the metrics computed as each ends), ``metrics_overlapped`` (the
             part of ``sessions`` spent on metrics), ``summary`` (the remaining metrics and
             the tables), ``write`` (the output files).
+        task_problems: Task files under the task root that were skipped as bad data.
+        task_problems_file: Where they are listed (``task_problems.csv``), or None.
     """
 
     sessions: pd.DataFrame
@@ -58,6 +61,8 @@ class JobOutcome:
     summary: RunSummary
     wall_seconds: float
     phases: dict[str, float] = field(default_factory=dict)
+    task_problems: int = 0
+    task_problems_file: Path | None = None
 
 
 def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -125,6 +130,20 @@ class JobWriteError(Exception):
         self.tables = tables
         where = f" writing {self.path}" if self.path else ""
         super().__init__(f"{self.reason}{where}: {finished} of {total} sessions finished")
+
+
+def _write_task_problems(output_dir: Path, problems: tuple[TaskProblem, ...]) -> Path | None:
+    """List the task files skipped as bad data in ``task_problems.csv`` (None if none)."""
+    if not problems:
+        return None
+    table = pd.DataFrame(
+        [{"path": str(p.path), "field": p.field or "", "message": p.message} for p in problems],
+        columns=["path", "field", "message"],
+    )
+    path = output_dir / "task_problems.csv"
+    with atomic_file(path) as tmp:
+        safe_frame(table).to_csv(tmp, index=False)
+    return path
 
 
 def _write_tables(output_dir: Path, sessions: pd.DataFrame, aggregate: pd.DataFrame,
@@ -208,12 +227,14 @@ class JobPlan:
         config: The same as plain containers, defaults filled in.
         tasks: The selected tasks.
         plans: Every session of the job, keyed for the store.
+        problems: Task files under the root that could not be loaded (bad data).
     """
 
     settings: JobSettings
     config: dict[str, Any]
     tasks: list[Task]
     plans: list[SessionPlan]
+    problems: tuple[TaskProblem, ...] = ()
 
 
 def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
@@ -225,7 +246,7 @@ def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
     """
     settings = validate_job(cfg)
     plain = settings.model_dump()
-    tasks, _report = resolve_tasks(plain["tasks"])
+    tasks, report = resolve_tasks(plain["tasks"])
     plans = plan_sessions(
         tasks,
         plain["team"]["compositions"],
@@ -233,7 +254,7 @@ def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
         plain["seeds"],
         outcome_settings(plain),
     )
-    return JobPlan(settings, plain, tasks, plans)
+    return JobPlan(settings, plain, tasks, plans, tuple(report.problems))
 
 
 def reuses_sandboxes(cfg: Mapping[str, Any]) -> bool:
@@ -275,6 +296,7 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     output_dir = Path(output_dir)
     run_cfg = cfg["run"]
     output_dir.mkdir(parents=True, exist_ok=True)
+    problems_file = _write_task_problems(output_dir, job.problems)
     store = ResultStore(Path(run_cfg["store"] or output_dir).expanduser())
     max_concurrency = int(run_cfg["max_concurrency"])
     # The sandbox's fork server parses the task files once; each session's first cell then
@@ -329,4 +351,6 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
         summary=summary,
         wall_seconds=wall,
         phases=phases,
+        task_problems=len(job.problems),
+        task_problems_file=problems_file,
     )

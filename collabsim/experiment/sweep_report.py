@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
 from collabsim.reporting import figures
 from collabsim.reporting.tables import aggregate, format_table
@@ -246,10 +247,10 @@ def build_report(
         else:
             figs[name] = path
 
-    sessions.to_csv(out_dir / "report_sessions.csv", index=False)
-    agg.to_csv(out_dir / "report_aggregate.csv", index=False)
+    safe_frame(sessions).to_csv(out_dir / "report_sessions.csv", index=False)
+    safe_frame(agg).to_csv(out_dir / "report_aggregate.csv", index=False)
     (out_dir / "report_aggregate.tex").write_text(format_table(agg, "latex"), encoding="utf-8")
-    deltas.to_csv(out_dir / "report_deltas.csv", index=False)
+    safe_frame(deltas).to_csv(out_dir / "report_deltas.csv", index=False)
     (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas), encoding="utf-8")
 
     inputs = collected.inputs
