@@ -43,11 +43,16 @@ def safe_row(row: Mapping[str, Any]) -> dict[str, Any]:
 def safe_frame(frame: Any) -> Any:
     """A copy of a pandas DataFrame whose text cells (and column names) are neutralised.
 
-    Numeric columns are not touched; object/string columns are mapped cell by cell.
+    Numeric, boolean and datetime columns are not touched; text and object columns are
+    mapped cell by cell.
     """
+    from pandas.api import types
+
     out = frame.copy()
     for column in out.columns:
-        if out[column].dtype == object or str(out[column].dtype).startswith("string"):
+        dtype = out[column].dtype
+        if not (types.is_numeric_dtype(dtype) or types.is_bool_dtype(dtype)
+                or types.is_datetime64_any_dtype(dtype)):
             out[column] = out[column].map(safe_cell)
     out.columns = [safe_cell(c) if isinstance(c, str) else c for c in out.columns]
     return out

@@ -137,8 +137,8 @@ def check_output_dir(
     except OSError as err:
         raise OutputPathError(f"{option} {_shown(out)}: cannot check it ({err.strerror})") from None
     if not stat.S_ISDIR(info.st_mode):
-        what = "a file" if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
-        raise OutputPathError(f"{option} {_shown(out)}: exists and is {what}, not a folder")
+        what = "" if stat.S_ISREG(info.st_mode) else f" ({_kind(info.st_mode)})"
+        raise OutputPathError(f"{option} {_shown(out)}: exists and is not a folder{what}")
     try:
         entries = [e.name for e in os.scandir(out)]
     except OSError as err:
