@@ -155,7 +155,7 @@ def test_dest_holding_other_files_is_refused_and_kept(server, tmp_path):
     (dest / "other").mkdir(parents=True)
     (dest / "other" / "results.csv").write_text("precious", encoding="utf-8")
     proc = collabsim("data", "fetch", "discoverybench", "--dest", str(dest), "--url",
-                     f"{server}/main.tar.gz", "--unpinned", "--no-progress", cwd=tmp_path,
+                     f"{server}/main.tar.gz", "--no-progress", cwd=tmp_path,
                      env=dict(os.environ))
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -6,7 +6,8 @@ model's hypothesis or a participant's chat message is free text and may start li
 every CSV writer passes its rows through :func:`safe_cell` / :func:`safe_frame`, which prefix
 such text with a single quote (``'=HYPERLINK(…)``), the convention spreadsheets display as
 literal text. Numbers (``int``/``float`` values, and text that parses as a plain number such
-as ``-0.5``) are left as they are, so numeric columns round-trip unchanged.
+as ``-0.5``) and a lone ``-`` (the tables' "none" mark) are left as they are, so numeric
+columns round-trip unchanged.
 
 This module imports nothing from collabsim but pandas (lazily), so every layer may use it.
 """
@@ -30,7 +31,8 @@ def _is_number(text: str) -> bool:
 
 def safe_cell(value: Any) -> Any:
     """``value`` with a leading ``'`` when it is text a spreadsheet would run as a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_LEADS) and not _is_number(value):
+    if (isinstance(value, str) and len(value) > 1 and value.startswith(FORMULA_LEADS)
+            and not _is_number(value)):
         return "'" + value
     return value
 

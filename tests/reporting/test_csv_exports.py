@@ -22,7 +22,7 @@ def test_formula_leading_text_is_quoted(text):
 
 
 def test_numbers_and_plain_text_are_left_alone():
-    for value in (-0.5, 3, "-0.5", "1e-3", "plain hypothesis", "", None, float("nan")):
+    for value in (-0.5, 3, "-0.5", "1e-3", "-", "plain hypothesis", "", None, float("nan")):
         out = safe_cell(value)
         assert out is value or out == value or (out != out and value != value)
 
