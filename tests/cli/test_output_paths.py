@@ -15,13 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from collabsim.core.outputs import (
-    OutputPathError,
-    atomic_file,
-    check_output_dir,
-    check_output_file,
-)
-
 SESSION = "p1|s1"
 
 
@@ -142,6 +135,8 @@ def test_out_on_the_input_data_file_is_refused(command, tmp_path, kolab_sessions
 
 
 def test_guard_rules(tmp_path):
+    from collabsim.core.outputs import OutputPathError, check_output_dir, check_output_file
+
     (tmp_path / "in.jsonl").write_text("x")
     with pytest.raises(OutputPathError, match="empty"):
         check_output_file("")
@@ -163,6 +158,8 @@ def test_guard_rules(tmp_path):
 
 
 def test_atomic_file_leaves_the_old_file_when_writing_fails(tmp_path):
+    from collabsim.core.outputs import atomic_file
+
     out = tmp_path / "page.html"
     out.write_text("previous page")
     with pytest.raises(RuntimeError), atomic_file(out) as tmp:

@@ -14,7 +14,7 @@ import pytest
 
 from collabsim.cli import run_app
 from collabsim.experiment import store as store_module
-from collabsim.experiment.job import JobWriteError, run
+from collabsim.experiment.job import run
 from tests.experiment.test_job import job_cfg
 
 
@@ -36,6 +36,8 @@ def disk_fills_after_two_sessions(monkeypatch):
 def test_full_disk_keeps_finished_sessions_and_writes_their_tables(
     tmp_path, disk_fills_after_two_sessions
 ):
+    from collabsim.experiment.job import JobWriteError
+
     cfg = job_cfg(tmp_path, "team.compositions=[single]", "structure=default",
                   "run.max_concurrency=1")
     with pytest.raises(JobWriteError) as caught:

