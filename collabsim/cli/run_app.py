@@ -31,9 +31,11 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+import collabsim.configs
 from collabsim.cli.errors import EXIT_USER_ERROR
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+# the repository's top-level configs/, installed as the package collabsim.configs
+CONFIG_DIR = str(Path(collabsim.configs.__file__).resolve().parent)
 EXIT_INTERRUPTED = 130
 
 
@@ -107,7 +109,8 @@ def compose_config(
     config_dir: str | None = None,
     config_path: str | None = None,
 ) -> dict[str, Any]:
-    """Compose the configs with ``overrides`` and resolve them to plain containers.
+    """Compose ``configs/`` (as ``collabsim run`` would) with ``overrides`` and resolve them
+    to plain containers.
 
     Args:
         overrides: The command line's overrides.
