@@ -104,6 +104,27 @@ def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
     return [job for batch in batches for job in batch]
 
 
+def _check_launcher(overrides: Sequence[str], config_name: str) -> None:
+    """Raise a UserError when the sweep's launcher cannot run on this machine (SLURM off a
+    cluster), before Hydra writes the sweep folder."""
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from collabsim.cli.launchers import launcher_unusable_here
+
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            cfg = compose(config_name=config_name, overrides=list(overrides),
+                          return_hydra_config=True)
+        target = str(OmegaConf.select(cfg, "hydra.launcher._target_", default=""))
+    except (HydraException, OmegaConfBaseException):
+        return  # compose_config names the bad setting
+    problem = launcher_unusable_here(target)
+    if problem:
+        raise UserError(problem.removeprefix("collabsim run: "))
+
+
 def validate_command_line(args: Sequence[str]) -> None:
     """Check every job a ``collabsim run`` command line would start, writing nothing.
 
@@ -127,8 +148,11 @@ def validate_command_line(args: Sequence[str]) -> None:
         return  # Hydra prints something and runs no job
     if parsed.config_dir or parsed.config_path:
         return  # configs from elsewhere: Hydra composes them, the task function validates
+    jobs = _sweep_jobs(parsed.overrides, bool(parsed.multirun))
+    if parsed.multirun:
+        _check_launcher(jobs[0], parsed.config_name or "config")
     seen: set[str] = set()
-    for overrides in _sweep_jobs(parsed.overrides, bool(parsed.multirun)):
+    for overrides in jobs:
         cfg = compose_config(overrides, parsed.config_name or "config")
         try:
             settings = validate_job(cfg)

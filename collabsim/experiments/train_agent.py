@@ -1,14 +1,17 @@
 """Train a policy with PPO on the macro-action env and evaluate it on held-out tasks.
 
     pip install 'collabsim[rl]'          # stable-baselines3 + torch (CPU)
-    python experiments/train_agent.py --timesteps 20000
-    python experiments/train_agent.py --learner D --timesteps 20000   # a simulated collaborator
+    collabsim train --timesteps 20000
+    collabsim train --learner D --timesteps 20000   # a simulated collaborator
 
-Trains ``PPO("MlpPolicy")`` on ``collabsim/DiscoveryTeam-v0`` (``--learner agent``) or
-``collabsim/Collaborator-v0`` (``--learner D|R``) in the macro interface, on the ``train``
-split of the generated tasks. Then evaluates, on the held-out ``test`` split and on the real
-DiscoveryBench archaeology tasks (``--real-tasks``), three policies in the learner's seat on
-the same (task, seed) episodes:
+(the same as ``python -m collabsim.experiments.train_agent ...``, or
+``python experiments/train_agent.py ...`` in a checkout). Trains ``PPO("MlpPolicy")`` on
+``collabsim/DiscoveryTeam-v0`` (``--learner agent``) or ``collabsim/Collaborator-v0``
+(``--learner D|R``) in the macro interface, on the ``train`` split of the generated tasks. Then
+evaluates, on the held-out ``test`` split and on the real DiscoveryBench tasks
+(``--real-tasks``; by default the copy ``collabsim data fetch discoverybench`` keeps, else a
+checkout's ``../shared/data/discoverybench``), three policies in the learner's seat on the same
+(task, seed) episodes:
 
 * ``ppo``: the trained policy (deterministic actions);
 * ``random``: a uniformly random *valid* macro each step (the chance level);
@@ -33,18 +36,30 @@ from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-DEFAULT_REAL = REPO.parent / "shared" / "data" / "discoverybench"
+# a checkout's test data: <repo>/../shared/data/discoverybench
+CHECKOUT_REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "discoverybench"
 
 
 def _fail(message: str) -> None:
-    print(f"train_agent: {message}", file=sys.stderr)
+    print(f"collabsim train: {message}", file=sys.stderr)
     raise SystemExit(2)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Command-line options."""
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def default_real_tasks() -> Path | None:
+    """The DiscoveryBench copy to evaluate on when ``--real-tasks`` is not given: the one
+    ``collabsim data fetch discoverybench`` keeps, else a checkout's shared data, else None."""
+    from collabsim.datafetch import cached_root
+
+    cached = cached_root()
+    if cached is not None:
+        return cached
+    return CHECKOUT_REAL if CHECKOUT_REAL.is_dir() else None
+
+
+def build_parser(add_help: bool = True) -> argparse.ArgumentParser:
+    """The command-line options (also the parent parser of ``collabsim train``)."""
+    p = argparse.ArgumentParser(prog="collabsim train", description=__doc__.splitlines()[0],
+                                add_help=add_help)
     p.add_argument("--learner", default="agent", choices=["agent", "D", "R"])
     p.add_argument("--timesteps", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=0)
@@ -56,22 +71,41 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--agent-mistake-rate", type=float, default=0.0,
                    help="--learner D|R: probability of each of the scripted agent's mistake "
                         "kinds (0: the agent is right by itself and checks matter little)")
-    p.add_argument("--real-tasks", type=Path, default=DEFAULT_REAL,
-                   help="DiscoveryBench folder with the archaeology tasks")
+    p.add_argument("--real-tasks", type=Path, default=None,
+                   help="DiscoveryBench folder with the archaeology tasks (default: the copy "
+                        "`collabsim data fetch discoverybench` keeps, else a checkout's "
+                        "../shared/data/discoverybench)")
     p.add_argument("--no-real", action="store_true", help="skip the real-task evaluation")
     p.add_argument("--out", type=Path, default=Path("outputs/train_agent"))
     p.add_argument("--tracking", default="none", choices=["none", "wandb"])
     p.add_argument("--wandb-mode", default="offline", choices=["offline", "online"])
-    args = p.parse_args(argv)
+    return p
+
+
+def check_args(args: argparse.Namespace) -> argparse.Namespace:
+    """Validate parsed options (one line and exit 2 on a bad one); fills ``real_tasks``."""
     if args.timesteps <= 0:
         _fail(f"--timesteps must be positive, got {args.timesteps}")
     if args.learner != "agent" and args.learner not in args.team:
         _fail(f"--learner {args.learner} is not in --team {args.team}")
     if not 0.0 <= args.agent_mistake_rate <= 1.0:
         _fail(f"--agent-mistake-rate must be in [0, 1], got {args.agent_mistake_rate}")
-    if not args.no_real and not args.real_tasks.is_dir():
-        _fail(f"--real-tasks: no such folder {args.real_tasks} (or pass --no-real)")
+    if not args.no_real:
+        if args.real_tasks is None:
+            args.real_tasks = default_real_tasks()
+            if args.real_tasks is None:
+                _fail("--real-tasks: no DiscoveryBench copy found: run `collabsim data fetch "
+                      "discoverybench`, pass --real-tasks PATH, or --no-real")
+        if not args.real_tasks.is_dir():
+            _fail(f"--real-tasks: no such folder {args.real_tasks} (or pass --no-real)")
+    if args.out.exists() and not args.out.is_dir():
+        _fail(f"--out: {args.out} is a file, not a folder")
     return args
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options, validated."""
+    return check_args(build_parser().parse_args(argv))
 
 
 def env_kwargs(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
@@ -196,9 +230,13 @@ def learning_curve(monitor_csv: Path, png: Path, title: str) -> list[dict[str, f
     return df[["timesteps", "performance", "rolling"]].to_dict("records")
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Train, evaluate, plot, report."""
-    args = parse_args(argv)
+def main(argv: list[str] | None = None) -> int:
+    """Train, evaluate, plot, report; returns the exit code."""
+    return run(parse_args(argv))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Train, evaluate, plot and report with validated options (:func:`check_args`)."""
     try:
         import torch
         from stable_baselines3 import PPO
@@ -257,16 +295,18 @@ def main(argv: list[str] | None = None) -> None:
     if args.tracking == "wandb":
         import wandb
 
-        run = wandb.init(project="collabsim-rl", mode=args.wandb_mode, dir=str(args.out),
-                         config=vars(args) | {"out": str(args.out),
-                                              "real_tasks": str(args.real_tasks)})
+        options = {k: v for k, v in vars(args).items() if k not in ("func", "command")}
+        wb = wandb.init(project="collabsim-rl", mode=args.wandb_mode, dir=str(args.out),
+                        config=options | {"out": str(args.out),
+                                          "real_tasks": str(args.real_tasks)})
         for point in curve:
-            run.log({"train/performance": point["performance"],
+            wb.log({"train/performance": point["performance"],
                      "train/rolling": point["rolling"]}, step=int(point["timesteps"]))
-        run.summary.update({"summary": summary})
-        run.log({"learning_curve": wandb.Image(str(args.out / "learning_curve.png"))})
-        run.finish()
+        wb.summary.update({"summary": summary})
+        wb.log({"learning_curve": wandb.Image(str(args.out / "learning_curve.png"))})
+        wb.finish()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
