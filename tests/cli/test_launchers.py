@@ -105,7 +105,7 @@ def test_submitit_local_config_composes():
 
 def test_ray_config_composes_to_collabsims_ray_launcher():
     launcher = composed("launcher=ray").hydra.launcher
-    assert launcher._target_ == "collabsim.cli.ray_launcher.CollabsimRayLauncher"
+    assert launcher._target_ == "hydra_plugins.collabsim_launcher.ray_launcher.CollabsimRayLauncher"
     # by default: join a running cluster if there is one, else start a small local Ray
     assert launcher.ray.init.address is None
     assert launcher.local.object_store_memory <= 500_000_000
