@@ -11,8 +11,8 @@ import argparse
 from typing import Any
 
 DESCRIPTION = (
-    "Train PPO on the macro-action env (collabsim/DiscoveryTeam-v0; --learner D|R: "
-    "collabsim/Collaborator-v0) over the generated training tasks, then evaluate it on the "
+    "Train PPO on the macro-action env (collabsim/DiscoveryTeam-v1; --learner D|R: "
+    "collabsim/Collaborator-v1) over the generated training tasks, then evaluate it on the "
     "held-out tasks and the real DiscoveryBench tasks against a random valid macro (the chance "
     "level) and the scripted policy, with 95% bootstrap CIs. Writes learning_curve.png, "
     "evaluation.csv, summary.json and the model to --out. Needs the [rl] extra: "

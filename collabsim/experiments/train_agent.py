@@ -6,7 +6,7 @@
 
 (the same as ``python -m collabsim.experiments.train_agent ...``, or
 ``python experiments/train_agent.py ...`` in a checkout). Trains ``PPO("MlpPolicy")`` on
-``collabsim/DiscoveryTeam-v0`` (``--learner agent``) or ``collabsim/Collaborator-v0``
+``collabsim/DiscoveryTeam-v1`` (``--learner agent``) or ``collabsim/Collaborator-v1``
 (``--learner D|R``) in the macro interface, on the ``train`` split of the generated tasks. Then
 evaluates, on the held-out ``test`` split and on the real DiscoveryBench tasks
 (``--real-tasks``; by default the copy ``collabsim data fetch discoverybench`` keeps, else a
@@ -124,7 +124,7 @@ def env_kwargs(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 def make_env(args: argparse.Namespace, **extra: Any) -> Any:
     """The learner's macro env (no gymnasium TimeLimit: the session's own limits end it)."""
-    from collabsim_envs import make_collaborator, make_discovery_team
+    from collabsim.envs import make_collaborator, make_discovery_team
 
     make = make_discovery_team if args.learner == "agent" else make_collaborator
     return make(interface="macro", **env_kwargs(args, **extra))
