@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import shutil
 from collections.abc import Sequence
+from pathlib import Path
 
 # launcher choice -> (plugin module, install command)
 _SUBMITIT = ("hydra_plugins.hydra_submitit_launcher", "pip install 'collabsim[slurm]'")
@@ -64,3 +65,21 @@ def launcher_unusable_here(target: str) -> str | None:
             f"{' or '.join(f'`{m}`' for m in missing)}; for local runs use "
             "hydra/launcher=submitit_local (the same submitit jobs, on this machine) or "
             "launcher=joblib")
+
+
+def expose_collabsim_plugins() -> None:
+    """Put the folder holding ``hydra_plugins/collabsim_launcher`` on the ``hydra_plugins``
+    namespace path, where Hydra's plugin scan (``pkgutil.walk_packages``) looks.
+
+    A wheel install has it there already; an editable install maps the package through an
+    import hook that the scan cannot list, so ``launcher=ray`` would be an "Unknown plugin
+    class" outside the checkout's own folder.
+    """
+    try:
+        import hydra_plugins
+        import hydra_plugins.collabsim_launcher as ours
+    except ImportError:
+        return
+    folder = str(Path(ours.__file__).resolve().parents[1])
+    if folder not in list(hydra_plugins.__path__):
+        hydra_plugins.__path__.append(folder)

@@ -17,8 +17,9 @@ finds no job folder. This launcher:
 
 Hydra's entry is ``hydra_plugins.collabsim_launcher.ray_launcher.CollabsimRayLauncher`` (Hydra
 takes launchers from the ``hydra_plugins`` namespace only); it imports this module when a sweep
-is launched. Requires the ``[ray]`` extra (``pip install 'collabsim[ray]'``); ``collabsim run`` names it
-when it is missing.
+is launched. Requires the ``[ray]`` extra (``pip install 'collabsim[ray]'``), which
+``collabsim run`` names when it is missing. Uses hydra-ray-launcher's ``_run_job`` (the extra
+pins hydra-ray-launcher below 2).
 """
 
 from __future__ import annotations

@@ -212,12 +212,13 @@ def main_with_args(args: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_USER_ERROR
-    from collabsim.cli.launchers import missing_launcher_hint
+    from collabsim.cli.launchers import expose_collabsim_plugins, missing_launcher_hint
 
     hint = missing_launcher_hint(args)
     if hint:
         print(hint, file=sys.stderr)
         return EXIT_USER_ERROR
+    expose_collabsim_plugins()
     saved = sys.argv
     try:
         validate_command_line(args)

@@ -114,16 +114,20 @@ def test_ray_config_composes_to_collabsims_ray_launcher():
     assert cfg.hydra.launcher.ray.init.address == "ray://head:10001"
 
 
-def test_hydra_finds_collabsims_ray_launcher_without_importing_ray():
+def test_hydra_finds_collabsims_ray_launcher_without_importing_ray(tmp_path):
     # Hydra imports every hydra_plugins module when it starts: this one must not need Ray
+    # (from another folder: an editable install maps the package through an import hook
+    # that Hydra's scan cannot list, which `collabsim run` makes up for)
     script = ("import sys, warnings\n"
               "warnings.simplefilter('error')\n"
               "sys.modules['ray'] = None\n"
+              "from collabsim.cli.launchers import expose_collabsim_plugins\n"
+              "expose_collabsim_plugins()\n"
               "from hydra.core.plugins import Plugins\n"
               "from hydra.plugins.launcher import Launcher\n"
               "print([p.__name__ for p in Plugins.instance().discover(Launcher)])\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "CollabsimRayLauncher" in proc.stdout and not proc.stderr
 
