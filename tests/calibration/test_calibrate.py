@@ -186,20 +186,18 @@ def test_calibrate_command_writes_profiles_with_the_behaviour_block(
     out = tmp_path / "profiles"
     assert main(["calibrate", "--kolab", str(kolab_sessions_path), "--out", str(out)]) == 0
     assert "adopt 0.615, modify 0.255, reject 0.130" in capsys.readouterr().out
-    assert sorted(p.name for p in out.iterdir()) == ["D.yaml", "R.yaml", "calibration.md"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "D.yaml", "R.yaml", "behaviour.yaml", "calibration.md"]
+    packaged_folder = resources.files("collabsim.participants.profiles")
     for key in ("D", "R"):
         written = yaml.safe_load((out / f"{key}.yaml").read_text())
-        packaged = yaml.safe_load(
-            resources.files("collabsim.participants.profiles")
-            .joinpath(f"{key}.yaml")
-            .read_text(encoding="utf-8")
-        )
-        # the packaged profiles carry a calibrated block themselves; the rest is copied as is
-        assert {k: v for k, v in written.items() if k != "behaviour"} == {
-            k: v for k, v in packaged.items() if k != "behaviour"}
+        packaged = yaml.safe_load(packaged_folder.joinpath(f"{key}.yaml").read_text("utf-8"))
+        # the packaged profiles name the shared behaviour.yaml; the rest is copied as is
+        assert written == packaged and written["behaviour"] == "behaviour.yaml"
         assert load_behaviour(out / f"{key}.yaml") == kolab_calibration.model
-        # the packaged profiles carry exactly what calibrate fits (reaction shift included)
-        assert packaged["behaviour"] == written["behaviour"]
+    # the packaged shared block is exactly what calibrate fits (reaction shift included)
+    assert yaml.safe_load((out / "behaviour.yaml").read_text()) == yaml.safe_load(
+        packaged_folder.joinpath("behaviour.yaml").read_text("utf-8"))
     report = (out / "calibration.md").read_text()
     assert "| adopt | 152 | 0.6154 |" in report and "| reject | 32 | 0.1296 |" in report
     assert "| disagrees (rated <= 3) | 24 | 0.542 (0.35-0.72) |" in report
@@ -220,7 +218,7 @@ def test_calibrate_command_writes_profiles_with_the_behaviour_block(
         )
         == 0
     )
-    assert sorted(p.name for p in again.iterdir()) == ["D.yaml", "calibration.md"]
+    assert sorted(p.name for p in again.iterdir()) == ["D.yaml", "behaviour.yaml", "calibration.md"]
     assert load_behaviour(again / "D.yaml") == kolab_calibration.model
 
 
