@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.outputs import OutputPathError, check_output_dir
 
 
 def register(subparsers: Any) -> None:
@@ -28,7 +29,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--kolab", type=Path, required=True, help="Kolab explorer dataset (explorer_sessions.json)"
     )
-    parser.add_argument("--out", type=Path, required=True, help="output folder for the profiles")
+    parser.add_argument("--out", required=True, help="output folder for the profiles")
     parser.add_argument(
         "--profile",
         type=Path,
@@ -66,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
                 return user_error("calibrate", f"error: --profile {path}: the profile key "
                                   f"{key!r} names the shared {BEHAVIOUR_FILE}; choose another")
             texts[key] = text
-    if args.out.exists() and not args.out.is_dir():
-        return user_error("calibrate", f"error: --out {args.out}: exists and is not a folder")
+    try:
+        out = check_output_dir(args.out, option="--out", inputs=[args.kolab, *(args.profile or [])],
+                               own_names=("*.yaml", "calibration.md"))
+    except OutputPathError as err:
+        return user_error("calibrate", f"error: {err}")
     try:
         _, sample = load_kolab_sample(args.kolab)
         cal = calibrate(sample)
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         return user_error("calibrate", f"error: --kolab {args.kolab}: cannot fit: {err}")
     try:
-        written = write_calibration(cal, args.out, profile_texts=texts, check_seed=args.seed)
+        written = write_calibration(cal, out, profile_texts=texts, check_seed=args.seed)
     except OSError as err:
         return user_error("calibrate", f"error: --out {args.out}: {' '.join(str(err).split())}")
     r = cal.model.reactions

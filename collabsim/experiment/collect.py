@@ -286,12 +286,15 @@ class _TaskFinder:
 
 
 def _store_rows(store: Path, known: set[str], finder: _TaskFinder, notes: list[str]) -> pd.DataFrame:
+    from collabsim.core.redaction import Redactor
+    from collabsim.experiment.integrity import trace_mismatch
     from collabsim.metrics.reference import load_reference
     from collabsim.reporting.tables import session_metrics_row
     from collabsim.session.trace import read_trace
 
     rows, extra = [], []
     unresolved = 0
+    redact = Redactor()
     references: dict[str, Any] = {}
     for folder in sorted((store / "sessions").iterdir()):
         plan = _read_json(folder / "plan.json")
@@ -301,6 +304,10 @@ def _store_rows(store: Path, known: set[str], finder: _TaskFinder, notes: list[s
         trace = folder / "trace.jsonl"
         if not trace.is_file():
             notes.append(f"{folder}: result without trace.jsonl; left out")
+            continue
+        mismatch = trace_mismatch(result, trace, redact)
+        if mismatch is not None:
+            notes.append(f"{folder}: result.json does not match its trace ({mismatch}); left out")
             continue
         known.add(str(plan["key"]))
         task = finder.find(plan)

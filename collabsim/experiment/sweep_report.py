@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
 from collabsim.experiment.variants import (
     OVERRIDES_COLUMN,
@@ -152,7 +153,10 @@ def _summary(sessions: pd.DataFrame, variants: Variants, inputs_text: str) -> li
         f"Sessions: {len(sessions)} (one per session key), {sessions['task_id'].nunique()} "
         f"task(s), {sessions['seed'].nunique()} seed(s), "
         f"{sessions.groupby(list(variants.by), dropna=False).ngroups} variant(s). Statuses: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
+        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + "."
+        + (f" The {statuses['infra_error']} session(s) with status infra_error (the sandbox "
+           "failed) are left out of every table, delta and figure."
+           if statuses.get("infra_error") else ""),
     ]
     if variants.columns:
         lines.append(
@@ -244,6 +248,7 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
     return figs, captions
 
 
+
 def _optuna_sections(paths: Sequence[str | Path]) -> list[Section]:
     """The best trial of every Optuna sweep among ``paths`` (its optimization_results.yaml)."""
     import yaml
@@ -309,11 +314,11 @@ def build_report(
     deltas = all_paired_differences(sessions, by, baselines)
     figs, captions = _make_figures(sessions, agg, deltas, variants, out_dir / "figures", notes)
 
-    sessions.to_csv(out_dir / "report_sessions.csv", index=False)
-    agg.to_csv(out_dir / "report_aggregate.csv", index=False)
+    safe_frame(sessions).to_csv(out_dir / "report_sessions.csv", index=False)
+    safe_frame(agg).to_csv(out_dir / "report_aggregate.csv", index=False)
     (out_dir / "report_aggregate.tex").write_text(format_table(agg, "latex", by=by),
                                                   encoding="utf-8")
-    deltas.to_csv(out_dir / "report_deltas.csv", index=False)
+    safe_frame(deltas).to_csv(out_dir / "report_deltas.csv", index=False)
     (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas, variants), encoding="utf-8")
 
     inputs = collected.inputs
