@@ -79,8 +79,13 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--llm-cache", type=Path, default=None, help="LLM reply cache directory")
     rep.add_argument("--frames", type=Path, default=None,
                      help="frame images root: <root>/<session>/<seconds>.jpg")  # fmt: skip
+    rep.add_argument("--jobs", type=int, default=None,
+                     help="processes the learned predictor spreads its folds over (default: "
+                          "all cores; results do not depend on it)")  # fmt: skip
     rep.add_argument("--no-dynamics", action="store_true", help="skip the dynamics study")
-    rep.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    rep.add_argument("--no-progress", action="store_true",
+                     help="no progress (default: a bar per stage in a terminal, else one line "
+                          "per finished stage with its time)")  # fmt: skip
     rep.set_defaults(func=_report)
 
 
@@ -123,6 +128,7 @@ def _report(args: argparse.Namespace) -> int:
     from collabsim.kolab.benchmark import make_predictors, run_benchmark
     from collabsim.kolab.chance import NULL_SCHEMES
     from collabsim.kolab.dynamics_study import dynamics_study
+    from collabsim.kolab.progress import Stage
     from collabsim.kolab.render import ALL_COMBINATIONS, DirectoryFrameSource, parse_modalities
     from collabsim.kolab.report import summary_lines, write_report
 
@@ -145,6 +151,8 @@ def _report(args: argparse.Namespace) -> int:
             raise ValueError(f"--permutations must be >= 0, got {args.permutations}")
         if args.inner_folds is not None and args.inner_folds < 2:
             raise ValueError(f"--inner-folds must be >= 2, got {args.inner_folds}")
+        if args.jobs is not None and args.jobs < 1:
+            raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
         if args.bootstrap < 1:
             raise ValueError(f"--bootstrap must be >= 1, got {args.bootstrap}")
         if args.llm_mock_response is not None:
@@ -162,6 +170,7 @@ def _report(args: argparse.Namespace) -> int:
             progress=progress,
             learned_groups=[g.strip() for g in args.learned_groups.split(",") if g.strip()],
             inner_folds=args.inner_folds,
+            jobs=args.jobs,
         )
     except ValueError as err:
         return user_error("kolab", str(err))
@@ -180,7 +189,10 @@ def _report(args: argparse.Namespace) -> int:
         print(line)
     for alert in result.warnings:
         print(f"WARNING: {alert}", file=sys.stderr)
-    study = None if args.no_dynamics else dynamics_study(graphs)
+    study = None
+    if not args.no_dynamics:
+        with Stage("dynamics study", enabled=progress):
+            study = dynamics_study(graphs)
     settings = {
         "data": str(args.data),
         "sessions": len(graphs),
@@ -203,12 +215,13 @@ def _report(args: argparse.Namespace) -> int:
     }
     if extra:
         settings["LLM extra arguments"] = ", ".join(sorted(extra))
-    written = write_report(
-        result,
-        args.out,
-        study=study,
-        settings=settings,
-        instances_by_id={i.instance_id: i for i in instances.instances},
-    )
+    with Stage("report files and plots", enabled=progress):
+        written = write_report(
+            result,
+            args.out,
+            study=study,
+            settings=settings,
+            instances_by_id={i.instance_id: i for i in instances.instances},
+        )
     print(f"wrote {len(written)} files to {args.out} (report: {written['report.md']})")
     return 0

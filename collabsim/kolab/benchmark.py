@@ -11,7 +11,6 @@ predictor forecasts implausibly well.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +37,7 @@ from collabsim.kolab.predictors.baselines import (
     MajorityClass,
     ModeRating,
 )
-from collabsim.kolab.progress import Stage
+from collabsim.kolab.progress import Clock, Stage
 from collabsim.kolab.render import FrameSource, Modality
 
 SUSPICIOUS_MACRO_F1 = 0.45
@@ -96,9 +95,10 @@ class BenchmarkResult:
     instance_notes: tuple[str, ...] = ()
     chance: dict[str, dict[str, ChanceLevel]] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
-    timings: dict[str, float] = field(default_factory=dict, compare=False)
-    """Wall seconds per part of the run: ``chance levels``, ``baselines``, ``learned``
-    (fits and permutation nulls, fitted together), ``llm``, ``bootstrap`` (evaluation)."""
+    timings: dict[str, tuple[float, float]] = field(default_factory=dict, compare=False)
+    """Wall and CPU seconds per part of the run: ``chance levels``, ``baselines``,
+    ``learned`` (fits and permutation nulls, fitted together), ``llm``, ``bootstrap``
+    (evaluation)."""
 
 
 def make_predictors(
@@ -267,13 +267,12 @@ def run_benchmark(
     all_runs: list[PredictionRun] = []
     chance: dict[str, dict[str, ChanceLevel]] = {}
     alerts: list[str] = []
-    timings: dict[str, float] = {}
-    start = time.perf_counter()
-    for task in tasks:
-        subset = instances.by_task(task)
-        if subset:
-            chance[task] = _chance_levels(task, subset, seed, n_chance_draws)
-    timings["chance levels"] = time.perf_counter() - start
+    timings: dict[str, tuple[float, float]] = {}
+    with Clock(timings, "chance levels"):
+        for task in tasks:
+            subset = instances.by_task(task)
+            if subset:
+                chance[task] = _chance_levels(task, subset, seed, n_chance_draws)
     for task, predictor in jobs:
         subset = instances.by_task(task)
         history = task_kind(task) == "adoption" and bool(subset) and subset[0].uses_history
@@ -292,22 +291,21 @@ def run_benchmark(
         if schemes:
             desc += f" (+{len(schemes)} nulls x {n_permutations} permutations)"
         with Stage(desc, enabled=progress) as stage:
-            start = time.perf_counter()
             shuffled = {s: null_targets(subset, n_permutations=n_permutations, seed=seed, scheme=s)
                         for s in schemes}  # fmt: skip
             null_preds: list[Any] = []
-            if schemes:
-                predictor.stage = stage  # type: ignore[attr-defined]
-                try:
-                    run, null_preds = predictor.predict_with_targets(  # type: ignore[attr-defined]
-                        subset, np.concatenate(list(shuffled.values()))
-                    )
-                finally:
-                    predictor.stage = None  # type: ignore[attr-defined]
-                runs = [run]
-            else:
-                runs = [predictor.predict(subset, run=r) for r in range(max(1, predictor.runs))]
-            timings[part] = timings.get(part, 0.0) + time.perf_counter() - start
+            with Clock(timings, part):
+                if schemes:
+                    predictor.stage = stage  # type: ignore[attr-defined]
+                    try:
+                        run, null_preds = predictor.predict_with_targets(  # type: ignore[attr-defined]
+                            subset, np.concatenate(list(shuffled.values()))
+                        )
+                    finally:
+                        predictor.stage = None  # type: ignore[attr-defined]
+                    runs = [run]
+                else:
+                    runs = [predictor.predict(subset, run=r) for r in range(max(1, predictor.runs))]
             all_runs.extend(runs)
             notes = tuple(dict.fromkeys(n for r in runs for n in r.notes))
             ids = runs[0].instance_ids
@@ -322,16 +320,15 @@ def run_benchmark(
                 continue
             by_id = {i.instance_id: i for i in subset}
             y_true = [by_id[i].target for i in ids]
-            start = time.perf_counter()
-            evaluation = evaluate_runs(
-                task_kind(task),
-                y_true,
-                [r.predictions for r in runs],
-                seed=seed,
-                n_boot=n_boot,
-                groups=[by_id[i].participant_id for i in ids],
-            )
-            timings["bootstrap"] = timings.get("bootstrap", 0.0) + time.perf_counter() - start
+            with Clock(timings, "bootstrap"):
+                evaluation = evaluate_runs(
+                    task_kind(task),
+                    y_true,
+                    [r.predictions for r in runs],
+                    seed=seed,
+                    n_boot=n_boot,
+                    groups=[by_id[i].participant_id for i in ids],
+                )
             nulls: dict[str, PermutationNull] = {}
             if n_permutations > 0 and hasattr(predictor, "predict_labels") and len(ids) == len(
                 subset
@@ -345,17 +342,16 @@ def run_benchmark(
                     )
                 for scheme in dict.fromkeys(null_schemes):
                     if scheme not in nulls:  # a one-by-one predictor
-                        start = time.perf_counter()
-                        nulls[scheme] = permutation_null(
-                            predictor,  # type: ignore[arg-type]
-                            subset,
-                            observed,
-                            n_permutations=n_permutations,
-                            seed=seed,
-                            scheme=scheme,
-                            progress=progress,
-                        )
-                        timings[part] = timings.get(part, 0.0) + time.perf_counter() - start
+                        with Clock(timings, part):
+                            nulls[scheme] = permutation_null(
+                                predictor,  # type: ignore[arg-type]
+                                subset,
+                                observed,
+                                n_permutations=n_permutations,
+                                seed=seed,
+                                scheme=scheme,
+                                progress=progress,
+                            )
         if (
             evaluation.kind == "adoption"
             and task != "1a"

@@ -8,12 +8,43 @@ stage writes one line when it finishes, with its time, e.g. ``learned 1b: 12.3 s
 
 from __future__ import annotations
 
+import resource
 import sys
 import time
 from types import TracebackType
 from typing import TextIO
 
 from tqdm import tqdm
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its finished worker processes."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+class Clock:
+    """Adds wall and CPU seconds (:func:`cpu_seconds`) to named parts of a ``timings`` dict.
+
+    ``with Clock(timings, "bootstrap"): ...`` adds the block's ``(wall, cpu)`` to
+    ``timings["bootstrap"]``.
+    """
+
+    def __init__(self, timings: dict[str, tuple[float, float]], part: str) -> None:
+        self.timings, self.part = timings, part
+        self._wall = self._cpu = 0.0
+
+    def __enter__(self) -> Clock:
+        self._wall, self._cpu = time.perf_counter(), cpu_seconds()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        wall, cpu = self.timings.get(self.part, (0.0, 0.0))
+        self.timings[self.part] = (
+            wall + time.perf_counter() - self._wall,
+            cpu + cpu_seconds() - self._cpu,
+        )
 
 
 def is_terminal(stream: TextIO | None = None) -> bool:
@@ -77,4 +108,4 @@ class Stage:
             print(f"{self.desc}: {self.seconds:.1f} s", file=self.stream, flush=True)
 
 
-__all__ = ["Stage", "is_terminal"]
+__all__ = ["Clock", "Stage", "cpu_seconds", "is_terminal"]

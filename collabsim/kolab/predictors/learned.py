@@ -50,7 +50,7 @@ from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, Task
 from collabsim.kolab.predictors.baselines import carry_forward
 from collabsim.kolab.predictors.features import FeatureTable, feature_table
 from collabsim.kolab.predictors.ridge import FitProblem
-from collabsim.kolab.progress import Stage
+from collabsim.kolab.progress import Clock, Stage
 
 _HASH_FEATURES = 2**18
 _MIN_DF = 2
@@ -292,6 +292,9 @@ class LearnedPredictor:
     ) -> None:
         self.seed = seed
         self.jobs = default_jobs() if jobs is None else max(1, int(jobs))
+        self.timings: dict[str, tuple[float, float]] = {}
+        """Wall and CPU seconds spent so far building fold featurizers (``featurizers``)
+        and fitting every target set (``fits``)."""
         self.stage: Stage | None = None
         """Progress stage of the current setting (set by the caller), ticked once per fold."""
         self.progress = progress
@@ -452,11 +455,13 @@ class LearnedPredictor:
         if self.stage is not None:
             self.stage.add_total(len(todo) + len(folds))
         tick = None if self.stage is None else self.stage.update
-        built = fork_map(_build_featurizer, (table, counts, self.k_max, self.seed), todo,
-                         jobs=self.jobs, on_done=tick)  # fmt: skip
+        with Clock(self.timings, "featurizers"):
+            built = fork_map(_build_featurizer, (table, counts, self.k_max, self.seed), todo,
+                             jobs=self.jobs, on_done=tick)  # fmt: skip
         for rows, feats in zip(todo, built, strict=True):
             self._fold_cache[_rows_key(rows)] = feats
-        results = fork_map(_outer_fold, (self, fold), folds, jobs=self.jobs, on_done=tick)
+        with Clock(self.timings, "fits"):
+            results = fork_map(_outer_fold, (self, fold), folds, jobs=self.jobs, on_done=tick)
         predictions = np.empty(ys.shape, dtype=np.int64 if kind == "adoption" else float)
         self.selected = []
         for (_, test), (values, choice) in zip(folds, results, strict=True):
