@@ -111,6 +111,7 @@ def test_same_seed_same_null_with_a_warm_or_a_fresh_predictor(
     assert other.scores != first.scores
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["1c-k1", "2a"])
 def test_twenty_permutations_stacked_equal_one_by_one(
     explorer_instances: InstanceSet, task: str
