@@ -224,6 +224,48 @@ def _timing_part(predictor: Predictor) -> str:
     return "llm" if predictor.name.startswith("llm:") else "baselines"
 
 
+def _check_schemes(null_schemes: Sequence[str]) -> None:
+    unknown = sorted(set(null_schemes) - set(NULL_SCHEMES))
+    if unknown:
+        raise ValueError(
+            f"unknown null scheme(s) {', '.join(unknown)}; known: {', '.join(NULL_SCHEMES)}"
+        )
+
+
+def _nulls(
+    predictor: Predictor,
+    subset: Sequence[Any],
+    observed: float,
+    shuffled: dict[str, np.ndarray],
+    null_preds: list[Any],
+    null_schemes: Sequence[str],
+    n_permutations: int,
+    seed: int,
+    progress: bool,
+    timings: dict[str, tuple[float, float]],
+    part: str,
+) -> dict[str, PermutationNull]:
+    """Each requested null: from the stacked predictions when they were fitted with the
+    observed run, else rerun one permutation at a time."""
+    nulls: dict[str, PermutationNull] = {}
+    for pos, scheme in enumerate(shuffled):
+        part_preds = null_preds[pos * n_permutations : (pos + 1) * n_permutations]
+        nulls[scheme] = null_from_predictions(subset, observed, shuffled[scheme], part_preds, scheme)
+    for scheme in dict.fromkeys(null_schemes):
+        if scheme not in nulls:  # a one-by-one predictor
+            with Clock(timings, part):
+                nulls[scheme] = permutation_null(
+                    predictor,  # type: ignore[arg-type]
+                    subset,
+                    observed,
+                    n_permutations=n_permutations,
+                    seed=seed,
+                    scheme=scheme,
+                    progress=progress,
+                )
+    return nulls
+
+
 def run_benchmark(
     instances: InstanceSet,
     predictors: Sequence[Predictor],
@@ -254,11 +296,7 @@ def run_benchmark(
     Raises:
         ValueError: On an unknown null scheme.
     """
-    unknown = sorted(set(null_schemes) - set(NULL_SCHEMES))
-    if unknown:
-        raise ValueError(
-            f"unknown null scheme(s) {', '.join(unknown)}; known: {', '.join(NULL_SCHEMES)}"
-        )
+    _check_schemes(null_schemes)
     jobs = [
         (task, p) for task in tasks for p in predictors
         if task_kind(task) in p.kinds and _applies(p, task)
@@ -334,24 +372,9 @@ def run_benchmark(
                 subset
             ):
                 metric = "macro_f1" if evaluation.kind == "adoption" else "spearman"
-                observed = evaluation.values.get(metric, float("nan"))
-                for pos, scheme in enumerate(schemes):
-                    part_preds = null_preds[pos * n_permutations:(pos + 1) * n_permutations]
-                    nulls[scheme] = null_from_predictions(
-                        subset, observed, shuffled[scheme], part_preds, scheme
-                    )
-                for scheme in dict.fromkeys(null_schemes):
-                    if scheme not in nulls:  # a one-by-one predictor
-                        with Clock(timings, part):
-                            nulls[scheme] = permutation_null(
-                                predictor,  # type: ignore[arg-type]
-                                subset,
-                                observed,
-                                n_permutations=n_permutations,
-                                seed=seed,
-                                scheme=scheme,
-                                progress=progress,
-                            )
+                nulls = _nulls(predictor, subset, evaluation.values.get(metric, float("nan")),
+                               shuffled, null_preds, null_schemes, n_permutations, seed,
+                               progress, timings, part)  # fmt: skip
         if (
             evaluation.kind == "adoption"
             and task != "1a"

@@ -6,6 +6,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from collabsim.core.actions import format_action, format_wait
+from collabsim.core.observation import Observation, Role
+from collabsim.core.records import ChatMessage
 from collabsim.participants.cells import (
     compute_cell,
     inspect_cell,
@@ -23,7 +26,6 @@ from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
 )
-from collabsim.participants.protocol import ChatMessage, Observation, Role
 from collabsim.participants.scripted_common import (
     KICKOFF,
     LEAD,
@@ -37,7 +39,6 @@ from collabsim.participants.scripted_common import (
     _trusted_areas,
 )
 from collabsim.participants.wording import draft_hypothesis
-from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
 
 # How much later the agent looks again when a teammate's action landed just as it was about

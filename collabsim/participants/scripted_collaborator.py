@@ -7,6 +7,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from collabsim.core.actions import format_action, format_wait
+from collabsim.core.observation import Observation, Role
+from collabsim.core.records import Profile
 from collabsim.participants.cells import (
     COMPUTE_MARK,
     AnalysisResult,
@@ -32,7 +35,6 @@ from collabsim.participants.plan import (
     misread_semantics,
     resolve_plan,
 )
-from collabsim.participants.protocol import Observation, Profile, Role
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted_common import (
     _COLS_RE,
@@ -48,7 +50,6 @@ from collabsim.participants.scripted_common import (
     _Said,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
-from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
 
 

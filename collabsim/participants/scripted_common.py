@@ -8,6 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from collabsim.core.actions import format_action
+from collabsim.core.observation import Observation
+from collabsim.core.records import ChatMessage
 from collabsim.participants.cells import (
     COMPUTE_MARK,
     AnalysisResult,
@@ -20,9 +23,7 @@ from collabsim.participants.plan import (
     resolve_plan,
     stable_hash,
 )
-from collabsim.participants.protocol import ChatMessage, Observation
 from collabsim.participants.query import QuerySemantics, parse_query
-from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"

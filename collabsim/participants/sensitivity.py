@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
+
 _POINT_RE = re.compile(r"sensitivity=([a-z_]+?)_(\d+(?:\.\d+)?)\s*$", re.MULTILINE)
 LABELS: dict[str, str] = {
     "d_error": "D's own error rate (in and outside its area)",
@@ -80,10 +82,12 @@ def plot(table: pd.DataFrame, path: Path) -> Path:
         ax.set_title(f"Performance vs {param}")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("Performance (mean over tasks ± 1 SE)")
+    axes[0][0].set_ylim(0.0, 1.0)  # Performance is bounded by [0, 1]
     axes[0][-1].legend(loc="best", fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=200)
+    fig.savefig(path.with_suffix(".pdf"))
     plt.close(fig)
     return path
 
@@ -93,7 +97,7 @@ def write(sweep_dir: Path) -> tuple[Path, Path]:
     sweep_dir = Path(sweep_dir)
     table = collect(sweep_dir)
     csv = sweep_dir / "sensitivity.csv"
-    table.to_csv(csv, index=False)
+    safe_frame(table).to_csv(csv, index=False)
     return csv, plot(table, sweep_dir / "sensitivity.png")
 
 
