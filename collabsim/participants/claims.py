@@ -10,14 +10,13 @@
 
 Issues travel in chat as readable text plus machine-readable tags
 ``[issue kind=wrong_ordinal fix=ordinal:2]`` so that the agent (scripted or an LLM) can act
-on them; :func:`parse_issues` reads them back. Messages about a draft end with
-``[check draft=<fingerprint>]`` (see :func:`draft_fingerprint`).
+on them; :mod:`collabsim.participants.tags` formats and parses every such tag. Messages about a
+draft end with ``[check draft=<fingerprint>]``.
 """
 
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -25,21 +24,20 @@ from collabsim.domain.relations import DECREASE_RE, INCREASE_RE, ORDINAL_WORDS, 
 from collabsim.domain.time_expr import claim_years, format_window, mentions_year, year_text
 from collabsim.participants.cells import AnalysisResult
 from collabsim.participants.query import QuerySemantics
+from collabsim.participants.tags import (
+    draft_fingerprint,
+    format_check,
+    format_edit,
+    format_issue,
+    format_proposal,
+)
 from collabsim.participants.wording import describe_hypothesis, variable_phrase
-
-_ISSUE_RE = re.compile(r"\[issue kind=(\w+)(?: fix=([^\]\s]*))?\]")
-_CHECK_RE = re.compile(r"\[check draft=([0-9a-f]{8})\]")
-_DRAFT_RE = re.compile(r"\[draft=([0-9a-f]{8})\]")
-_EDIT_RE = re.compile(r"\[edit draft=([0-9a-f]{8})\]")
-_PROPOSAL_RE = re.compile(r'I would write instead: "(.*?)" \[', re.S)
-
 
 _LOWEST_RE = re.compile(r"lowest|decline")
 
 __all__ = [
-    "Issue", "announced_drafts", "check_numbers", "check_wording", "checked_drafts",
-    "claim_years", "describe_check", "draft_fingerprint", "edited_drafts", "format_check_message",
-    "format_proposal_message", "parse_issues", "proposal",
+    "Issue", "check_numbers", "check_wording", "claim_years", "describe_check",
+    "format_check_message", "format_proposal_message",
 ]
 
 
@@ -60,38 +58,17 @@ class Issue:
 
     def tag(self) -> str:
         """Machine-readable tag for chat."""
-        fix = ",".join(f"{k}:{v}" for k, v in self.fix)
-        return f"[issue kind={self.kind}" + (f" fix={fix}]" if fix else "]")
+        return format_issue(self.kind, self.fix)
 
 
-def draft_fingerprint(text: str) -> str:
-    """Stable 8-hex-digit fingerprint of a draft's text (whitespace-trimmed)."""
-    return f"{zlib.crc32(text.strip().encode('utf-8')):08x}"
 
 
-def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
-    """``(kind, fix)`` pairs from the issue tags in a chat message."""
-    out: list[tuple[str, dict[str, str]]] = []
-    for kind, fix in _ISSUE_RE.findall(text or ""):
-        pairs = dict(p.split(":", 1) for p in fix.split(",") if ":" in p) if fix else {}
-        out.append((kind, pairs))
-    return tuple(out)
 
 
-def checked_drafts(text: str) -> tuple[str, ...]:
-    """Draft fingerprints a message says it checked."""
-    return tuple(_CHECK_RE.findall(text or ""))
 
 
-def edited_drafts(text: str) -> tuple[str, ...]:
-    """Fingerprints of editor texts a message says its sender wrote (``[edit draft=...]``)."""
-    return tuple(_EDIT_RE.findall(text or ""))
 
 
-def proposal(text: str) -> str | None:
-    """The alternative text a collaborator proposed in a message, if any."""
-    match = _PROPOSAL_RE.search(text or "")
-    return match.group(1) if match else None
 
 
 def format_proposal_message(issues: tuple[Issue, ...], draft: str, version: str,
@@ -105,23 +82,20 @@ def format_proposal_message(issues: tuple[Issue, ...], draft: str, version: str,
     else:
         head = "I disagree with the draft and propose my own version."
     parts = [head, *(f"({i}) {issue.message}" for i, issue in enumerate(issues, start=1)),
-             f'I would write instead: "{version.strip()}"', *(i.tag() for i in issues),
-             f"[check draft={draft_fingerprint(draft)}]"]
+             format_proposal(version), *(i.tag() for i in issues),
+             format_check(draft_fingerprint(draft))]
     if edit:
         fp = draft_fingerprint(version)
-        parts += [f"[edit draft={fp}]", f"[check draft={fp}]"]
+        parts += [format_edit(fp), format_check(fp)]
     return " ".join(parts)
 
 
-def announced_drafts(text: str) -> tuple[str, ...]:
-    """Draft fingerprints a message announces (``[draft=...]``)."""
-    return tuple(_DRAFT_RE.findall(text or ""))
 
 
 def format_check_message(sender: str, issues: tuple[Issue, ...], draft: str,
                          confirmation: str = "") -> str:
     """Chat text for a check of ``draft``: the issues (or a confirmation) plus tags."""
-    tag = f"[check draft={draft_fingerprint(draft)}]"
+    tag = format_check(draft_fingerprint(draft))
     if not issues:
         return f"{confirmation or 'The draft looks right to me.'} {tag}"
     body = " ".join(f"({i}) {issue.message}" for i, issue in enumerate(issues, start=1))

@@ -11,13 +11,7 @@ from collabsim.participants.cells import (
     inspect_cell,
     parse_result,
 )
-from collabsim.participants.claims import (
-    checked_drafts,
-    describe_check,
-    draft_fingerprint,
-    edited_drafts,
-    parse_issues,
-)
+from collabsim.participants.claims import describe_check
 from collabsim.participants.human import area_of
 from collabsim.participants.plan import (
     AnalysisPlan,
@@ -25,8 +19,6 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.protocol import ChatMessage, Observation, Role
 from collabsim.participants.scripted_common import (
-    KICKOFF,
-    LEAD,
     WAIT,
     _allowed,
     _build_step,
@@ -35,6 +27,17 @@ from collabsim.participants.scripted_common import (
     _Said,
     _TaskContext,
     _trusted_areas,
+)
+from collabsim.participants.tags import (
+    checked_drafts,
+    draft_fingerprint,
+    edited_drafts,
+    format_draft,
+    format_handover,
+    format_keep,
+    parse_issues,
+    says_kickoff,
+    says_lead,
 )
 from collabsim.participants.wording import draft_hypothesis
 from collabsim.session.actions import format_action, format_wait
@@ -171,9 +174,9 @@ class ScriptedAgent:
         # the work phase began when the build phase's last memory action ended (0 without)
         waited = obs.time - max((h.time for h in memory), default=0.0)
         others = [m for m in obs.chat if m.sender != obs.me]
-        if any(KICKOFF in m.text for m in others):
+        if any(says_kickoff(m.text) for m in others):
             return None
-        if (others or work_actors) and not any(LEAD in m.text for m in others):
+        if (others or work_actors) and not any(says_lead(m.text) for m in others):
             return None  # a teammate made the first move without announcing a lead-in
         left = limit - waited
         return left if left > 0 else None
@@ -297,12 +300,12 @@ class ScriptedAgent:
                 lead = f"I keep {kept}'s edit of the draft. "
             return self._said.post("draft", fp, (
                 f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
-                f"{'+'.join(plan.columns) or 'the data'}). Please check it. [draft={fp}]"))
+                f"{'+'.join(plan.columns) or 'the data'}). Please check it. {format_draft(fp)}"))
         raised = [m for m in obs.chat if m.sender != obs.me and fp in checked_drafts(m.text)
                   and parse_issues(m.text)]
         if ignored and raised and not self._said.in_chat(obs, "keep", fp):
             return self._said.post(
-                "keep", fp, f"I checked my computation and will keep this answer. [keep draft={fp}]")
+                "keep", fp, f"I checked my computation and will keep this answer. {format_keep(fp)}")
         return None
 
     @staticmethod
@@ -326,7 +329,7 @@ class ScriptedAgent:
         return self._said.post("handover", fp, (
             f"{owner}, you rejected submitting this draft and I could not revise it to meet "
             f"your objection within the team's gates. You own FINISH: please submit the "
-            f"version you want. [handover FINISH draft={fp}]"))
+            f"version you want. {format_handover(fp)}"))
 
     def _check_wait(self, obs: Observation) -> float | None:
         """How many more seconds I hold FINISH back for my teammates (None: not at all;

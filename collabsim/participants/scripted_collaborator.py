@@ -16,12 +16,10 @@ from collabsim.participants.cells import (
 )
 from collabsim.participants.claims import (
     Issue,
-    announced_drafts,
     check_numbers,
     check_wording,
     claim_years,
     describe_check,
-    draft_fingerprint,
     format_check_message,
     format_proposal_message,
 )
@@ -36,8 +34,6 @@ from collabsim.participants.protocol import Observation, Profile, Role
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted_common import (
     _COLS_RE,
-    KICKOFF,
-    LEAD,
     WAIT,
     _allowed,
     _build_step,
@@ -46,6 +42,16 @@ from collabsim.participants.scripted_common import (
     _results_shown,
     _rng,
     _Said,
+)
+from collabsim.participants.tags import (
+    announced_drafts,
+    draft_fingerprint,
+    format_kickoff,
+    format_lead,
+    format_trust,
+    hands_over,
+    kept_drafts,
+    says_kickoff,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.session.actions import format_action, format_wait
@@ -219,7 +225,7 @@ class ScriptedCollaborator:
                 self.seed, self.name, task_id)
         if k == 0 or not _allowed(obs, "SEND_TEAMMATE_MESSAGE") or not self._leads(obs):
             return None
-        if any(KICKOFF in m.text for m in obs.chat) or any(
+        if any(says_kickoff(m.text) for m in obs.chat) or any(
                 c.author != obs.me for c in obs.code_cells):
             return None  # the agent has been engaged (by me or a teammate) or is working
         if obs.my_pending:
@@ -227,7 +233,7 @@ class ScriptedCollaborator:
         key = obs.task.task_id
         if k >= 2 and not self._said.in_chat(obs, "lead", key):
             return self._said.post("lead", key, "I will look at the data myself first and "
-                                   f"tell you when to start. {LEAD}")
+                                   f"tell you when to start. {format_lead()}")
         mine = [c for c in obs.code_cells if c.author == obs.me]
         if k >= 3 and not mine and plan.columns and _allowed(obs, "EXECUTE_CODE"):
             # the K - 2 actions between saying so and asking the agent are one look at the
@@ -237,7 +243,7 @@ class ScriptedCollaborator:
                     else inspect_cell(plan))
             return format_action("EXECUTE_CODE", code=code)
         return self._said.post("kickoff", key, "I have looked at the data. Over to you: please "
-                               f"run the analysis and draft the hypothesis. {KICKOFF}")
+                               f"run the analysis and draft the hypothesis. {format_kickoff()}")
 
     @staticmethod
     def _leads(obs: Observation) -> bool:
@@ -290,7 +296,7 @@ class ScriptedCollaborator:
             return False
         limit = param_value(self.params, "escalate_after", 3)
         handed = self._finish_rejected > 0 and any(
-            m.sender != obs.me and "[handover FINISH" in m.text for m in obs.chat)
+            m.sender != obs.me and hands_over(m.text) for m in obs.chat)
         return handed or self._finish_rejected >= limit
 
     def _finish_myself(self, obs: Observation) -> str:
@@ -352,7 +358,7 @@ class ScriptedCollaborator:
 
     def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
-        declined = any(m.sender != obs.me and f"[keep draft={fp}]" in m.text for m in obs.chat)
+        declined = any(m.sender != obs.me and fp in kept_drafts(m.text) for m in obs.chat)
         if not declined or self._said.in_chat(obs, "insist", fp):
             return format_action(WAIT)
         issues = self.issues(obs, draft)
@@ -437,7 +443,7 @@ class ScriptedCollaborator:
                 ("expertise", f"Expertise {who}: variable mapping, raw vs interpolated column "
                               "variants, windows, extremes and n-th events; validates numbers "
                               "by recomputing them."),
-                ("trust", f"Trust: rely on {self.name} for years and numbers."),
+                ("trust", format_trust(self.name, "years and numbers")),
                 ("evidence_criteria", f"Evidence criteria ({self.name}): every claimed year is "
                                       "recomputed independently on the *_inter columns."),
             ]
@@ -445,8 +451,8 @@ class ScriptedCollaborator:
             entries += [
                 ("expertise", f"Expertise {who}: query semantics - first vs second, peak vs "
                               "highest sustained values, increase vs decrease, bounded periods."),
-                ("trust", f"Trust: rely on {self.name} for whether the wording answers the "
-                          "question."),
+                ("trust", format_trust(self.name,
+                                       "whether the wording answers the question")),
                 ("evidence_criteria", f"Evidence criteria ({self.name}): the hypothesis states "
                                       "exactly the asked ordinal, direction and period."),
             ]

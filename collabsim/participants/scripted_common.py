@@ -22,12 +22,11 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.protocol import ChatMessage, Observation
 from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.tags import parse_trust
 from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
-LEAD = "[lead]"  # a collaborator opens the session alone and will say when the agent starts
-KICKOFF = "[kickoff]"  # ... and this is it asking the agent to start
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 
 
@@ -117,7 +116,6 @@ _TRUST_WORDS: dict[str, tuple[str, ...]] = {
     "computation": ("numbers", "years", "computation"),
     "semantics": ("wording", "semantics", "question"),
 }
-_TRUST_RE = re.compile(r"rely on (\w+) for (.*)", re.IGNORECASE)
 
 
 def _trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
@@ -126,13 +124,13 @@ def _trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
         return {}
     out: dict[str, set[str]] = {}
     for line in obs.memory.sections.get("trust", ()):
-        match = _TRUST_RE.search(line)
-        if match is None:
+        trust = parse_trust(line)
+        if trust is None:
             continue
-        what = match.group(2).lower()
+        name, what = trust
         for area, words in _TRUST_WORDS.items():
             if any(w in what for w in words):
-                out.setdefault(match.group(1), set()).add(area)
+                out.setdefault(name, set()).add(area)
     return {k: frozenset(v) for k, v in out.items()}
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 from helpers.executors import InProcessExecutor
 
-from collabsim.participants.claims import draft_fingerprint
 from collabsim.participants.human import TIMING_SEQUENCE, HumanModel, _rng
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
+from collabsim.participants.tags import draft_fingerprint
 from collabsim.participants.team import load_profile, team_from_dict
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from collabsim.participants.analysis import COMPUTE_MARK, INSPECT_MARK, MistakeModel
-from collabsim.participants.claims import draft_fingerprint, parse_issues
 from collabsim.participants.protocol import (
     ChatMessage,
     CodeCell,
@@ -20,6 +19,7 @@ from collabsim.participants.protocol import (
     Profile,
 )
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator, build_scripted
+from collabsim.participants.tags import draft_fingerprint, parse_issues
 from collabsim.session.actions import parse_action
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
