@@ -62,12 +62,6 @@ HUMAN_MISTAKES: tuple[str, ...] = ("wrong_column_variant", "wrong_ordinal", "pea
 SCALARS: tuple[str, ...] = ("error_in_area", "error_outside", "confidence_in_area",
                             "confidence_outside", "message_propensity", "assertiveness",
                             "approve_threshold")
-# Keys a profile's params may carry and who reads them (tests fail on any other key).
-KNOWN_KEYS: frozenset[str] = frozenset({*SCALARS, "expertise", "behaviour", "review_code",
-                                        "escalate_after",
-                                        "recompute_claims", "check_wording",
-                                        "confirm_propensity", "memory_entries"})
-
 
 class HumanConfigError(ValueError):
     """A profile's behavioural parameters are malformed; the message names the key."""
@@ -81,17 +75,17 @@ def area_of(kind: str) -> str | None:
     return None
 
 
-def param_value(params: Mapping[str, Any], key: str, default: float | None = None) -> float:
+def param_value(data: Mapping[str, Any], key: str, default: float | None = None) -> float:
     """A scalar parameter, written as ``{value, source}`` or as a plain number.
 
     Raises:
         HumanConfigError: Naming ``key`` when it is missing (and no default) or not a number.
     """
-    if key not in params:
+    if key not in data:
         if default is None:
             raise HumanConfigError(f"profile params: missing '{key}'")
         return float(default)
-    raw = params[key]
+    raw = data[key]
     if isinstance(raw, Mapping):
         raw = raw.get("value")
     if isinstance(raw, bool) or not isinstance(raw, int | float):
@@ -114,7 +108,7 @@ class HumanModel:
     behaviour: BehaviourModel | None = None
 
     @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> HumanModel:
+    def from_params(cls, data: Mapping[str, Any]) -> HumanModel:
         """Read the model from a profile's ``params`` (``behaviour``: the calibrated block).
 
         Missing scalars default to an error-free, always-talking, always-adopting-nothing
@@ -123,18 +117,18 @@ class HumanModel:
         Raises:
             HumanConfigError: A malformed parameter (the message names it).
         """
-        expertise = str(params.get("expertise", "computation"))
+        expertise = str(data.get("expertise", "computation"))
         if expertise not in AREAS:
             raise HumanConfigError(
                 f"profile params.expertise: expected one of {sorted(AREAS)}, got {expertise!r}")
         defaults = {"error_in_area": 0.0, "error_outside": 0.0, "confidence_in_area": 1.0,
                     "confidence_outside": 1.0, "message_propensity": 1.0,
                     "assertiveness": 0.0, "approve_threshold": 0.5}
-        values = {k: param_value(params, k, defaults[k]) for k in SCALARS}
+        values = {k: param_value(data, k, defaults[k]) for k in SCALARS}
         for key, value in values.items():
             if not 0.0 <= value <= 1.0:
                 raise HumanConfigError(f"profile params.{key}: must lie in [0, 1], got {value}")
-        behaviour = params.get("behaviour")
+        behaviour = data.get("behaviour")
         model = BehaviourModel.from_dict(behaviour) if behaviour else None
         return cls(expertise=expertise, behaviour=model, **values)
 

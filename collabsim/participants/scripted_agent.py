@@ -28,6 +28,7 @@ from collabsim.participants.scripted_common import (
     _TaskContext,
     _trusted_areas,
 )
+from collabsim.participants.scripted_params import AgentParams
 from collabsim.participants.tags import (
     checked_drafts,
     draft_fingerprint,
@@ -53,18 +54,9 @@ class ScriptedAgent:
 
     Args:
         seed: Policy seed (mistake draws, wording choices).
-        params: Behaviour parameters: ``mistakes`` (mapping kind -> probability),
-            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 120;
-            an announced edit of the draft is waited for until it lands),
-            ``finish_by_turn`` (stop waiting for teammates from this turn on, default 45),
-            ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
-            propose), ``announce`` (post drafts for checking, default True),
-            ``lead_patience_seconds`` (leave the opening to teammates, waiting at most this
-            long for a teammate's first action or a leading teammate's go; default 0: start at
-            once),
-            ``wait_for_working_teammates`` (do not FINISH while a teammate's action is under
-            way, ``Observation.working``; default True).
-        mistakes: A :class:`MistakeModel` (overrides ``params["mistakes"]``).
+        params: Behaviour parameters (:class:`~collabsim.participants.scripted_params.AgentParams`
+            or its config mapping; unknown keys are refused).
+        mistakes: A :class:`MistakeModel` (overrides ``params.mistakes``).
         name: Participant name.
     """
 
@@ -74,14 +66,14 @@ class ScriptedAgent:
     def __init__(
         self,
         seed: int = 0,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, Any] | AgentParams | None = None,
         *,
         mistakes: MistakeModel | None = None,
         name: str = "agent",
     ) -> None:
         self.seed = int(seed)
-        self.params = dict(params or {})
-        self.mistakes = mistakes or MistakeModel.from_mapping(self.params.get("mistakes"))
+        self.params = AgentParams.from_mapping(params)
+        self.mistakes = mistakes or self.params.mistakes
         self.name = name
         self._cache: dict[str, _TaskContext] = {}
         self._inspect_cells: set[str] = set()
@@ -163,7 +155,7 @@ class ScriptedAgent:
         start (``[kickoff]``); both at most ``lead_patience_seconds`` into the work phase (in
         all 31 Kolab sessions a human acts before the AI, so a teammate's slow first action
         is waited for, not only ``patience_seconds``). Once I work, I work."""
-        limit = float(self.params.get("lead_patience_seconds", 0.0))
+        limit = self.params.lead_patience_seconds
         if not obs.teammates or limit <= 0 or obs.turn >= self._finish_by_turn:
             return None
         memory = [h for h in obs.history if h.action_type.startswith("MEMORY")]
@@ -183,11 +175,11 @@ class ScriptedAgent:
 
     @property
     def _finish_by_turn(self) -> int:
-        return int(self.params.get("finish_by_turn", 45))
+        return self.params.finish_by_turn
 
     @property
     def _max_rejections(self) -> int:
-        return int(self.params.get("max_rejections", 3))
+        return self.params.max_rejections
 
     def current_plan(
         self, obs: Observation, careful: bool = False
@@ -238,7 +230,7 @@ class ScriptedAgent:
             return True
         u = _rng(self.seed, self.name, obs.task.task_id, message.sender, message.text, kind,
                  "defer").random()
-        return bool(u < float(self.params.get("deference", 1.0)))
+        return bool(u < self.params.deference)
 
     def _edit_author(self, obs: Observation) -> str | None:
         """The teammate whose announced edit the editor holds, if any."""
@@ -263,7 +255,7 @@ class ScriptedAgent:
             return True
         u = _rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
                  "keep-edit").random()
-        return bool(u < float(self.params.get("deference", 1.0)))
+        return bool(u < self.params.deference)
 
     def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
         """How often my ``action`` (with this text, when given) was rejected."""
@@ -290,7 +282,7 @@ class ScriptedAgent:
         """The message action to post next about the draft in the editor, if any."""
         if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return None
-        if not self.params.get("announce", True) or not obs.editor_text.strip():
+        if not self.params.announce or not obs.editor_text.strip():
             return None
         fp = draft_fingerprint(obs.editor_text)
         if not self._said.in_chat(obs, "draft", fp):
@@ -337,7 +329,7 @@ class ScriptedAgent:
         a teammate's announced edit of the draft in the editor has not landed - finishing
         would drop it - and, up to ``patience_seconds`` after I announced the draft, while a
         teammate has not checked it."""
-        if not obs.teammates or not self.params.get("announce", True):
+        if not obs.teammates or not self.params.announce:
             return None
         fp = draft_fingerprint(obs.editor_text)
         announce = self._said.in_chat(obs, "draft", fp)
@@ -348,7 +340,7 @@ class ScriptedAgent:
         checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
         if all(t in checked for t in obs.teammates):
             return None
-        left = float(self.params.get("patience_seconds", 120.0)) - (
+        left = self.params.patience_seconds - (
             obs.time - announce[-1].time)
         return left if left > 0 else None
 
@@ -362,7 +354,7 @@ class ScriptedAgent:
         lands just as I decide counts too: the scheduler lets me decide first among members
         due at the same instant, so I look again :data:`LOOK_AGAIN_SECONDS` later, when the
         teammate has decided its next step."""
-        if not self.params.get("wait_for_working_teammates", True):
+        if not self.params.wait_for_working_teammates:
             return None
         if obs.working:
             return math.inf
@@ -400,13 +392,6 @@ class ScriptedAgent:
         ]
         sections = obs.memory.sections if obs.memory is not None else {}
         if "gates" in sections:
-            gates = self.params.get("gates")
-            if gates is None:
-                gates = {}
-                if "R" in obs.teammates:
-                    gates["EDITOR_UPDATE"] = "R"
-                if "D" in obs.teammates:
-                    gates["FINISH"] = "D"
-            entries += [("gates", f"{a}: {o}") for a, o in sorted(dict(gates).items())
+            entries += [("gates", f"{a}: {o}") for a, o in sorted(self.params.gates)
                         if o in obs.teammates or o == obs.me]
         return _build_step(obs, entries)

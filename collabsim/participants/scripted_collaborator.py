@@ -23,7 +23,7 @@ from collabsim.participants.claims import (
     format_check_message,
     format_proposal_message,
 )
-from collabsim.participants.human import HumanModel, SessionTiming, param_value
+from collabsim.participants.human import SessionTiming
 from collabsim.participants.plan import (
     AnalysisPlan,
     apply_mistakes,
@@ -43,6 +43,7 @@ from collabsim.participants.scripted_common import (
     _rng,
     _Said,
 )
+from collabsim.participants.scripted_params import CollaboratorParams
 from collabsim.participants.tags import (
     announced_drafts,
     draft_fingerprint,
@@ -61,14 +62,9 @@ from collabsim.tasks.model import TaskBrief
 class ScriptedCollaborator:
     """A scripted simulated collaborator driven by its profile (see module docstring).
 
-    Profile params: the behavioural model of :class:`~collabsim.participants.human.HumanModel`
-    (``expertise``, ``error_in_area``, ``error_outside``, ``confidence_in_area``,
-    ``confidence_outside``, ``message_propensity``, ``assertiveness``, ``approve_threshold``
-    and the calibrated ``behaviour`` block), plus ``recompute_claims`` (D-style numeric check;
-    default for key D), ``check_wording`` (R-style wording check; default for key R),
-    ``review_code`` (decide gated code by its columns), ``confirm_propensity`` (probability of
-    posting a confirmation when a checked draft has no issue, default 1) and
-    ``memory_entries`` (list of ``[section, text]`` for the build phase).
+    Profile params (updated by the run's ``params``): the typed
+    :class:`~collabsim.participants.scripted_params.CollaboratorParams` (unknown keys are
+    refused).
     """
 
     role: Role = "collaborator"
@@ -79,10 +75,11 @@ class ScriptedCollaborator:
         self.profile = profile
         self.name = profile.key
         self.seed = int(seed)
-        self.params = self._merge(profile.params, params)
-        self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
-        self.wording = bool(self.params.get("check_wording", profile.key == "R"))
-        self.human = HumanModel.from_params(self.params)
+        self.params = CollaboratorParams.from_mapping({**dict(profile.params),
+                                                       **dict(params or {})})
+        self.numbers = self.params.recompute_claims
+        self.wording = self.params.check_wording
+        self.human = self.params.human
         self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
         self._cache: dict[str, _Reading] = {}
         self._said = _Said()
@@ -94,12 +91,6 @@ class ScriptedCollaborator:
         self._written_texts: set[str] = set()
         self._lead_actions: dict[str, int] = {}  # task id -> drawn K (asked every turn)
         self._seen: dict[str, float] = {}  # draft fp -> when I first saw it in the editor
-
-    @staticmethod
-    def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
-               ) -> dict[str, Any]:
-        """Profile params updated by the run's collaborator params."""
-        return {**dict(profile_params), **dict(params or {})}
 
     async def act(self, observation: Observation) -> str:
         """Return the next action text."""
@@ -208,7 +199,7 @@ class ScriptedCollaborator:
         if speak >= self.human.message_propensity:
             return format_action(WAIT)
         chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
-        if chatty < float(self.params.get("confirm_propensity", 1.0)):
+        if chatty < self.params.confirm_propensity:
             return self._said.post("check", fp, format_check_message(
                 self.name, (), draft, self._confirmation(semantics, own, agrees=not found)))
         return format_action(WAIT)
@@ -268,8 +259,6 @@ class ScriptedCollaborator:
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
         """Decide a gate request: reject only issues it is confident enough about."""
-        if request.action_type == "FINISH":
-            param_value(self.params, "escalate_after", 3)  # read with the decision it bounds
         text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
                 else obs.editor_text)
         fp = draft_fingerprint(text)
@@ -294,7 +283,7 @@ class ScriptedCollaborator:
         owner decides (its decision binds) instead of blocking on."""
         if obs.gates.get("FINISH") != obs.me or not _allowed(obs, "FINISH"):
             return False
-        limit = param_value(self.params, "escalate_after", 3)
+        limit = self.params.escalate_after
         handed = self._finish_rejected > 0 and any(
             m.sender != obs.me and hands_over(m.text) for m in obs.chat)
         return handed or self._finish_rejected >= limit
@@ -416,7 +405,7 @@ class ScriptedCollaborator:
         return bool(self._said.in_chat(obs, "check", fp))
 
     def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan) -> str:
-        if not self.params.get("review_code", self.numbers):
+        if not self.params.review_code:
             return format_action("APPROVE", request_id=request_id)
         match = _COLS_RE.search(code)
         if match and code.startswith(COMPUTE_MARK):
@@ -433,9 +422,8 @@ class ScriptedCollaborator:
         return format_action("APPROVE", request_id=request_id)
 
     def _memory_entries(self) -> list[tuple[str, str]]:
-        custom = self.params.get("memory_entries")
-        if custom:
-            return [(str(s), str(t)) for s, t in custom]
+        if self.params.memory_entries:
+            return list(self.params.memory_entries)
         who = f"{self.name} ({self.profile.title})"
         entries: list[tuple[str, str]] = []
         if self.numbers:

@@ -27,7 +27,7 @@ import yaml
 
 from collabsim.core.records import Profile
 from collabsim.core.team import AGENT_NAME, MAX_COLLABORATORS, TeamConfigError, TeamSpec
-from collabsim.participants.human import HumanModel
+from collabsim.participants.scripted_params import CollaboratorParams
 
 __all__ = [
     "AGENT_NAME",
@@ -107,7 +107,7 @@ def _collaborator(entry: Any, index: int) -> Profile:
             raise TeamConfigError(f"{where}: field 'params' must be a mapping")
         params = _merged(base.params, extra)
         try:
-            HumanModel.from_params(params)  # a bad override is a user error, named here
+            CollaboratorParams.from_mapping(params)  # a bad override: a user error, named here
         except ValueError as err:
             raise TeamConfigError(f"{where} ({key}): {err}") from None
         return Profile(

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 from helpers.executors import InProcessExecutor
+from helpers.participants import CAREFUL_AGENT
 
 from collabsim.participants.human import TIMING_SEQUENCE, HumanModel, _rng
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
@@ -23,7 +24,7 @@ def test_action_durations_in_the_trace_are_the_timing_models(generated_200: Path
     task = load_tasks(generated_200).tasks[0]
     team = team_from_dict("D")
     profile = team.collaborators[0]
-    participants = {"agent": ScriptedAgent(seed=3),
+    participants = {"agent": ScriptedAgent(seed=3, params=CAREFUL_AGENT),
                     "D": ScriptedCollaborator(profile, seed=3)}
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=3)
     trace = tmp_path / "trace.jsonl"
@@ -57,7 +58,7 @@ def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: 
     assert model is not None
     checked = []
     for seed in range(20):
-        participants = {"agent": ScriptedAgent(seed=seed),
+        participants = {"agent": ScriptedAgent(seed=seed, params=CAREFUL_AGENT),
                         "R": ScriptedCollaborator(team.collaborators[0], seed=seed)}
         config = SessionConfig(task=task, team=team, structure=builtin_structure("default"),
                                seed=seed)
