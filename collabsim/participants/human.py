@@ -44,10 +44,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from collabsim.participants.behaviour import BehaviourModel, HumanTiming, ReactionRates
-from collabsim.participants.plan import stable_hash
+from collabsim.participants.plan import seeded_rng
 
 # Which mistake / issue kinds belong to which area of expertise. D's area is the computation
 # (which column, which window, the recomputed year); R's is what the query means.
@@ -138,7 +136,7 @@ class HumanModel:
 
     def draw_mistakes(self, seed: int, name: str, task_id: str) -> frozenset[str]:
         """This person's own mistakes in the session of ``task_id`` (deterministic)."""
-        rng = _rng(seed, name, task_id, "own-mistakes")
+        rng = seeded_rng(seed, name, task_id, "own-mistakes")
         draws = rng.random(len(HUMAN_MISTAKES))
         return frozenset(k for k, u in zip(HUMAN_MISTAKES, draws, strict=True)
                          if u < self.error_rate(k))
@@ -168,7 +166,7 @@ class HumanModel:
         if self.behaviour is None:
             return None
         rates = self.behaviour.reactions.sample_participant(
-            _rng(seed, name, task_id, "reactions"))
+            seeded_rng(seed, name, task_id, "reactions"))
         if disagrees is None or self.behaviour.check is None:
             return rates
         return self.behaviour.check.shift(rates, disagrees)
@@ -179,11 +177,7 @@ class HumanModel:
         ``behaviour.lead_in`` block)."""
         if self.behaviour is None or self.behaviour.lead_in is None:
             return 0
-        return self.behaviour.lead_in.sample_actions(_rng(seed, name, task_id, "lead-in"))
-
-
-def _rng(seed: int, *parts: object) -> np.random.Generator:
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)])
+        return self.behaviour.lead_in.sample_actions(seeded_rng(seed, name, task_id, "lead-in"))
 
 
 TIMING_SEQUENCE = 64
@@ -217,7 +211,7 @@ class SessionTiming:
         if self.model is None:
             return None
         if task_id not in self._sequences:
-            rng = _rng(self.seed, self.name, task_id, "timing")
+            rng = seeded_rng(self.seed, self.name, task_id, "timing")
             self._sequences[task_id] = self.model.timing.sample(TIMING_SEQUENCE, rng)
         return self._sequences[task_id]
 

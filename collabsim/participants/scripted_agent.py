@@ -16,17 +16,17 @@ from collabsim.participants.human import area_of
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
+    seeded_rng,
 )
 from collabsim.participants.protocol import ChatMessage, Observation, Role
 from collabsim.participants.scripted_common import (
     WAIT,
-    _allowed,
-    _build_step,
-    _context,
-    _rng,
-    _Said,
-    _TaskContext,
-    _trusted_areas,
+    Said,
+    TaskContext,
+    allowed,
+    build_step,
+    task_context,
+    trusted_areas,
 )
 from collabsim.participants.scripted_params import AgentParams
 from collabsim.participants.tags import (
@@ -75,14 +75,14 @@ class ScriptedAgent:
         self.params = AgentParams.from_mapping(params)
         self.mistakes = mistakes or self.params.mistakes
         self.name = name
-        self._cache: dict[str, _TaskContext] = {}
+        self._cache: dict[str, TaskContext] = {}
         self._inspect_cells: set[str] = set()
-        self._said = _Said()
+        self._said = Said()
 
-    def context(self, brief: TaskBrief) -> _TaskContext:
+    def context(self, brief: TaskBrief) -> TaskContext:
         """Semantics, correct plan and this session's mistakes for a task (cached)."""
         if brief.task_id not in self._cache:
-            self._cache[brief.task_id] = _context(brief, self.seed, self.mistakes)
+            self._cache[brief.task_id] = task_context(brief, self.seed, self.mistakes)
         return self._cache[brief.task_id]
 
     async def act(self, observation: Observation) -> str:
@@ -112,7 +112,7 @@ class ScriptedAgent:
             if not runs or not self._was_rejected(obs, draft):
                 break
         if (not any(c.code in self._inspect_cells for c in mine)
-                and _allowed(obs, "EXECUTE_CODE")):
+                and allowed(obs, "EXECUTE_CODE")):
             inspect = inspect_cell(plan)
             self._inspect_cells.add(inspect)
             return format_action("EXECUTE_CODE", code=inspect)
@@ -194,7 +194,7 @@ class ScriptedAgent:
         plan = ctx.plan if careful else ctx.mistaken_plan
         binding = set(obs.gates.values())
         ignore = "ignore_teammate" in ctx.mistakes
-        trusted = _trusted_areas(obs)
+        trusted = trusted_areas(obs)
         applied: list[str] = []
         ignored: list[str] = []
         for message in self._objections(obs):
@@ -228,7 +228,7 @@ class ScriptedAgent:
         """
         if area_of(kind) in trusted.get(message.sender, frozenset()):
             return True
-        u = _rng(self.seed, self.name, obs.task.task_id, message.sender, message.text, kind,
+        u = seeded_rng(self.seed, self.name, obs.task.task_id, message.sender, message.text, kind,
                  "defer").random()
         return bool(u < self.params.deference)
 
@@ -240,7 +240,7 @@ class ScriptedAgent:
                 return message.sender
         return None
 
-    def _keeps_edit(self, obs: Observation, ctx: _TaskContext, author: str) -> bool:
+    def _keeps_edit(self, obs: Observation, ctx: TaskContext, author: str) -> bool:
         """Whether the agent keeps a teammate's edit of its draft instead of reverting it.
 
         Gate owners' edits bind; with the ``ignore_teammate`` mistake it reverts; with a team
@@ -251,9 +251,9 @@ class ScriptedAgent:
             return True
         if "ignore_teammate" in ctx.mistakes:
             return False
-        if _trusted_areas(obs).get(author):
+        if trusted_areas(obs).get(author):
             return True
-        u = _rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
+        u = seeded_rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
                  "keep-edit").random()
         return bool(u < self.params.deference)
 
@@ -280,7 +280,7 @@ class ScriptedAgent:
     def _team_message(self, obs: Observation, plan: AnalysisPlan, applied: list[str],
                       ignored: list[str], kept: str | None = None) -> str | None:
         """The message action to post next about the draft in the editor, if any."""
-        if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+        if not obs.teammates or not allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return None
         if not self.params.announce or not obs.editor_text.strip():
             return None
@@ -316,7 +316,7 @@ class ScriptedAgent:
         owner = obs.gates.get("FINISH")
         fp = draft_fingerprint(obs.editor_text)
         if (owner is None or owner == obs.me or self._said.in_chat(obs, "handover", fp)
-                or not _allowed(obs, "SEND_TEAMMATE_MESSAGE")):
+                or not allowed(obs, "SEND_TEAMMATE_MESSAGE")):
             return format_action(WAIT)
         return self._said.post("handover", fp, (
             f"{owner}, you rejected submitting this draft and I could not revise it to meet "
@@ -379,7 +379,7 @@ class ScriptedAgent:
                 return True
         return False
 
-    def _build(self, obs: Observation, ctx: _TaskContext) -> str:
+    def _build(self, obs: Observation, ctx: TaskContext) -> str:
         entries = [
             ("plan", f"Plan (agent): compute {describe_check(ctx.semantics)} from the "
                      "interpolated columns in 100-year bins, draft the hypothesis, let "
@@ -394,4 +394,4 @@ class ScriptedAgent:
         if "gates" in sections:
             entries += [("gates", f"{a}: {o}") for a, o in sorted(self.params.gates)
                         if o in obs.teammates or o == obs.me]
-        return _build_step(obs, entries)
+        return build_step(obs, entries)

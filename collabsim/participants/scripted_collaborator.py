@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from collabsim.participants.cells import (
-    COMPUTE_MARK,
     AnalysisResult,
     compute_cell,
+    compute_cell_columns,
     inspect_cell,
     parse_result,
 )
@@ -29,19 +28,18 @@ from collabsim.participants.plan import (
     apply_mistakes,
     misread_semantics,
     resolve_plan,
+    seeded_rng,
 )
 from collabsim.participants.protocol import Observation, Profile, Role
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted_common import (
-    _COLS_RE,
     WAIT,
-    _allowed,
-    _build_step,
-    _latest_result,
-    _Reading,
-    _results_shown,
-    _rng,
-    _Said,
+    Reading,
+    Said,
+    allowed,
+    build_step,
+    latest_result,
+    results_shown,
 )
 from collabsim.participants.scripted_params import CollaboratorParams
 from collabsim.participants.tags import (
@@ -81,8 +79,8 @@ class ScriptedCollaborator:
         self.wording = self.params.check_wording
         self.human = self.params.human
         self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
-        self._cache: dict[str, _Reading] = {}
-        self._said = _Said()
+        self._cache: dict[str, Reading] = {}
+        self._said = Said()
         # my edits of the editor: draft fp -> the version I announced, what I wrote
         self._planned: dict[str, str] = {}
         self._finish_rejected = 0
@@ -96,14 +94,14 @@ class ScriptedCollaborator:
         """Return the next action text."""
         return self.decide(observation)
 
-    def reading(self, brief: TaskBrief) -> _Reading:
+    def reading(self, brief: TaskBrief) -> Reading:
         """This person's own (possibly mistaken) reading of a task, drawn per session."""
         if brief.task_id not in self._cache:
             truth = parse_query(brief)
             mistakes = self.human.draw_mistakes(self.seed, self.name, brief.task_id)
             semantics = misread_semantics(truth, mistakes)
             plan = apply_mistakes(resolve_plan(brief, truth), mistakes)
-            self._cache[brief.task_id] = _Reading(semantics, plan, mistakes)
+            self._cache[brief.task_id] = Reading(semantics, plan, mistakes)
         return self._cache[brief.task_id]
 
     def _task(self, brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
@@ -121,7 +119,7 @@ class ScriptedCollaborator:
         rates = self.human.reaction_rates(self.seed, self.name, obs.task.task_id, disagrees)
         if rates is None:
             return "check"
-        return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
+        return rates.sample(seeded_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
 
     def action_duration(self, action: str) -> float | None:
         """How long my next action lasts: from the calibrated timing model (engine hook)."""
@@ -131,7 +129,7 @@ class ScriptedCollaborator:
         """Synchronous decision (the whole policy)."""
         self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
-            return _build_step(obs, self._memory_entries())
+            return build_step(obs, self._memory_entries())
         draft = obs.editor_text
         fp = draft_fingerprint(draft) if draft.strip() else ""
         if fp:  # a person reads a new draft from when it appears
@@ -149,7 +147,7 @@ class ScriptedCollaborator:
         # the agent's own analysis (a lead-in's look at the data is the lead-in's)
         if (self.numbers and own is None and plan.columns and (fp or request is not None)
                 and not obs.my_pending and not self._computed(obs, plan)
-                and _allowed(obs, "EXECUTE_CODE")):
+                and allowed(obs, "EXECUTE_CODE")):
             return format_action("EXECUTE_CODE", code=compute_cell(plan))
         if self._escalates(obs):
             return self._finish_myself(obs)
@@ -157,7 +155,7 @@ class ScriptedCollaborator:
             return self._decide_gate(obs, request)
         if not fp:
             return format_action(WAIT)
-        if not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+        if not allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return format_action(WAIT)
         if fp in self._written:
             return format_action(WAIT)  # the editor holds my own edit
@@ -186,7 +184,7 @@ class ScriptedCollaborator:
             # modify (and a reject that finds no issue): edit the draft with my own version
             # (announced first, so that the agent knows whose edit the editor holds);
             # a reject with issues: propose it and insist on it
-            edit = (reaction == "modify" or replaces) and _allowed(obs, "EDITOR_UPDATE")
+            edit = (reaction == "modify" or replaces) and allowed(obs, "EDITOR_UPDATE")
             if edit:
                 self._planned[fp] = version
             text = format_proposal_message(issues, draft, version, edit, replaces)
@@ -195,10 +193,10 @@ class ScriptedCollaborator:
         if issues:
             return self._said.post("check", fp, format_check_message(self.name, issues, draft))
         # agreeing needs no message: whether it says so is its message propensity
-        speak = _rng(self.seed, self.name, obs.task.task_id, fp, "speak").random()
+        speak = seeded_rng(self.seed, self.name, obs.task.task_id, fp, "speak").random()
         if speak >= self.human.message_propensity:
             return format_action(WAIT)
-        chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
+        chatty = seeded_rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
         if chatty < self.params.confirm_propensity:
             return self._said.post("check", fp, format_check_message(
                 self.name, (), draft, self._confirmation(semantics, own, agrees=not found)))
@@ -214,7 +212,7 @@ class ScriptedCollaborator:
         if k is None:
             k = self._lead_actions[task_id] = self.human.lead_in_actions(
                 self.seed, self.name, task_id)
-        if k == 0 or not _allowed(obs, "SEND_TEAMMATE_MESSAGE") or not self._leads(obs):
+        if k == 0 or not allowed(obs, "SEND_TEAMMATE_MESSAGE") or not self._leads(obs):
             return None
         if any(says_kickoff(m.text) for m in obs.chat) or any(
                 c.author != obs.me for c in obs.code_cells):
@@ -226,7 +224,7 @@ class ScriptedCollaborator:
             return self._said.post("lead", key, "I will look at the data myself first and "
                                    f"tell you when to start. {format_lead()}")
         mine = [c for c in obs.code_cells if c.author == obs.me]
-        if k >= 3 and not mine and plan.columns and _allowed(obs, "EXECUTE_CODE"):
+        if k >= 3 and not mine and plan.columns and allowed(obs, "EXECUTE_CODE"):
             # the K - 2 actions between saying so and asking the agent are one look at the
             # data: every landing wakes the waiting agent, whose decisions are budgeted
             # (run.max_turns), so a lead-in of more than 3 actions is shortened to 3
@@ -267,7 +265,7 @@ class ScriptedCollaborator:
             return format_action("APPROVE", request_id=request.request_id)
         issues = tuple(i for i in found
                        if self.human.confidence(i.kind) >= self.human.approve_threshold)
-        if issues and not self._posted(obs, fp) and _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+        if issues and not self._posted(obs, fp) and allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return self._said.post("check", fp, format_check_message(self.name, issues, text))
         if issues:
             reason = " ".join(i.message for i in issues) + " " + " ".join(
@@ -281,7 +279,7 @@ class ScriptedCollaborator:
         """Whether I, owning FINISH, end a standoff: after ``escalate_after`` rejections of
         the agent's FINISH, or once the agent hands the submission over to me after one, the
         owner decides (its decision binds) instead of blocking on."""
-        if obs.gates.get("FINISH") != obs.me or not _allowed(obs, "FINISH"):
+        if obs.gates.get("FINISH") != obs.me or not allowed(obs, "FINISH"):
             return False
         limit = self.params.escalate_after
         handed = self._finish_rejected > 0 and any(
@@ -297,7 +295,7 @@ class ScriptedCollaborator:
         editor_owner = obs.gates.get("EDITOR_UPDATE")
         if (version is not None and version.strip() != obs.editor_text.strip()
                 and editor_owner in (None, obs.me)
-                and "escalate" not in self._edit_tried and _allowed(obs, "EDITOR_UPDATE")):
+                and "escalate" not in self._edit_tried and allowed(obs, "EDITOR_UPDATE")):
             self._edit_tried.add("escalate")
             self._written.add(draft_fingerprint(version))
             self._written_texts.add(version.strip())
@@ -313,7 +311,7 @@ class ScriptedCollaborator:
             if own is not None and (own.year is not None or own.trends):
                 return draft_hypothesis(own, semantics)
         if self.wording:
-            shown = _results_shown(obs, exclude=obs.me)
+            shown = results_shown(obs, exclude=obs.me)
             if not shown:
                 return None
             years = claim_years(draft)
@@ -353,7 +351,7 @@ class ScriptedCollaborator:
         issues = self.issues(obs, draft)
         if not issues:
             return format_action(WAIT)
-        pushes = self.reaction(obs, fp, disagrees=True) == "reject" or _rng(
+        pushes = self.reaction(obs, fp, disagrees=True) == "reject" or seeded_rng(
             self.seed, self.name, obs.task.task_id, fp, "insist").random() < (
             self.human.assertiveness)
         if not pushes:
@@ -371,7 +369,7 @@ class ScriptedCollaborator:
         if self.wording:
             found += check_wording(semantics, text)
         if self.numbers:
-            agent = _latest_result(obs, None, exclude=obs.me)
+            agent = latest_result(obs, None, exclude=obs.me)
             found += [i for i in check_numbers(text, self._own_result(obs, plan), agent)
                       if all(i.kind != f.kind for f in found)]
         return tuple(found)
@@ -407,9 +405,8 @@ class ScriptedCollaborator:
     def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan) -> str:
         if not self.params.review_code:
             return format_action("APPROVE", request_id=request_id)
-        match = _COLS_RE.search(code)
-        if match and code.startswith(COMPUTE_MARK):
-            used = set(re.findall(r"'([^']+)'", match.group(1)))
+        used = compute_cell_columns(code)
+        if used is not None:
             raw = sorted(c.removesuffix("_inter") for c in plan.columns
                          if c.endswith("_inter") and c.removesuffix("_inter") in used)
             if raw:

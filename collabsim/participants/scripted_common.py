@@ -3,10 +3,7 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-
-import numpy as np
 
 from collabsim.participants.cells import (
     COMPUTE_MARK,
@@ -18,7 +15,6 @@ from collabsim.participants.plan import (
     MistakeModel,
     apply_mistakes,
     resolve_plan,
-    stable_hash,
 )
 from collabsim.participants.protocol import ChatMessage, Observation
 from collabsim.participants.query import QuerySemantics, parse_query
@@ -27,21 +23,13 @@ from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
-_COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 
 
-def _rng(seed: int, *parts: object) -> np.random.Generator:
-    """A generator seeded from (seed, stable hashes of parts)."""
-    return np.random.default_rng(
-        [int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)]
-    )
-
-
-def _allowed(obs: Observation, name: str) -> bool:
+def allowed(obs: Observation, name: str) -> bool:
     return not obs.available_actions or name in obs.available_actions
 
 
-class _Said:
+class Said:
     """The messages a participant posted, by kind (``draft``, ``keep``, ``check``) and draft
     fingerprint: the policy's own record, matched against the chat by sender and text."""
 
@@ -62,7 +50,7 @@ class _Said:
 
 
 @dataclass(frozen=True)
-class _TaskContext:
+class TaskContext:
     semantics: QuerySemantics
     plan: AnalysisPlan
     mistakes: frozenset[str]
@@ -70,7 +58,7 @@ class _TaskContext:
 
 
 @dataclass(frozen=True)
-class _Reading:
+class Reading:
     """A collaborator's own reading of a task: semantics and plan after its own mistakes."""
 
     semantics: QuerySemantics
@@ -78,14 +66,14 @@ class _Reading:
     mistakes: frozenset[str]
 
 
-def _context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> _TaskContext:
+def task_context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> TaskContext:
     semantics = parse_query(brief)
     plan = resolve_plan(brief, semantics)
     drawn = mistakes.draw(seed, brief.task_id)
-    return _TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))
+    return TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))
 
 
-def _latest_result(obs: Observation, author: str | None, exclude: str | None = None
+def latest_result(obs: Observation, author: str | None, exclude: str | None = None
                    ) -> AnalysisResult | None:
     for cell in reversed(obs.code_cells):
         if author is not None and cell.author != author:
@@ -100,7 +88,7 @@ def _latest_result(obs: Observation, author: str | None, exclude: str | None = N
     return None
 
 
-def _results_shown(obs: Observation, exclude: str | None = None) -> list[AnalysisResult]:
+def results_shown(obs: Observation, exclude: str | None = None) -> list[AnalysisResult]:
     """Parsed results of the compute cells in the shared code history, oldest first."""
     out = []
     for cell in obs.code_cells:
@@ -118,7 +106,7 @@ _TRUST_WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
+def trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
     """Teammate -> areas the team memory's ``trust`` section says to rely on them for."""
     if obs.memory is None:
         return {}
@@ -134,14 +122,14 @@ def _trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
+def build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
     memory = obs.memory
     if memory is None or memory.read_only:
         return format_action(WAIT)
     for section, text in entries:
         if (section in memory.sections and text not in memory.sections.get(section, ())
-                and _allowed(obs, "MEMORY_ADD")):
+                and allowed(obs, "MEMORY_ADD")):
             return format_action("MEMORY_ADD", section=section, text=text)
-    if obs.me not in memory.agreed and _allowed(obs, "MEMORY_AGREE"):
+    if obs.me not in memory.agreed and allowed(obs, "MEMORY_AGREE"):
         return format_action("MEMORY_AGREE")
     return format_action(WAIT)

@@ -9,7 +9,8 @@ import numpy as np
 from helpers.executors import InProcessExecutor
 from helpers.participants import CAREFUL_AGENT
 
-from collabsim.participants.human import TIMING_SEQUENCE, HumanModel, _rng
+from collabsim.participants.human import TIMING_SEQUENCE, HumanModel
+from collabsim.participants.plan import seeded_rng
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.tags import draft_fingerprint
 from collabsim.participants.team import load_profile, team_from_dict
@@ -37,7 +38,7 @@ def test_action_durations_in_the_trace_are_the_timing_models(generated_200: Path
     # the calibrated model of the packaged profile, sampled as documented
     model = HumanModel.from_params(load_profile("D").params).behaviour
     assert model is not None
-    expected = model.timing.sample(TIMING_SEQUENCE, _rng(3, "D", task.task_id, "timing"))
+    expected = model.timing.sample(TIMING_SEQUENCE, seeded_rng(3, "D", task.task_id, "timing"))
     np.testing.assert_allclose(taken, np.maximum(expected.durations[:len(taken)], 0.5),
                                atol=1e-5)
     # the agent keeps the clock's generic durations
@@ -80,7 +81,7 @@ def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: 
         # R sees the draft at the editor's landing, or when its own action then in flight ends
         seen = max([edit["t_end"]] + [e["t_end"] for e in events if e["actor"] == "R"
                                       and e["t_start"] < edit["t_end"] < e["t_end"]])
-        think = model.timing.sample(TIMING_SEQUENCE, _rng(seed, "R", task.task_id,
+        think = model.timing.sample(TIMING_SEQUENCE, seeded_rng(seed, "R", task.task_id,
                                                           "timing")).think[0]
         ready = min(seen, announce["t_end"]) + think
         busy = max(e["t_end"] for e in events if e["actor"] == "R"
