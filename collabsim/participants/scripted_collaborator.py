@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from collabsim.participants.cells import (
@@ -30,11 +31,12 @@ from collabsim.participants.plan import (
     resolve_plan,
     seeded_rng,
 )
-from collabsim.participants.protocol import Observation, Profile, Role
+from collabsim.participants.protocol import GateRequest, Observation, Profile, Role
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted_common import (
     WAIT,
     Reading,
+    Rule,
     Said,
     allowed,
     build_step,
@@ -55,6 +57,20 @@ from collabsim.participants.tags import (
 from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
+
+
+@dataclass(frozen=True)
+class CollaboratorTurn:
+    """What one decision of a collaborator looks at: the observation, the draft in the
+    editor (``fp``: its fingerprint, empty without a draft), my reading of the task and the
+    gated request waiting for my decision."""
+
+    obs: Observation
+    draft: str
+    fp: str
+    semantics: QuerySemantics
+    plan: AnalysisPlan
+    request: GateRequest | None
 
 
 class ScriptedCollaborator:
@@ -126,97 +142,170 @@ class ScriptedCollaborator:
         return self.timing.duration(action)
 
     def decide(self, obs: Observation) -> str:
-        """Synchronous decision (the whole policy)."""
+        """Synchronous decision (the whole policy): the build phase's memory step, else the
+        action of the first rule of :attr:`RULES` whose guard holds."""
         self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
             return build_step(obs, self._memory_entries())
+        turn = self._turn(obs)
+        return self.rule_for(turn).act(self, turn)
+
+    def rule_for(self, turn: CollaboratorTurn) -> Rule:
+        """The first rule whose guard holds for this turn (the last one always does)."""
+        return next(rule for rule in self.RULES if rule.guard(self, turn))
+
+    def _turn(self, obs: Observation) -> CollaboratorTurn:
+        """Read the observation: the draft in the editor and the request I must decide (and
+        remember when I first saw the draft: a person reads a new draft from when it
+        appears)."""
         draft = obs.editor_text
         fp = draft_fingerprint(draft) if draft.strip() else ""
-        if fp:  # a person reads a new draft from when it appears
+        if fp:
             self._seen.setdefault(fp, obs.time)
         semantics, plan = self._task(obs.task)
         request = obs.pending_for_me[0] if obs.pending_for_me else None
-        if request is not None and request.action_type == "EXECUTE_CODE":
-            return self._decide_code(request.request_id, str(request.args.get("code", "")), plan)
-        lead = self._lead_in(obs, plan)
-        if lead is not None:
-            return lead
-        own = self._own_result(obs, plan)
-        # my recomputation validates a draft (or a request I must decide): I start it once
-        # there is one, reacting to the agent's output as Kolab's humans do, not alongside
-        # the agent's own analysis (a lead-in's look at the data is the lead-in's)
-        if (self.numbers and own is None and plan.columns and (fp or request is not None)
-                and not obs.my_pending and not self._computed(obs, plan)
-                and allowed(obs, "EXECUTE_CODE")):
-            return format_action("EXECUTE_CODE", code=compute_cell(plan))
-        if self._escalates(obs):
-            return self._finish_myself(obs)
-        if request is not None:
-            return self._decide_gate(obs, request)
-        if not fp:
-            return format_action(WAIT)
-        if not allowed(obs, "SEND_TEAMMATE_MESSAGE"):
-            return format_action(WAIT)
-        if fp in self._written:
-            return format_action(WAIT)  # the editor holds my own edit
-        if self._posted(obs, fp):
-            return self._edit_or_insist(obs, fp, draft)
-        ready = self._ready_at(obs, fp)
-        if obs.time < ready:  # still thinking about the draft: until it is read
-            return format_wait(ready - obs.time)
-        # I look at the draft first (my own, fallible check); what I find shifts my reaction
-        found = self.issues(obs, draft)
-        reaction = self.reaction(obs, fp, disagrees=bool(found))
-        # adopt: takes the draft as it is - also when my check disagreed (over-reliance)
-        issues = () if reaction == "adopt" else found
-        version = None if reaction == "adopt" else self.own_version(obs, draft)
+        return CollaboratorTurn(obs, draft, fp, semantics, plan, request)
+
+    # ------------------------------------------------------------------ rules: guards
+    def _code_requested(self, t: CollaboratorTurn) -> bool:
+        """A teammate's code waits for my decision."""
+        return t.request is not None and t.request.action_type == "EXECUTE_CODE"
+
+    def _leading(self, t: CollaboratorTurn) -> bool:
+        """I open the session alone (see :meth:`_lead_in_step`) and nobody engaged the agent."""
+        obs = t.obs
+        if self._lead_in_actions(obs) == 0 or not allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+            return False
+        if not self._leads(obs):
+            return False
+        return not (any(says_kickoff(m.text) for m in obs.chat)
+                    or any(c.author != obs.me for c in obs.code_cells))
+
+    def _recomputes(self, t: CollaboratorTurn) -> bool:
+        """My recomputation validates a draft (or a request I must decide): I start it once
+        there is one, reacting to the agent's output as Kolab's humans do, not alongside the
+        agent's own analysis (a lead-in's look at the data is the lead-in's)."""
+        obs = t.obs
+        return (self.numbers and self._own_result(obs, t.plan) is None
+                and bool(t.plan.columns) and bool(t.fp or t.request is not None)
+                and not obs.my_pending and not self._computed(obs, t.plan)
+                and allowed(obs, "EXECUTE_CODE"))
+
+    def _escalating(self, t: CollaboratorTurn) -> bool:
+        return self._escalates(t.obs)
+
+    def _gate_requested(self, t: CollaboratorTurn) -> bool:
+        """Another gated action waits for my decision."""
+        return t.request is not None
+
+    def _nothing_to_check(self, t: CollaboratorTurn) -> bool:
+        """No draft, no way to talk about it, or the editor holds my own edit."""
+        return (not t.fp or not allowed(t.obs, "SEND_TEAMMATE_MESSAGE")
+                or t.fp in self._written)
+
+    def _objected(self, t: CollaboratorTurn) -> bool:
+        """I already posted my check of this draft."""
+        return self._posted(t.obs, t.fp)
+
+    def _reading(self, t: CollaboratorTurn) -> bool:
+        """Still thinking about the draft: until it is read."""
+        return t.obs.time < self._ready_at(t.obs, t.fp)
+
+    def _always(self, t: CollaboratorTurn) -> bool:
+        return True
+
+    # ----------------------------------------------------------------- rules: actions
+    def _decide_code_request(self, t: CollaboratorTurn) -> str:
+        assert t.request is not None
+        return self._decide_code(t.request.request_id, str(t.request.args.get("code", "")),
+                                 t.plan)
+
+    def _recompute(self, t: CollaboratorTurn) -> str:
+        return format_action("EXECUTE_CODE", code=compute_cell(t.plan))
+
+    def _escalate(self, t: CollaboratorTurn) -> str:
+        return self._finish_myself(t.obs)
+
+    def _decide_gate_request(self, t: CollaboratorTurn) -> str:
+        return self._decide_gate(t.obs, t.request)
+
+    def _wait(self, t: CollaboratorTurn) -> str:
+        return format_action(WAIT)
+
+    def _follow_up(self, t: CollaboratorTurn) -> str:
+        return self._edit_or_insist(t.obs, t.fp, t.draft)
+
+    def _wait_until_read(self, t: CollaboratorTurn) -> str:
+        return format_wait(self._ready_at(t.obs, t.fp) - t.obs.time)
+
+    def _react(self, t: CollaboratorTurn) -> str:
+        """I look at the draft first (my own, fallible check); what I find shifts my reaction:
+        adopt takes the draft as it is - also when my check disagreed (over-reliance); modify
+        and reject put my own version forward; otherwise I raise what I found."""
+        found = self.issues(t.obs, t.draft)
+        reaction = self.reaction(t.obs, t.fp, disagrees=bool(found))
+        if reaction == "adopt":
+            return self._agree(t, agrees=not found)
+        proposal = self._proposal(t, reaction, found)
+        if proposal is not None:
+            return proposal
+        if found:
+            return self._said.post("check", t.fp,
+                                   format_check_message(self.name, found, t.draft))
+        return self._agree(t, agrees=True)
+
+    def _proposal(self, t: CollaboratorTurn, reaction: str, issues: tuple[Issue, ...]) -> str | None:
+        """modify (and a reject that finds no issue): edit the draft with my own version
+        (announced first, so that the agent knows whose edit the editor holds); a reject with
+        issues: propose it and insist on it. None: I have no version of my own to offer."""
+        if reaction not in ("modify", "reject"):
+            return None
+        version = self.own_version(t.obs, t.draft)
+        if version is None:
+            return None
         # reject without an issue of my own: I do not use the agent's text (the Kolab label)
         # although my check agrees with its content, so I put my own version in its place
         replaces = reaction == "reject" and not issues
-        if (version is not None and (reaction == "modify" or replaces)
-                and version.strip() == draft.strip()):
+        if (reaction == "modify" or replaces) and version.strip() == t.draft.strip():
             # modify means editing (the Kolab label): agreeing, it still rewrites the draft
             # in its own terms - D with its figures, R with what it reads the query to ask
-            version = self.restatement(obs, version)
-        differs = version is not None and version.strip() != draft.strip()
-        if differs and reaction in ("modify", "reject") and (
-                version.strip() not in self._written_texts):
-            # modify (and a reject that finds no issue): edit the draft with my own version
-            # (announced first, so that the agent knows whose edit the editor holds);
-            # a reject with issues: propose it and insist on it
-            edit = (reaction == "modify" or replaces) and allowed(obs, "EDITOR_UPDATE")
-            if edit:
-                self._planned[fp] = version
-            text = format_proposal_message(issues, draft, version, edit, replaces)
-            self._said.post("check", draft_fingerprint(version), text)
-            return self._said.post("check", fp, text)
-        if issues:
-            return self._said.post("check", fp, format_check_message(self.name, issues, draft))
-        # agreeing needs no message: whether it says so is its message propensity
-        speak = seeded_rng(self.seed, self.name, obs.task.task_id, fp, "speak").random()
+            version = self.restatement(t.obs, version)
+        if version.strip() == t.draft.strip() or version.strip() in self._written_texts:
+            return None
+        edit = (reaction == "modify" or replaces) and allowed(t.obs, "EDITOR_UPDATE")
+        if edit:
+            self._planned[t.fp] = version
+        text = format_proposal_message(issues, t.draft, version, edit, replaces)
+        self._said.post("check", draft_fingerprint(version), text)
+        return self._said.post("check", t.fp, text)
+
+    def _agree(self, t: CollaboratorTurn, agrees: bool) -> str:
+        """Agreeing needs no message: whether it says so is its message propensity."""
+        task_id = t.obs.task.task_id
+        speak = seeded_rng(self.seed, self.name, task_id, t.fp, "speak").random()
         if speak >= self.human.message_propensity:
             return format_action(WAIT)
-        chatty = seeded_rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
-        if chatty < self.params.confirm_propensity:
-            return self._said.post("check", fp, format_check_message(
-                self.name, (), draft, self._confirmation(semantics, own, agrees=not found)))
-        return format_action(WAIT)
+        chatty = seeded_rng(self.seed, self.name, task_id, t.fp, "confirm").random()
+        if chatty >= self.params.confirm_propensity:
+            return format_action(WAIT)
+        own = self._own_result(t.obs, t.plan)
+        return self._said.post("check", t.fp, format_check_message(
+            self.name, (), t.draft, self._confirmation(t.semantics, own, agrees=agrees)))
 
-    def _lead_in(self, obs: Observation, plan: AnalysisPlan) -> str | None:
-        """My next action while I open the session alone (None once someone engaged the
-        agent, without a lead-in, or when a teammate leads): say so, look at the data (D: its
-        own computation), then ask the agent to start - ``min(K, 3)`` actions (``K``: the
-        calibrated draw)."""
+    def _lead_in_actions(self, obs: Observation) -> int:
+        """``K``, how many actions I take alone before I engage the agent (the calibrated
+        draw, once per session; 0: no lead-in)."""
         task_id = obs.task.task_id
-        k = self._lead_actions.get(task_id)
-        if k is None:
-            k = self._lead_actions[task_id] = self.human.lead_in_actions(
+        if task_id not in self._lead_actions:
+            self._lead_actions[task_id] = self.human.lead_in_actions(
                 self.seed, self.name, task_id)
-        if k == 0 or not allowed(obs, "SEND_TEAMMATE_MESSAGE") or not self._leads(obs):
-            return None
-        if any(says_kickoff(m.text) for m in obs.chat) or any(
-                c.author != obs.me for c in obs.code_cells):
-            return None  # the agent has been engaged (by me or a teammate) or is working
+        return self._lead_actions[task_id]
+
+    def _lead_in_step(self, t: CollaboratorTurn) -> str:
+        """My next action while I open the session alone: say so, look at the data (D: its
+        own computation), then ask the agent to start - ``min(K, 3)`` actions."""
+        obs, plan = t.obs, t.plan
+        k = self._lead_in_actions(obs)
         if obs.my_pending:
             return format_action(WAIT)
         key = obs.task.task_id
@@ -442,3 +531,15 @@ class ScriptedCollaborator:
                                       "exactly the asked ordinal, direction and period."),
             ]
         return entries
+
+    RULES: tuple[Rule, ...] = (
+        Rule("decide the code I gate", _code_requested, _decide_code_request),
+        Rule("open the session alone", _leading, _lead_in_step),
+        Rule("recompute the answer", _recomputes, _recompute),
+        Rule("end a FINISH standoff", _escalating, _escalate),
+        Rule("decide the request I gate", _gate_requested, _decide_gate_request),
+        Rule("nothing to check", _nothing_to_check, _wait),
+        Rule("follow up my check", _objected, _follow_up),
+        Rule("read the draft", _reading, _wait_until_read),
+        Rule("react to the draft", _always, _react),
+    )

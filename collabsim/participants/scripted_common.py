@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from collabsim.participants.cells import (
     COMPUTE_MARK,
@@ -23,6 +25,17 @@ from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Rule(Generic[T]):
+    """One rule of a scripted policy's decision table: when ``guard(policy, turn)`` holds
+    (and no earlier rule's did), the policy takes ``act(policy, turn)``."""
+
+    name: str
+    guard: Callable[[Any, T], bool]
+    act: Callable[[Any, T], str]
 
 
 def allowed(obs: Observation, name: str) -> bool:
