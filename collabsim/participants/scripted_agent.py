@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from collabsim.participants.cells import (
@@ -18,9 +19,10 @@ from collabsim.participants.plan import (
     MistakeModel,
     seeded_rng,
 )
-from collabsim.participants.protocol import ChatMessage, Observation, Role
+from collabsim.participants.protocol import ChatMessage, CodeCell, Observation, Role
 from collabsim.participants.scripted_common import (
     WAIT,
+    Rule,
     Said,
     TaskContext,
     allowed,
@@ -47,6 +49,22 @@ from collabsim.tasks.model import TaskBrief
 # How much later the agent looks again when a teammate's action landed just as it was about
 # to finish: the time resolution of the Kolab graphs (1 s).
 LOOK_AGAIN_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class AgentTurn:
+    """What one decision of the agent looks at: the observation, my plan after teammates'
+    fixes (with the issue kinds I applied / ignored), the cells I ran, whether the plan's
+    computation ran, the draft I stand for and whose announced edit of it I keep (if any)."""
+
+    obs: Observation
+    plan: AnalysisPlan
+    applied: tuple[str, ...]
+    ignored: tuple[str, ...]
+    mine: tuple[CodeCell, ...]
+    computed: bool
+    draft: str
+    kept: str | None
 
 
 class ScriptedAgent:
@@ -91,16 +109,22 @@ class ScriptedAgent:
 
     # ------------------------------------------------------------------------ decisions
     def decide(self, obs: Observation) -> str:
-        """Synchronous decision (the whole policy)."""
+        """Synchronous decision (the whole policy): the build phase's memory step, else the
+        action of the first rule of :attr:`RULES` whose guard holds."""
         ctx = self.context(obs.task)
         if obs.phase == "build":
             return self._build(obs, ctx)
-        if obs.my_pending:
-            return format_action(WAIT)
-        lead_wait = self._lead_wait(obs)
-        if lead_wait is not None:  # wake when a teammate acts, at the latest when patience ends
-            return format_wait(lead_wait)
-        mine = [c for c in obs.code_cells if c.author == obs.me]
+        turn = self._turn(obs, ctx)
+        return self.rule_for(turn).act(self, turn)
+
+    def rule_for(self, turn: AgentTurn) -> Rule:
+        """The first rule whose guard holds for this turn (the last one always does)."""
+        return next(rule for rule in self.RULES if rule.guard(self, turn))
+
+    def _turn(self, obs: Observation, ctx: TaskContext) -> AgentTurn:
+        """Read the observation: my plan after teammates' fixes, the cells I ran of it and
+        the draft it gives, merged with a teammate's announced edit of the editor."""
+        mine = tuple(c for c in obs.code_cells if c.author == obs.me)
         for careful in (False, True):
             # careful: after a binding rejection of this very draft, redo the analysis
             # from the query without the session's mistakes (plus teammates' fixes)
@@ -111,13 +135,6 @@ class ScriptedAgent:
             draft = draft_hypothesis(result, ctx.semantics)
             if not runs or not self._was_rejected(obs, draft):
                 break
-        if (not any(c.code in self._inspect_cells for c in mine)
-                and allowed(obs, "EXECUTE_CODE")):
-            inspect = inspect_cell(plan)
-            self._inspect_cells.add(inspect)
-            return format_action("EXECUTE_CODE", code=inspect)
-        if not runs and self._rejections(obs, "EXECUTE_CODE") < self._max_rejections:
-            return format_action("EXECUTE_CODE", code=code)
         kept = self._edit_author(obs)
         if kept is not None and obs.editor_text.strip() != draft.strip():
             # merge: having redone the analysis with teammates' fixes, my new draft wins;
@@ -126,25 +143,110 @@ class ScriptedAgent:
                 draft = obs.editor_text
             else:
                 kept = None
-        rejected = self._rejections(obs, "EDITOR_UPDATE", draft)
-        if (obs.editor_text.strip() != draft.strip() and rejected < self._max_rejections
-                and not (rejected and obs.turn >= self._finish_by_turn)):
-            # from finish_by_turn on, asking an editor owner again to accept a text it
-            # rejected is waiting for a teammate too: the budget is left for FINISH
-            return format_action("EDITOR_UPDATE", text=draft)
-        message = self._team_message(obs, plan, applied, ignored, kept)
-        if message is not None:
-            return message
-        check_wait = self._check_wait(obs)
-        if check_wait is not None and obs.turn < self._finish_by_turn:
-            return format_wait(check_wait)
-        work_wait = self._work_wait(obs)
-        if work_wait is not None and obs.turn < self._finish_by_turn:
-            return format_wait(work_wait)
-        if self._finish_unaddressed(obs):
-            # the owner rejected FINISH of this very text and my revisions could not change
-            # it: asking again would only repeat the rejection, so the owner decides
-            return self._hand_over(obs)
+        return AgentTurn(obs, plan, tuple(applied), tuple(ignored), mine, bool(runs), draft,
+                         kept)
+
+    # ------------------------------------------------------------------ rules: guards
+    def _request_pending(self, t: AgentTurn) -> bool:
+        """A request of mine waits for its owner's decision."""
+        return bool(t.obs.my_pending)
+
+    def _leaves_opening(self, t: AgentTurn) -> bool:
+        return self._lead_wait(t.obs) is not None
+
+    def _not_inspected(self, t: AgentTurn) -> bool:
+        """I have not looked at the data yet."""
+        return (not any(c.code in self._inspect_cells for c in t.mine)
+                and allowed(t.obs, "EXECUTE_CODE"))
+
+    def _not_computed(self, t: AgentTurn) -> bool:
+        """My plan's computation has not run (and was not rejected too often)."""
+        return (not t.computed
+                and self._rejections(t.obs, "EXECUTE_CODE") < self._max_rejections)
+
+    def _draft_not_in_editor(self, t: AgentTurn) -> bool:
+        """The editor does not hold my draft. From finish_by_turn on, asking an editor owner
+        again to accept a text it rejected is waiting for a teammate too: the budget is left
+        for FINISH."""
+        obs = t.obs
+        rejected = self._rejections(obs, "EDITOR_UPDATE", t.draft)
+        return (obs.editor_text.strip() != t.draft.strip() and rejected < self._max_rejections
+                and not (rejected and obs.turn >= self._finish_by_turn))
+
+    def _draft_unannounced(self, t: AgentTurn) -> bool:
+        """My teammates have not been asked to check the draft in the editor."""
+        return (self._talks_about_draft(t.obs)
+                and not self._said.in_chat(t.obs, "draft", draft_fingerprint(t.obs.editor_text)))
+
+    def _objection_declined(self, t: AgentTurn) -> bool:
+        """I ignored a teammate's issues with the draft in the editor and have not said so."""
+        obs = t.obs
+        if not self._talks_about_draft(obs) or not t.ignored:
+            return False
+        fp = draft_fingerprint(obs.editor_text)
+        raised = [m for m in obs.chat if m.sender != obs.me and fp in checked_drafts(m.text)
+                  and parse_issues(m.text)]
+        return bool(raised) and not self._said.in_chat(obs, "keep", fp)
+
+    def _awaiting_checks(self, t: AgentTurn) -> bool:
+        return self._check_wait(t.obs) is not None and t.obs.turn < self._finish_by_turn
+
+    def _teammate_working(self, t: AgentTurn) -> bool:
+        return self._work_wait(t.obs) is not None and t.obs.turn < self._finish_by_turn
+
+    def _finish_refused(self, t: AgentTurn) -> bool:
+        """The owner rejected FINISH of this very text and my revisions could not change it:
+        asking again would only repeat the rejection, so the owner decides."""
+        return self._finish_unaddressed(t.obs)
+
+    def _always(self, t: AgentTurn) -> bool:
+        return True
+
+    # ----------------------------------------------------------------- rules: actions
+    def _wait(self, t: AgentTurn) -> str:
+        return format_action(WAIT)
+
+    def _wait_for_lead(self, t: AgentTurn) -> str:
+        """Wake when a teammate acts, at the latest when my lead patience ends."""
+        return format_wait(self._lead_wait(t.obs))
+
+    def _inspect(self, t: AgentTurn) -> str:
+        inspect = inspect_cell(t.plan)
+        self._inspect_cells.add(inspect)
+        return format_action("EXECUTE_CODE", code=inspect)
+
+    def _compute(self, t: AgentTurn) -> str:
+        return format_action("EXECUTE_CODE", code=compute_cell(t.plan))
+
+    def _write_draft(self, t: AgentTurn) -> str:
+        return format_action("EDITOR_UPDATE", text=t.draft)
+
+    def _announce(self, t: AgentTurn) -> str:
+        obs = t.obs
+        fp = draft_fingerprint(obs.editor_text)
+        lead = ("Thanks - I redid the analysis with your fixes "
+                f"({', '.join(sorted(set(t.applied)))}). " if t.applied else "")
+        if t.kept is not None:
+            lead = f"I keep {t.kept}'s edit of the draft. "
+        return self._said.post("draft", fp, (
+            f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
+            f"{'+'.join(t.plan.columns) or 'the data'}). Please check it. {format_draft(fp)}"))
+
+    def _keep_answer(self, t: AgentTurn) -> str:
+        fp = draft_fingerprint(t.obs.editor_text)
+        return self._said.post(
+            "keep", fp, f"I checked my computation and will keep this answer. {format_keep(fp)}")
+
+    def _wait_for_checks(self, t: AgentTurn) -> str:
+        return format_wait(self._check_wait(t.obs))
+
+    def _wait_for_work(self, t: AgentTurn) -> str:
+        return format_wait(self._work_wait(t.obs))
+
+    def _hand_over_finish(self, t: AgentTurn) -> str:
+        return self._hand_over(t.obs)
+
+    def _finish(self, t: AgentTurn) -> str:
         return format_action("FINISH")
 
     def _lead_wait(self, obs: Observation) -> float | None:
@@ -277,28 +379,11 @@ class ScriptedAgent:
         return any(h.action_type == "FINISH" and h.status == "rejected" and h.time >= since
                    for h in mine)
 
-    def _team_message(self, obs: Observation, plan: AnalysisPlan, applied: list[str],
-                      ignored: list[str], kept: str | None = None) -> str | None:
-        """The message action to post next about the draft in the editor, if any."""
-        if not obs.teammates or not allowed(obs, "SEND_TEAMMATE_MESSAGE"):
-            return None
-        if not self.params.announce or not obs.editor_text.strip():
-            return None
-        fp = draft_fingerprint(obs.editor_text)
-        if not self._said.in_chat(obs, "draft", fp):
-            lead = ("Thanks - I redid the analysis with your fixes "
-                    f"({', '.join(sorted(set(applied)))}). " if applied else "")
-            if kept is not None:
-                lead = f"I keep {kept}'s edit of the draft. "
-            return self._said.post("draft", fp, (
-                f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
-                f"{'+'.join(plan.columns) or 'the data'}). Please check it. {format_draft(fp)}"))
-        raised = [m for m in obs.chat if m.sender != obs.me and fp in checked_drafts(m.text)
-                  and parse_issues(m.text)]
-        if ignored and raised and not self._said.in_chat(obs, "keep", fp):
-            return self._said.post(
-                "keep", fp, f"I checked my computation and will keep this answer. {format_keep(fp)}")
-        return None
+    def _talks_about_draft(self, obs: Observation) -> bool:
+        """Whether I post about the draft in the editor: there is one, teammates to ask and
+        I may message them (and ``announce`` is on)."""
+        return (bool(obs.teammates) and allowed(obs, "SEND_TEAMMATE_MESSAGE")
+                and self.params.announce and bool(obs.editor_text.strip()))
 
     @staticmethod
     def _finish_unaddressed(obs: Observation) -> bool:
@@ -395,3 +480,17 @@ class ScriptedAgent:
             entries += [("gates", f"{a}: {o}") for a, o in sorted(self.params.gates)
                         if o in obs.teammates or o == obs.me]
         return build_step(obs, entries)
+
+    RULES: tuple[Rule, ...] = (
+        Rule("wait for my request's decision", _request_pending, _wait),
+        Rule("leave the opening to teammates", _leaves_opening, _wait_for_lead),
+        Rule("inspect the data", _not_inspected, _inspect),
+        Rule("run my computation", _not_computed, _compute),
+        Rule("put my draft in the editor", _draft_not_in_editor, _write_draft),
+        Rule("ask teammates to check the draft", _draft_unannounced, _announce),
+        Rule("say I keep my answer", _objection_declined, _keep_answer),
+        Rule("wait for teammates' checks", _awaiting_checks, _wait_for_checks),
+        Rule("wait for a working teammate", _teammate_working, _wait_for_work),
+        Rule("hand FINISH over to its owner", _finish_refused, _hand_over_finish),
+        Rule("finish", _always, _finish),
+    )
