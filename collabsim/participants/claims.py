@@ -215,56 +215,78 @@ def check_wording(semantics: QuerySemantics, draft: str) -> tuple[Issue, ...]:
         semantics: The query's semantics (R parses the query itself).
         draft: The hypothesis text under review.
     """
-    low = draft.lower()
-    issues: list[Issue] = []
     if semantics.relation == "describe":
         # an open question: only its period can be checked against the wording
         return tuple(_window_issue(semantics, draft))
+    issues: list[Issue] = []
     if not claim_years(draft):
         issues.append(Issue("missing_year", "The question asks for a century, but the draft "
                             "names none."))
-    rel = semantics.relation
-    if rel in ("rise", "fall", "simultaneous"):
-        asked = semantics.ordinal
-        said = [n for n, w in ORDINAL_WORDS.items() if re.search(rf"\b{w}\b", low)]
-        if (asked > 1 and asked not in said) or (asked == 1 and said and 1 not in said):
-            issues.append(Issue(
-                "wrong_ordinal",
-                f"The question asks about the {ORDINAL_WORDS.get(asked, asked)} time, but the "
-                f"draft talks about the {ORDINAL_WORDS.get(said[0], said[0]) if said else 'first'}"
-                " occurrence.",
-                (("ordinal", str(asked)),)))
+    issues += _ordinal_issue(semantics, draft.lower())
+    issues += _direction_issue(semantics.relation, draft)
+    issues += _shape_issue(semantics.relation, draft)
+    issues += _growth_issue(semantics.relation, draft.lower())
+    issues += _window_issue(semantics, draft)
+    return tuple(issues)
+
+
+def _ordinal_issue(semantics: QuerySemantics, low: str) -> list[Issue]:
+    """The draft talks about another occurrence than the one asked (first, second ...)."""
+    if semantics.relation not in ("rise", "fall", "simultaneous"):
+        return []
+    asked = semantics.ordinal
+    said = [n for n, w in ORDINAL_WORDS.items() if re.search(rf"\b{w}\b", low)]
+    if not ((asked > 1 and asked not in said) or (asked == 1 and said and 1 not in said)):
+        return []
+    return [Issue(
+        "wrong_ordinal",
+        f"The question asks about the {ORDINAL_WORDS.get(asked, asked)} time, but the "
+        f"draft talks about the {ORDINAL_WORDS.get(said[0], said[0]) if said else 'first'}"
+        " occurrence.",
+        (("ordinal", str(asked)),))]
+
+
+def _direction_issue(rel: str, draft: str) -> list[Issue]:
+    """The draft describes a decrease where an increase is asked, or the other way round."""
     has_rise = INCREASE_RE.search(draft) is not None
     has_fall = DECREASE_RE.search(draft) is not None
     if rel == "rise" and has_fall and not has_rise:
-        issues.append(Issue("wrong_relation", "The question asks when it increased; the draft "
-                            "describes a decrease.", (("relation", "rise"),)))
+        return [Issue("wrong_relation", "The question asks when it increased; the draft "
+                      "describes a decrease.", (("relation", "rise"),))]
     if rel == "fall" and has_rise and not has_fall:
-        issues.append(Issue("wrong_relation", "The question asks when it decreased; the draft "
-                            "describes an increase.", (("relation", "fall"),)))
+        return [Issue("wrong_relation", "The question asks when it decreased; the draft "
+                      "describes an increase.", (("relation", "fall"),))]
+    return []
+
+
+def _shape_issue(rel: str, draft: str) -> list[Issue]:
+    """Peak vs highest sustained values, or a simultaneous change the draft does not state."""
     tags = relation_tags(draft)
     if rel == "plateau" and "sustained" not in tags:
-        issues.append(Issue(
+        return [Issue(
             "peak_vs_plateau", "The question asks where the highest *sustained* values begin, "
-            "not for the single highest peak.", (("relation", "plateau"),)))
+            "not for the single highest peak.", (("relation", "plateau"),))]
     if rel == "peak" and "sustained" in tags:
-        issues.append(Issue(
+        return [Issue(
             "peak_vs_plateau", "The question asks for the peak (single highest value), not for "
-            "the start of the highest sustained values.", (("relation", "peak"),)))
+            "the start of the highest sustained values.", (("relation", "peak"),))]
     if rel == "simultaneous" and "simultaneous" not in tags:
-        issues.append(Issue("wrong_relation", "The question asks for a simultaneous change of "
-                            "both series; the draft does not state one.",
-                            (("relation", "simultaneous"),)))
-    # Growth drafts are judged on the extreme they name, not on every rise/fall word.
+        return [Issue("wrong_relation", "The question asks for a simultaneous change of "
+                      "both series; the draft does not state one.",
+                      (("relation", "simultaneous"),))]
+    return []
+
+
+def _growth_issue(rel: str, low: str) -> list[Issue]:
+    """Growth drafts are judged on the extreme they name, not on every rise/fall word."""
     lowest = _LOWEST_RE.search(low) is not None
     if rel == "growth_max" and lowest and "highest" not in low:
-        issues.append(Issue("wrong_relation", "The question asks for the highest growth.",
-                            (("relation", "growth_max"),)))
+        return [Issue("wrong_relation", "The question asks for the highest growth.",
+                      (("relation", "growth_max"),))]
     if rel == "growth_min" and "highest" in low and not lowest:
-        issues.append(Issue("wrong_relation", "The question asks for the lowest growth / "
-                            "greatest decline.", (("relation", "growth_min"),)))
-    issues += _window_issue(semantics, draft)
-    return tuple(issues)
+        return [Issue("wrong_relation", "The question asks for the lowest growth / "
+                      "greatest decline.", (("relation", "growth_min"),))]
+    return []
 
 
 def _window_issue(semantics: QuerySemantics, draft: str) -> list[Issue]:

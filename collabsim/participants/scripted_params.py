@@ -10,7 +10,7 @@ naming it, so a parameter nobody reads cannot be written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -84,24 +84,23 @@ class AgentParams:
             return data
         data = dict(data or {})
         _refuse_unknown(data, {f.name for f in fields(cls)}, where)
-        values: dict[str, Any] = {}
         try:
-            if "mistakes" in data:
-                values["mistakes"] = MistakeModel.from_mapping(data["mistakes"])
-            for key in ("deference", "patience_seconds", "lead_patience_seconds"):
-                if key in data:
-                    values[key] = float(data[key])
-            for key in ("finish_by_turn", "max_rejections"):
-                if key in data:
-                    values[key] = int(data[key])
-            for key in ("wait_for_working_teammates", "announce"):
-                if key in data:
-                    values[key] = bool(data[key])
-            if data.get("gates") is not None:
-                values["gates"] = tuple((str(a), str(o)) for a, o in dict(data["gates"]).items())
+            values = _agent_values(data)
         except (TypeError, ValueError) as err:
             raise ScriptedParamsError(f"{where}: {err}") from None
         return cls(**values)
+
+
+def _agent_values(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The typed values of the keys an agent's config mapping sets."""
+    casts: dict[str, Callable[[Any], Any]] = {
+        "mistakes": MistakeModel.from_mapping, "deference": float, "patience_seconds": float,
+        "lead_patience_seconds": float, "finish_by_turn": int, "max_rejections": int,
+        "wait_for_working_teammates": bool, "announce": bool,
+        "gates": lambda gates: tuple((str(a), str(o)) for a, o in dict(gates).items()),
+    }
+    return {key: casts[key](value) for key, value in data.items()
+            if not (key == "gates" and value is None)}
 
 
 # Keys of a collaborator's params besides the HumanModel's.
