@@ -8,6 +8,10 @@ wraps the real sandbox: a cell marked as self-contained whose (files, code) was 
 returns the recorded output without a sandbox; anything else (and every first run) goes to a
 real sandbox, created only when needed. Outputs are the sandbox's own, so episodes are the
 same as without the cache; only the wall time changes.
+
+Isolated cells (a collaborator's, run by ``execute_isolated`` where no earlier cell ran)
+have a cache of their own, filled only by isolated runs: an output recorded from the
+session's shared worker, which earlier cells may have taken over, never answers them.
 """
 
 from __future__ import annotations
@@ -39,13 +43,20 @@ class _CachingExecutor:
         self.closed = False
 
     def execute(self, code: str) -> Any:
+        return self._run(code, isolated=False)
+
+    def execute_isolated(self, code: str) -> Any:
+        return self._run(code, isolated=True)
+
+    def _run(self, code: str, isolated: bool) -> Any:
         cacheable = code.startswith((COMPUTE_MARK, INSPECT_MARK))
-        key = (tuple(str(f) for f in self._files), code)
+        key = (tuple(str(f) for f in self._files), code, isolated)
         if cacheable and key in self._store:
             return self._store[key]
         if self._real is None:
             self._real = self._inner(self._files, self._limits)
-        result = self._real.execute(code)
+        run = getattr(self._real, "execute_isolated", None) if isolated else None
+        result = run(code) if callable(run) else self._real.execute(code)
         if cacheable and result.status == "ok":
             self._store[key] = CachedResult(result.output, result.error, result.status)
         return result
@@ -67,7 +78,7 @@ class CachingExecutorFactory:
     def __init__(
         self, inner: Callable[[Sequence[Path], Any], CodeExecutor] | None = None
     ) -> None:
-        self.store: dict[tuple[tuple[str, ...], str], CachedResult] = {}
+        self.store: dict[tuple[tuple[str, ...], str, bool], CachedResult] = {}
         self.inner = inner or default_executor_factory
 
     def __call__(self, files: Sequence[Path], limits: Any) -> CodeExecutor:

@@ -14,18 +14,25 @@ Design (see the module docstrings for details):
   grace period), CPU per cell (timer in the worker; RLIMIT_CPU moved by the parent before each
   cell and CPU watched by the parent; workers are stopped between cells), address space
   (RLIMIT_AS: ``memory_mb`` on top of the pre-loaded interpreter), file size, disk use of the
-  session (``disk_mb``, checked by the parent after and during each cell), output size.
+  session (``disk_mb``: the working directory plus files the worker removed but keeps open,
+  checked by the parent after and during each cell), output size.
 * Isolation: scrubbed environment, private working directory, an audit-hook policy with
   readable errors, and kernel layers (own uid/gid without groups when started as root;
-  seccomp-BPF: no fork/exec, no sockets, no changing rlimits; Landlock: file system confined
+  seccomp-BPF: no fork/exec, no sockets, no changing rlimits, no System V IPC or POSIX
+  message queues; Landlock: file system confined
   to the working directory plus read-only system/Python directories and the worker's own
   ``/proc`` entry, no TCP, no signals to other processes; all capabilities dropped). Replies
   carry a per-request nonce; stale working directories of killed runs are swept at start-up.
   Workers die with their zygote (PR_SET_PDEATHSIG) and the zygote with its parent (control
   socket EOF).
+* Score-deciding cells: :meth:`Sandbox.execute_isolated` runs a cell (a collaborator's
+  recomputation) in a new worker and working directory, so nothing that ran in the
+  session's worker can answer or change it; in a :class:`SandboxPool` such cells run in
+  pooled *checkers* that never run ordinary cells.
 * Reuse: :meth:`Sandbox.reset` / :class:`SandboxPool` let one worker serve the sessions of
   one owner in turn (a job, a gym env), each starting clean (files, namespace, process
-  state restored; see :mod:`collabsim.sandbox.baseline`).
+  state restored; a worker whose state cannot be put back is replaced; see
+  :mod:`collabsim.sandbox.baseline`).
 * Failures are results, never exceptions: a cell that kills its worker is reported (status
   ``timeout``/``cpu_limit``/``memory_limit``/``disk_limit``/``crashed``) and the next cell
   gets a fresh worker (its namespace is lost, which the error says).

@@ -6,18 +6,31 @@ session. Before it is reused, the worker puts back what a cell can change throug
 Python: the namespace, modules imported by cells (they are imported afresh), ``sys.path``,
 the environment, the working directory, warning filters, builtins, the attributes of the
 modules cells start with (``pd``, ``np``, the table helpers), pandas options, numpy error
-settings, the signal handlers the limits rely on, the cells' source lines, the binned-table
-cache and the random seeds. A worker with a thread other than its main thread is not reused
-(the thread could act in the next session). Changes deeper inside a library (e.g. a method
-patched onto ``pd.DataFrame``) are not undone: reuse is for sessions of one owner, never
-across owners, and a fresh worker (no reset) remains the default everywhere else.
+settings, every signal handler and the signal mask, the import machinery (``sys.meta_path``,
+``sys.path_hooks``, the importer cache), the interpreter's hooks and settings (display,
+except, breakpoint and unraisable hooks, standard streams, tracing, recursion limit, switch
+interval, integer-string digit limit), the garbage collector (enabled, thresholds,
+callbacks, debug flags), the umask, the locale, the virtual timer, the cells' source lines,
+the binned-table cache and the random seeds.
+
+What cannot be put back makes the worker unfit for reuse (:class:`NotReusable`: a fresh
+worker replaces it): a thread other than the main thread (it could act in the next
+session), a file descriptor that was not open at set-up or one that now refers to another
+file (e.g. a removed file kept open, whose space the next session would carry), a lowered
+scheduling priority, and an audit hook added by a cell (audit hooks cannot be removed; the
+worker's :meth:`~collabsim.sandbox.worker.Worker.reset` checks that). Changes deeper inside a
+library (e.g. a method patched onto ``pd.DataFrame``) are not undone: reuse is for sessions
+of one owner, never across owners, and a fresh worker (no reset) remains the default
+everywhere else.
 """
 
 from __future__ import annotations
 
 import builtins
 import copy
+import gc
 import linecache
+import locale
 import os
 import random
 import signal
@@ -27,7 +40,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
-_SIGNALS = (signal.SIGXFSZ, signal.SIGALRM, signal.SIGPROF, signal.SIGXCPU, signal.SIGINT)
+_SYS_HOOKS = ("displayhook", "excepthook", "breakpointhook", "unraisablehook", "stdin",
+              "stdout", "stderr", "dont_write_bytecode")
 _MODULES = ("pandas", "numpy", "collabsim.domain.analysis_helpers", "collabsim.domain.tables")
 
 
@@ -49,6 +63,20 @@ class Baseline:
     pandas_options: dict[str, Any] = field(default_factory=dict)
     numpy_errors: dict[str, str] = field(default_factory=dict)
     handlers: dict[int, Any] = field(default_factory=dict)
+    sigmask: frozenset[int] = field(default_factory=frozenset)
+    fds: dict[int, tuple[int, int]] = field(default_factory=dict)
+    meta_path: list[Any] = field(default_factory=list)
+    path_hooks: list[Any] = field(default_factory=list)
+    importer_cache: dict[str, Any] = field(default_factory=dict)
+    sys_hooks: dict[str, Any] = field(default_factory=dict)
+    recursion_limit: int = 1000
+    switch_interval: float = 0.005
+    int_digits: int | None = None
+    gc_threshold: tuple[int, ...] = ()
+    gc_callbacks: list[Any] = field(default_factory=list)
+    umask: int = 0o022
+    locale: str | None = None
+    priority: int = 0
 
     @classmethod
     def take(cls, workdir: str) -> Baseline:
@@ -68,7 +96,21 @@ class Baseline:
             },
             pandas_options=copy.deepcopy(pd_config._global_config),
             numpy_errors=dict(np.geterr()),
-            handlers={int(s): signal.getsignal(s) for s in _SIGNALS},
+            handlers=_signal_handlers(),
+            sigmask=frozenset(int(s) for s in signal.pthread_sigmask(signal.SIG_BLOCK, [])),
+            fds=_open_fds(),
+            meta_path=list(sys.meta_path),
+            path_hooks=list(sys.path_hooks),
+            importer_cache=dict(sys.path_importer_cache),
+            sys_hooks={name: getattr(sys, name) for name in _SYS_HOOKS},
+            recursion_limit=sys.getrecursionlimit(),
+            switch_interval=sys.getswitchinterval(),
+            int_digits=getattr(sys, "get_int_max_str_digits", lambda: None)(),
+            gc_threshold=gc.get_threshold(),
+            gc_callbacks=list(gc.callbacks),
+            umask=_umask(),
+            locale=_locale(),
+            priority=os.getpriority(os.PRIO_PROCESS, 0),
         )
 
     def restore(self, dropped: list[Any]) -> None:
@@ -81,11 +123,41 @@ class Baseline:
                 (and collects garbage) once the state is back.
 
         Raises:
-            NotReusable: The worker runs another thread.
+            NotReusable: The worker runs another thread, or its scheduling priority was
+                lowered (an unprivileged process cannot raise it again).
         """
         threads = os.listdir(f"/proc/{os.getpid()}/task")
         if len(threads) != 1:
             raise NotReusable(f"{len(threads)} threads are running")
+        if os.getpriority(os.PRIO_PROCESS, 0) != self.priority:
+            raise NotReusable("the scheduling priority was changed")
+        # the interpreter first: the restore below runs Python code
+        sys.settrace(None)
+        sys.setprofile(None)
+        sys.setrecursionlimit(self.recursion_limit)
+        sys.setswitchinterval(self.switch_interval)
+        if self.int_digits is not None:
+            sys.set_int_max_str_digits(self.int_digits)
+        gc.enable()
+        gc.set_debug(0)
+        gc.set_threshold(*self.gc_threshold)
+        dropped.append(list(gc.callbacks))
+        gc.callbacks[:] = self.gc_callbacks
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        for signum, handler in self.handlers.items():
+            dropped.append(signal.signal(signum, handler))
+        signal.pthread_sigmask(signal.SIG_SETMASK, self.sigmask)
+        for name, value in self.sys_hooks.items():
+            dropped.append(getattr(sys, name, None))
+            setattr(sys, name, value)
+        dropped.append(list(sys.meta_path))
+        sys.meta_path[:] = self.meta_path
+        dropped.append(list(sys.path_hooks))
+        sys.path_hooks[:] = self.path_hooks
+        _restore_dict(sys.path_importer_cache, self.importer_cache, dropped)
+        os.umask(self.umask)
+        if self.locale is not None and _locale() != self.locale:
+            locale.setlocale(locale.LC_ALL, self.locale)
         for name in set(sys.modules) - self.modules:
             dropped.append(sys.modules.pop(name))
         dropped.append(list(sys.path))
@@ -106,8 +178,6 @@ class Baseline:
 
         _restore_dict(pd_config._global_config, copy.deepcopy(self.pandas_options), dropped)
         np.seterr(**self.numpy_errors)
-        for signum, handler in self.handlers.items():
-            dropped.append(signal.signal(signum, handler))
         for key in [k for k in linecache.cache if str(k).startswith("<cell ")]:
             dropped.append(linecache.cache.pop(key))
         helpers = sys.modules.get("collabsim.domain.analysis_helpers")
@@ -116,6 +186,62 @@ class Baseline:
             helpers.clear_tables()
         random.seed(0)
         np.random.seed(0)
+
+    def check_files(self) -> None:
+        """Raise :class:`NotReusable` when the open file descriptors differ from set-up.
+
+        Call once the restore's dropped objects are released and garbage is collected: a
+        descriptor still open then is held by no Python object of the session (a raw
+        ``os.open``) or by one the restore cannot reach; closing it underneath its owner is
+        unsafe, so the worker is replaced instead.
+        """
+        now = _open_fds()
+        extra = sorted(set(now) - set(self.fds))
+        if extra:
+            raise NotReusable(f"{len(extra)} files opened by the session are still open")
+        changed = sorted(fd for fd, key in self.fds.items() if now.get(fd) != key)
+        if changed:
+            raise NotReusable(f"file descriptors {changed} were closed or replaced")
+
+
+def _open_fds() -> dict[int, tuple[int, int]]:
+    """The process's open descriptors: fd -> (device, inode) of what it refers to."""
+    found: dict[int, tuple[int, int]] = {}
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            info = os.fstat(int(name))
+        except (OSError, ValueError):  # the listing's own descriptor, closed by now
+            continue
+        found[int(name)] = (info.st_dev, info.st_ino)
+    return found
+
+
+def _signal_handlers() -> dict[int, Any]:
+    """Every signal handler Python can set (KILL and STOP excluded)."""
+    handlers: dict[int, Any] = {}
+    for signum in signal.valid_signals():
+        if signum in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            handler = signal.getsignal(signum)
+        except (OSError, ValueError):
+            continue
+        if handler is not None:
+            handlers[int(signum)] = handler
+    return handlers
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _locale() -> str | None:
+    try:
+        return locale.setlocale(locale.LC_ALL)
+    except locale.Error:
+        return None
 
 
 def _restore_dict(current: dict[str, Any], saved: dict[str, Any], dropped: list[Any]) -> None:

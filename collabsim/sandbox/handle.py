@@ -17,6 +17,7 @@ import resource
 import select
 import signal
 import socket
+import stat
 import time
 from collections.abc import Callable
 from typing import Any
@@ -73,6 +74,33 @@ class WorkerHandle:
             return None
         fields = stat.rsplit(b")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / _TICKS
+
+    def unlinked_bytes(self) -> int:
+        """Disk space held by files the worker keeps open after removing them.
+
+        An open file that was unlinked (or created unnamed: ``O_TMPFILE``, ``memfd``) no
+        longer shows up in the working directory, yet its blocks stay allocated until the
+        worker closes it; counted through ``/proc/<pid>/fd`` (each file once).
+        """
+        if self.dead:
+            return 0
+        folder = f"/proc/{self.pid}/fd"
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return 0
+        seen: set[tuple[int, int]] = set()
+        total = 0
+        for name in names:
+            try:
+                info = os.stat(f"{folder}/{name}")  # follows the fd to the open file
+            except OSError:
+                continue
+            key = (info.st_dev, info.st_ino)
+            if info.st_nlink == 0 and stat.S_ISREG(info.st_mode) and key not in seen:
+                seen.add(key)
+                total += info.st_blocks * 512
+        return total
 
     def limit_cpu(self, used: float, seconds: float) -> None:
         """Let the worker use ``seconds`` more CPU from ``used`` on (kernel-enforced).

@@ -6,7 +6,10 @@ worker still runs, and the functions say whether they took effect.
 
 * seccomp: no ``fork``/``exec``, no socket of any family (the worker's pipe is inherited),
   ``socketpair`` only for AF_UNIX, no changing resource limits, no namespaces, debugging,
-  ``pidfd_getfd``, keyrings or handle-based opens (Linux x86-64/aarch64).
+  ``pidfd_getfd``, keyrings or handle-based opens, no System V IPC (shared memory, message
+  queues, semaphores) and no POSIX message queues: those objects outlive the worker, would
+  carry data from one session to the next and hold memory outside its limits (Linux
+  x86-64/aarch64).
 * Landlock (Linux >= 5.13): file system confined to the working directory plus read-only
   system/Python directories; TCP refused (ABI >= 4); signals and abstract unix sockets kept
   inside the worker (ABI >= 6).
@@ -69,6 +72,19 @@ _ARCHES: dict[str, dict[str, Any]] = {
             248: "add_key",
             249: "request_key",
             250: "keyctl",
+            29: "shmget",
+            30: "shmat",
+            31: "shmctl",
+            64: "semget",
+            65: "semop",
+            66: "semctl",
+            68: "msgget",
+            69: "msgsnd",
+            70: "msgrcv",
+            71: "msgctl",
+            220: "semtimedop",
+            240: "mq_open",
+            241: "mq_unlink",
         },
         "clone": 56,
         "clone3": 435,
@@ -103,6 +119,19 @@ _ARCHES: dict[str, dict[str, Any]] = {
             217: "add_key",
             218: "request_key",
             219: "keyctl",
+            180: "mq_open",
+            181: "mq_unlink",
+            186: "msgget",
+            187: "msgctl",
+            188: "msgrcv",
+            189: "msgsnd",
+            190: "semget",
+            191: "semctl",
+            192: "semtimedop",
+            193: "semop",
+            194: "shmget",
+            195: "shmctl",
+            196: "shmat",
         },
         "clone": 220,
         "clone3": 435,

@@ -48,7 +48,8 @@ class SandboxLimits:
             its head and tail and says how much was cut.
         file_mb: Maximum size of any single file the code writes.
         disk_mb: Disk space the session may add to its working directory (all files, on
-            top of the task files); checked after every cell and while a cell runs.
+            top of the task files, plus files the worker removed but keeps open); checked
+            after every cell and while a cell runs.
     """
 
     wall_seconds: float = 30.0

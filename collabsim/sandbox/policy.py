@@ -137,6 +137,8 @@ class AuditPolicy:
         self.read_roots = (self.workdir, *self.library_roots, *_SYSTEM_READ_ROOTS)
         self.write_roots = (self.workdir,)
         self.internal = 0
+        self.hooks_added = 0
+        """Audit hooks added after this one (a worker with any is never reused)."""
         self.violations: list[str] = []
         self._pid = os.getpid()
         self._handlers: dict[str, Callable[[tuple[Any, ...]], None]] = {
@@ -172,6 +174,7 @@ class AuditPolicy:
             "tempfile.mkstemp": self._write_arg0,
             "tempfile.mkdtemp": self._write_arg0,
             "shutil.rmtree": self._write_arg0,
+            "sys.addaudithook": lambda args: None,  # counted by ``hook``
         }
         for event, what in _PROCESS_EVENTS.items():
             self._handlers[event] = self._denier(what)
@@ -182,9 +185,12 @@ class AuditPolicy:
     def hook(self, event: str, args: tuple[Any, ...]) -> None:
         """The audit hook: raise :class:`PolicyViolation` for forbidden events."""
         handler = self._handlers.get(event)
-        if handler is None or self.internal:
+        if handler is None:
             return
-        handler(args)
+        if event == "sys.addaudithook":  # counted in internal mode too
+            self.hooks_added += 1
+        elif not self.internal:
+            handler(args)
 
     def deny(self, what: str, detail: str = "") -> None:
         """Record a violation and raise :class:`PolicyViolation`."""

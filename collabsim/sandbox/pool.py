@@ -12,6 +12,13 @@ kernel and policy layer of the worker stays as it is. A worker serves at most
 Use the pool as the session's executor factory; a session's ``close`` hands its sandbox
 back, :meth:`SandboxPool.close` ends them all. Sessions of different owners must not share
 a pool.
+
+Cells whose result decides a score (:meth:`PooledSandbox.execute_isolated`, a
+collaborator's recomputation) never run in a worker that ran a session's ordinary cells:
+the pool keeps a second set of sandboxes, *checkers*, used for those cells only (one cell
+at a time, reset in between like the others). The agent's code never runs in a checker, so
+it cannot answer a collaborator's cell; a fresh worker per such cell, as a sandbox outside
+a pool gives, would cost a fork and a cold start each.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from collabsim.sandbox.sandbox import Sandbox
 
 MAX_USES = 64
 """Sessions one pooled worker serves before it is replaced."""
+_CELLS, _CHECKS = "cells", "checks"
+"""The two roles of pooled sandboxes: sessions' ordinary cells, and score-deciding cells."""
 
 
 class PooledSandbox:
@@ -53,11 +62,23 @@ class PooledSandbox:
             raise RuntimeError("Sandbox is closed")
         return sandbox.execute(code)
 
+    def execute_isolated(self, code: str) -> ExecResult:
+        """Run one cell in a pooled checker, a worker that never ran ordinary cells (see
+        :meth:`Sandbox.execute_isolated`)."""
+        sandbox = self._sandbox
+        if sandbox is None:
+            raise RuntimeError("Sandbox is closed")
+        checker = self._pool._take(_CHECKS, sandbox.task_files, sandbox.limits)
+        try:
+            return sandbox.execute_isolated(code, clean=checker)
+        finally:
+            self._pool._give_back(checker, _CHECKS)
+
     def close(self) -> None:
         """Hand the sandbox back to the pool (idempotent)."""
         sandbox, self._sandbox = self._sandbox, None
         if sandbox is not None:
-            self._pool._give_back(sandbox)
+            self._pool._give_back(sandbox, _CELLS)
 
 
 class SandboxPool:
@@ -72,6 +93,7 @@ class SandboxPool:
         self.max_idle = max(0, int(max_idle))
         self.max_uses = max(1, int(max_uses))
         self._idle: list[Sandbox] = []
+        self._checkers: list[Sandbox] = []  # idle sandboxes of isolated cells only
         self._uses: dict[int, int] = {}
         # The worker half of a reset runs as the sandbox is handed back, in a thread, so it
         # overlaps the owner's own work until the next session takes the sandbox.
@@ -82,9 +104,13 @@ class SandboxPool:
     def __call__(self, files: Sequence[Path], limits: Any) -> PooledSandbox:
         """A sandbox holding ``files`` for a new session (a reset one when available)."""
         limits = limits if limits is not None else SandboxLimits()
+        return PooledSandbox(self, self._take(_CELLS, files, limits))
+
+    def _take(self, role: str, files: Sequence[Path], limits: SandboxLimits) -> Sandbox:
         with self._lock:
-            found = next((i for i, box in enumerate(self._idle) if box.limits == limits), None)
-            sandbox = self._idle.pop(found) if found is not None else None
+            idle = self._idle_of(role)
+            found = next((i for i, box in enumerate(idle) if box.limits == limits), None)
+            sandbox = idle.pop(found) if found is not None else None
         if sandbox is not None:
             try:
                 self._wait_restored(sandbox)
@@ -96,11 +122,12 @@ class SandboxPool:
             sandbox = Sandbox(list(files), limits)
         with self._lock:
             self._uses[id(sandbox)] = self._uses.get(id(sandbox), 0) + 1
-        return PooledSandbox(self, sandbox)
+        return sandbox
 
-    def _give_back(self, sandbox: Sandbox) -> None:
+    def _give_back(self, sandbox: Sandbox, role: str) -> None:
         with self._lock:
-            keep = (not self._closed and not sandbox.closed and len(self._idle) < self.max_idle
+            idle = self._idle_of(role)
+            keep = (not self._closed and not sandbox.closed and len(idle) < self.max_idle
                     and self._uses.get(id(sandbox), 0) < self.max_uses)
             if keep:
                 # Started before it is listed, so whoever takes the sandbox can join it.
@@ -108,9 +135,12 @@ class SandboxPool:
                                              name="sandbox-restore", daemon=True)
                 restoring.start()
                 self._restoring[id(sandbox)] = restoring
-                self._idle.append(sandbox)
+                idle.append(sandbox)
                 return
         self._discard(sandbox)
+
+    def _idle_of(self, role: str) -> list[Sandbox]:
+        return self._checkers if role == _CHECKS else self._idle
 
     @staticmethod
     def _restore(sandbox: Sandbox) -> None:
@@ -135,7 +165,9 @@ class SandboxPool:
         """Close every idle sandbox; sandboxes still in use close when handed back."""
         with self._lock:
             self._closed = True
-            idle, self._idle = self._idle, []
+            idle = [*self._idle, *self._checkers]
+            self._idle.clear()
+            self._checkers.clear()
         for sandbox in idle:
             self._discard(sandbox)
 

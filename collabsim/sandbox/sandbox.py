@@ -87,6 +87,11 @@ class Sandbox:
         return self._workdir
 
     @property
+    def task_files(self) -> tuple[Path, ...]:
+        """The task files the working directory started with (or was last reset to)."""
+        return self._files
+
+    @property
     def pid(self) -> int | None:
         """Pid of the current worker process (``None`` between a crash and the next cell)."""
         worker = self._worker
@@ -110,6 +115,53 @@ class Sandbox:
             RuntimeError: The sandbox is closed (or used from a forked child process).
         """
         return self._request("exec", code)
+
+    def execute_isolated(self, code: str, clean: Sandbox | None = None) -> ExecResult:
+        """Run one cell where nothing that ran in this sandbox before can reach it.
+
+        For cells whose result decides a score (a collaborator's recomputation): the cell
+        gets a new worker forked from the fork server, in a new working directory holding
+        only the task files, and both are removed afterwards. Code that ran in this
+        sandbox's worker (e.g. a cell that replaced the worker's reply function, or one that
+        rewrote a task file) cannot answer or change it. The cell counts in the session's
+        numbering (``<cell N>`` in tracebacks) but neither sees nor changes the session's
+        namespace or working directory.
+
+        Args:
+            code: Python source, as for :meth:`execute`.
+            clean: Run the cell in this sandbox instead of a new one (a
+                :class:`~collabsim.sandbox.SandboxPool` passes a reset sandbox that only
+                ever ran such cells, holding this sandbox's task files); left open.
+
+        Returns:
+            The cell's :class:`ExecResult` (a worker that cannot start: status ``crashed``).
+
+        Raises:
+            RuntimeError: The sandbox is closed (or used from a forked child process).
+        """
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("Sandbox is closed")
+            if os.getpid() != self._owner:
+                raise RuntimeError("a Sandbox cannot be used from a forked child process")
+            start = time.monotonic()
+            own = clean is None
+            if clean is None:
+                try:
+                    clean = Sandbox(self._files, self.limits)
+                except Exception as exc:  # noqa: BLE001 - reported as a result, never raised
+                    self._cells += 1
+                    return self._result(
+                        "", f"sandbox worker could not start: {exc}", "crashed", False, start
+                    )
+            try:
+                clean._cells = self._cells
+                result = clean.execute(code)
+                self._cells = clean._cells
+            finally:
+                if own:
+                    clean.close()
+            return result
 
     def reset(self, files: Sequence[Path]) -> None:
         """Make the sandbox fresh for a new session of the same owner, keeping its worker.
@@ -310,6 +362,9 @@ class Sandbox:
 
     def _over_disk_quota(self) -> bool:
         added = disk_usage(self._workdir) - self._disk_base
+        worker = self._worker
+        if worker is not None:  # files removed while still open hold their space too
+            added += worker.unlinked_bytes()
         return added > self.limits.disk_mb * 1024 * 1024
 
     def _disk_limit(self, start: float) -> ExecResult:

@@ -25,7 +25,7 @@ import traceback
 from typing import Any, NoReturn
 
 from collabsim.sandbox import wire
-from collabsim.sandbox.baseline import Baseline
+from collabsim.sandbox.baseline import Baseline, NotReusable
 from collabsim.sandbox.kernel import drop_capabilities, install_landlock, install_seccomp
 from collabsim.sandbox.policy import AuditPolicy, PolicyViolation
 from collabsim.sandbox.privileges import become_unprivileged, worker_ids
@@ -220,17 +220,23 @@ class Worker:
         assert self.baseline is not None
         # Runs like a cell, with the audit hook on (never in internal mode): finalizers a
         # cell defined, and library functions a cell may have replaced, are user code.
+        assert self.policy is not None
         self.namespace = {}
         gc.collect()
         dropped: list[Any] = []
         try:
-            self.baseline.restore(dropped)
+            try:
+                if self.policy.hooks_added:
+                    raise NotReusable(
+                        f"{self.policy.hooks_added} audit hook(s) added (they cannot be removed)")
+                self.baseline.restore(dropped)
+            finally:
+                dropped.clear()
+                gc.collect()
+            self.baseline.check_files()
         except BaseException as exc:  # noqa: BLE001 - any failure means: use a fresh worker
             return {"output": "", "truncated": False, "status": "error",
                     "error": f"worker not reusable: {type(exc).__name__}: {exc}"}
-        finally:
-            dropped.clear()
-            gc.collect()
         self.namespace = _fresh_namespace()
         self.cell = 0
         return {"output": "", "truncated": False, "status": "ok", "error": None}

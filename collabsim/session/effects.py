@@ -9,8 +9,11 @@ each action with an effect to its handler; ``WAIT_TEAMMATE_CONTINUE``, ``APPROVE
 
 Code runs when the action is decided (in decision order, which makes the shared sandbox
 namespace deterministic). Handlers never run code themselves: :func:`apply_effect` is a
-generator that yields the code of an ``EXECUTE_CODE`` and receives ``(output, ok)``, so the
-same handlers serve a blocking driver (gym envs) and an asynchronous one (``run_session``).
+generator that yields the :class:`~collabsim.session.sandboxing.CellCall` of an
+``EXECUTE_CODE`` and receives ``(output, ok)``, so the same handlers serve a blocking driver
+(gym envs) and an asynchronous one (``run_session``). The agent's cells share the session's
+namespace; a collaborator's cell is ``isolated`` (a new worker: its result decides a score,
+so nothing the agent ran may answer it).
 
 ``refs``: a message refs the latest non-message event by another member that its author had
 seen when deciding; an ``EDITOR_UPDATE`` refs the update it revises.
@@ -26,7 +29,7 @@ from typing import Any
 
 from collabsim.core.actions import ACTION_SPECS, Action, ActionName, ActionSpec
 from collabsim.core.records import MemoryEntry
-from collabsim.session.sandboxing import CodeRun
+from collabsim.session.sandboxing import CellCall, CodeRun
 from collabsim.session.state import SessionState
 from collabsim.session.structures import GATES_SECTION
 
@@ -187,14 +190,15 @@ def apply_effect(
     t_end: float,
     status: str = "ok",
     refs: tuple[int, ...] = (),
-) -> Generator[str, CodeRun, None]:
+) -> Generator[CellCall, CodeRun, None]:
     """Log an effective action by ``name`` and land its effect at ``t_end``.
 
     Yields:
-        The code to run, for an ``EXECUTE_CODE`` (send back ``(output, ok)``).
+        The cell to run, for an ``EXECUTE_CODE`` (send back ``(output, ok)``); isolated when
+        ``name`` is a collaborator.
     """
     effect = EFFECTS[ActionName(action.name)]
     ran: Any = None
     if effect.runs_code:
-        ran = yield action.args["code"]
+        ran = yield CellCall(action.args["code"], isolated=name != s.team.agent)
     effect.handler(s, name, action, t_start, t_end, status, refs, ran)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator
 from collabsim.core.actions import Action
 from collabsim.core.records import GateRequest
 from collabsim.session.effects import apply_effect
-from collabsim.session.sandboxing import CodeRun
+from collabsim.session.sandboxing import CellCall, CodeRun
 from collabsim.session.state import SessionState
 from collabsim.session.workspace import normalise_request_id
 
@@ -58,11 +58,11 @@ def request(s: SessionState, name: str, t: float, action: Action, owner: str) ->
 
 def decide(
     s: SessionState, name: str, t: float, action: Action, refuse: Refuse
-) -> Generator[str, CodeRun, float]:
+) -> Generator[CellCall, CodeRun, float]:
     """Apply ``name``'s ``APPROVE`` / ``REJECT``; return the decider's ``t_end``.
 
     Yields:
-        Code to run when the approved action is an ``EXECUTE_CODE`` (see
+        The cell to run when the approved action is an ``EXECUTE_CODE`` (see
         :func:`collabsim.session.effects.apply_effect`).
     """
     rid = normalise_request_id(action.args["request_id"])

@@ -60,12 +60,12 @@ from collabsim.session.rules import (
     memory_problem,
     record_invalid,
 )
-from collabsim.session.sandboxing import CellRunner, CodeRun
+from collabsim.session.sandboxing import CellCall, CellRunner, CodeRun
 from collabsim.session.state import SessionState
 
 log = logging.getLogger(__name__)
 
-_Step = Generator[str, CodeRun, "float | None"]
+_Step = Generator[CellCall, CodeRun, "float | None"]
 
 
 @dataclass(frozen=True)
@@ -184,9 +184,9 @@ class Orchestrator:
         """Apply the current member's reply (action text); code runs here, blocking."""
         steps = self._submit(text)
         try:
-            code = next(steps)
+            cell = next(steps)
             while True:
-                code = steps.send(self.runner.run(code))
+                cell = steps.send(self.runner.run(cell))
         except StopIteration:
             return
 
@@ -194,9 +194,9 @@ class Orchestrator:
         """:meth:`submit` for event loops: code runs in a worker thread."""
         steps = self._submit(text)
         try:
-            code = next(steps)
+            cell = next(steps)
             while True:
-                code = steps.send(await self.runner.arun(code))
+                cell = steps.send(await self.runner.arun(cell))
         except StopIteration:
             return
 
@@ -207,7 +207,7 @@ class Orchestrator:
         self.state.end(status, t, error)
 
     # ----------------------------------------------------------------- one decision
-    def _submit(self, text: Any) -> Generator[str, CodeRun, None]:
+    def _submit(self, text: Any) -> Generator[CellCall, CodeRun, None]:
         turn, self._turn = self._turn, None
         if turn is None:
             raise RuntimeError("submit() without a pending turn; call next_turn() first")

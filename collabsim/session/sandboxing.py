@@ -3,12 +3,18 @@
 A broken sandbox never ends a session: a failure to create or call the executor becomes the
 cell's output (``[sandbox failure] ...``) with ``ok = False``. :class:`CellRunner` offers the
 same calls blocking (gym envs) and off the event loop (``run_session``).
+
+A collaborator's cell decides a score (its recomputation is what it approves or objects
+with), so it is a :class:`CellCall` with ``isolated`` set: an executor offering
+``execute_isolated`` (the real sandbox) runs it in a new worker that no earlier cell touched,
+where the agent's code can neither answer it nor change its files.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +22,21 @@ from collabsim.session.config import CodeExecutor, ExecutionResult, ExecutorFact
 
 CodeRun = tuple[str, bool]
 """What running a cell gave: its output text and whether it succeeded."""
+
+
+@dataclass(frozen=True)
+class CellCall:
+    """A cell to run for a session.
+
+    Attributes:
+        code: The cell's source.
+        isolated: Run it where no earlier cell of the session ran (a collaborator's cell,
+            whose result decides a score); executors without ``execute_isolated`` run it
+            like any cell.
+    """
+
+    code: str
+    isolated: bool = False
 
 
 def code_run(result: ExecutionResult) -> CodeRun:
@@ -30,6 +51,14 @@ def code_run(result: ExecutionResult) -> CodeRun:
 
 def _failure(exc: Exception) -> CodeRun:
     return f"[sandbox failure] {type(exc).__name__}: {exc}", False
+
+
+def _entry(executor: CodeExecutor, cell: CellCall | str) -> tuple[Any, str]:
+    """The executor's method for ``cell`` and its code."""
+    if isinstance(cell, str):
+        return executor.execute, cell
+    isolated = getattr(executor, "execute_isolated", None) if cell.isolated else None
+    return (isolated if callable(isolated) else executor.execute), cell.code
 
 
 class CellRunner:
@@ -47,22 +76,24 @@ class CellRunner:
         self.limits = limits
         self.executor: CodeExecutor | None = None
 
-    def run(self, code: str) -> CodeRun:
+    def run(self, cell: CellCall | str) -> CodeRun:
         """Run one cell, blocking."""
         try:
             if self.executor is None:
                 self.executor = self.factory(self.files, self.limits)
-            result = self.executor.execute(code)
+            run, code = _entry(self.executor, cell)
+            result = run(code)
         except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the session
             return _failure(exc)
         return code_run(result)
 
-    async def arun(self, code: str) -> CodeRun:
+    async def arun(self, cell: CellCall | str) -> CodeRun:
         """Run one cell in a worker thread."""
         try:
             if self.executor is None:
                 self.executor = await asyncio.to_thread(self.factory, self.files, self.limits)
-            result = await asyncio.to_thread(self.executor.execute, code)
+            run, code = _entry(self.executor, cell)
+            result = await asyncio.to_thread(run, code)
         except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the session
             return _failure(exc)
         return code_run(result)
