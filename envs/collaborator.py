@@ -27,8 +27,11 @@ wording and relations for R), ``alignment=0.25`` by default; the shaped terms of
 the virtual-time budget; ``truncated`` on an error; ``max_episode_steps=100``.
 
 ## Version history
-* v1: turn-limit and time-budget endings are ``terminated`` (in v0 they were ``truncated``);
-  observations and rewards are unchanged. The package moved from ``collabsim_envs`` to
+* v1: turn-limit and time-budget endings are ``terminated`` (in v0 they were ``truncated``).
+  The scripted AI agent opponent takes the defaults of ``configs/policy/scripted.yaml``
+  (its mistakes, deference 0.5, lead patience 1,830 s, ``finish_by_turn`` 30) for what
+  ``opponent_params`` leaves out; in v0 it made no mistakes, always deferred, started at
+  once and waited up to turn 45. The package moved from ``collabsim_envs`` to
   ``collabsim.envs``.
 * v0: initial version.
 """
