@@ -22,6 +22,7 @@ from collabsim.participants.plan import (
 from collabsim.participants.protocol import ChatMessage, CodeCell, Observation, Role
 from collabsim.participants.scripted_common import (
     WAIT,
+    ChatLog,
     Rule,
     Said,
     TaskContext,
@@ -32,15 +33,11 @@ from collabsim.participants.scripted_common import (
 )
 from collabsim.participants.scripted_params import AgentParams
 from collabsim.participants.tags import (
-    checked_drafts,
     draft_fingerprint,
-    edited_drafts,
     format_draft,
     format_handover,
     format_keep,
     parse_issues,
-    says_kickoff,
-    says_lead,
 )
 from collabsim.participants.wording import draft_hypothesis
 from collabsim.session.actions import format_action, format_wait
@@ -96,6 +93,7 @@ class ScriptedAgent:
         self._cache: dict[str, TaskContext] = {}
         self._inspect_cells: set[str] = set()
         self._said = Said()
+        self._chat = ChatLog()
 
     def context(self, brief: TaskBrief) -> TaskContext:
         """Semantics, correct plan and this session's mistakes for a task (cached)."""
@@ -184,8 +182,7 @@ class ScriptedAgent:
         if not self._talks_about_draft(obs) or not t.ignored:
             return False
         fp = draft_fingerprint(obs.editor_text)
-        raised = [m for m in obs.chat if m.sender != obs.me and fp in checked_drafts(m.text)
-                  and parse_issues(m.text)]
+        raised = [m for m, tags in self._chat.others(obs) if fp in tags.checked and tags.issues]
         return bool(raised) and not self._said.in_chat(obs, "keep", fp)
 
     def _awaiting_checks(self, t: AgentTurn) -> bool:
@@ -267,10 +264,10 @@ class ScriptedAgent:
             return None
         # the work phase began when the build phase's last memory action ended (0 without)
         waited = obs.time - max((h.time for h in memory), default=0.0)
-        others = [m for m in obs.chat if m.sender != obs.me]
-        if any(says_kickoff(m.text) for m in others):
+        others = self._chat.others(obs)
+        if any(tags.kickoff for _, tags in others):
             return None
-        if (others or work_actors) and not any(says_lead(m.text) for m in others):
+        if (others or work_actors) and not any(tags.lead for _, tags in others):
             return None  # a teammate made the first move without announcing a lead-in
         left = limit - waited
         return left if left > 0 else None
@@ -299,8 +296,8 @@ class ScriptedAgent:
         trusted = trusted_areas(obs)
         applied: list[str] = []
         ignored: list[str] = []
-        for message in self._objections(obs):
-            for kind, fix in parse_issues(message.text):
+        for message, issues in self._objections(obs):
+            for kind, fix in issues:
                 if message.sender not in binding and (
                         ignore or not self._defers(obs, message, kind, trusted)):
                     ignored.append(kind)
@@ -311,14 +308,14 @@ class ScriptedAgent:
                 plan = new
         return plan, applied, ignored
 
-    @staticmethod
-    def _objections(obs: Observation) -> list[ChatMessage]:
-        """Teammates' messages and the reasons of their gate ``REJECT`` decisions, by time:
-        a rejection's reason names its fix as a chat objection does."""
-        out = [m for m in obs.chat if m.sender != obs.me]
-        out += [ChatMessage(h.seq, h.time, h.actor, h.summary) for h in obs.history
-                if h.actor != obs.me and h.action_type == "REJECT"]
-        return sorted(out, key=lambda m: m.time)
+    def _objections(self, obs: Observation
+                    ) -> list[tuple[ChatMessage, tuple[tuple[str, dict[str, str]], ...]]]:
+        """Teammates' messages and the reasons of their gate ``REJECT`` decisions, by time,
+        with their issue tags: a rejection's reason names its fix as a chat objection does."""
+        out = [(m, tags.issues) for m, tags in self._chat.others(obs)]
+        out += [(ChatMessage(h.seq, h.time, h.actor, h.summary), parse_issues(h.summary))
+                for h in obs.history if h.actor != obs.me and h.action_type == "REJECT"]
+        return sorted(out, key=lambda pair: pair[0].time)
 
     def _defers(self, obs: Observation, message: ChatMessage, kind: str,
                 trusted: Mapping[str, frozenset[str]]) -> bool:
@@ -337,8 +334,8 @@ class ScriptedAgent:
     def _edit_author(self, obs: Observation) -> str | None:
         """The teammate whose announced edit the editor holds, if any."""
         fp = draft_fingerprint(obs.editor_text)
-        for message in reversed(obs.chat):
-            if message.sender != obs.me and fp in edited_drafts(message.text):
+        for message, tags in reversed(self._chat.read(obs.chat)):
+            if message.sender != obs.me and fp in tags.edited:
                 return message.sender
         return None
 
@@ -422,7 +419,7 @@ class ScriptedAgent:
             return None
         if self._edit_coming(obs):
             return math.inf
-        checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
+        checked = {m.sender for m, tags in self._chat.read(obs.chat) if fp in tags.checked}
         if all(t in checked for t in obs.teammates):
             return None
         left = self.params.patience_seconds - (
@@ -453,10 +450,10 @@ class ScriptedAgent:
         made it yet. An announced edit of an earlier draft is not waited for: its author
         reacts to the new draft instead."""
         fp = draft_fingerprint(obs.editor_text)
-        for message in obs.chat:
-            edits = edited_drafts(message.text)
+        for message, tags in self._chat.read(obs.chat):
+            edits = tags.edited
             if (message.sender == obs.me or not edits or fp in edits
-                    or fp not in checked_drafts(message.text)):
+                    or fp not in tags.checked):
                 continue
             made = any(h.actor == message.sender and h.action_type == "EDITOR_UPDATE"
                        and h.time >= message.time for h in obs.history)

@@ -35,6 +35,7 @@ from collabsim.participants.protocol import GateRequest, Observation, Profile, R
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted_common import (
     WAIT,
+    ChatLog,
     Reading,
     Rule,
     Said,
@@ -45,14 +46,10 @@ from collabsim.participants.scripted_common import (
 )
 from collabsim.participants.scripted_params import CollaboratorParams
 from collabsim.participants.tags import (
-    announced_drafts,
     draft_fingerprint,
     format_kickoff,
     format_lead,
     format_trust,
-    hands_over,
-    kept_drafts,
-    says_kickoff,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.session.actions import format_action, format_wait
@@ -97,6 +94,7 @@ class ScriptedCollaborator:
         self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
         self._cache: dict[str, Reading] = {}
         self._said = Said()
+        self._chat = ChatLog()
         # my edits of the editor: draft fp -> the version I announced, what I wrote
         self._planned: dict[str, str] = {}
         self._finish_rejected = 0
@@ -178,7 +176,7 @@ class ScriptedCollaborator:
             return False
         if not self._leads(obs):
             return False
-        return not (any(says_kickoff(m.text) for m in obs.chat)
+        return not (any(tags.kickoff for _, tags in self._chat.read(obs.chat))
                     or any(c.author != obs.me for c in obs.code_cells))
 
     def _recomputes(self, t: CollaboratorTurn) -> bool:
@@ -337,10 +335,10 @@ class ScriptedCollaborator:
         session's sampled sequence; a draft not announced (yet) gets the next one)."""
         if self.human.behaviour is None:
             return 0.0
-        announced = [m for m in obs.chat if m.sender != obs.me and announced_drafts(m.text)]
-        mine = [m for m in announced if fp in announced_drafts(m.text)]
+        announced = [(m, tags.announced) for m, tags in self._chat.others(obs) if tags.announced]
+        mine = [m for m, fps in announced if fp in fps]
         order = {f: i for i, f in enumerate(dict.fromkeys(
-            f for m in announced for f in announced_drafts(m.text)))}
+            f for _, fps in announced for f in fps))}
         start = min(self._seen.get(fp, obs.time), mine[0].time if mine else math.inf)
         return start + self.timing.think(obs.task.task_id, order.get(fp, len(order)))
 
@@ -372,7 +370,7 @@ class ScriptedCollaborator:
             return False
         limit = self.params.escalate_after
         handed = self._finish_rejected > 0 and any(
-            m.sender != obs.me and hands_over(m.text) for m in obs.chat)
+            tags.handover for _, tags in self._chat.others(obs))
         return handed or self._finish_rejected >= limit
 
     def _finish_myself(self, obs: Observation) -> str:
@@ -434,7 +432,7 @@ class ScriptedCollaborator:
 
     def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
-        declined = any(m.sender != obs.me and fp in kept_drafts(m.text) for m in obs.chat)
+        declined = any(fp in tags.kept for _, tags in self._chat.others(obs))
         if not declined or self._said.in_chat(obs, "insist", fp):
             return format_action(WAIT)
         issues = self.issues(obs, draft)

@@ -20,7 +20,7 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.protocol import ChatMessage, Observation
 from collabsim.participants.query import QuerySemantics, parse_query
-from collabsim.participants.tags import parse_trust
+from collabsim.participants.tags import MessageTags, parse_trust
 from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
@@ -36,6 +36,32 @@ class Rule(Generic[T]):
     name: str
     guard: Callable[[Any, T], bool]
     act: Callable[[Any, T], str]
+
+
+class ChatLog:
+    """The team chat as a policy has read it: each message's tags parsed once, when it first
+    appears, and kept across decisions (the chat only grows within a session; an observation
+    whose chat does not extend the one read before - another session, or a test's hand-built
+    observation - starts the log afresh)."""
+
+    def __init__(self) -> None:
+        self._source: tuple[ChatMessage, ...] = ()
+        self._read: list[tuple[ChatMessage, MessageTags]] = []
+
+    def read(self, chat: tuple[ChatMessage, ...]) -> list[tuple[ChatMessage, MessageTags]]:
+        """Every message of ``chat`` with its tags, oldest first."""
+        if chat is self._source:
+            return self._read
+        n = len(self._read)
+        if n > len(chat) or chat[:n] != self._source[:n]:
+            self._read, n = [], 0
+        self._read += [(m, MessageTags.of(m.text)) for m in chat[n:]]
+        self._source = chat
+        return self._read
+
+    def others(self, obs: Observation) -> list[tuple[ChatMessage, MessageTags]]:
+        """The messages of my teammates (``obs.me`` excluded) with their tags."""
+        return [(m, tags) for m, tags in self.read(obs.chat) if m.sender != obs.me]
 
 
 def allowed(obs: Observation, name: str) -> bool:

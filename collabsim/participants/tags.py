@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import re
 import zlib
+from dataclasses import dataclass
 
 __all__ = [
-    "announced_drafts", "checked_drafts", "draft_fingerprint", "edited_drafts",
+    "MessageTags", "announced_drafts", "checked_drafts", "draft_fingerprint", "edited_drafts",
     "format_check", "format_draft", "format_edit", "format_handover", "format_issue",
     "format_keep", "format_kickoff", "format_lead", "format_proposal", "format_trust",
     "hands_over", "kept_drafts", "parse_issues", "parse_trust", "proposal", "says_kickoff",
@@ -162,3 +163,25 @@ def parse_trust(line: str) -> tuple[str, str] | None:
     if match is None:
         return None
     return match.group(1), match.group(2).lower()
+
+
+# ---------------------------------------------------------------------- all at once
+@dataclass(frozen=True)
+class MessageTags:
+    """Every tag of one chat message, parsed once (see the format / parse pairs above)."""
+
+    issues: tuple[tuple[str, dict[str, str]], ...]
+    checked: tuple[str, ...]
+    announced: tuple[str, ...]
+    edited: tuple[str, ...]
+    kept: tuple[str, ...]
+    handover: bool
+    lead: bool
+    kickoff: bool
+
+    @classmethod
+    def of(cls, text: str) -> MessageTags:
+        """The tags of a message's text."""
+        return cls(parse_issues(text), checked_drafts(text), announced_drafts(text),
+                   edited_drafts(text), kept_drafts(text), hands_over(text), says_lead(text),
+                   says_kickoff(text))
