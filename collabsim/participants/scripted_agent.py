@@ -113,9 +113,13 @@ class ScriptedAgent:
         if obs.phase == "build":
             return self._build(obs, ctx)
         turn = self._turn(obs, ctx)
-        return self.rule_for(turn).act(self, turn)
+        return self._first_rule(turn).act(self, turn)
 
-    def rule_for(self, turn: AgentTurn) -> Rule:
+    def rule_for(self, obs: Observation) -> Rule:
+        """The rule that decides on ``obs`` in the work phase (which :meth:`decide` takes)."""
+        return self._first_rule(self._turn(obs, self.context(obs.task)))
+
+    def _first_rule(self, turn: AgentTurn) -> Rule:
         """The first rule whose guard holds for this turn (the last one always does)."""
         return next(rule for rule in self.RULES if rule.guard(self, turn))
 

@@ -146,9 +146,13 @@ class ScriptedCollaborator:
         if obs.phase == "build":
             return build_step(obs, self._memory_entries())
         turn = self._turn(obs)
-        return self.rule_for(turn).act(self, turn)
+        return self._first_rule(turn).act(self, turn)
 
-    def rule_for(self, turn: CollaboratorTurn) -> Rule:
+    def rule_for(self, obs: Observation) -> Rule:
+        """The rule that decides on ``obs`` in the work phase (which :meth:`decide` takes)."""
+        return self._first_rule(self._turn(obs))
+
+    def _first_rule(self, turn: CollaboratorTurn) -> Rule:
         """The first rule whose guard holds for this turn (the last one always does)."""
         return next(rule for rule in self.RULES if rule.guard(self, turn))
 

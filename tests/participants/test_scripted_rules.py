@@ -44,9 +44,7 @@ def _agent_obs(**kw: Any) -> Observation:
 
 def _fired(policy: ScriptedAgent | ScriptedCollaborator, obs: Observation
            ) -> tuple[str, str, dict[str, Any]]:
-    turn = policy._turn(obs, policy.context(obs.task)) if isinstance(policy, ScriptedAgent) \
-        else policy._turn(obs)
-    rule = policy.rule_for(turn)
+    rule = policy.rule_for(obs)
     name, args = _action(policy.decide(obs))
     return rule.name, name, args
 
@@ -170,7 +168,7 @@ def _collab_obs(me: str, **kw: Any) -> Observation:
 
 def _collab_fired(policy: ScriptedCollaborator, obs: Observation
                   ) -> tuple[str, str, dict[str, Any]]:
-    rule = policy.rule_for(policy._turn(obs))
+    rule = policy.rule_for(obs)
     name, args = _action(policy.decide(obs))
     return rule.name, name, args
 
