@@ -17,8 +17,8 @@ The source lives in the repository's top-level ``envs/`` folder and is installed
 ``collabsim.envs`` (not a top-level ``envs``), so a user's own ``envs/`` folder cannot shadow it.
 
 Ids: ``collabsim/DiscoveryTeam-v1`` (learner = AI agent,
-:mod:`collabsim.envs.discovery_team`), ``collabsim/Collaborator-v1`` (learner = collaborator
-D or R, :mod:`collabsim.envs.collaborator`), ``collabsim/TeamAnalysis-v0`` (legacy agent env).
+:mod:`collabsim.envs.discovery_team`) and ``collabsim/Collaborator-v1`` (learner = collaborator
+D or R, :mod:`collabsim.envs.collaborator`); their version histories are in those modules.
 Each accepts ``interface="text"`` (default) or ``"macro"``
 (:class:`collabsim.envs.macro.MacroActions`).
 """
@@ -31,7 +31,7 @@ import gymnasium as gym
 from gymnasium.envs.registration import register, registry
 
 MAX_EPISODE_STEPS = 100
-ENV_IDS = ("collabsim/DiscoveryTeam-v1", "collabsim/Collaborator-v1", "collabsim/TeamAnalysis-v0")
+ENV_IDS = ("collabsim/DiscoveryTeam-v1", "collabsim/Collaborator-v1")
 INTERFACES = ("text", "macro")
 
 
@@ -59,17 +59,9 @@ def make_collaborator(interface: str = "text", **kwargs: Any) -> gym.Env:
     return _wrap(CollaboratorEnv(**kwargs), interface)
 
 
-def make_team_analysis(interface: str = "text", **kwargs: Any) -> gym.Env:
-    """Legacy ``collabsim/TeamAnalysis-v0`` with the ``text`` or ``macro`` interface."""
-    from collabsim.envs.team_analysis import TeamAnalysisEnv
-
-    return _wrap(TeamAnalysisEnv(**kwargs), interface)
-
-
 _ENTRY_POINTS = {
     "collabsim/DiscoveryTeam-v1": "collabsim.envs:make_discovery_team",
     "collabsim/Collaborator-v1": "collabsim.envs:make_collaborator",
-    "collabsim/TeamAnalysis-v0": "collabsim.envs:make_team_analysis",
 }
 for _id, _entry in _ENTRY_POINTS.items():
     if _id not in registry:
@@ -78,4 +70,4 @@ for _id, _entry in _ENTRY_POINTS.items():
 # the text spaces' shared-memory codec must be registered in every process that vectorises
 import collabsim.envs.text_space  # noqa: E402,F401
 
-__all__ = ["ENV_IDS", "make_collaborator", "make_discovery_team", "make_team_analysis"]
+__all__ = ["ENV_IDS", "make_collaborator", "make_discovery_team"]

@@ -44,7 +44,9 @@ See :class:`collabsim.envs.session_env.SessionEnv` (``tasks``, ``split``, ``team
   server when the env is made.
 * v0: initial version (successor of the legacy ``collabsim/TeamAnalysis-v0``, which it
   generalised with task splits, opponent policies, switchable reward terms and an async-safe
-  text space).
+  text space). ``TeamAnalysis-v0`` (this env with the argument names ``tasks_root`` and
+  ``collaborator_params``, and ``observation_array``) was removed with v1: use ``tasks=`` and
+  ``opponent_params=``.
 """
 
 from __future__ import annotations

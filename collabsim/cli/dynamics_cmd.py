@@ -92,7 +92,11 @@ def iter_graphs(path: Path, *, progress: bool = True) -> Iterator[WorkflowGraph]
     """
     if path.is_dir():
         # A session folder also holds the LLM call log (``llm_calls.jsonl``), which is not a trace.
-        files = sorted(f for f in path.rglob("*.jsonl") if not f.name.endswith("llm_calls.jsonl"))
+        # Sessions that ended with infra_error show the sandbox, not behaviour: skipped.
+        from collabsim.calibration.simulated import ended_by_infra_failure
+
+        files = sorted(f for f in path.rglob("*.jsonl") if not f.name.endswith("llm_calls.jsonl")
+                       and not ended_by_infra_failure(f))
         if not files:
             raise DynamicsInputError(f"{path}: no *.jsonl trace files in this folder")
         from tqdm import tqdm

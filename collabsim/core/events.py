@@ -1,6 +1,6 @@
 """Trace events: the one record a session writes per thing that happened.
 
-One JSON object per line (see DESIGN.md "Trace"). Events are frozen; the session appends
+One JSON object per line (see docs/design.md "Trace"). Events are frozen; the session appends
 them to the trace file as they happen.
 
 Conventions shared by the engine, the trace->graph converter and the metrics:

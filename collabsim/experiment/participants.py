@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from collabsim.core.observation import Participant
 from collabsim.experiment.plan import SessionPlan
-from collabsim.participants.protocol import Participant
 from collabsim.participants.scripted import build_scripted
 from collabsim.session.config import SessionConfig
 

@@ -1,6 +1,6 @@
 """Simulated session trace -> :class:`WorkflowGraph`.
 
-Follows the trace conventions of :mod:`collabsim.session.events`. The rules:
+Follows the trace conventions of :mod:`collabsim.core.events`. The rules:
 
 **Nodes.** One node per meaningful participant action: a team message, a code cell, an
 editor update, a gate request (status ``pending``), a gate decision (``APPROVE`` /

@@ -1,6 +1,6 @@
 """Activity metrics: how much work and how much talk a team produced.
 
-Definitions (DESIGN.md "Metrics"), over the trace events of one session:
+Definitions (docs/design.md "Metrics"), over the trace events of one session:
 
 * a *team action* is an event with ``actor_type`` ``ai`` or ``human`` (never ``env``) whose
   ``action_type`` is not ``INVALID`` and not ``WAIT_TEAMMATE_CONTINUE`` (waits are not
@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from collabsim.session.events import MESSAGE_ACTIONS, TraceEvent
+from collabsim.core.events import MESSAGE_ACTIONS, TraceEvent
 
 TEAM_ACTOR_TYPES: frozenset[str] = frozenset({"ai", "human"})
 NOT_ACTIONS: frozenset[str] = frozenset({"INVALID", "WAIT_TEAMMATE_CONTINUE"})

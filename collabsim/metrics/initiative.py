@@ -35,9 +35,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from collabsim.core.events import TraceEvent
 from collabsim.metrics.activity import as_events, is_team_action
 from collabsim.metrics.judge_llm import ask_json, load_prompt
-from collabsim.session.events import TraceEvent
 
 _ACK = re.compile(
     r"^(?:(?:ok(?:ay)?|k|thanks?(?: you)?|thx|great|good|nice|cool|sure|yes|yep|yeah|agreed?|"

@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from collabsim.session.events import TraceEvent
+from collabsim.core.events import TraceEvent
 
 _ISSUE = re.compile(r"\[issue kind=\w+")
 _CHECK = re.compile(r"\[check draft=([0-9a-f]{8})\]")

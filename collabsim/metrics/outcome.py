@@ -1,6 +1,6 @@
 """Outcome (Performance): how well a submitted hypothesis matches the gold hypothesis.
 
-DiscoveryBench-style score (DESIGN.md "Metrics"):
+DiscoveryBench-style score (docs/design.md "Metrics"):
 
     Performance = context × variable_F1 × relation
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from collabsim.core.events import TraceEvent
 from collabsim.domain.relations import ordinal, relation_tags, variable_directions
 from collabsim.domain.time_expr import (
     DEFAULT_PERIODS,
@@ -34,7 +35,6 @@ from collabsim.metrics.initiative import action_text
 from collabsim.metrics.judge_llm import ask_json, load_prompt
 from collabsim.metrics.judge_rules import RuleJudge
 from collabsim.metrics.reference import RELATION_REQUIREMENTS, ReferenceWorkflow, RefNode
-from collabsim.session.events import TraceEvent
 from collabsim.tasks.model import Task, TaskBrief
 
 _EFFECTIVE = frozenset({"ok", "approved", "error"})

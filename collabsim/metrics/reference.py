@@ -1,6 +1,6 @@
 """Reference workflow graphs: schema, loading and validation against a task.
 
-A reference workflow G = (V, E, P, C) (DESIGN.md "Metrics", contracts schema) lists the
+A reference workflow G = (V, E, P, C) (docs/design.md "Metrics", contracts schema) lists the
 evidence and reasoning nodes V of a task's analysis, dependencies E, acceptable solution
 paths P and completion criteria C. Files live at
 ``<root>/reference_workflows/<dataset>/<n>/<qid>.json`` (generated suites) or are packaged

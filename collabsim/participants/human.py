@@ -1,6 +1,6 @@
 """The behavioural model of a scripted simulated human, read from its profile's ``params``.
 
-A collaborator is a small stochastic model, not an oracle (DESIGN.md "Simulated humans"):
+A collaborator is a small stochastic model, not an oracle (docs/design.md "Simulated humans"):
 
 * **fallibility and expertise** - its own analysis / reading of the query makes the same
   kinds of mistakes as the agent's (:data:`~collabsim.participants.plan.MISTAKE_KINDS` plus

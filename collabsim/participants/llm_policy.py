@@ -12,7 +12,7 @@ through :class:`~collabsim.llm.client.LLMClient`. Each turn it
    and gates / pending requests where the structure has them, and the available actions
    with their syntax;
 2. asks the model (tag = participant name, so usage is accounted per participant);
-3. parses the reply with the engine's lenient :func:`~collabsim.session.actions.parse_action`
+3. parses the reply with the engine's lenient :func:`~collabsim.core.action_parser.parse_action`
    (preferring the text after an ``ACTION:`` marker); ``SCRATCHPAD: ...`` text replaces the
    participant's private notes;
 4. if no valid action is found, makes **one repair turn** that quotes the parse error;

@@ -55,7 +55,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from collabsim.participants.protocol import Profile, Role
+from collabsim.core.observation import Role
+from collabsim.core.records import Profile
 from collabsim.participants.scripted_agent import ScriptedAgent
 from collabsim.participants.scripted_collaborator import ScriptedCollaborator
 from collabsim.participants.scripted_common import WAIT

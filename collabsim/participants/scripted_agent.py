@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from collabsim.core.actions import format_action, format_wait
+from collabsim.core.observation import Observation, Role
+from collabsim.core.records import ChatMessage, CodeCell
 from collabsim.participants.cells import (
     compute_cell,
     inspect_cell,
@@ -19,7 +22,6 @@ from collabsim.participants.plan import (
     MistakeModel,
     seeded_rng,
 )
-from collabsim.participants.protocol import ChatMessage, CodeCell, Observation, Role
 from collabsim.participants.scripted_common import (
     WAIT,
     ChatLog,
@@ -40,7 +42,6 @@ from collabsim.participants.tags import (
     parse_issues,
 )
 from collabsim.participants.wording import draft_hypothesis
-from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
 
 # How much later the agent looks again when a teammate's action landed just as it was about

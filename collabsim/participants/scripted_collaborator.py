@@ -7,6 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from collabsim.core.actions import format_action, format_wait
+from collabsim.core.observation import Observation, Role
+from collabsim.core.records import GateRequest, Profile
 from collabsim.participants.cells import (
     AnalysisResult,
     compute_cell,
@@ -31,7 +34,6 @@ from collabsim.participants.plan import (
     resolve_plan,
     seeded_rng,
 )
-from collabsim.participants.protocol import GateRequest, Observation, Profile, Role
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted_common import (
     WAIT,
@@ -52,7 +54,6 @@ from collabsim.participants.tags import (
     format_trust,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
-from collabsim.session.actions import format_action, format_wait
 from collabsim.tasks.model import TaskBrief
 
 

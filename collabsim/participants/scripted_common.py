@@ -7,6 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from collabsim.core.actions import format_action
+from collabsim.core.observation import Observation
+from collabsim.core.records import ChatMessage
 from collabsim.participants.cells import (
     COMPUTE_MARK,
     AnalysisResult,
@@ -18,10 +21,8 @@ from collabsim.participants.plan import (
     apply_mistakes,
     resolve_plan,
 )
-from collabsim.participants.protocol import ChatMessage, Observation
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.tags import MessageTags, parse_trust
-from collabsim.session.actions import format_action
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"

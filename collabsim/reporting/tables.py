@@ -2,11 +2,12 @@
 
 * :func:`session_metrics_row` / :func:`metrics_table`: the per-session metrics, computed by
   the metrics pipeline (:mod:`collabsim.metrics.pipeline`) and re-exported here.
-* :func:`aggregate` follows DESIGN.md "Aggregation": for every (variant, task) the mean over
+* :func:`aggregate` follows docs/design.md "Aggregation": for every (variant, task) the mean over
   seeds; then, per variant, the mean and standard error over tasks,
   SE = sample std (ddof=1) / sqrt(n_tasks). With one task the SE is undefined (NaN). NaN
   metric values (e.g. A_profile for ``single``, H_init,norm for one member) are skipped in
-  both means; ``n`` counts the tasks with a value.
+  both means; ``n`` counts the tasks with a value. Sessions with status ``infra_error`` (the
+  sandbox failed; nothing about the team was measured) are left out entirely.
 * :func:`format_table` prints ``mean (SE)`` cells, rows grouped by structure and team
   (profile), as plain text, Markdown, LaTeX or CSV.
 """
@@ -26,6 +27,7 @@ from collabsim.metrics.pipeline import (
     metrics_table,
     session_metrics,
 )
+from collabsim.session.results import INFRA_ERROR
 
 #: The pipeline's per-session computation, under the name reports have always used.
 session_metrics_row = session_metrics
@@ -62,7 +64,8 @@ def aggregate(
             :data:`EXTRA_METRICS` present in ``df``).
 
     Returns:
-        One row per variant: the ``by`` columns, ``n_tasks``, ``n_sessions`` and for every
+        One row per variant (sessions with status ``infra_error`` left out): the ``by``
+        columns, ``n_tasks``, ``n_sessions`` and for every
         metric ``<m>_mean``, ``<m>_se`` (SE = sample std / sqrt(n), NaN for n = 1) and
         ``<m>_n`` (tasks with a value).
     """
@@ -70,6 +73,8 @@ def aggregate(
     if metrics is None:
         metrics = [m for m in (*METRIC_COLUMNS, *EXTRA_METRICS) if m in df.columns]
     metrics = list(metrics)
+    if "status" in df.columns:
+        df = df[df["status"] != INFRA_ERROR]
     data = df[[*by, "task_id", *metrics]].copy()
     for m in metrics:
         data[m] = pd.to_numeric(data[m], errors="coerce").astype("float64")
@@ -98,7 +103,11 @@ def _sorted(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     keys = []
     for col in by:
         order = STRUCTURE_ORDER if col == "structure" else TEAM_ORDER if col == "team" else ()
-        keys.append(_order_key(list(df[col]), order))
+        values = list(df[col])
+        if not order and pd.api.types.is_numeric_dtype(df[col]):
+            keys.append([(0, float(v)) for v in values])  # swept numbers sort as numbers
+        else:
+            keys.append(_order_key(values, order))
     idx = sorted(range(len(df)), key=lambda i: tuple(k[i] for k in keys))
     return df.iloc[idx].reset_index(drop=True)
 

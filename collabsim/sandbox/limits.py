@@ -89,6 +89,9 @@ class ExecResult:
         status: One of ``EXEC_STATUSES``.
         truncated: Whether ``output`` was shortened to ``SandboxLimits.output_chars``.
         wall_seconds: Wall-clock time of the cell as seen by the caller.
+        infrastructure: The sandbox itself failed (its worker could not be started or set
+            up), not the cell's code; the session's result is then no measure of its
+            participants (:mod:`collabsim.session.sandboxing`).
     """
 
     output: str
@@ -96,6 +99,7 @@ class ExecResult:
     status: ExecStatus
     truncated: bool
     wall_seconds: float
+    infrastructure: bool = False
 
     @property
     def ok(self) -> bool:

@@ -1,4 +1,4 @@
-"""Trace files: one :class:`~collabsim.session.events.TraceEvent` JSON object per line.
+"""Trace files: one :class:`~collabsim.core.events.TraceEvent` JSON object per line.
 
 :class:`TraceWriter` appends and flushes one line per event, so a crash loses at most the
 line being written. The one exception to append-only: when a session ends with actions in
@@ -15,8 +15,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
+from collabsim.core.events import TraceEvent
 from collabsim.core.redaction import Redactor
-from collabsim.session.events import TraceEvent
 from collabsim.session.results import write_text_atomic
 
 

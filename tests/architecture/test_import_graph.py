@@ -1,9 +1,10 @@
-"""The package graph: every module imports, and collabsim's subpackages form no cycle.
+"""The import graph: every module imports; neither subpackages nor modules form a cycle.
 
 Imports are read from the source (``ast``), including imports inside functions and under
 ``TYPE_CHECKING``: a lazy import is still a dependency, and a cycle through one is still a
 tangle. A subpackage is the first name below ``collabsim`` (``collabsim.session``); a
-top-level module (``collabsim.tracking``) counts as its own node.
+top-level module (``collabsim.tracking``) counts as its own node. The module graph has one
+node per module (a package's ``__init__`` is the package's node).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import ast
 import importlib
 import pkgutil
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 import networkx as nx
@@ -85,6 +87,36 @@ def package_graph() -> tuple[nx.DiGraph, dict[tuple[str, str], set[str]]]:
     return graph, why
 
 
+def _module_targets(module: str, path: Path, known: Mapping[str, Path]) -> set[str]:
+    """The modules of ``known`` that ``module`` imports: ``from pkg import mod`` is ``pkg.mod``."""
+    is_package = path.name == "__init__.py"
+    package = module if is_package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            for alias in node.names:
+                sub = f"{name}.{alias.name}"
+                found.add(sub if sub in known else name)
+    return {n for n in found if n in known and n != module}
+
+
+def module_graph(modules: Mapping[str, Path]) -> nx.DiGraph:
+    """Module dependency graph: an edge for every import of one module by another."""
+    graph = nx.DiGraph()
+    for module, path in modules.items():
+        graph.add_node(module)
+        graph.add_edges_from((module, t) for t in _module_targets(module, path, modules))
+    return graph
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_every_module_imports(module: str) -> None:
     assert importlib.import_module(module).__name__ == module
@@ -98,6 +130,21 @@ def test_no_cycle_between_subpackages() -> None:
         for c in cycles
     ]
     assert cycles == [], detail
+
+
+def test_no_cycle_between_modules() -> None:
+    cycles = sorted(" -> ".join([*c, c[0]]) for c in nx.simple_cycles(module_graph(MODULES)))
+    assert cycles == [], cycles
+
+
+def test_module_cycle_check_sees_a_type_checking_cycle(tmp_path: Path) -> None:
+    a, b, c = tmp_path / "a.py", tmp_path / "b.py", tmp_path / "c.py"
+    a.write_text("from collabsim.x import b\n")
+    b.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                 "    from collabsim.x.a import A\n")
+    c.write_text("import collabsim.x.a\n")
+    graph = module_graph({"collabsim.x.a": a, "collabsim.x.b": b, "collabsim.x.c": c})
+    assert sorted(map(sorted, nx.simple_cycles(graph))) == [["collabsim.x.a", "collabsim.x.b"]]
 
 
 def test_core_imports_nothing_else_from_collabsim() -> None:

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from collabsim.cli.main import main
+from collabsim.core.events import TraceEvent
 from collabsim.graphs.explorer_io import load_explorer
 from collabsim.graphs.kolab_io import write_kolab_graph
 from collabsim.graphs.nodelink import write_node_link
 from collabsim.metrics.dynamics import DYNAMICS_COLUMNS
-from collabsim.session.events import TraceEvent
 
 pytestmark = pytest.mark.filterwarnings("ignore::collabsim.graphs.kolab_io.GraphDataWarning")
 

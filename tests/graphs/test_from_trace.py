@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from collabsim.core.events import TraceEvent
 from collabsim.graphs.from_trace import (
     TraceFormatError,
     graph_from_trace,
@@ -19,7 +20,6 @@ from collabsim.graphs.kolab_io import GraphDataWarning, graph_to_kolab, kolab_to
 from collabsim.graphs.model import Edge, Response
 from collabsim.graphs.nodelink import from_node_link, to_node_link
 from collabsim.metrics.dynamics import DYNAMICS_COLUMNS, dynamics_row
-from collabsim.session.events import TraceEvent
 
 _ACTOR_TYPE = {"agent": "ai", "D": "human", "R": "human", "env": "env"}
 

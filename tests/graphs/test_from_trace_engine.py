@@ -18,14 +18,14 @@ from helpers.executors import InProcessExecutor
 from helpers.participants import CAREFUL_AGENT
 from helpers.tasks import make_task
 
+from collabsim.core.actions import format_action
+from collabsim.core.observation import Observation, Role
 from collabsim.graphs.from_trace import graph_from_trace_file, read_trace
 from collabsim.graphs.kolab_io import graph_to_kolab, kolab_to_graph
 from collabsim.graphs.nodelink import from_node_link, to_node_link
 from collabsim.metrics.dynamics import DYNAMICS_COLUMNS, dynamics_row
-from collabsim.participants.protocol import Observation, Role
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
-from collabsim.session.actions import format_action
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure

@@ -8,8 +8,7 @@ import time
 import pytest
 from helpers.observations import sample_observation
 
-from collabsim.llm import LLMCallError, LLMClient, LLMSettings
-from collabsim.participants.protocol import (
+from collabsim.core.records import (
     Activity,
     ChatMessage,
     CodeCell,
@@ -18,6 +17,7 @@ from collabsim.participants.protocol import (
     MemoryView,
     Profile,
 )
+from collabsim.llm import LLMCallError, LLMClient, LLMSettings
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.state_block import StateBlockError, decode_state, encode_state
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collabsim.core.events import TraceEvent
 from collabsim.metrics.activity import activity_counts
-from collabsim.session.events import TraceEvent
 
 
 def ev(seq: int, actor: str, kind: str, action: str, status: str = "ok", **args: str) -> TraceEvent:

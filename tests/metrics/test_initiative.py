@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from collabsim.core.events import TraceEvent
 from collabsim.metrics.initiative import initiative_counts, initiative_entropy, is_initiative
-from collabsim.session.events import TraceEvent
 
 
 def msg(seq: int, actor: str, text: str, kind: str = "human") -> TraceEvent:

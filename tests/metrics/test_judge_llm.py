@@ -50,10 +50,10 @@ def test_parse_json_object_skips_chatter() -> None:
 
 
 def test_llm_initiative_classifier_and_process_judge() -> None:
+    from collabsim.core.events import TraceEvent
     from collabsim.metrics.initiative import LLMInitiativeClassifier, initiative_counts
     from collabsim.metrics.process import LLMProcessJudge
     from collabsim.metrics.reference import load_reference, packaged_reference_path
-    from collabsim.session.events import TraceEvent
 
     events = [
         TraceEvent(0, 0, 1, "D", "human", "SEND_TEAMMATE_MESSAGE", {"message": "ok"}),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from collabsim.core.events import TraceEvent
 from collabsim.metrics.objections import objection_counts
 from collabsim.participants.claims import Issue, format_check_message, format_proposal_message
-from collabsim.session.events import TraceEvent
 
 RIGHT = "Around 3600 BCE, house size peaked."
 WRONG = "Around 3000 BCE, house size peaked."

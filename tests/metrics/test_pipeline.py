@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from collabsim.core.events import TraceEvent
+from collabsim.core.records import Profile
 from collabsim.metrics.judge_rules import RuleJudge
 from collabsim.metrics.pipeline import outcome_score, session_members, session_metrics
-from collabsim.participants.protocol import Profile
 from collabsim.participants.team import TeamSpec
-from collabsim.session.events import TraceEvent
 from collabsim.tasks.discoverybench import load_task
 
 CLAIM = "Around 2300 BCE, the number of daggers began to increase for the first time."

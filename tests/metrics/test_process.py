@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from collabsim.core.events import TraceEvent
 from collabsim.metrics.process import (
     hypothesis_support,
     node_score,
@@ -14,7 +15,6 @@ from collabsim.metrics.process import (
     workflow_coverage,
 )
 from collabsim.metrics.reference import ReferenceWorkflow, load_reference, packaged_reference_path
-from collabsim.session.events import TraceEvent
 
 CLAIM = "Around 2300 BCE, the number of daggers began to increase for the first time."
 

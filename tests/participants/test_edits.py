@@ -15,6 +15,7 @@ from helpers.executors import InProcessExecutor
 from helpers.observations import sample_observation
 from helpers.participants import CAREFUL_AGENT
 
+from collabsim.core.action_parser import parse_action
 from collabsim.core.observation import ChatMessage
 from collabsim.core.records import Activity, GateRequest
 from collabsim.participants.analysis import MistakeModel
@@ -23,7 +24,6 @@ from collabsim.participants.query import QuerySemantics
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.team import load_profile, team_from_dict
 from collabsim.participants.wording import restate
-from collabsim.session.actions import parse_action
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure

@@ -14,11 +14,11 @@ import yaml
 from helpers.executors import InProcessExecutor
 from helpers.participants import CAREFUL_AGENT, ScriptParticipant
 
+from collabsim.core.actions import format_action
 from collabsim.graphs.from_trace import graph_from_trace_file
 from collabsim.metrics.dynamics import solo_lead_in
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.team import team_from_dict
-from collabsim.session.actions import format_action
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure

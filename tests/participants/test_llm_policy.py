@@ -11,6 +11,11 @@ from typing import Any
 
 import pytest
 
+from collabsim.core.action_parser import parse_action
+from collabsim.core.actions import format_action
+from collabsim.core.errors import SessionAbort
+from collabsim.core.observation import Observation
+from collabsim.core.records import ChatMessage, GateRequest, MemoryView
 from collabsim.llm import Budget, BudgetExceeded, LLMClient, LLMSettings
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.calllog import read_call_log
@@ -20,15 +25,7 @@ from collabsim.participants.llm_policy import (
     build_llm_participants,
     parse_reply,
 )
-from collabsim.participants.protocol import (
-    ChatMessage,
-    GateRequest,
-    MemoryView,
-    Observation,
-    SessionAbort,
-)
 from collabsim.participants.team import team_from_dict
-from collabsim.session.actions import format_action, parse_action
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
 
 GOLD = "GOLD-HYPOTHESIS-MUST-NOT-LEAK"

@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from helpers.participants import CAREFUL_AGENT
 
+from collabsim.core.action_parser import parse_action
+from collabsim.core.observation import Observation
+from collabsim.core.records import ChatMessage, HistoryEntry, Profile
 from collabsim.participants.analysis import MistakeModel
-from collabsim.participants.protocol import ChatMessage, HistoryEntry, Observation, Profile
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
-from collabsim.session.actions import parse_action
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 from tests.participants.test_scripted import _obs, _play_agent

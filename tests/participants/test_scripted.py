@@ -9,18 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from collabsim.core.action_parser import parse_action
+from collabsim.core.observation import Observation
+from collabsim.core.records import ChatMessage, CodeCell, GateRequest, MemoryView, Profile
 from collabsim.participants.analysis import COMPUTE_MARK, INSPECT_MARK, MistakeModel
-from collabsim.participants.protocol import (
-    ChatMessage,
-    CodeCell,
-    GateRequest,
-    MemoryView,
-    Observation,
-    Profile,
-)
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator, build_scripted
 from collabsim.participants.tags import draft_fingerprint, parse_issues
-from collabsim.session.actions import parse_action
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 from tests.helpers.executors import run_cell

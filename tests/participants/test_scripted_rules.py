@@ -10,6 +10,7 @@ import pytest
 from helpers.observations import sample_observation
 from helpers.participants import CAREFUL_AGENT
 
+from collabsim.core.action_parser import parse_action
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, GateRequest, HistoryEntry, Profile
 from collabsim.participants.cells import COMPUTE_MARK, INSPECT_MARK
@@ -22,7 +23,6 @@ from collabsim.participants.tags import (
     hands_over,
 )
 from collabsim.participants.team import load_profile
-from collabsim.session.actions import parse_action
 
 ACTIONS = ("EXECUTE_CODE", "EDITOR_UPDATE", "FINISH", "WAIT_TEAMMATE_CONTINUE",
            "SEND_TEAMMATE_MESSAGE", "APPROVE", "REJECT")

@@ -7,13 +7,13 @@ from helpers.participants import fuzz_strings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from collabsim.session.actions import (
+from collabsim.core.action_parser import parse_action
+from collabsim.core.actions import (
     ACTION_SPECS,
     Action,
     describe_actions,
     format_action,
     format_wait,
-    parse_action,
     wait_bound,
 )
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from helpers.participants import WAIT, FnParticipant, ScriptParticipant
 
-from collabsim.participants.protocol import Observation, SessionAbort
+from collabsim.core.actions import format_action
+from collabsim.core.errors import SessionAbort
+from collabsim.core.observation import Observation
 from collabsim.participants.team import team_from_dict
-from collabsim.session.actions import format_action
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session, run_session_sync

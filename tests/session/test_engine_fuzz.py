@@ -6,7 +6,7 @@ from pathlib import Path
 
 from helpers.participants import FnParticipant, fuzz_strings
 
-from collabsim.participants.protocol import Observation
+from collabsim.core.observation import Observation
 from collabsim.participants.team import team_from_dict
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync

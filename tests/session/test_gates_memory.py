@@ -6,13 +6,13 @@ from pathlib import Path
 
 from helpers.participants import WAIT, FnParticipant, ScriptParticipant
 
-from collabsim.participants.protocol import Observation
+from collabsim.core.actions import format_action
+from collabsim.core.events import TraceEvent
+from collabsim.core.observation import Observation
 from collabsim.participants.team import team_from_dict
-from collabsim.session.actions import format_action
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
-from collabsim.session.events import TraceEvent
 from collabsim.session.structures import builtin_structure
 from collabsim.session.trace import read_trace
 from collabsim.tasks.model import Task

@@ -8,10 +8,10 @@ from pathlib import Path
 from helpers.executors import InProcessExecutor
 from helpers.participants import WAIT, ScriptParticipant
 
+from collabsim.core.actions import format_action
 from collabsim.graphs.from_trace import graph_from_trace_file
 from collabsim.metrics.activity import activity_counts
 from collabsim.participants.team import team_from_dict
-from collabsim.session.actions import format_action
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync

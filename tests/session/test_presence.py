@@ -5,9 +5,9 @@ from __future__ import annotations
 from helpers.executors import InProcessExecutor
 from helpers.participants import WAIT
 
+from collabsim.core.actions import format_action
 from collabsim.core.records import Activity
 from collabsim.participants.team import team_from_dict
-from collabsim.session.actions import format_action
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.orchestrator import Orchestrator

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from collabsim.session.events import TraceEvent
+from collabsim.core.events import TraceEvent
 from collabsim.session.results import SessionResult, read_result, write_result
 from collabsim.session.trace import TraceReadError, TraceWriter, read_trace
 

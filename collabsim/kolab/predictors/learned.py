@@ -51,7 +51,7 @@ from collabsim.kolab.instances import HISTORY_TASKS, Instance
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind, task_kind
 from collabsim.kolab.predictors.baselines import carry_forward
 from collabsim.kolab.predictors.features import FeatureTable, feature_table
-from collabsim.kolab.predictors.ridge import FitProblem, RidgeStats
+from collabsim.kolab.predictors.ridge import FitProblem, RidgeStats, ridge_stats
 
 _HASH_FEATURES = 2**18
 _MIN_DF = 2
@@ -169,7 +169,18 @@ class FoldFeaturizer:
         self._columns: dict[tuple[tuple[str, ...], int], np.ndarray] = {}
         self._blocks: dict[tuple[tuple[str, ...], int], tuple[np.ndarray, np.ndarray]] = {}
         # label-free ridge statistics of each design on the training rows (ratings)
-        self.unweighted: dict[tuple[tuple[str, ...], int], RidgeStats] = {}
+        self._unweighted: dict[tuple[tuple[str, ...], int], RidgeStats] = {}
+
+    def unweighted_stats(self, config: ModelConfig) -> RidgeStats:
+        """Unweighted ridge statistics of ``config``'s design on the training rows (cached).
+
+        Label-free, so every permutation of the null reuses them.
+        """
+        key = (config.groups, config.k)
+        if key not in self._unweighted:
+            x = self.matrix(self.fit_rows, config)
+            self._unweighted[key] = ridge_stats(x, np.ones(len(self.fit_rows)))
+        return self._unweighted[key]
 
     def columns(self, config: ModelConfig) -> np.ndarray:
         """Indices into :attr:`full` of ``config``'s design, in :meth:`matrix`'s order."""

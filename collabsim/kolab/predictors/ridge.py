@@ -11,17 +11,14 @@ on the fold featurizer and reused by every permutation of the null.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from collabsim.kolab.evaluate import LABELS
 from collabsim.kolab.predictors.base import TaskKind
-
-if TYPE_CHECKING:
-    from collabsim.kolab.predictors.learned import FoldFeaturizer, ModelConfig
 
 
 @dataclass(frozen=True)
@@ -39,6 +36,26 @@ class RidgeStats:
     xc: np.ndarray
     gram: np.ndarray
     weights: np.ndarray
+
+
+class Design(Protocol):
+    """What a fit reads from a training set's featurizer (the learned predictors' fold featurizer).
+
+    ``config`` is a model configuration; the featurizer maps it to its design's columns.
+    """
+
+    full: np.ndarray
+    fit_rows: np.ndarray
+
+    def columns(self, config: Hashable) -> np.ndarray: ...
+
+    def block(self, config: Hashable) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def matrix(self, rows: np.ndarray, config: Hashable) -> np.ndarray: ...
+
+    def unweighted_stats(self, config: Hashable) -> RidgeStats:
+        """Unweighted :func:`ridge_stats` of ``config``'s design on :attr:`fit_rows` (cached)."""
+        ...
 
 
 def ridge_stats(x: np.ndarray, weights: np.ndarray) -> RidgeStats:
@@ -114,7 +131,7 @@ class FitProblem:
     def __init__(
         self,
         kind: TaskKind,
-        feats: FoldFeaturizer,
+        feats: Design,
         fit: np.ndarray,
         pred: np.ndarray,
         codes: np.ndarray,
@@ -146,7 +163,7 @@ class FitProblem:
             return
         self.t_mean, self.rhs = _targets_moments(self.stats, targets)
 
-    def predict(self, config: ModelConfig, alphas: Sequence[float]) -> list[np.ndarray]:
+    def predict(self, config: Hashable, alphas: Sequence[float]) -> list[np.ndarray]:
         """Predictions of the rows to predict under ``config``'s design, one per penalty.
 
         Adoption: label codes (indices into ``LABELS``), from sub-blocks of the training
@@ -162,16 +179,14 @@ class FitProblem:
             path = _ridge_solve(self.stats, self.t_mean, self.rhs, cols, alphas, block)
             return [self.classes[np.argmax(x_test @ coef + intercept, axis=1)]
                     for coef, intercept in path]  # fmt: skip
-        key = (config.groups, config.k)
-        st = self.feats.unweighted.get(key) if self.cached else None
-        if st is None:
+        if self.cached:
+            st = self.feats.unweighted_stats(config)
+        else:
             st = ridge_stats(self.feats.matrix(self.fit, config), np.ones(len(self.fit)))
-            if self.cached:
-                self.feats.unweighted[key] = st
         x_test = self.feats.matrix(self.pred, config)
         path = _ridge_solve(st, *_targets_moments(st, self.targets), None, alphas)
         return [np.clip(self.base_pred + (x_test @ coef + intercept)[:, 0], 1.0, 5.0)
                 for coef, intercept in path]  # fmt: skip
 
 
-__all__ = ["FitProblem", "RidgeStats"]
+__all__ = ["Design", "FitProblem", "RidgeStats", "ridge_stats"]

@@ -1,4 +1,4 @@
-"""The gymnasium environment: API conformance, determinism and rewards from the judge."""
+"""DiscoveryTeam-v1 stepped by hand: API conformance, determinism and rewards from the judge."""
 
 from __future__ import annotations
 
@@ -9,22 +9,24 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from helpers.participants import ScriptParticipant
 
-import envs  # noqa: F401 - registers the ids
+import collabsim.envs
 from collabsim.core.actions import format_action
 from collabsim.participants.scripted import build_scripted
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
 
+gym.register_envs(collabsim.envs)
+
 
 @pytest.fixture()
 def single_env():
-    env = gym.make("collabsim/TeamAnalysis-v0", team="single", max_turns=8)
+    env = gym.make("collabsim/DiscoveryTeam-v1", team="single", max_turns=8)
     yield env
     env.close()
 
 
 def test_registered_env_passes_check_env():
-    env = gym.make("collabsim/TeamAnalysis-v0", team="DR", structure="scaffolded", max_turns=6)
+    env = gym.make("collabsim/DiscoveryTeam-v1", team="DR", structure="scaffolded", max_turns=6)
     try:
         check_env(env.unwrapped, skip_render_check=True)
     finally:
@@ -63,7 +65,7 @@ def test_code_output_reaches_the_agent_and_bad_actions_are_errors(single_env):
 
 
 def test_wrong_answer_scores_below_gold_and_turn_limit_terminates():
-    env = gym.make("collabsim/TeamAnalysis-v0", team="single", max_turns=3)
+    env = gym.make("collabsim/DiscoveryTeam-v1", team="single", max_turns=3)
     try:
         env.reset(seed=5)
         env.step(format_action("EDITOR_UPDATE", text="Nothing happened in 9000 CE."))
@@ -90,7 +92,7 @@ def test_an_episode_is_the_engine_session_with_the_learner_as_agent():
         "WAIT_TEAMMATE_CONTINUE()",
         "FINISH()",
     ]
-    env = gym.make("collabsim/TeamAnalysis-v0", team="DR", structure="default", max_turns=30)
+    env = gym.make("collabsim/DiscoveryTeam-v1", team="DR", structure="default", max_turns=30)
     try:
         _, info = env.reset(seed=4)
         seed = info["session_seed"]
@@ -120,7 +122,7 @@ def test_an_episode_is_the_engine_session_with_the_learner_as_agent():
 
 def test_episodes_run_in_the_callers_thread_and_close_releases_the_sandbox():
     before = threading.active_count()
-    env = gym.make("collabsim/TeamAnalysis-v0", team="D", max_turns=8)
+    env = gym.make("collabsim/DiscoveryTeam-v1", team="D", max_turns=8)
     env.reset(seed=1)
     obs, *_ = env.step(format_action("EXECUTE_CODE", code="print(6 * 7)"))
     assert "42" in obs
