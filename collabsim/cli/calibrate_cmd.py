@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.outputs import OutputPathError, check_output_dir
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +28,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--kolab", type=Path, required=True, help="Kolab explorer dataset (explorer_sessions.json)"
     )
-    parser.add_argument("--out", type=Path, required=True, help="output folder for the profiles")
+    parser.add_argument("--out", required=True, help="output folder for the profiles")
     parser.add_argument(
         "--profile",
         type=Path,
@@ -60,8 +61,11 @@ def run(args: argparse.Namespace) -> int:
             if not isinstance(data, dict):
                 return user_error("calibrate", f"error: --profile {path}: a profile must be a YAML mapping")
             texts[str(data.get("key") or path.stem)] = text
-    if args.out.exists() and not args.out.is_dir():
-        return user_error("calibrate", f"error: --out {args.out}: exists and is not a folder")
+    try:
+        out = check_output_dir(args.out, option="--out", inputs=[args.kolab, *(args.profile or [])],
+                               own_names=("*.yaml", "calibration.md"))
+    except OutputPathError as err:
+        return user_error("calibrate", f"error: {err}")
     try:
         _, sample = load_kolab_sample(args.kolab)
         cal = calibrate(sample)
@@ -70,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         return user_error("calibrate", f"error: --kolab {args.kolab}: cannot fit: {err}")
     try:
-        written = write_calibration(cal, args.out, profile_texts=texts, check_seed=args.seed)
+        written = write_calibration(cal, out, profile_texts=texts, check_seed=args.seed)
     except OSError as err:
         return user_error("calibrate", f"error: --out {args.out}: {' '.join(str(err).split())}")
     r = cal.model.reactions

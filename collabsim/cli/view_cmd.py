@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.outputs import OutputPathError, atomic_file, check_output_file
 
 
 def register(subparsers: Any) -> None:
@@ -37,6 +38,11 @@ def _run(args: argparse.Namespace) -> int:
     from collabsim.graphs.kolab_common import KolabFormatError
     from collabsim.viewer import GraphSourceError, load_graph, write_view
 
+    inputs = [args.path, *([args.path / "trace.jsonl"] if args.path.is_dir() else [])]
+    try:
+        out = check_output_file(args.out, option="--out", inputs=inputs)
+    except OutputPathError as err:
+        return user_error("view", str(err))
     try:
         with warnings.catch_warnings():
             # data quirks are listed in graph.warnings; the page is still drawn
@@ -45,7 +51,8 @@ def _run(args: argparse.Namespace) -> int:
     except (GraphSourceError, TraceFormatError, KolabFormatError) as err:
         return user_error("view", str(err))
     try:
-        out = write_view(graph, args.out, args.title)
+        with atomic_file(out) as tmp:
+            write_view(graph, tmp, args.title)
     except OSError as err:
         return user_error("view", f"--out: cannot write {args.out}: {err.strerror}")
     print(f"{graph.session.session_id}: {len(graph)} nodes, {len(graph.edges)} edges -> {out}")

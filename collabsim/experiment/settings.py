@@ -256,15 +256,29 @@ class RunSettings(_Section):
         return value
 
 
-class SandboxSettings(_Section):
-    """``sandbox.*``: per-cell limits of the code sandbox."""
+MAX_CELL_SECONDS = 86_400.0
+"""Upper bound of ``sandbox.wall_seconds`` and ``sandbox.cpu_seconds``: one day per cell."""
+MAX_SIZE_MB = 1_048_576
+"""Upper bound of ``sandbox.memory_mb``, ``file_mb`` and ``disk_mb``: 1 TiB (the kernel's
+resource limits overflow far above it, e.g. ``memory_mb=1e15``)."""
+MAX_OUTPUT_CHARS = 10_000_000
+"""Upper bound of ``sandbox.output_chars``."""
 
-    wall_seconds: PositiveFloat = 30.0
-    cpu_seconds: PositiveFloat = 30.0
-    memory_mb: PositiveInt = 2048
-    output_chars: PositiveInt = 4000
-    file_mb: PositiveInt = 50
-    disk_mb: PositiveInt = 256
+_Seconds = Annotated[float, Field(gt=0, le=MAX_CELL_SECONDS, allow_inf_nan=False)]
+_SizeMB = Annotated[int, Field(gt=0, le=MAX_SIZE_MB)]
+
+
+class SandboxSettings(_Section):
+    """``sandbox.*``: per-cell limits of the code sandbox: finite, positive and bounded
+    (:data:`MAX_CELL_SECONDS`, :data:`MAX_SIZE_MB`, :data:`MAX_OUTPUT_CHARS`), so an
+    ``inf`` or ``1e300`` is refused before anything runs instead of failing every cell."""
+
+    wall_seconds: _Seconds = 30.0
+    cpu_seconds: _Seconds = 30.0
+    memory_mb: _SizeMB = 2048
+    output_chars: Annotated[int, Field(gt=0, le=MAX_OUTPUT_CHARS)] = 4000
+    file_mb: _SizeMB = 50
+    disk_mb: _SizeMB = 256
 
 
 class JobSettings(_Section):

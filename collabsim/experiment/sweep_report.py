@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
 from collabsim.experiment.variants import (
     OVERRIDES_COLUMN,
@@ -313,11 +314,11 @@ def build_report(
     deltas = all_paired_differences(sessions, by, baselines)
     figs, captions = _make_figures(sessions, agg, deltas, variants, out_dir / "figures", notes)
 
-    sessions.to_csv(out_dir / "report_sessions.csv", index=False)
-    agg.to_csv(out_dir / "report_aggregate.csv", index=False)
+    safe_frame(sessions).to_csv(out_dir / "report_sessions.csv", index=False)
+    safe_frame(agg).to_csv(out_dir / "report_aggregate.csv", index=False)
     (out_dir / "report_aggregate.tex").write_text(format_table(agg, "latex", by=by),
                                                   encoding="utf-8")
-    deltas.to_csv(out_dir / "report_deltas.csv", index=False)
+    safe_frame(deltas).to_csv(out_dir / "report_deltas.csv", index=False)
     (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas, variants), encoding="utf-8")
 
     inputs = collected.inputs

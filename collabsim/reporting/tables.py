@@ -20,6 +20,7 @@ from typing import Literal
 
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
 from collabsim.metrics.pipeline import (
     EXTRA_METRICS,
     ID_COLUMNS,
@@ -152,7 +153,7 @@ def format_table(
     metrics = [m for m in metrics if f"{m}_mean" in agg.columns]
     if fmt == "csv":
         cols = [*by, "n_tasks"] + [c for m in metrics for c in (f"{m}_mean", f"{m}_se")]
-        return agg[cols].to_csv(index=False)
+        return safe_frame(agg[cols]).to_csv(index=False)
     missing = "--" if fmt == "latex" else "–"
     rows: list[list[str]] = []
     group_starts: list[int] = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -69,8 +70,8 @@ class SandboxLimits:
             "disk_mb",
         ):
             value = getattr(self, name)
-            if not value > 0:
-                raise ValueError(f"SandboxLimits.{name} must be positive, got {value!r}")
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"SandboxLimits.{name} must be positive and finite, got {value!r}")
 
     def to_json(self) -> dict[str, Any]:
         """Return the limits as a JSON-serialisable dict."""
