@@ -41,7 +41,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from collabsim.experiment.variants import flatten, override_keys, override_values, short_names
+from collabsim.reporting.variants import flatten, override_keys, override_values, short_names
 
 SUMMARY_METRICS: tuple[str, ...] = ("Performance", "H_init_norm", "W_human", "M_team", "C_wf")
 SESSION_METRICS: tuple[str, ...] = (*SUMMARY_METRICS, "W_total", "A_profile", "S_hyp", "turns",

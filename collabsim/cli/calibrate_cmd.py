@@ -2,8 +2,9 @@
 
 Fits the timing (two-state lognormal model of gaps between human actions, action durations)
 and reaction (adopt / modify / reject with per-person spread) parameters from the Kolab
-explorer graphs and writes ``D.yaml`` and ``R.yaml`` (the packaged profiles with a
-``behaviour:`` block giving every parameter's value and source) and ``calibration.md``.
+explorer graphs and writes ``behaviour.yaml`` (the fitted block giving every parameter's value
+and source), ``D.yaml`` and ``R.yaml`` (the packaged profiles, naming ``behaviour.yaml``) and
+``calibration.md``.
 User errors (missing or empty file, unusable profile) print one line and exit with code 2.
 """
 
@@ -48,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from collabsim.calibration.fit import calibrate
     from collabsim.calibration.kolab_sample import CalibrationInputError, load_kolab_sample
     from collabsim.calibration.write import write_calibration
+    from collabsim.participants.behaviour.profile import BEHAVIOUR_FILE
 
     texts = None
     if args.profile:
@@ -60,7 +62,11 @@ def run(args: argparse.Namespace) -> int:
                 return user_error("calibrate", f"error: --profile {path}: {' '.join(str(err).split())}")
             if not isinstance(data, dict):
                 return user_error("calibrate", f"error: --profile {path}: a profile must be a YAML mapping")
-            texts[str(data.get("key") or path.stem)] = text
+            key = str(data.get("key") or path.stem)
+            if f"{key}.yaml" == BEHAVIOUR_FILE:
+                return user_error("calibrate", f"error: --profile {path}: the profile key "
+                                  f"{key!r} names the shared {BEHAVIOUR_FILE}; choose another")
+            texts[key] = text
     try:
         out = check_output_dir(args.out, option="--out", inputs=[args.kolab, *(args.profile or [])],
                                own_names=("*.yaml", "calibration.md"))

@@ -252,6 +252,27 @@ def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
     return [[options[i % len(options)] for options in values] for i in range(longest)]
 
 
+def _check_launcher(overrides: Sequence[str], config_name: str) -> None:
+    """Raise a UserError when the sweep's launcher cannot run on this machine (SLURM off a
+    cluster), before Hydra writes the sweep folder."""
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from collabsim.cli.launchers import launcher_unusable_here
+
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            cfg = compose(config_name=config_name, overrides=list(overrides),
+                          return_hydra_config=True)
+        target = str(OmegaConf.select(cfg, "hydra.launcher._target_", default=""))
+    except (HydraException, OmegaConfBaseException):
+        return  # compose_config names the bad setting
+    problem = launcher_unusable_here(target)
+    if problem:
+        raise UserError(problem.removeprefix("collabsim run: "))
+
+
 def _runs_the_listed_jobs(overrides: Sequence[str], config_name: str | None) -> bool:
     """Whether a multirun runs exactly the jobs :func:`_sweep_jobs` lists: Hydra's basic
     sweeper, no sweep parameters set in the config (``experiment=sensitivity``), no
@@ -302,6 +323,8 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     n_tasks: dict[str, int] = {}
     planned = 0
     jobs = _sweep_jobs(parsed.overrides, bool(parsed.multirun))
+    if parsed.multirun and jobs:
+        _check_launcher([o for o in jobs[0] if "(" not in o], parsed.config_name or "config")
     for overrides in jobs:
         # Configs from --config-dir / --config-path are composed the way Hydra will compose
         # them, so their bad settings are refused before Hydra writes .hydra/ and the log.
@@ -415,12 +438,13 @@ def main_with_args(args: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_USER_ERROR
-    from collabsim.cli.launchers import missing_launcher_hint
+    from collabsim.cli.launchers import expose_collabsim_plugins, missing_launcher_hint
 
     hint = missing_launcher_hint(args)
     if hint:
         print(hint, file=sys.stderr)
         return EXIT_USER_ERROR
+    expose_collabsim_plugins()
     saved = sys.argv
     from collabsim.cli.sweep_progress import expect
 

@@ -12,7 +12,7 @@ found only in a store get their row computed here with the same
 store key (:func:`collabsim.experiment.plan.session_key`) for candidate tasks, so a task is
 only ever matched to the exact task the session ran. Every row carries its ``session_key``;
 the combined table keeps one row per key. Rows also carry two private columns for
-:mod:`collabsim.experiment.variants`: the session's outcome settings (from its
+:mod:`collabsim.reporting.variants`: the session's outcome settings (from its
 ``plan.json``) and the values of the jobs' variant-naming command-line overrides.
 """
 
@@ -30,13 +30,13 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from collabsim.experiment.variants import (
+from collabsim.reporting.tables import STRUCTURE_ORDER, TEAM_ORDER
+from collabsim.reporting.variants import (
     OVERRIDES_COLUMN,
     SETTINGS_COLUMN,
     override_keys,
     override_values,
 )
-from collabsim.reporting.tables import STRUCTURE_ORDER, TEAM_ORDER
 
 SKIP_DIRS = frozenset({"sessions", ".hydra", "wandb", "figures", "views", "__pycache__"})
 

@@ -83,7 +83,7 @@ def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
     }
     if policy.get("name") == "llm":
         llm = dict(cfg.get("llm") or {})
-        keys = ("agent", "collaborator", "budget", "scripted_agent", "scripted_collaborator")
+        keys = ("agent", "collaborator", "budget")
         settings["llm"] = {k: llm.get(k) for k in keys}
     return settings
 

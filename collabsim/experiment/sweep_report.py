@@ -10,7 +10,7 @@ Writes into the output folder:
   stored trace).
 
 **Variants** are structure × team × every setting that differs between the sessions
-(:mod:`collabsim.experiment.variants`): sessions of different settings are never pooled,
+(:mod:`collabsim.reporting.variants`): sessions of different settings are never pooled,
 seeds pool only within a variant, and the swept settings name the table columns and the
 figure labels. A numeric swept setting (a sweep over a rate, an Optuna trial's parameter)
 gets a line plot of Performance against it with 95% intervals.
@@ -34,13 +34,6 @@ import pandas as pd
 
 from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
-from collabsim.experiment.variants import (
-    OVERRIDES_COLUMN,
-    SETTINGS_COLUMN,
-    Variants,
-    derive_variants,
-    short_names,
-)
 from collabsim.reporting import figures
 from collabsim.reporting.pages import Section, write_html, write_markdown
 from collabsim.reporting.paired import (
@@ -49,6 +42,13 @@ from collabsim.reporting.paired import (
     default_baselines,
 )
 from collabsim.reporting.tables import aggregate, format_table
+from collabsim.reporting.variants import (
+    OVERRIDES_COLUMN,
+    SETTINGS_COLUMN,
+    Variants,
+    derive_variants,
+    short_names,
+)
 
 MAX_SESSION_ROWS_MD = 300
 PRIVATE_COLUMNS = (SETTINGS_COLUMN, OVERRIDES_COLUMN)

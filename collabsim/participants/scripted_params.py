@@ -54,7 +54,10 @@ class AgentParams:
             draft (an announced edit of the draft is waited for until it lands).
         lead_patience_seconds: How long it leaves the opening to its teammates (0: it starts
             at once).
-        finish_by_turn: From this decision on it stops waiting for teammates and finishes.
+        finish_by_turn: From this decision on it stops waiting for teammates and finishes
+            (where the agent is built, the run's ``max_turns`` less the config's
+            ``finish_margin_turns``: :mod:`collabsim.experiment.agent_turns`; the default is
+            that of the default ``run.max_turns`` 40).
         wait_for_working_teammates: It does not FINISH while a teammate's action is under way.
         max_rejections: How often a rejected request is asked again.
         announce: It posts its drafts for checking.

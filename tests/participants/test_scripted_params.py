@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from collabsim.core.records import Profile
+from collabsim.experiment.agent_turns import agent_params
 from collabsim.participants.plan import MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.scripted_params import (
@@ -27,8 +28,11 @@ def _policy_config() -> dict:
 
 def test_the_agents_defaults_are_the_policy_configs_values() -> None:
     config = _policy_config()["agent"]
-    assert AgentParams.from_mapping(config) == AgentParams()
-    assert AgentParams().finish_by_turn == config["finish_by_turn"]
+    run = yaml.safe_load((resources.files("collabsim.configs") / "config.yaml").read_text(
+        encoding="utf-8"))["run"]
+    # finish_by_turn is derived from the run's turn limit where the agent is built
+    assert AgentParams.from_mapping(agent_params(config, run["max_turns"])) == AgentParams()
+    assert AgentParams().finish_by_turn == run["max_turns"] - config["finish_margin_turns"]
     assert AgentParams().deference == config["deference"]
     assert AgentParams().lead_patience_seconds == config["lead_patience_seconds"]
     assert AgentParams().mistakes == MistakeModel.from_mapping(config["mistakes"])
