@@ -3,7 +3,8 @@
 ``python benchmarks/bench_kolab_null.py [--data PATH] [--tasks 1b,2a] [--permutations 5]``
 
 For each task prints the CPU and wall time of the observed leave-one-participant-out fit
-(which also fits every fold featurizer, reused by all permutations) and the CPU and wall
+(which also fits every fold featurizer, reused by all permutations; CPU = this process and its
+worker processes) and the CPU and wall
 time per permutation of the global and the within-participant (blocked) null. With 100
 permutations per null, a task's null costs about 100 x the per-permutation CPU. Wall time
 is inflated when other processes share the machine; CPU time much less so.
@@ -20,6 +21,7 @@ from collabsim.graphs.explorer_io import load_explorer
 from collabsim.kolab.chance import permutation_null
 from collabsim.kolab.instances import build_instances, expand_tasks
 from collabsim.kolab.predictors.learned import LearnedPredictor
+from collabsim.kolab.progress import cpu_seconds
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared/data/kolab/explorer_sessions.json"
 
@@ -39,15 +41,15 @@ def main() -> None:
     for task in tasks:
         inst = instances.by_task(task)
         predictor = LearnedPredictor(progress=False)
-        cpu, wall = time.process_time(), time.perf_counter()
+        cpu, wall = cpu_seconds(), time.perf_counter()
         predictor.predict(inst)
-        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
         line = f"{task:<5} n={len(inst):<4} observed fit {cpu:6.1f} s CPU {wall:6.1f} s wall"
         for scheme in ("global", "blocked"):
-            c, w = time.process_time(), time.perf_counter()
+            c, w = cpu_seconds(), time.perf_counter()
             permutation_null(predictor, inst, 0.0, n_permutations=args.permutations,
                              seed=0, scheme=scheme)  # fmt: skip
-            c, w = time.process_time() - c, time.perf_counter() - w
+            c, w = cpu_seconds() - c, time.perf_counter() - w
             n = args.permutations
             line += f" | {scheme} {c / n:5.2f} s CPU {w / n:5.2f} s wall per permutation"
         print(line, flush=True)

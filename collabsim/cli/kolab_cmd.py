@@ -86,8 +86,13 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--llm-cache", type=Path, default=None, help="LLM reply cache directory")
     rep.add_argument("--frames", type=Path, default=None,
                      help="frame images root: <root>/<session>/<seconds>.jpg")  # fmt: skip
+    rep.add_argument("--jobs", type=int, default=None,
+                     help="processes the learned predictor spreads its folds over (default: "
+                          "all cores; results do not depend on it)")  # fmt: skip
     rep.add_argument("--no-dynamics", action="store_true", help="skip the dynamics study")
-    rep.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    rep.add_argument("--no-progress", action="store_true",
+                     help="no progress (default: a bar per stage in a terminal, else one line "
+                          "per finished stage with its time)")  # fmt: skip
     rep.set_defaults(func=_report)
 
 
@@ -135,6 +140,7 @@ def _report(args: argparse.Namespace) -> int:
     from collabsim.kolab.benchmark import make_predictors, run_benchmark
     from collabsim.kolab.chance import NULL_SCHEMES
     from collabsim.kolab.dynamics_study import dynamics_study
+    from collabsim.kolab.progress import Stage
     from collabsim.kolab.render import ALL_COMBINATIONS, DirectoryFrameSource, parse_modalities
     from collabsim.kolab.report import summary_lines, write_report
 
@@ -162,6 +168,8 @@ def _report(args: argparse.Namespace) -> int:
             raise ValueError(f"--permutations must be >= 0, got {args.permutations}")
         if args.inner_folds is not None and args.inner_folds < 2:
             raise ValueError(f"--inner-folds must be >= 2, got {args.inner_folds}")
+        if args.jobs is not None and args.jobs < 1:
+            raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
         if args.bootstrap < 1:
             raise ValueError(f"--bootstrap must be >= 1, got {args.bootstrap}")
         if args.llm_mock_response is not None:
@@ -179,6 +187,7 @@ def _report(args: argparse.Namespace) -> int:
             progress=progress,
             learned_groups=[g.strip() for g in args.learned_groups.split(",") if g.strip()],
             inner_folds=args.inner_folds,
+            jobs=args.jobs,
         )
         participants = sorted({g.session.participant_id for g in graphs})
         if len(participants) < 2 and any(p.name == "learned" for p in predictors):
@@ -205,7 +214,10 @@ def _report(args: argparse.Namespace) -> int:
         print(line)
     for alert in result.warnings:
         print(f"WARNING: {alert}", file=sys.stderr)
-    study = None if args.no_dynamics else dynamics_study(graphs)
+    study = None
+    if not args.no_dynamics:
+        with Stage("dynamics study", enabled=progress):
+            study = dynamics_study(graphs)
     settings = {
         "data": str(args.data),
         "sessions": len(graphs),
@@ -230,7 +242,7 @@ def _report(args: argparse.Namespace) -> int:
         settings["LLM extra arguments"] = ", ".join(sorted(extra))
     try:
         # Written beside --out first and moved in at the end: a failure leaves it as it was.
-        with StagedOutput(out) as staged:
+        with Stage("report files and plots", enabled=progress), StagedOutput(out) as staged:
             written = write_report(
                 result,
                 staged.dir,

@@ -62,7 +62,7 @@ def _run(args: argparse.Namespace) -> int:
             report = build_report(args.paths, staged.dir, tasks_roots=args.tasks_root,
                                   views=not args.no_views, baselines=baselines)
             staged.publish()
-    except ReportInputError as err:
+    except (ReportInputError, BaselineError) as err:
         return user_error("report", str(err))
     except OSError as err:
         return user_error("report", f"--out: cannot write {args.out}: {err.strerror}")

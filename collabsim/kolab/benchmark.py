@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from collabsim.kolab.chance import (
     DEFAULT_PERMUTATIONS,
     NULL_SCHEMES,
     ChanceLevel,
     PermutationNull,
+    null_from_predictions,
+    null_targets,
     permutation_null,
     stratified_chance,
 )
@@ -36,6 +37,7 @@ from collabsim.kolab.predictors.baselines import (
     MajorityClass,
     ModeRating,
 )
+from collabsim.kolab.progress import Clock, Stage
 from collabsim.kolab.render import FrameSource, Modality
 
 SUSPICIOUS_MACRO_F1 = 0.45
@@ -93,6 +95,10 @@ class BenchmarkResult:
     instance_notes: tuple[str, ...] = ()
     chance: dict[str, dict[str, ChanceLevel]] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    timings: dict[str, tuple[float, float]] = field(default_factory=dict, compare=False)
+    """Wall and CPU seconds per part of the run: ``chance levels``, ``baselines``,
+    ``learned`` (fits and permutation nulls, fitted together), ``llm``, ``bootstrap``
+    (evaluation)."""
 
 
 def make_predictors(
@@ -108,6 +114,7 @@ def make_predictors(
     progress: bool = True,
     learned_groups: Sequence[str] | None = None,
     inner_folds: int | None = None,
+    jobs: int | None = None,
 ) -> list[Predictor]:
     """Build predictors from names: ``majority``, ``mode``, ``carry-forward``, ``learned``,
     ``llm:<model>``.
@@ -126,6 +133,7 @@ def make_predictors(
             :data:`~collabsim.kolab.predictors.features.FEATURE_GROUPS`).
         inner_folds: Grouped inner folds of the learned predictor's nested selection
             (None = leave one training participant out).
+        jobs: Processes the learned predictor spreads its folds over (None = all cores).
 
     Raises:
         ValueError: On an unknown predictor name or feature group.
@@ -150,7 +158,8 @@ def make_predictors(
             out += [CarryForwardRating(), CarryForwardLabel()]
         elif name == "learned":
             out.append(LearnedPredictor(
-                    seed=seed, progress=progress, groups=learned_groups, inner_folds=inner_folds
+                    seed=seed, progress=progress, groups=learned_groups, inner_folds=inner_folds,
+                    jobs=jobs,
                 ))
         elif name.startswith("llm:") and len(name) > 4:
             for combo in modalities:
@@ -208,6 +217,55 @@ def _predictor_uses_history(predictor: Predictor, task: str) -> bool:
     return bool(getattr(predictor, "uses_history", False))
 
 
+def _timing_part(predictor: Predictor) -> str:
+    """The part of :attr:`BenchmarkResult.timings` a predictor's runs count towards."""
+    if hasattr(predictor, "predict_labels"):
+        return "learned"
+    return "llm" if predictor.name.startswith("llm:") else "baselines"
+
+
+def _check_schemes(null_schemes: Sequence[str]) -> None:
+    unknown = sorted(set(null_schemes) - set(NULL_SCHEMES))
+    if unknown:
+        raise ValueError(
+            f"unknown null scheme(s) {', '.join(unknown)}; known: {', '.join(NULL_SCHEMES)}"
+        )
+
+
+def _nulls(
+    predictor: Predictor,
+    subset: Sequence[Any],
+    observed: float,
+    shuffled: dict[str, np.ndarray],
+    null_preds: list[Any],
+    null_schemes: Sequence[str],
+    n_permutations: int,
+    seed: int,
+    progress: bool,
+    timings: dict[str, tuple[float, float]],
+    part: str,
+) -> dict[str, PermutationNull]:
+    """Each requested null: from the stacked predictions when they were fitted with the
+    observed run, else rerun one permutation at a time."""
+    nulls: dict[str, PermutationNull] = {}
+    for pos, scheme in enumerate(shuffled):
+        part_preds = null_preds[pos * n_permutations : (pos + 1) * n_permutations]
+        nulls[scheme] = null_from_predictions(subset, observed, shuffled[scheme], part_preds, scheme)
+    for scheme in dict.fromkeys(null_schemes):
+        if scheme not in nulls:  # a one-by-one predictor
+            with Clock(timings, part):
+                nulls[scheme] = permutation_null(
+                    predictor,  # type: ignore[arg-type]
+                    subset,
+                    observed,
+                    n_permutations=n_permutations,
+                    seed=seed,
+                    scheme=scheme,
+                    progress=progress,
+                )
+    return nulls
+
+
 def run_benchmark(
     instances: InstanceSet,
     predictors: Sequence[Predictor],
@@ -230,18 +288,15 @@ def run_benchmark(
         n_boot: Bootstrap resamples (each of the instance and the participant bootstrap).
         n_permutations: Permutations of the targets per learned predictor and task (0: none).
         n_chance_draws: Draws of the stratified random guess.
-        progress: Show a progress bar over settings and over each null's permutations.
+        progress: Show progress: one bar per task x predictor setting in a terminal, else one
+            line per finished setting with its time (no redraws in a log).
         null_schemes: Which permutation nulls to run (``global``, ``blocked``; see
             :data:`~collabsim.kolab.chance.NULL_SCHEMES`); each gets ``n_permutations``.
 
     Raises:
         ValueError: On an unknown null scheme.
     """
-    unknown = sorted(set(null_schemes) - set(NULL_SCHEMES))
-    if unknown:
-        raise ValueError(
-            f"unknown null scheme(s) {', '.join(unknown)}; known: {', '.join(NULL_SCHEMES)}"
-        )
+    _check_schemes(null_schemes)
     jobs = [
         (task, p) for task in tasks for p in predictors
         if task_kind(task) in p.kinds and _applies(p, task)
@@ -250,11 +305,13 @@ def run_benchmark(
     all_runs: list[PredictionRun] = []
     chance: dict[str, dict[str, ChanceLevel]] = {}
     alerts: list[str] = []
-    for task in tasks:
-        subset = instances.by_task(task)
-        if subset:
-            chance[task] = _chance_levels(task, subset, seed, n_chance_draws)
-    for task, predictor in tqdm(jobs, desc="kolab settings", disable=not progress):
+    timings: dict[str, tuple[float, float]] = {}
+    with Clock(timings, "chance levels"):
+        for task in tasks:
+            subset = instances.by_task(task)
+            if subset:
+                chance[task] = _chance_levels(task, subset, seed, n_chance_draws)
+    for task, predictor in jobs:
         subset = instances.by_task(task)
         history = task_kind(task) == "adoption" and bool(subset) and subset[0].uses_history
         history = history or _predictor_uses_history(predictor, task)
@@ -264,42 +321,60 @@ def run_benchmark(
                           uses_history=history)  # fmt: skip
             )
             continue
-        runs = [predictor.predict(subset, run=r) for r in range(max(1, predictor.runs))]
-        all_runs.extend(runs)
-        notes = tuple(dict.fromkeys(n for r in runs for n in r.notes))
-        ids = runs[0].instance_ids
-        if any(r.instance_ids != ids for r in runs):
-            raise RuntimeError(f"{predictor.name} predicted different instances across runs")
-        n_missing = len(runs[0].missing)
-        if not ids:
-            rows.append(
-                ResultRow(task, predictor.name, predictor.modality, None, n_missing, notes,
-                          uses_history=history)  # fmt: skip
-            )
-            continue
-        by_id = {i.instance_id: i for i in subset}
-        y_true = [by_id[i].target for i in ids]
-        evaluation = evaluate_runs(
-            task_kind(task),
-            y_true,
-            [r.predictions for r in runs],
-            seed=seed,
-            n_boot=n_boot,
-            groups=[by_id[i].participant_id for i in ids],
-        )
-        nulls: dict[str, PermutationNull] = {}
-        if n_permutations > 0 and hasattr(predictor, "predict_labels") and len(ids) == len(subset):
-            metric = "macro_f1" if evaluation.kind == "adoption" else "spearman"
-            for scheme in dict.fromkeys(null_schemes):
-                nulls[scheme] = permutation_null(
-                    predictor,  # type: ignore[arg-type]
-                    subset,
-                    evaluation.values.get(metric, float("nan")),
-                    n_permutations=n_permutations,
-                    seed=seed,
-                    scheme=scheme,
-                    progress=progress,
+        part = _timing_part(predictor)
+        stacked = hasattr(predictor, "predict_with_targets") and n_permutations > 0
+        schemes = list(dict.fromkeys(null_schemes)) if stacked else []
+        desc = f"{task} {predictor.name}" + (
+            f" [{predictor.modality}]" if predictor.modality not in ("-", "graph") else "")
+        if schemes:
+            desc += f" (+{len(schemes)} nulls x {n_permutations} permutations)"
+        with Stage(desc, enabled=progress) as stage:
+            shuffled = {s: null_targets(subset, n_permutations=n_permutations, seed=seed, scheme=s)
+                        for s in schemes}  # fmt: skip
+            null_preds: list[Any] = []
+            with Clock(timings, part):
+                if schemes:
+                    predictor.stage = stage  # type: ignore[attr-defined]
+                    try:
+                        run, null_preds = predictor.predict_with_targets(  # type: ignore[attr-defined]
+                            subset, np.concatenate(list(shuffled.values()))
+                        )
+                    finally:
+                        predictor.stage = None  # type: ignore[attr-defined]
+                    runs = [run]
+                else:
+                    runs = [predictor.predict(subset, run=r) for r in range(max(1, predictor.runs))]
+            all_runs.extend(runs)
+            notes = tuple(dict.fromkeys(n for r in runs for n in r.notes))
+            ids = runs[0].instance_ids
+            if any(r.instance_ids != ids for r in runs):
+                raise RuntimeError(f"{predictor.name} predicted different instances across runs")
+            n_missing = len(runs[0].missing)
+            if not ids:
+                rows.append(
+                    ResultRow(task, predictor.name, predictor.modality, None, n_missing, notes,
+                              uses_history=history)  # fmt: skip
                 )
+                continue
+            by_id = {i.instance_id: i for i in subset}
+            y_true = [by_id[i].target for i in ids]
+            with Clock(timings, "bootstrap"):
+                evaluation = evaluate_runs(
+                    task_kind(task),
+                    y_true,
+                    [r.predictions for r in runs],
+                    seed=seed,
+                    n_boot=n_boot,
+                    groups=[by_id[i].participant_id for i in ids],
+                )
+            nulls: dict[str, PermutationNull] = {}
+            if n_permutations > 0 and hasattr(predictor, "predict_labels") and len(ids) == len(
+                subset
+            ):
+                metric = "macro_f1" if evaluation.kind == "adoption" else "spearman"
+                nulls = _nulls(predictor, subset, evaluation.values.get(metric, float("nan")),
+                               shuffled, null_preds, null_schemes, n_permutations, seed,
+                               progress, timings, part)  # fmt: skip
         if (
             evaluation.kind == "adoption"
             and task != "1a"
@@ -323,4 +398,5 @@ def run_benchmark(
         instance_notes=instances.notes,
         chance=chance,
         warnings=tuple(alerts),
+        timings=timings,
     )

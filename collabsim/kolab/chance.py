@@ -41,6 +41,7 @@ from tqdm.auto import tqdm
 from collabsim.kolab.evaluate import macro_f1, spearman
 from collabsim.kolab.instances import Instance
 from collabsim.kolab.predictors.base import PredictionValue, task_kind
+from collabsim.kolab.progress import is_terminal
 
 DEFAULT_PERMUTATIONS = 100
 """Label permutations of the null by default (p resolves down to 1/101 = 0.0099)."""
@@ -188,6 +189,63 @@ def blocked_permutation(blocks: Sequence[str], rng: np.random.Generator) -> np.n
     return order
 
 
+def _targets(instances: Sequence[Instance]) -> np.ndarray:
+    if task_kind(instances[0].task) == "adoption":
+        return np.array([str(i.target) for i in instances], dtype=object)
+    return np.array([float(i.target) for i in instances])
+
+
+def null_targets(
+    instances: Sequence[Instance],
+    *,
+    n_permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = 0,
+    scheme: str = "global",
+) -> np.ndarray:
+    """The shuffled targets of a permutation null, one row per permutation.
+
+    Row ``j`` is the ``j``-th shuffle of a generator seeded with ``seed``: across all
+    instances (``global``) or within each participant (``blocked``).
+
+    Raises:
+        ValueError: On an unknown ``scheme``.
+    """
+    if scheme not in NULL_SCHEMES:
+        raise ValueError(f"unknown null scheme {scheme!r}; use {' or '.join(NULL_SCHEMES)}")
+    y = _targets(instances)
+    blocks = [i.participant_id for i in instances]
+    rng = np.random.default_rng(seed)
+    rows = []
+    for _ in range(n_permutations):
+        order = rng.permutation(len(y)) if scheme == "global" else blocked_permutation(blocks, rng)
+        rows.append(y[order])
+    return np.array(rows, dtype=y.dtype).reshape(n_permutations, len(y))
+
+
+def null_from_predictions(
+    instances: Sequence[Instance],
+    observed: float,
+    shuffled: np.ndarray,
+    predictions: Sequence[Sequence[PredictionValue]],
+    scheme: str = "global",
+) -> PermutationNull:
+    """The permutation null from each permutation's out-of-fold predictions.
+
+    Args:
+        instances: Instances of one task.
+        observed: The predictor's score on the true targets.
+        shuffled: Shuffled targets, one row per permutation (:func:`null_targets`).
+        predictions: Out-of-fold predictions of each row of ``shuffled``.
+        scheme: The null's scheme.
+    """
+    kind = task_kind(instances[0].task)
+    scores = tuple(
+        _score(kind, row.tolist(), pred) for row, pred in zip(shuffled, predictions, strict=True)
+    )
+    metric = "macro_f1" if kind == "adoption" else "spearman"
+    return PermutationNull(metric, observed, scores, scheme)
+
+
 def permutation_null(
     predictor: RelabelablePredictor,
     instances: Sequence[Instance],
@@ -200,6 +258,9 @@ def permutation_null(
 ) -> PermutationNull:
     """Rerun ``predictor``'s cross-validated procedure on shuffled targets.
 
+    A predictor with ``predict_labels_many`` (the learned one) fits all permutations
+    together, fold by fold; others are rerun once per permutation.
+
     Args:
         predictor: A predictor with ``predict_labels`` (e.g. the learned predictor).
         instances: Instances of one task.
@@ -207,31 +268,21 @@ def permutation_null(
         n_permutations: Number of shuffles.
         seed: Seed of the shuffles.
         scheme: ``global`` (across all instances) or ``blocked`` (within each participant).
-        progress: Show a progress bar over the permutations.
+        progress: Show a progress bar over the permutations (one-by-one predictors, in a
+            terminal only).
 
     Raises:
         ValueError: On an unknown ``scheme``.
     """
-    if scheme not in NULL_SCHEMES:
-        raise ValueError(f"unknown null scheme {scheme!r}; use {' or '.join(NULL_SCHEMES)}")
-    kind = task_kind(instances[0].task)
-    if kind == "adoption":
-        y = np.array([str(i.target) for i in instances], dtype=object)
+    shuffled = null_targets(instances, n_permutations=n_permutations, seed=seed, scheme=scheme)
+    many = getattr(predictor, "predict_labels_many", None)
+    if many is not None and n_permutations:
+        preds = many(instances, shuffled.T)
     else:
-        y = np.array([float(i.target) for i in instances])
-    blocks = [i.participant_id for i in instances]
-    rng = np.random.default_rng(seed)
-    scores = []
-    for _ in tqdm(
-        range(n_permutations), desc=f"{scheme} null {instances[0].task}", disable=not progress,
-        leave=False,
-    ):  # fmt: skip
-        order = rng.permutation(len(y)) if scheme == "global" else blocked_permutation(blocks, rng)
-        shuffled = y[order]
-        pred = predictor.predict_labels(instances, shuffled)
-        scores.append(_score(kind, shuffled.tolist(), pred))
-    metric = "macro_f1" if kind == "adoption" else "spearman"
-    return PermutationNull(metric, observed, tuple(scores), scheme)
+        preds = [predictor.predict_labels(instances, row) for row in tqdm(
+            shuffled, desc=f"{scheme} null {instances[0].task}",
+            disable=not (progress and is_terminal()), leave=False)]  # fmt: skip
+    return null_from_predictions(instances, observed, shuffled, preds, scheme)
 
 
 __all__ = [
@@ -239,6 +290,8 @@ __all__ = [
     "ChanceLevel",
     "PermutationNull",
     "blocked_permutation",
+    "null_from_predictions",
+    "null_targets",
     "permutation_null",
     "stratified_chance",
 ]

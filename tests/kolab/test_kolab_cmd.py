@@ -139,3 +139,46 @@ def test_cli_default_permutations_match_the_library() -> None:
     from collabsim.kolab.chance import DEFAULT_PERMUTATIONS
 
     assert kolab_cmd.DEFAULT_PERMUTATIONS == DEFAULT_PERMUTATIONS == 100
+
+
+def test_report_log_of_a_non_terminal_run_has_one_line_per_stage_and_no_redraws(
+    kolab_sessions_path: Path, tmp_path: Path
+) -> None:
+    """stderr redirected to a file (as in a log): no carriage-return redraws, no nested bars,
+    one line per finished stage with its time."""
+    import re
+    import subprocess
+    import sys
+
+    log = tmp_path / "report.log"
+    with log.open("wb") as err:
+        done = subprocess.run(
+            [sys.executable, "-m", "collabsim.cli.main", "kolab", "report",
+             "--data", str(kolab_sessions_path), "--out", str(tmp_path / "rep"),
+             "--tasks", "1c-k1", "--predictors", "majority,learned", "--bootstrap", "20",
+             "--permutations", "2", "--inner-folds", "3", "--jobs", "2"],
+            stdout=subprocess.PIPE, stderr=err, check=False, timeout=900,
+        )  # fmt: skip
+    assert done.returncode == 0, log.read_text()
+    text = log.read_bytes().decode()
+    assert "\r" not in text
+    lines = [line for line in text.splitlines()
+             if not line.startswith(("WARNING: ", "data warning: "))]  # fmt: skip
+    stage = re.compile(r"^.+: \d+\.\d s$")
+    assert "1c-k1 learned (+2 nulls x 2 permutations)" in text
+    assert all(stage.match(line) for line in lines), lines
+    assert [line.rsplit(":", 1)[0] for line in lines] == [
+        "1c-k1 majority",
+        "1c-k1 learned (+2 nulls x 2 permutations)",
+        "dynamics study",
+        "report files and plots",
+    ]
+
+
+def test_report_rejects_zero_jobs(kolab_sessions_path: Path, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    code = main(["kolab", "report", "--data", str(kolab_sessions_path),
+                 "--out", str(tmp_path / "rep"), "--jobs", "0"])  # fmt: skip
+    assert code == 2
+    assert "--jobs" in capsys.readouterr().err
+    assert not (tmp_path / "rep").exists()

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from collabsim.kolab.chance import permutation_null
+from collabsim.kolab.chance import null_from_predictions, null_targets, permutation_null
 from collabsim.kolab.evaluate import LABELS
 from collabsim.kolab.instances import InstanceSet
 from collabsim.kolab.predictors.learned import LearnedPredictor, ModelConfig, _FoldData
@@ -33,30 +33,40 @@ class _PerDesignReference(LearnedPredictor):
     the fold featurizers (which never see labels)."""
 
     def _fit_rows(
-        self, fold: _FoldData, fit: np.ndarray, pred: np.ndarray, configs: Sequence[ModelConfig]
+        self,
+        fold: _FoldData,
+        fit: np.ndarray,
+        pred: np.ndarray,
+        configs: Sequence[ModelConfig],
+        codes: np.ndarray,
     ) -> list[np.ndarray]:
         feats = self._featurizer(fold.table, fold.counts, fit)
-        y = fold.codes[fit]
         out = []
         for cfg in configs:
             x_fit, x_pred = feats.matrix(fit, cfg), feats.matrix(pred, cfg)
-            if fold.kind == "adoption":
-                counts = np.bincount(y, minlength=len(LABELS))
-                present = np.flatnonzero(counts)
-                if len(present) < 2:
-                    out.append(np.full(len(pred), present[0] if len(present) else 0))
-                    continue
-                n_class = np.zeros(len(LABELS))
-                n_class[present] = len(present) * counts[present]
-                targets = np.where(y[:, None] == present[None, :], 1.0, -1.0)
-                coef, b = _plain_ridge(x_fit, targets, len(y) / n_class[y], cfg.alpha)
-                out.append(present[np.argmax(x_pred @ coef + b, axis=1)])
-            else:
-                assert fold.offsets is not None
-                dev = (y - fold.offsets[fit])[:, None]
-                coef, b = _plain_ridge(x_fit, dev, np.ones(len(y)), cfg.alpha)
-                out.append(np.clip(fold.offsets[pred] + (x_pred @ coef + b)[:, 0], 1.0, 5.0))
+            columns = []
+            for y in codes.T:  # one target set at a time
+                columns.append(self._one(fold, fit, pred, cfg, x_fit, x_pred, y))
+            out.append(np.stack(columns, axis=1))
         return out
+
+    @staticmethod
+    def _one(fold: _FoldData, fit: np.ndarray, pred: np.ndarray, cfg: ModelConfig,
+             x_fit: np.ndarray, x_pred: np.ndarray, y: np.ndarray) -> np.ndarray:  # fmt: skip
+        if fold.kind == "adoption":
+            counts = np.bincount(y, minlength=len(LABELS))
+            present = np.flatnonzero(counts)
+            if len(present) < 2:
+                return np.full(len(pred), present[0] if len(present) else 0)
+            n_class = np.zeros(len(LABELS))
+            n_class[present] = len(present) * counts[present]
+            targets = np.where(y[:, None] == present[None, :], 1.0, -1.0)
+            coef, b = _plain_ridge(x_fit, targets, len(y) / n_class[y], cfg.alpha)
+            return present[np.argmax(x_pred @ coef + b, axis=1)]
+        assert fold.offsets is not None
+        dev = (y - fold.offsets[fit])[:, None]
+        coef, b = _plain_ridge(x_fit, dev, np.ones(len(y)), cfg.alpha)
+        return np.clip(fold.offsets[pred] + (x_pred @ coef + b)[:, 0], 1.0, 5.0)
 
 
 @pytest.mark.parametrize("task", ["1b+h", "2a"])
@@ -99,3 +109,40 @@ def test_same_seed_same_null_with_a_warm_or_a_fresh_predictor(
     assert first.scores == again.scores == fresh.scores
     other = permutation_null(warm, inst, 0.0, n_permutations=3, seed=6, scheme="blocked")
     assert other.scores != first.scores
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("task", ["1c-k1", "2a"])
+def test_twenty_permutations_stacked_equal_one_by_one(
+    explorer_instances: InstanceSet, task: str
+) -> None:
+    """The null of one task with 20 permutations: all permutations fitted together (stacked
+    targets, shared featurizers and solves, folds over two processes) give the scores of
+    refitting one permutation at a time with a plain ridge per design, to within 1e-12."""
+    inst = explorer_instances.by_task(task)
+    # the default grid; three inner folds keep the one-by-one reference affordable
+    stacked = LearnedPredictor(progress=False, jobs=2, inner_folds=3)
+    one_by_one = _PerDesignReference(progress=False, jobs=1, inner_folds=3)
+    y = np.array([i.target for i in inst], dtype=float if task == "2a" else object)
+    assert stacked.predict_labels(inst, y) == one_by_one.predict_labels(inst, y)
+    for scheme in ("global", "blocked"):
+        shuffled = null_targets(inst, n_permutations=20, seed=0, scheme=scheme)
+        fast = permutation_null(stacked, inst, 0.0, n_permutations=20, seed=0, scheme=scheme)
+        slow = [
+            _score_one(inst, row, one_by_one.predict_labels(inst, row)) for row in shuffled
+        ]
+        assert len(fast.scores) == 20
+        np.testing.assert_allclose(fast.scores, slow, rtol=0, atol=1e-12)
+
+
+def _score_one(inst: Sequence, row: np.ndarray, pred: list) -> float:
+    return null_from_predictions(inst, 0.0, row[None, :], [pred]).scores[0]
+
+
+def test_results_do_not_depend_on_the_number_of_jobs(explorer_instances: InstanceSet) -> None:
+    inst = explorer_instances.by_task("1c-k2")
+    shuffled = null_targets(inst, n_permutations=5, seed=1, scheme="global")
+    one = LearnedPredictor(progress=False, jobs=1).predict_with_targets(inst, shuffled)
+    two = LearnedPredictor(progress=False, jobs=2).predict_with_targets(inst, shuffled)
+    assert one[0].predictions == two[0].predictions
+    assert one[1] == two[1]

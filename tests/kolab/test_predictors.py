@@ -146,7 +146,8 @@ def test_learned_predictor_is_leave_one_participant_out(
 
     monkeypatch.setattr(LearnedPredictor, "_fit_predict", spy)
     grid = (ModelConfig(("text", "cues"), 8, 30.0), ModelConfig(("cues",), 0, 300.0))
-    run = LearnedPredictor(progress=False, grid=grid, inner_folds=3).predict(inst)
+    # jobs=1: the spy records in this process (folds run in worker processes otherwise)
+    run = LearnedPredictor(progress=False, grid=grid, inner_folds=3, jobs=1).predict(inst)
     assert len(folds) == len(set(groups))
     for train, test in folds:
         assert len(test) == 1 and not (train & test)

@@ -34,7 +34,6 @@ given seed.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -43,15 +42,15 @@ from scipy import sparse, stats
 from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
 from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 from sklearn.preprocessing import StandardScaler
-from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
 
-from collabsim.kolab.evaluate import LABELS, macro_f1_codes
+from collabsim.kolab.evaluate import LABELS
 from collabsim.kolab.instances import HISTORY_TASKS, Instance
+from collabsim.kolab.parallel import default_jobs, fork_map
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind, task_kind
 from collabsim.kolab.predictors.baselines import carry_forward
 from collabsim.kolab.predictors.features import FeatureTable, feature_table
-from collabsim.kolab.predictors.ridge import FitProblem, RidgeStats, ridge_stats
+from collabsim.kolab.predictors.ridge import FitProblem
+from collabsim.kolab.progress import Clock, Stage
 
 _HASH_FEATURES = 2**18
 _MIN_DF = 2
@@ -139,8 +138,7 @@ class FoldFeaturizer:
         seed: int,
     ) -> None:
         self.fit_rows = np.asarray(fit_rows)
-        self._table = table
-        self._lsa: dict[str, np.ndarray] = {}
+        lsa: dict[str, np.ndarray] = {}
         for col, matrix in counts.items():
             train = matrix[self.fit_rows]
             keep = np.flatnonzero(np.asarray((train > 0).sum(axis=0)).ravel() >= _MIN_DF)
@@ -151,36 +149,24 @@ class FoldFeaturizer:
             if comps.shape[1] == 0:
                 continue
             scaler = StandardScaler().fit(comps[self.fit_rows])
-            self._lsa[col] = scaler.transform(comps)
-        self._numeric: dict[str, np.ndarray] = {}
+            lsa[col] = scaler.transform(comps)
+        numeric: dict[str, np.ndarray] = {}
         for group, block in table.blocks.items():
             if block.shape[1]:
                 scaler = StandardScaler().fit(block[self.fit_rows])
-                self._numeric[group] = scaler.transform(block)
+                numeric[group] = scaler.transform(block)
         # every configuration's design is a column subset of one matrix, so the ridge
         # statistics of a training set are computed once and sliced per configuration
-        parts = [*self._lsa.values(), *self._numeric.values()]
+        parts = [*lsa.values(), *numeric.values()]
         self.full = np.hstack(parts) if parts else np.zeros((len(table), 0))
+        self._lsa_widths = {col: comps.shape[1] for col, comps in lsa.items()}
+        self._numeric_widths = {group: block.shape[1] for group, block in numeric.items()}
         self._starts: dict[str, int] = {}
         start = 0
-        for name, block in [*self._lsa.items(), *self._numeric.items()]:
+        for name, block in [*lsa.items(), *numeric.items()]:
             self._starts[name] = start
             start += block.shape[1]
         self._columns: dict[tuple[tuple[str, ...], int], np.ndarray] = {}
-        self._blocks: dict[tuple[tuple[str, ...], int], tuple[np.ndarray, np.ndarray]] = {}
-        # label-free ridge statistics of each design on the training rows (ratings)
-        self._unweighted: dict[tuple[tuple[str, ...], int], RidgeStats] = {}
-
-    def unweighted_stats(self, config: ModelConfig) -> RidgeStats:
-        """Unweighted ridge statistics of ``config``'s design on the training rows (cached).
-
-        Label-free, so every permutation of the null reuses them.
-        """
-        key = (config.groups, config.k)
-        if key not in self._unweighted:
-            x = self.matrix(self.fit_rows, config)
-            self._unweighted[key] = ridge_stats(x, np.ones(len(self.fit_rows)))
-        return self._unweighted[key]
 
     def columns(self, config: ModelConfig) -> np.ndarray:
         """Indices into :attr:`full` of ``config``'s design, in :meth:`matrix`'s order."""
@@ -188,23 +174,14 @@ class FoldFeaturizer:
         if key not in self._columns:
             cols: list[np.ndarray] = []
             if "text" in config.groups:
-                for col, comps in self._lsa.items():
-                    width = min(config.k, comps.shape[1])
-                    cols.append(self._starts[col] + np.arange(width))
+                for col, width in self._lsa_widths.items():
+                    cols.append(self._starts[col] + np.arange(min(config.k, width)))
             for group in config.groups:
-                if group in self._numeric:
-                    width = self._numeric[group].shape[1]
+                if group in self._numeric_widths:
+                    width = self._numeric_widths[group]
                     cols.append(self._starts[group] + np.arange(width))
             self._columns[key] = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
         return self._columns[key]
-
-    def block(self, config: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
-        """``np.ix_`` index of ``config``'s columns against themselves (a Gram sub-block)."""
-        key = (config.groups, config.k)
-        if key not in self._blocks:
-            cols = self.columns(config)
-            self._blocks[key] = np.ix_(cols, cols)
-        return self._blocks[key]
 
     def matrix(self, rows: np.ndarray, config: ModelConfig) -> np.ndarray:
         """Design matrix of ``rows`` under ``config`` (one zero column when it has none)."""
@@ -214,19 +191,48 @@ class FoldFeaturizer:
         return self.full[np.ix_(np.asarray(rows), cols)]
 
 
-def _score(kind: TaskKind, y: np.ndarray, pred: np.ndarray) -> float:
-    """Inner selection score: macro-F1 of label codes, or Spearman rho of ratings."""
+def _scores(kind: TaskKind, y: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """Inner selection score of each target column: macro-F1 of label codes, or Spearman rho
+    of ratings (-inf when the predictions or the targets are constant).
+
+    Args:
+        kind: Task kind.
+        y: Targets, ``(rows, columns)``.
+        pred: Predictions, ``(configurations, rows, columns)``.
+
+    Returns:
+        Scores, ``(configurations, columns)``.
+    """
+    n_cfg, n, n_col = pred.shape
     if kind == "adoption":
-        return macro_f1_codes(y, pred)
-    if len(set(pred.tolist())) < 2 or len(set(y.tolist())) < 2:
-        return -math.inf
-    return float(stats.spearmanr(y.astype(float), pred.astype(float)).statistic)
+        k = len(LABELS)
+        cell = (np.arange(n_cfg * n_col).reshape(n_cfg, 1, n_col) * (k * (k + 1))
+                + y[None].astype(np.int64) * (k + 1) + pred)  # fmt: skip
+        m = np.bincount(cell.ravel(), minlength=n_cfg * n_col * k * (k + 1))
+        m = m.reshape(n_cfg, n_col, k, k + 1)
+        tp = np.diagonal(m[..., :k], axis1=2, axis2=3).astype(float)
+        fp = m[..., :k].sum(axis=2) - tp
+        fn = m.sum(axis=3) - tp
+        denom = 2 * tp + fp + fn
+        f1 = np.divide(2 * tp, denom, out=np.zeros_like(tp), where=denom > 0)
+        return f1.mean(axis=2)
+    # Spearman rho = Pearson correlation of the ranks, column by column: each column's value
+    # depends on that column only, so configurations with equal predictions tie exactly
+    ok = (y != y[:1]).any(axis=0)[None, :] & (pred != pred[:, :1]).any(axis=1)
+    ry = stats.rankdata(y, axis=0)
+    ry = ry - ry.mean(axis=0)
+    rp = stats.rankdata(pred, axis=1)
+    rp = rp - rp.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = (ry[None] * rp).sum(axis=1) / np.sqrt((ry**2).sum(axis=0)[None] * (rp**2).sum(axis=1))
+    return np.where(ok, rho, -np.inf)
 
 
 def _label_codes(y: np.ndarray) -> np.ndarray:
-    """Adoption labels as indices into ``LABELS``."""
+    """Adoption labels as indices into ``LABELS`` (any shape)."""
     index = {lab: k for k, lab in enumerate(LABELS)}
-    return np.array([index[str(v)] for v in y], dtype=np.int64)
+    flat = np.array([index[str(v)] for v in np.asarray(y).ravel()], dtype=np.int64)
+    return flat.reshape(np.shape(y))
 
 
 def carry_forward_offsets(instances: Sequence[Instance]) -> np.ndarray:
@@ -264,6 +270,8 @@ class LearnedPredictor:
         groups: Feature groups allowed (``None`` = all); configurations needing others are
             dropped, which is how a group is switched off.
         k_max: LSA components fitted per text column.
+        jobs: Processes the folds are spread over (None = all cores); the results do not
+            depend on it.
     """
 
     name = "learned"
@@ -280,8 +288,15 @@ class LearnedPredictor:
         grid: Sequence[ModelConfig] | None = None,
         groups: Sequence[str] | None = None,
         k_max: int = 32,
+        jobs: int | None = None,
     ) -> None:
         self.seed = seed
+        self.jobs = default_jobs() if jobs is None else max(1, int(jobs))
+        self.timings: dict[str, tuple[float, float]] = {}
+        """Wall and CPU seconds spent so far building fold featurizers (``featurizers``)
+        and fitting every target set (``fits``)."""
+        self.stage: Stage | None = None
+        """Progress stage of the current setting (set by the caller), ticked once per fold."""
         self.progress = progress
         self.inner_folds = inner_folds
         self.grid = tuple(grid) if grid is not None else None
@@ -307,7 +322,13 @@ class LearnedPredictor:
         ids = tuple(i.instance_id for i in instances)
         if self._prepared is None or self._prepared[0] != ids:
             table = feature_table(instances)
-            counts = {col: char_counts(docs) for col, docs in table.texts.items()}
+            counts = {}
+            for col, docs in table.texts.items():
+                # an n-gram in fewer than _MIN_DF documents overall is in fewer in any
+                # training set, so no fold keeps it: dropping it once changes no number
+                matrix = char_counts(docs)
+                df = np.bincount(matrix.indices, minlength=matrix.shape[1])
+                counts[col] = matrix[:, np.flatnonzero(df >= _MIN_DF)].tocsr()
             self._prepared = (ids, table, counts)
             self._fold_cache = {}
         return self._prepared[1], self._prepared[2]
@@ -337,8 +358,27 @@ class LearnedPredictor:
 
     def predict(self, instances: Sequence[Instance], *, run: int = 0) -> PredictionRun:
         """Out-of-fold predictions for every instance (one fold per participant)."""
+        return self.predict_with_targets(instances, None, run=run)[0]
+
+    def predict_with_targets(
+        self, instances: Sequence[Instance], extra: np.ndarray | None, *, run: int = 0
+    ) -> tuple[PredictionRun, list[list[PredictionValue]]]:
+        """:meth:`predict`, plus out-of-fold predictions of other target sets fitted with it.
+
+        The permutation null uses this: every fold's featurizers, Gram matrices and solves
+        serve the true targets and all permuted ones together.
+
+        Args:
+            instances: Instances of one task.
+            extra: Other target sets, ``(n_sets, len(instances))`` (None: none).
+            run: Run index.
+
+        Returns:
+            The prediction run on the true targets and one prediction list per extra set.
+        """
         task = instances[0].task if instances else ""
         kind = task_kind(task)
+        n_extra = 0 if extra is None else len(extra)
         if kind == "adoption":
             y = np.array([str(i.target) for i in instances], dtype=object)
         else:
@@ -350,18 +390,20 @@ class LearnedPredictor:
                 instance_ids=(), predictions=(),
                 notes=("no allowed feature group applies to this task",),
                 missing=tuple(i.instance_id for i in instances),
-            )  # fmt: skip
+            ), [[None] * len(instances) for _ in range(n_extra)]  # fmt: skip
         if len({i.participant_id for i in instances}) < 2:
             notes.append("fewer than two participants: no cross-validation possible")
             values: list[PredictionValue] = [None] * len(instances)
+            extras: list[list[PredictionValue]] = [list(values) for _ in range(n_extra)]
         else:
-            values = self.predict_labels(instances, y)
+            ys = y[:, None] if extra is None else np.column_stack([y, np.asarray(extra).T])
+            values, *extras = self.predict_labels_many(instances, ys)
             chosen = dict.fromkeys(
                 f"{'+'.join(c.groups)}" + (f" k={c.k}" if "text" in c.groups else "")
                 + f" alpha={c.alpha:g}" for c in self.selected
             )  # fmt: skip
             notes.append(f"configurations chosen by nested selection: {'; '.join(chosen)}")
-        return PredictionRun.over(self.name, self.modality, instances, values, run, notes)
+        return PredictionRun.over(self.name, self.modality, instances, values, run, notes), extras
 
     def predict_labels(
         self, instances: Sequence[Instance], y: np.ndarray
@@ -372,41 +414,78 @@ class LearnedPredictor:
             instances: Instances of one task, from at least two participants.
             y: Targets aligned with ``instances``.
         """
+        return self.predict_labels_many(instances, np.asarray(y)[:, None])[0]
+
+    def predict_labels_many(
+        self, instances: Sequence[Instance], ys: np.ndarray
+    ) -> list[list[PredictionValue]]:
+        """Out-of-fold predictions of several target sets, fitted together.
+
+        Each fold's featurizers are fitted once, and every fit serves all target sets at
+        once (:class:`~collabsim.kolab.predictors.ridge.FitProblem`); the featurizers and
+        then the outer folds are spread over :attr:`jobs` processes. Column ``j`` gets the
+        numbers :meth:`predict_labels` gives for ``ys[:, j]`` alone. :attr:`selected` holds
+        the configuration chosen in each outer fold for the first column.
+
+        Args:
+            instances: Instances of one task, from at least two participants.
+            ys: Targets, ``(len(instances), n_sets)``.
+        """
         kind = task_kind(instances[0].task)
         table, counts = self._prepare(instances)
         fold = _FoldData(
             kind=kind,
-            codes=_label_codes(y) if kind == "adoption" else y.astype(float),
+            codes=_label_codes(ys) if kind == "adoption" else ys.astype(float),
             offsets=None if kind == "adoption" else carry_forward_offsets(instances),
             table=table,
             counts=counts,
             groups=np.array([i.participant_id for i in instances], dtype=object),
             grid=self._grid(kind, self.uses_history_for(instances[0].task)),
         )
-        predictions: list[PredictionValue] = [None] * len(instances)
+        folds = list(LeaveOneGroupOut().split(np.zeros(len(ys)), None, fold.groups))
+        # every training set (outer, and inner of each outer fold) gets one featurizer,
+        # shared by every inner fold that repeats it and by every target set
+        needed: dict[bytes, np.ndarray] = {}
+        for train, _ in folds:
+            needed.setdefault(_rows_key(train), train)
+            if self._needs_selection(train, fold):
+                for inner_train, _ in self._inner_splits(train, fold):
+                    needed.setdefault(_rows_key(train[inner_train]), train[inner_train])
+        todo = [rows for key, rows in needed.items() if key not in self._fold_cache]
+        if self.stage is not None:
+            self.stage.add_total(len(todo) + len(folds))
+        tick = None if self.stage is None else self.stage.update
+        with Clock(self.timings, "featurizers"):
+            built = fork_map(_build_featurizer, (table, counts, self.k_max, self.seed), todo,
+                             jobs=self.jobs, on_done=tick)  # fmt: skip
+        for rows, feats in zip(todo, built, strict=True):
+            self._fold_cache[_rows_key(rows)] = feats
+        with Clock(self.timings, "fits"):
+            results = fork_map(_outer_fold, (self, fold), folds, jobs=self.jobs, on_done=tick)
+        predictions = np.empty(ys.shape, dtype=np.int64 if kind == "adoption" else float)
         self.selected = []
-        folds = list(LeaveOneGroupOut().split(np.zeros(len(y)), y, fold.groups))
-        # one BLAS thread: these problems are tiny, and OpenBLAS threads on a busy machine
-        # slow the solvers down by an order of magnitude
-        with threadpool_limits(limits=1):
-            for train, test in tqdm(
-                folds, desc=f"learned {instances[0].task} LOPO", disable=not self.progress,
-                leave=False,
-            ):  # fmt: skip
-                values = self._fit_predict(train, test, fold)
-                for idx, value in zip(test, values, strict=True):
-                    predictions[idx] = value
-        return predictions
+        for (_, test), (values, choice) in zip(folds, results, strict=True):
+            predictions[test] = values
+            self.selected.append(fold.grid[int(choice[0])])
+        if kind == "adoption":
+            return [[LABELS[int(v)] for v in col] for col in predictions.T]
+        return [[float(v) for v in col] for col in predictions.T]
 
     def _fit_rows(
-        self, fold: _FoldData, fit: np.ndarray, pred: np.ndarray, configs: Sequence[ModelConfig]
+        self,
+        fold: _FoldData,
+        fit: np.ndarray,
+        pred: np.ndarray,
+        configs: Sequence[ModelConfig],
+        codes: np.ndarray,
     ) -> list[np.ndarray]:
         """Predictions of the ``pred`` rows by each configuration fitted on the ``fit`` rows.
 
-        Every configuration is a column subset of the training set's full design matrix, so
-        the (weighted) Gram matrix is computed once for all of them and configurations
-        differing only in the penalty share one solve setup (:class:`~collabsim.kolab.predictors.ridge.FitProblem`).
-        Adoption predictions are label codes.
+        ``codes`` are the training rows' targets, one column per target set; each result is
+        ``(len(pred), n_sets)`` (label codes for adoption). Every configuration is a column
+        subset of the training set's full design matrix, so the (weighted) Gram matrices
+        are computed once for all of them, and configurations differing only in the
+        penalty share one solve setup (:class:`~collabsim.kolab.predictors.ridge.FitProblem`).
         """
         feats = self._featurizer(fold.table, fold.counts, fit)
         problem = FitProblem(
@@ -414,7 +493,7 @@ class LearnedPredictor:
             feats,
             fit,
             pred,
-            fold.codes[fit],
+            codes,
             None if fold.offsets is None else fold.offsets[fit],
             None if fold.offsets is None else fold.offsets[pred],
         )
@@ -428,31 +507,71 @@ class LearnedPredictor:
                 out[p] = values
         return out  # every position is filled: each config belongs to one design
 
-    def _select(self, train: np.ndarray, fold: _FoldData) -> ModelConfig:
-        """Pick a configuration by grouped inner cross-validation on ``train`` only."""
-        grid = fold.grid
-        n_groups = len(set(fold.groups[train].tolist()))
-        if len(grid) == 1 or n_groups < 2:
-            return grid[0]
+    def _needs_selection(self, train: np.ndarray, fold: _FoldData) -> bool:
+        return len(fold.grid) > 1 and len(set(fold.groups[train].tolist())) >= 2
+
+    def _inner_splits(
+        self, train: np.ndarray, fold: _FoldData
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Grouped inner folds of ``train`` (positions within ``train``)."""
+        groups = fold.groups[train]
         if self.inner_folds is None:
             inner: LeaveOneGroupOut | GroupKFold = LeaveOneGroupOut()
         else:
-            inner = GroupKFold(n_splits=min(self.inner_folds, n_groups))
-        pooled = [np.empty(len(train), dtype=fold.codes.dtype) for _ in grid]
-        for inner_train, inner_val in inner.split(train, groups=fold.groups[train]):
-            preds = self._fit_rows(fold, train[inner_train], train[inner_val], grid)
+            inner = GroupKFold(n_splits=min(self.inner_folds, len(set(groups.tolist()))))
+        return list(inner.split(train, groups=groups))
+
+    def _select(self, train: np.ndarray, fold: _FoldData) -> np.ndarray:
+        """Pick a configuration per target set by grouped inner cross-validation on ``train``.
+
+        Returns:
+            Index into the grid of each target set's configuration (ties: the earlier,
+            simpler one).
+        """
+        grid = fold.grid
+        codes = fold.codes[train]
+        if not self._needs_selection(train, fold):
+            return np.zeros(codes.shape[1], dtype=np.int64)
+        pooled = np.empty((len(grid), *codes.shape), dtype=fold.codes.dtype)
+        for inner_train, inner_val in self._inner_splits(train, fold):
+            preds = self._fit_rows(
+                fold, train[inner_train], train[inner_val], grid, codes[inner_train]
+            )
             for out, values in zip(pooled, preds, strict=True):
                 out[inner_val] = values
-        scores = [_score(fold.kind, fold.codes[train], out) for out in pooled]
-        return grid[int(np.argmax(scores))]  # ties: the earlier (simpler) configuration
+        return np.argmax(_scores(fold.kind, codes, pooled), axis=0)
 
     def _fit_predict(
         self, train: np.ndarray, test: np.ndarray, fold: _FoldData
-    ) -> list[PredictionValue]:
-        """Select on ``train`` (nested), refit there and predict ``test`` (one outer fold)."""
-        config = self._select(train, fold)
-        self.selected.append(config)
-        (out,) = self._fit_rows(fold, train, test, [config])
-        if fold.kind == "adoption":
-            return [LABELS[int(v)] for v in out]
-        return [float(v) for v in out]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Select on ``train`` (nested), refit there and predict ``test`` (one outer fold).
+
+        Returns:
+            Predictions ``(len(test), n_sets)`` and each set's chosen configuration index.
+        """
+        choice = self._select(train, fold)
+        chosen = sorted(set(choice.tolist()))
+        preds = self._fit_rows(fold, train, test, [fold.grid[c] for c in chosen], fold.codes[train])
+        out = np.empty((len(test), len(choice)), dtype=preds[0].dtype)
+        for pos, c in enumerate(chosen):
+            cols = np.flatnonzero(choice == c)
+            out[:, cols] = preds[pos][:, cols]
+        return out, choice
+
+
+def _rows_key(rows: np.ndarray) -> bytes:
+    return np.sort(rows).astype(np.int64).tobytes()
+
+
+def _build_featurizer(
+    state: tuple[FeatureTable, dict[str, sparse.csr_matrix], int, int], rows: np.ndarray
+) -> FoldFeaturizer:
+    table, counts, k_max, seed = state
+    return FoldFeaturizer(table, counts, rows, k_max, seed)
+
+
+def _outer_fold(
+    state: tuple[LearnedPredictor, _FoldData], split: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    predictor, fold = state
+    return predictor._fit_predict(split[0], split[1], fold)

@@ -38,6 +38,7 @@ from tqdm.auto import tqdm
 from collabsim.graphs.model import RESPONSE_LABELS
 from collabsim.kolab.instances import Instance
 from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, TaskKind
+from collabsim.kolab.progress import is_terminal
 from collabsim.kolab.render import FrameSource, Modality, RenderedInput, modality_name, render
 
 # ----------------------------------------------------------------------------- parsing
@@ -359,7 +360,8 @@ class LLMPredictor:
         self, batches: list[list[dict[str, Any]]], tag: str, desc: str
     ) -> list[str | BaseException]:
         semaphore = asyncio.Semaphore(self.concurrency)
-        bar = tqdm(total=len(batches), desc=desc, disable=not self.progress, leave=False)
+        bar = tqdm(total=len(batches), desc=desc, disable=not (self.progress and is_terminal()),
+                   leave=False)  # fmt: skip
 
         async def one(messages: list[dict[str, Any]]) -> str | BaseException:
             async with semaphore:

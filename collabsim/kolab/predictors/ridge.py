@@ -1,19 +1,26 @@
-"""Closed-form weighted ridge fits of the learned Kolab predictors, shared across designs.
+"""Closed-form weighted ridge fits of the learned Kolab predictors, for many targets at once.
 
 Every configuration of the selection grid uses a column subset of one training set's full
 design matrix (:class:`~collabsim.kolab.predictors.learned.FoldFeaturizer`). The weighted
 centring and Gram matrix of a column subset are sub-blocks of the full ones, so
-:class:`FitProblem` computes them once per training set and set of targets and solves each
-configuration from its sub-block; the results are exactly those of a separate fit per
-design (``tests/kolab/test_learned_null.py``). What does not depend on the labels is kept
-on the fold featurizer and reused by every permutation of the null.
+:class:`FitProblem` computes them once per training set and solves each configuration from
+its sub-block; the results are those of a separate fit per design
+(``tests/kolab/test_learned_null.py``).
+
+The targets are a matrix: one column per set of labels (the true ones and every permutation
+of the null), all fitted together. Ratings are unweighted, so one Gram matrix per design and
+penalty serves every column in a single solve with the columns stacked as right-hand sides.
+Adoption rows are class-weighted and the weights follow the labels, so each column has its
+own weighted Gram matrix; they are built and solved as one batched (stacked) computation.
+This module knows designs only through :class:`DesignSource`; it imports nothing from the
+learned predictor.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -21,9 +28,23 @@ from collabsim.kolab.evaluate import LABELS
 from collabsim.kolab.predictors.base import TaskKind
 
 
+class DesignSource(Protocol):
+    """The full design matrix of one training set and the column subset of each configuration."""
+
+    full: np.ndarray
+
+    def columns(self, config: Any) -> np.ndarray:
+        """Indices into :attr:`full` of ``config``'s design."""
+        ...
+
+    def matrix(self, rows: np.ndarray, config: Any) -> np.ndarray:
+        """Design matrix of ``rows`` under ``config`` (one zero column when it has none)."""
+        ...
+
+
 @dataclass(frozen=True)
 class RidgeStats:
-    """Weighted centring and Gram matrix of one training set's full design matrix.
+    """Weighted centring and Gram matrix of one design matrix.
 
     Attributes:
         x_mean: Weighted column means.
@@ -38,26 +59,6 @@ class RidgeStats:
     weights: np.ndarray
 
 
-class Design(Protocol):
-    """What a fit reads from a training set's featurizer (the learned predictors' fold featurizer).
-
-    ``config`` is a model configuration; the featurizer maps it to its design's columns.
-    """
-
-    full: np.ndarray
-    fit_rows: np.ndarray
-
-    def columns(self, config: Hashable) -> np.ndarray: ...
-
-    def block(self, config: Hashable) -> tuple[np.ndarray, np.ndarray]: ...
-
-    def matrix(self, rows: np.ndarray, config: Hashable) -> np.ndarray: ...
-
-    def unweighted_stats(self, config: Hashable) -> RidgeStats:
-        """Unweighted :func:`ridge_stats` of ``config``'s design on :attr:`fit_rows` (cached)."""
-        ...
-
-
 def ridge_stats(x: np.ndarray, weights: np.ndarray) -> RidgeStats:
     """Centring and Gram matrix of ``x`` under row ``weights`` (nothing here reads targets)."""
     w = weights / weights.sum()
@@ -66,64 +67,44 @@ def ridge_stats(x: np.ndarray, weights: np.ndarray) -> RidgeStats:
     return RidgeStats(x_mean, xc, xc.T @ (xc * weights[:, None]), weights)
 
 
-def _ridge_solve(
-    st: RidgeStats,
-    t_mean: np.ndarray,
-    rhs: np.ndarray,
-    cols: np.ndarray | None,
-    alphas: Sequence[float],
-    block: tuple[np.ndarray, np.ndarray] | None = None,
-) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Ridge solutions on the columns ``cols`` (None = all) of a prepared training set.
+def _penalised(gram: np.ndarray, alphas: Sequence[float]) -> np.ndarray:
+    """``gram + alpha I`` for each penalty, stacked on a new axis before the last two.
 
-    ``rhs`` is ``xc^T W (t - t_mean)`` over all columns; a column subset's Gram matrix,
-    right-hand side and means are sub-blocks of the full ones (``block`` is the
-    ``np.ix_(cols, cols)`` index when the caller has it). The penalties are solved in one
-    batched call (each system is still solved on its own, so the numbers are the same).
+    Only the diagonal changes, so the result is built by copying ``gram`` and adding each
+    penalty to the diagonal (the same numbers as adding ``alpha * eye``).
     """
-    if cols is not None:
-        if cols.size == 0:  # no features: the weighted mean target
-            return [(np.zeros((0, rhs.shape[1])), t_mean.copy()) for _ in alphas]
-        gram = st.gram[block if block is not None else np.ix_(cols, cols)]
-        rhs, x_mean = rhs[cols], st.x_mean[cols]
-    else:
-        gram, x_mean = st.gram, st.x_mean
-    eye = np.eye(gram.shape[0])
-    systems = np.stack([gram + alpha * eye for alpha in alphas])
-    coefs = np.linalg.solve(systems, np.broadcast_to(rhs, (len(alphas), *rhs.shape)))
-    return [(coef, t_mean - x_mean @ coef) for coef in coefs]
-
-
-def _targets_moments(st: RidgeStats, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted target mean and ``xc^T W (t - t_mean)``: the only label-dependent parts."""
-    w = st.weights / st.weights.sum()
-    t_mean = w @ targets
-    return t_mean, st.xc.T @ ((targets - t_mean) * st.weights[:, None])
+    d = gram.shape[-1]
+    out = np.empty((*gram.shape[:-2], len(alphas), d, d))
+    diag = np.arange(d)
+    for a, alpha in enumerate(alphas):
+        out[..., a, :, :] = gram
+        out[..., a, diag, diag] += alpha
+    return out
 
 
 class FitProblem:
-    """One training set and its targets, fitted for any column subset (configuration).
+    """One training set and many target columns, fitted for any column subset (configuration).
 
     Adoption: a class-weighted ridge classifier (one-vs-rest targets +-1, each class weighted
-    ``n / (3 n_class)`` as scikit-learn's ``balanced``; the highest score wins), solved in
-    closed form, which keeps the thousands of fits of nested selection and the permutation
-    null cheap. The class weights depend on the labels, so the weighted Gram matrix is
-    recomputed for each set of targets, once for all configurations.
+    ``n / (n_present n_class)`` as scikit-learn's ``balanced``; the highest score wins),
+    solved in closed form. The class weights depend on the labels, so each target column
+    has its own weighted Gram matrix; columns are grouped by the classes they contain and
+    each group is built and solved as one batch.
 
     Ratings: ridge regression of the deviation ``rating - offset`` from a baseline known at
     prediction time (the carry-forward rating), predicting ``offset + fit`` clipped to
     [1, 5]. Centring on the baseline keeps the fitted intercept (a mean over the training
-    participants, which moves against the held-out one) from deciding the ranking. The rows
-    are unweighted, so each design's centring and Gram matrix are label-free: computed once
-    per training set and design (kept on its :class:`FoldFeaturizer`) however many
-    permutations follow, on the design's own matrix as a single fit would.
+    participants, which moves against the held-out one) from deciding the ranking. Rows are
+    unweighted, so each design's Gram matrix is label-free: one solve per design and penalty
+    serves all target columns.
 
     Args:
         kind: Task kind.
-        feats: The training set's featurizer.
+        feats: The training set's design source (its featurizer).
         fit: Training rows.
         pred: Rows to predict.
-        codes: Targets of the training rows (label codes, or ratings).
+        codes: Targets of the training rows, one column per target set (label codes, or
+            ratings); shape ``(len(fit), n_targets)``.
         offset_fit: Carry-forward ratings of the training rows (ratings only).
         offset_pred: Carry-forward ratings of the predicted rows (ratings only).
     """
@@ -131,7 +112,7 @@ class FitProblem:
     def __init__(
         self,
         kind: TaskKind,
-        feats: Design,
+        feats: DesignSource,
         fit: np.ndarray,
         pred: np.ndarray,
         codes: np.ndarray,
@@ -140,53 +121,99 @@ class FitProblem:
     ) -> None:
         self.kind = kind
         self.feats, self.fit, self.pred = feats, fit, pred
+        self.n_targets = codes.shape[1]
         self.x_pred = feats.full[pred]
-        self.constant: int | None = None
         if kind == "adoption":
-            counts = np.bincount(codes.astype(np.int64), minlength=len(LABELS))
-            present = np.flatnonzero(counts)
-            if len(present) < 2:
-                self.constant = int(present[0]) if len(present) else 0
-                return
-            n_class = np.zeros(len(LABELS))
-            n_class[present] = len(present) * counts[present]
-            weights = len(codes) / n_class[codes]
-            targets = np.where(codes[:, None] == present[None, :], 1.0, -1.0)
-            self.classes = present
-            self.stats = ridge_stats(feats.full[fit], weights)
+            self._groups = self._adoption_groups(codes.astype(np.int64))
         else:
             self.base_pred = np.zeros(len(pred)) if offset_pred is None else offset_pred
             base_fit = np.zeros(len(fit)) if offset_fit is None else offset_fit
-            self.targets = (codes.astype(float) - base_fit)[:, None]
-            # the training set's own statistics are label-free: kept across permutations
-            self.cached = np.array_equal(fit, feats.fit_rows)
-            return
-        self.t_mean, self.rhs = _targets_moments(self.stats, targets)
+            self.targets = codes.astype(float) - base_fit[:, None]
 
-    def predict(self, config: Hashable, alphas: Sequence[float]) -> list[np.ndarray]:
+    def _adoption_groups(self, codes: np.ndarray) -> list[tuple[np.ndarray, Any]]:
+        """Target columns grouped by the classes present, with each group's weighted stats.
+
+        A group is ``(columns, constant)`` when fewer than two classes are present, else
+        ``(columns, (classes, x_mean, gram, t_mean, rhs))`` with one leading batch axis.
+        """
+        k = len(LABELS)
+        n = codes.shape[0]
+        counts = (codes[:, :, None] == np.arange(k)).sum(axis=0)  # (targets, classes)
+        by_present: dict[bytes, list[int]] = {}
+        for col, row in enumerate(counts > 0):
+            by_present.setdefault(row.tobytes(), []).append(col)
+        x = self.feats.full[self.fit]
+        groups: list[tuple[np.ndarray, Any]] = []
+        for cols_list in by_present.values():
+            cols = np.asarray(cols_list)
+            present = np.flatnonzero(counts[cols[0]])
+            if len(present) < 2:
+                groups.append((cols, int(present[0]) if len(present) else 0))
+                continue
+            c = codes[:, cols].T  # (group, rows)
+            n_class = np.zeros((len(cols), k))
+            n_class[:, present] = len(present) * counts[np.ix_(cols, present)]
+            weights = n / np.take_along_axis(n_class, c, axis=1)  # (group, rows)
+            w = weights / weights.sum(axis=1, keepdims=True)
+            x_mean = w @ x  # (group, features)
+            xc = x[None, :, :] - x_mean[:, None, :]
+            xct = xc.transpose(0, 2, 1)
+            gram = xct @ (xc * weights[:, :, None])
+            targets = np.where(c[:, :, None] == present[None, None, :], 1.0, -1.0)
+            t_mean = (w[:, None, :] @ targets)[:, 0, :]  # (group, classes)
+            rhs = xct @ ((targets - t_mean[:, None, :]) * weights[:, :, None])
+            groups.append((cols, (present, x_mean, gram, t_mean, rhs)))
+        return groups
+
+    def predict(self, config: Any, alphas: Sequence[float]) -> list[np.ndarray]:
         """Predictions of the rows to predict under ``config``'s design, one per penalty.
 
-        Adoption: label codes (indices into ``LABELS``), from sub-blocks of the training
-        set's weighted Gram matrix. Ratings: clipped ratings, from the design's own
-        unweighted Gram matrix, computed once per training set and design.
+        Each is an array ``(len(pred), n_targets)``: label codes (indices into ``LABELS``)
+        for adoption, clipped ratings for ratings.
         """
-        if self.constant is not None:
-            return [np.full(len(self.x_pred), self.constant, dtype=np.int64) for _ in alphas]
         if self.kind == "adoption":
-            cols = self.feats.columns(config)
-            x_test = self.x_pred[:, cols] if cols.size else np.zeros((len(self.x_pred), 0))
-            block = self.feats.block(config) if cols.size else None
-            path = _ridge_solve(self.stats, self.t_mean, self.rhs, cols, alphas, block)
-            return [self.classes[np.argmax(x_test @ coef + intercept, axis=1)]
-                    for coef, intercept in path]  # fmt: skip
-        if self.cached:
-            st = self.feats.unweighted_stats(config)
-        else:
-            st = ridge_stats(self.feats.matrix(self.fit, config), np.ones(len(self.fit)))
+            return self._predict_adoption(config, alphas)
+        x_fit = self.feats.matrix(self.fit, config)
+        st = ridge_stats(x_fit, np.ones(len(self.fit)))
+        w = st.weights / st.weights.sum()
+        t_mean = w @ self.targets
+        rhs = st.xc.T @ ((self.targets - t_mean) * st.weights[:, None])
+        coefs = np.linalg.solve(_penalised(st.gram, alphas), np.broadcast_to(
+            rhs, (len(alphas), *rhs.shape)))  # fmt: skip
         x_test = self.feats.matrix(self.pred, config)
-        path = _ridge_solve(st, *_targets_moments(st, self.targets), None, alphas)
-        return [np.clip(self.base_pred + (x_test @ coef + intercept)[:, 0], 1.0, 5.0)
-                for coef, intercept in path]  # fmt: skip
+        out = []
+        for coef in coefs:
+            intercept = t_mean - st.x_mean @ coef
+            out.append(np.clip(self.base_pred[:, None] + (x_test @ coef + intercept), 1.0, 5.0))
+        return out
+
+    def _predict_adoption(self, config: Any, alphas: Sequence[float]) -> list[np.ndarray]:
+        cols = self.feats.columns(config)
+        out = [np.empty((len(self.pred), self.n_targets), dtype=np.int64) for _ in alphas]
+        x_test = self.x_pred[:, cols]
+        for targets, group in self._groups:
+            if isinstance(group, int):
+                for values in out:
+                    values[:, targets] = group
+                continue
+            classes, x_mean, gram, t_mean, rhs = group
+            if cols.size == 0:  # no features: the weighted mean target
+                scores = np.broadcast_to(t_mean[:, None, :], (len(targets), len(self.pred),
+                                                              len(classes)))  # fmt: skip
+                for values in out:
+                    values[:, targets] = classes[np.argmax(scores, axis=2)].T
+                continue
+            sub = gram[:, cols[:, None], cols[None, :]]  # (group, d, d)
+            sub_rhs = rhs[:, cols, :]
+            coefs = np.linalg.solve(_penalised(sub, alphas), np.broadcast_to(
+                sub_rhs[:, None], (len(targets), len(alphas), *sub_rhs.shape[1:])))  # fmt: skip
+            mean = x_mean[:, cols]
+            for a, values in enumerate(out):
+                coef = coefs[:, a]  # (group, d, classes)
+                intercept = t_mean - (mean[:, None, :] @ coef)[:, 0, :]
+                scores = x_test @ coef + intercept[:, None, :]  # (group, pred rows, classes)
+                values[:, targets] = classes[np.argmax(scores, axis=2)].T
+        return out
 
 
-__all__ = ["Design", "FitProblem", "RidgeStats", "ridge_stats"]
+__all__ = ["DesignSource", "FitProblem", "RidgeStats", "ridge_stats"]
