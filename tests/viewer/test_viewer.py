@@ -226,3 +226,15 @@ def test_explorer_file_without_session_gives_every_session_with_metric_cards(
     assert cards["edges"] == "25" and cards["crossing share"] == "0.24"
     assert cards["branch \u00b7 merge \u00b7 loop"] == "2 \u00b7 2 \u00b7 2"
     assert "step ratings" in cards
+
+
+def test_report_session_pages_carry_performance_and_no_gold(viewer_job, tmp_path):
+    from collabsim.experiment.sweep_report import build_report
+
+    report = build_report([viewer_job], tmp_path / "r")
+    assert report.views == 2
+    for _, row in report.sessions.iterrows():
+        header = embedded_payload((tmp_path / "r" / row["view"]).read_text(encoding="utf-8"))[
+            "header"]
+        assert header["performance"] == pytest.approx(row["Performance"])
+        assert header["hypothesis"] == row["hypothesis"] and "gold" not in header
