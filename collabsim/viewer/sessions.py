@@ -250,6 +250,9 @@ def load_view_sessions(
     path = Path(path)
     roots = [Path(r) for r in tasks_roots]
     trace = path / "trace.jsonl" if path.is_dir() else path
+    if session is not None and (path.is_dir() or trace.suffix == ".jsonl"):
+        raise GraphSourceError(f"--session: picks a session of an explorer file, not of {path} "
+                               "(a folder's page lists all its sessions)")
     if path.is_dir() and not trace.is_file():
         return _sweep(path, roots, show_gold)
     if not path.exists():
