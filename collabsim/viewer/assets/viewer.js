@@ -384,7 +384,12 @@
       h("span", "pperf", s.kind === "kolab" ? s.nodes + " nodes" : num(s.perf, 2), main);
       h("div", "psub", [s.team, s.structure, s.seed !== "" ? "seed " + s.seed : ""].filter(Boolean).join(" \u00b7 ") +
         (s.kind === "kolab" ? "" : " \u00b7 " + s.outcome), li);
-      li.addEventListener("click", function () { load(s.i); setHash(); });
+      li.addEventListener("click", function () {
+        var began = window.performance.now();
+        load(s.i);
+        setHash();
+        document.body.setAttribute("data-pick-ms", String(Math.round(window.performance.now() - began)));
+      });
     });
     $("picker-count").textContent = shown + " of " + index.length + " sessions";
   }
@@ -414,6 +419,7 @@
   load(start);
   if (want.node && byId[want.node]) { select(want.node, "hash"); }
   document.body.setAttribute("data-view-status", "ok");
+  document.body.setAttribute("data-view-ms", String(Math.round(window.performance.now())));
   console.log("collabsim-view: drew " + document.body.getAttribute("data-drawn-nodes") + " of " +
               data.nodes.length + " nodes");
 })();
