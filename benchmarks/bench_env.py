@@ -1,6 +1,6 @@
 """Environment steps per second: cheap actions (wait, message) and code actions.
 
-Steps ``collabsim/DiscoveryTeam-v0`` (learner = agent, DR team, default structure, the env's
+Steps ``collabsim/DiscoveryTeam-v1`` (learner = agent, DR team, default structure, the env's
 defaults otherwise: one sandbox worker reused across episodes, no cell cache) with one kind of
 action repeatedly, resetting when an episode ends as a training loop does (the resets, and the
 scripted D's and R's turns and code cells between the learner's steps, are included in the
@@ -37,13 +37,13 @@ from collections.abc import Callable
 import gymnasium as gym
 import numpy as np
 
-import collabsim_envs
+import collabsim.envs
 from collabsim.core.actions import format_action
+from collabsim.envs.macro import AGENT_MACROS
 from collabsim.sandbox import zygote_pid
-from collabsim_envs.macro import AGENT_MACROS
 
-gym.register_envs(collabsim_envs)
-ENV_ID = "collabsim/DiscoveryTeam-v0"
+gym.register_envs(collabsim.envs)
+ENV_ID = "collabsim/DiscoveryTeam-v1"
 ACTIONS = {
     "wait": "WAIT_TEAMMATE_CONTINUE()",
     "message": format_action("SEND_TEAMMATE_MESSAGE", message="I am looking at the data."),

@@ -4,8 +4,8 @@
     python experiments/train_agent.py --timesteps 20000
     python experiments/train_agent.py --learner D --timesteps 20000   # a simulated collaborator
 
-Trains ``PPO("MlpPolicy")`` on ``collabsim/DiscoveryTeam-v0`` (``--learner agent``) or
-``collabsim/Collaborator-v0`` (``--learner D|R``) in the macro interface, on the ``train``
+Trains ``PPO("MlpPolicy")`` on ``collabsim/DiscoveryTeam-v1`` (``--learner agent``) or
+``collabsim/Collaborator-v1`` (``--learner D|R``) in the macro interface, on the ``train``
 split of the generated tasks. Then evaluates, on the held-out ``test`` split and on the real
 DiscoveryBench archaeology tasks (``--real-tasks``), three policies in the learner's seat on
 the same (task, seed) episodes:
@@ -90,7 +90,7 @@ def env_kwargs(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 def make_env(args: argparse.Namespace, **extra: Any) -> Any:
     """The learner's macro env (no gymnasium TimeLimit: the session's own limits end it)."""
-    from collabsim_envs import make_collaborator, make_discovery_team
+    from collabsim.envs import make_collaborator, make_discovery_team
 
     make = make_discovery_team if args.learner == "agent" else make_collaborator
     return make(interface="macro", **env_kwargs(args, **extra))

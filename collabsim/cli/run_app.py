@@ -31,9 +31,11 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+import collabsim.configs
 from collabsim.cli.errors import EXIT_USER_ERROR
 
-CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "conf")
+# the repository's top-level configs/, installed as the package collabsim.configs
+CONFIG_DIR = str(Path(collabsim.configs.__file__).resolve().parent)
 EXIT_INTERRUPTED = 130
 
 
@@ -66,7 +68,7 @@ def _check_syntax(overrides: Sequence[str]) -> None:
 
 
 def compose_config(overrides: Sequence[str], config_name: str = "config") -> dict[str, Any]:
-    """Compose ``collabsim/conf/`` with ``overrides`` and resolve it to plain containers.
+    """Compose ``configs/`` with ``overrides`` and resolve it to plain containers.
 
     Raises:
         UserError: Hydra or OmegaConf refused an override (unknown group option or key,

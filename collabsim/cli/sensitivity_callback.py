@@ -1,6 +1,6 @@
 """Hydra callback: a sensitivity multirun ends by writing its plot at the sweep root.
 
-Enabled by ``collabsim/conf/experiment/sensitivity.yaml``; see
+Enabled by ``configs/experiment/sensitivity.yaml``; see
 :mod:`collabsim.participants.sensitivity`. A failure to plot is logged and never fails the
 sweep: the jobs' own results are already on disk.
 """

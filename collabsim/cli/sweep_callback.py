@@ -1,6 +1,6 @@
 """Hydra callback: a multirun ends by writing ``collabsim report`` at the sweep root.
 
-Enabled by ``collabsim/conf/hydra/callbacks/sweep_report.yaml``. The report reads every job folder
+Enabled by ``configs/hydra/callbacks/sweep_report.yaml``. The report reads every job folder
 of the sweep (and the shared ``run.store`` when one was used), so it is the same as running
 ``collabsim report <sweep dir> --out <sweep dir>``. A failure to write the report is logged
 and never fails the sweep: the jobs' own results are already on disk.

@@ -190,7 +190,7 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     """Run the job described by ``cfg`` and write its outputs under ``output_dir``.
 
     Args:
-        cfg: Resolved configuration as plain containers (see ``collabsim/conf/config.yaml``); it is
+        cfg: Resolved configuration as plain containers (see ``configs/config.yaml``); it is
             validated against :class:`~collabsim.experiment.settings.JobSettings` first.
         output_dir: Folder for tables (and, unless ``run.store`` is set, results and traces).
 

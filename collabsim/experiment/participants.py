@@ -36,7 +36,7 @@ class ParticipantBuilder:
         self.max_concurrency = max_concurrency
         self._client: Any = None
         # In policy=llm the offline provider replays the scripted policies configured by
-        # llm.scripted_agent / llm.scripted_collaborator (collabsim/conf/llm/scripted.yaml, equal
+        # llm.scripted_agent / llm.scripted_collaborator (configs/llm/scripted.yaml, equal
         # to policy=scripted's parameters), so both paths run the same mistake model.
         source = self.policy if self.name == "scripted" else {
             "agent": self.llm_cfg.get("scripted_agent"),

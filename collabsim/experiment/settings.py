@@ -1,6 +1,6 @@
 """The typed schema of a job configuration: one object per config group option.
 
-``collabsim run`` composes ``collabsim/conf/`` with Hydra and hands the resolved mapping to
+``collabsim run`` composes ``configs/`` with Hydra and hands the resolved mapping to
 :func:`validate_job`, which checks the WHOLE configuration before anything is written and
 returns a :class:`JobSettings`: ``tasks`` becomes a :class:`GeneratedTasks` or a
 :class:`DiscoveryBenchTasks`, ``policy`` a :class:`ScriptedPolicy` or an :class:`LLMPolicy`,

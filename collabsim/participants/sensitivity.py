@@ -1,7 +1,7 @@
 """Sensitivity of team Performance to one behavioural parameter at a time.
 
 ``collabsim run experiment=sensitivity tasks.root=…`` is a Hydra multirun with one job per
-point of ``collabsim/conf/sensitivity/`` (``d_error_<x>``: D's own error rate,
+point of ``configs/sensitivity/`` (``d_error_<x>``: D's own error rate,
 ``deference_<x>``: the agent's deference, ``patience_<x>``: the agent's patience for
 teammates' checks). At the end of the sweep the Hydra callback
 :class:`collabsim.cli.sensitivity_callback.SensitivityPlotCallback` reads every job's

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import collabsim
-import collabsim_envs
+import collabsim.envs
 
 PACKAGE = Path(collabsim.__file__).parent
 ENGINE = PACKAGE / "session"
@@ -21,7 +21,7 @@ def test_engine_modules_stay_within_300_lines() -> None:
 
 
 def test_no_module_grows_past_600_lines() -> None:
-    roots = (PACKAGE, Path(collabsim_envs.__file__).parent)
+    roots = (PACKAGE, Path(collabsim.envs.__file__).parent)
     too_long = {str(p.relative_to(root.parent)): n
                 for root in roots for p in root.rglob("*.py") if (n := _lines(p)) > 600}
     assert not too_long, f"split these modules (one concept each, ~600 lines at most): {too_long}"

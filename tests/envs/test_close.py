@@ -9,8 +9,8 @@ import pytest
 
 from collabsim.core.actions import format_action
 from collabsim.core.observation import Observation
+from collabsim.envs.discovery_team import DiscoveryTeamEnv
 from collabsim.sandbox import SandboxPool
-from collabsim_envs.discovery_team import DiscoveryTeamEnv
 
 CODE = format_action("EXECUTE_CODE", code="print('hello')")
 WAIT = "WAIT_TEAMMATE_CONTINUE()"

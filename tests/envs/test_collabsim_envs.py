@@ -1,4 +1,4 @@
-"""DiscoveryTeam-v0 / Collaborator-v0: registration, API conformance, interfaces, rewards."""
+"""DiscoveryTeam-v1 / Collaborator-v1: registration, API conformance, interfaces, rewards."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import collabsim_envs
-from collabsim_envs.collaborator import CollaboratorEnv
-from collabsim_envs.discovery_team import DiscoveryTeamEnv
-from collabsim_envs.macro import AGENT_MACROS, COLLABORATOR_MACROS, N_FEATURES, MacroActions
-from collabsim_envs.session_env import select_tasks
+import collabsim.envs
+from collabsim.envs.collaborator import CollaboratorEnv
+from collabsim.envs.discovery_team import DiscoveryTeamEnv
+from collabsim.envs.macro import AGENT_MACROS, COLLABORATOR_MACROS, N_FEATURES, MacroActions
+from collabsim.envs.session_env import select_tasks
 
-gym.register_envs(collabsim_envs)
+gym.register_envs(collabsim.envs)
 WAIT = "WAIT_TEAMMATE_CONTINUE()"
 
 
@@ -28,16 +28,16 @@ def test_registration_works_from_an_empty_folder_with_a_shadowing_envs_dir(tmp_p
     (tmp_path / "envs" / "__init__.py").write_text("raise ImportError('user envs')\n")
     script = textwrap.dedent("""
         import gymnasium as gym
-        import collabsim_envs
-        gym.register_envs(collabsim_envs)
-        for env_id in ("collabsim/DiscoveryTeam-v0", "collabsim/Collaborator-v0"):
+        import collabsim.envs
+        gym.register_envs(collabsim.envs)
+        for env_id in ("collabsim/DiscoveryTeam-v1", "collabsim/Collaborator-v1"):
             spec = gym.spec(env_id)
             assert spec.max_episode_steps == 100, spec
-        env = gym.make("collabsim/DiscoveryTeam-v0", team="D", max_turns=4)
+        env = gym.make("collabsim/DiscoveryTeam-v1", team="D", max_turns=4)
         obs, info = env.reset(seed=0)
         assert "Question:" in obs
         env.close()
-        print("OK", collabsim_envs.__file__)
+        print("OK", collabsim.envs.__file__)
     """)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
@@ -46,7 +46,7 @@ def test_registration_works_from_an_empty_folder_with_a_shadowing_envs_dir(tmp_p
     assert done.stdout.startswith("OK")
     # no import at all: the module prefix of the id imports the package
     script2 = ("import gymnasium as gym\n"
-               "env = gym.make('collabsim_envs:collabsim/DiscoveryTeam-v0', interface='macro')\n"
+               "env = gym.make('collabsim.envs:collabsim/DiscoveryTeam-v1', interface='macro')\n"
                "print(env.action_space)")
     done = subprocess.run([sys.executable, "-c", script2], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
@@ -56,8 +56,8 @@ def test_registration_works_from_an_empty_folder_with_a_shadowing_envs_dir(tmp_p
 
 @pytest.mark.slow
 @pytest.mark.parametrize("interface", ["text", "macro"])
-@pytest.mark.parametrize("make", [collabsim_envs.make_discovery_team,
-                                  collabsim_envs.make_collaborator])
+@pytest.mark.parametrize("make", [collabsim.envs.make_discovery_team,
+                                  collabsim.envs.make_collaborator])
 def test_gymnasium_check_env_passes(make, interface):
     env = make(interface=interface, max_turns=5, cell_cache=True)
     try:
@@ -106,7 +106,7 @@ def test_observations_never_show_the_gold_hypothesis():
 
 
 def test_macro_policy_of_analyse_update_finish_earns_the_judges_performance():
-    env = gym.make("collabsim/DiscoveryTeam-v0", interface="macro", team="DR", max_turns=10)
+    env = gym.make("collabsim/DiscoveryTeam-v1", interface="macro", team="DR", max_turns=10)
     try:
         obs, info = env.reset(seed=0)
         assert obs.shape == (N_FEATURES,) and env.observation_space.contains(obs)
@@ -127,7 +127,7 @@ def test_macro_policy_of_analyse_update_finish_earns_the_judges_performance():
 
 
 def test_an_invalid_macro_is_played_as_wait_and_flagged():
-    env = gym.make("collabsim/DiscoveryTeam-v0", interface="macro", team="D", max_turns=10)
+    env = gym.make("collabsim/DiscoveryTeam-v1", interface="macro", team="D", max_turns=10)
     try:
         _, info = env.reset(seed=1)
         update = AGENT_MACROS.index("update_editor")
@@ -139,7 +139,7 @@ def test_an_invalid_macro_is_played_as_wait_and_flagged():
 
 
 def test_collaborator_env_rewards_team_performance_plus_alignment():
-    env = gym.make("collabsim/Collaborator-v0", interface="macro", role="D", max_turns=20)
+    env = gym.make("collabsim/Collaborator-v1", interface="macro", role="D", max_turns=20)
     try:
         assert env.action_space.n == len(COLLABORATOR_MACROS)
         _, info = env.reset(seed=2)
@@ -219,7 +219,7 @@ def test_a_judged_turn_limit_ending_is_terminated_and_a_failed_session_truncated
     step): truncation would make SB3 add a continuation value to it and learn never to
     FINISH. Only a failed session is truncated."""
     macro = AGENT_MACROS.index("analyse_variant_0"), AGENT_MACROS.index("update_editor")
-    env = gym.make("collabsim/DiscoveryTeam-v0", interface="macro", team="D", max_turns=4)
+    env = gym.make("collabsim/DiscoveryTeam-v1", interface="macro", team="D", max_turns=4)
     try:
         _, info = env.reset(seed=3)
         for action in (*macro, 0, 0):
@@ -228,7 +228,7 @@ def test_a_judged_turn_limit_ending_is_terminated_and_a_failed_session_truncated
         assert reward == info["performance"] == 1.0  # the draft was judged
     finally:
         env.close()
-    env = gym.make("collabsim/DiscoveryTeam-v0", team="D", max_turns=4,
+    env = gym.make("collabsim/DiscoveryTeam-v1", team="D", max_turns=4,
                    opponents={"D": _Failing()})
     try:
         env.reset(seed=3)
@@ -239,8 +239,8 @@ def test_a_judged_turn_limit_ending_is_terminated_and_a_failed_session_truncated
 
 
 @pytest.mark.parametrize(("env_id", "kwargs", "min_valid"), [
-    ("DiscoveryTeam-v0", {"team": "DR", "structure": "scaffolded"}, 7),
-    ("Collaborator-v0", {"role": "R", "team": "DR", "structure": "preassigned_gates"},
+    ("DiscoveryTeam-v1", {"team": "DR", "structure": "scaffolded"}, 7),
+    ("Collaborator-v1", {"role": "R", "team": "DR", "structure": "preassigned_gates"},
      len(COLLABORATOR_MACROS)),
 ])
 def test_the_action_mask_marks_exactly_the_macros_that_expand_to_an_action(

@@ -5,10 +5,10 @@ from __future__ import annotations
 import gymnasium as gym
 import pytest
 
-import collabsim_envs
+import collabsim.envs
 from collabsim.core.actions import format_action
 
-gym.register_envs(collabsim_envs)
+gym.register_envs(collabsim.envs)
 WRITE = format_action(
     "EXECUTE_CODE",
     code="import os\nmarker = 'episode 1'\nopen('notes.txt', 'w').write(marker)\n"
@@ -23,7 +23,7 @@ def _code_output(obs: str, tag: str) -> str:
 
 
 def test_a_file_and_a_variable_of_episode_1_are_gone_in_episode_2() -> None:
-    env = gym.make("collabsim/DiscoveryTeam-v0", team="single", max_turns=6)
+    env = gym.make("collabsim/DiscoveryTeam-v1", team="single", max_turns=6)
     try:
         env.reset(seed=0)
         obs, *_ = env.step(WRITE)
@@ -52,8 +52,8 @@ def test_seeded_episodes_are_identical_with_and_without_reuse(reuse: bool) -> No
                 break
         return texts
 
-    reused = gym.make("collabsim/DiscoveryTeam-v0", team="DR", max_turns=12, reuse_sandbox=reuse)
-    fresh = gym.make("collabsim/DiscoveryTeam-v0", team="DR", max_turns=12, reuse_sandbox=False)
+    reused = gym.make("collabsim/DiscoveryTeam-v1", team="DR", max_turns=12, reuse_sandbox=reuse)
+    fresh = gym.make("collabsim/DiscoveryTeam-v1", team="DR", max_turns=12, reuse_sandbox=False)
     try:
         first = [episode_texts(reused, seed) for seed in (3, 4, 3)]
         assert first[0] == first[2]
@@ -64,7 +64,7 @@ def test_seeded_episodes_are_identical_with_and_without_reuse(reuse: bool) -> No
 
 
 def test_without_reuse_every_episode_gets_a_fresh_worker_and_the_old_one_ends() -> None:
-    env = gym.make("collabsim/DiscoveryTeam-v0", team="single", max_turns=6, reuse_sandbox=False)
+    env = gym.make("collabsim/DiscoveryTeam-v1", team="single", max_turns=6, reuse_sandbox=False)
     sandboxes, worker_pids = [], []
     try:
         assert env.unwrapped._sandboxes is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collabsim_envs.session_env import CHARSET, sanitise
+from collabsim.envs.session_env import CHARSET, sanitise
 
 
 def test_allowed_text_is_kept_as_it_is() -> None:

@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import collabsim_envs
+import collabsim.envs
 from collabsim.core.actions import format_action
 from collabsim.core.observation import Observation
 from collabsim.core.records import (
@@ -19,10 +19,10 @@ from collabsim.core.records import (
     HistoryEntry,
     MemoryView,
 )
+from collabsim.envs.turn_prompt import TurnPrompt
 from collabsim.participants.llm_policy import PromptLimits, PromptRenderer
-from collabsim_envs.turn_prompt import TurnPrompt
 
-gym.register_envs(collabsim_envs)
+gym.register_envs(collabsim.envs)
 ACTIONS = [
     "WAIT_TEAMMATE_CONTINUE()",
     format_action("SEND_TEAMMATE_MESSAGE", message="I am looking at the data."),
@@ -32,12 +32,12 @@ ACTIONS = [
     "NOT_AN_ACTION(",  # feedback to the learner
 ]
 SETTINGS = [
-    ("DiscoveryTeam-v0", {"team": "DR", "structure": "default"}),
-    ("DiscoveryTeam-v0", {"team": "DR", "structure": "memory"}),  # build phase, memory
-    ("DiscoveryTeam-v0", {"team": "DR", "structure": "preassigned_gates"}),
-    ("DiscoveryTeam-v0", {"team": "single"}),
-    ("Collaborator-v0", {"role": "R", "team": "DR", "structure": "scaffolded"}),
-    ("Collaborator-v0", {"role": "D", "team": "DR", "structure": "memory"}),
+    ("DiscoveryTeam-v1", {"team": "DR", "structure": "default"}),
+    ("DiscoveryTeam-v1", {"team": "DR", "structure": "memory"}),  # build phase, memory
+    ("DiscoveryTeam-v1", {"team": "DR", "structure": "preassigned_gates"}),
+    ("DiscoveryTeam-v1", {"team": "single"}),
+    ("Collaborator-v1", {"role": "R", "team": "DR", "structure": "scaffolded"}),
+    ("Collaborator-v1", {"role": "D", "team": "DR", "structure": "memory"}),
 ]
 
 
@@ -92,7 +92,7 @@ def _long(obs: Observation) -> Observation:
 @pytest.mark.parametrize("limits", [PromptLimits(), PromptLimits(3, 2, 5, 100),
                                     PromptLimits(0, 0, 0, 10)])
 def test_long_observations_with_every_section_render_as_the_templates_do(limits) -> None:
-    obs = _observations("DiscoveryTeam-v0", {"team": "DR"}, seed=2)[-1]
+    obs = _observations("DiscoveryTeam-v1", {"team": "DR"}, seed=2)[-1]
     fast, reference = TurnPrompt(limits), PromptRenderer(limits=limits)
     for variant in (obs, _long(obs), dataclasses.replace(_long(obs), memory=MemoryView({}),
                                                          role="collaborator")):

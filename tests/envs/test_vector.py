@@ -13,13 +13,13 @@ from gymnasium.vector.utils.shared_memory import (
     write_to_shared_memory,
 )
 
-import collabsim_envs
+import collabsim.envs
 from collabsim.core.actions import format_action
-from collabsim_envs.macro import AGENT_MACROS
-from collabsim_envs.session_env import CHARSET
-from collabsim_envs.text_space import SharedText
+from collabsim.envs.macro import AGENT_MACROS
+from collabsim.envs.session_env import CHARSET
+from collabsim.envs.text_space import SharedText
 
-gym.register_envs(collabsim_envs)
+gym.register_envs(collabsim.envs)
 
 
 def test_shared_text_round_trips_through_shared_memory():
@@ -35,7 +35,7 @@ def test_shared_text_round_trips_through_shared_memory():
 
 
 def _rollout(mode: str, interface: str, actions: list) -> list:
-    vec = gym.make_vec("collabsim/DiscoveryTeam-v0", num_envs=4, vectorization_mode=mode,
+    vec = gym.make_vec("collabsim/DiscoveryTeam-v1", num_envs=4, vectorization_mode=mode,
                        interface=interface, team="DR", max_turns=30, cell_cache=True)
     try:
         obs, _ = vec.reset(seed=0)  # sub-env seeds 0, 1, 2, 3

@@ -1,4 +1,4 @@
-"""The packaged configs (collabsim/conf/): every option of every group composes, validates and builds a job."""
+"""The packaged configs (configs/): every option of every group composes, validates and builds a job."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from collabsim.experiment.settings import (
 )
 from collabsim.session.structures import STRUCTURE_NAMES
 
-# collabsim/conf/hydra/ holds options of Hydra's own groups (callbacks, launcher plugins), not ours.
+# configs/hydra/ holds options of Hydra's own groups (callbacks, launcher plugins), not ours.
 GROUPS = sorted(p.name for p in Path(CONFIG_DIR).iterdir() if p.is_dir() and p.name != "hydra")
 OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted(Path(CONFIG_DIR, g).glob("*.yaml"))]
 

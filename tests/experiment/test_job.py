@@ -13,7 +13,7 @@ from collabsim.session.trace import read_trace
 
 
 def job_cfg(tmp_path, *overrides: str):
-    """The packaged configs (collabsim/conf/) composed as `collabsim run` does, with a small test grid."""
+    """The packaged configs (configs/) composed as `collabsim run` does, with a small test grid."""
     return compose_config(
         [
             "tasks.n_tasks=2",

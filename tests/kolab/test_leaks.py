@@ -211,7 +211,9 @@ def test_held_out_predictions_do_not_depend_on_the_held_out_fold(
     by_id = dict(zip(run.instance_ids, run.predictions, strict=True))
     for iid, pred in zip(full.instance_ids, full.predictions, strict=True):
         if iid in by_id and iid.startswith(f"{pid}|"):
-            assert by_id[iid] == pred, iid
+            # 1e-12 relative: BLAS summation order differs by CPU in the last digit; a
+            # transductive fit moves a prediction by far more
+            assert by_id[iid] == pytest.approx(pred, rel=1e-12, abs=1e-12), iid
     others = [p for i, p in zip(full.instance_ids, full.predictions, strict=True)
               if i in by_id and not i.startswith(f"{pid}|") and by_id[i] != p]  # fmt: skip
     assert others  # the dropped instance does reach the other participants' training folds

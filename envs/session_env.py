@@ -11,7 +11,7 @@ session has ended.
 Observations are what the learner's seat may see (the engine's
 :class:`~collabsim.core.observation.Observation`: a task brief, never the gold hypothesis or
 the reference workflow), rendered as the turn prompt an LLM participant gets. Rewards:
-:mod:`collabsim_envs.rewards`.
+:mod:`collabsim.envs.rewards`.
 
 Tasks: ``tasks="generated"`` (the built-in generated suite) or a DiscoveryBench-layout folder;
 ``split="train"`` / ``"test"`` / ``"all"`` picks a deterministic partition (``test_fraction``
@@ -35,6 +35,10 @@ import numpy as np
 
 from collabsim.core.errors import SessionAbort
 from collabsim.core.observation import Observation, Participant
+from collabsim.envs.cell_cache import CachingExecutorFactory
+from collabsim.envs.rewards import RewardConfig, finite
+from collabsim.envs.text_space import SharedText
+from collabsim.envs.turn_prompt import TurnPrompt
 from collabsim.metrics.pipeline import session_metrics
 from collabsim.metrics.process import workflow_coverage
 from collabsim.metrics.reference import ReferenceWorkflow, load_reference
@@ -48,10 +52,6 @@ from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import default_suite_root
 from collabsim.tasks.model import Task
-from collabsim_envs.cell_cache import CachingExecutorFactory
-from collabsim_envs.rewards import RewardConfig, finite
-from collabsim_envs.text_space import SharedText
-from collabsim_envs.turn_prompt import TurnPrompt
 
 # Characters the text spaces accept; anything else in an observation is replaced by "?".
 CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "–—‘’“”…×→≥≤±·"
@@ -130,11 +130,11 @@ class SessionEnv(gym.Env[str, str]):
             (default) or any :class:`~collabsim.core.observation.Participant` (an LLM
             policy's ``act`` runs on the env's private event loop, in the caller's thread).
         opponent_params: Member -> parameters of its scripted policy.
-        reward: Reward weights (:class:`~collabsim_envs.rewards.RewardConfig` or mapping).
+        reward: Reward weights (:class:`~collabsim.envs.rewards.RewardConfig` or mapping).
         text_observations: Render the prompt text (False: observations are ``""``; the
             macro wrapper reads :attr:`last_observation` instead).
         cell_cache: Reuse outputs of self-contained analysis cells across episodes
-            (:mod:`collabsim_envs.cell_cache`; same outputs, less wall time).
+            (:mod:`collabsim.envs.cell_cache`; same outputs, less wall time).
         reuse_sandbox: Keep one sandbox worker for all episodes, reset between them
             (:class:`~collabsim.sandbox.SandboxPool`: each episode starts with only its
             task's files and an empty namespace; same outputs, less wall time). False gives

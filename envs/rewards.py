@@ -14,7 +14,7 @@ Optional shaped terms (all off by default; switch on through :class:`RewardConfi
   ordering much.
 * ``turn_cost`` – a cost subtracted for every learner step.
 * ``message_cost`` – a cost subtracted for every chat message the learner sends.
-* ``alignment`` – (``Collaborator-v0`` only) weight × the session's Profile Alignment
+* ``alignment`` – (``Collaborator-v1`` only) weight × the session's Profile Alignment
   A_profile at the end (0 when NaN).
 """
 
@@ -36,7 +36,7 @@ class RewardConfig:
         turn_cost: Cost per learner step (default 0).
         message_cost: Cost per chat message sent by the learner (default 0).
         alignment: Weight of the terminal profile-alignment term (default 0; the
-            ``Collaborator-v0`` registration sets 0.25).
+            ``Collaborator-v1`` registration sets 0.25).
     """
 
     performance: float = 1.0

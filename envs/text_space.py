@@ -10,7 +10,7 @@ returns a :class:`SharedTextBatch`, a live view that decodes the current buffer 
 snapshots to a tuple of ``str`` on ``deepcopy`` (what ``AsyncVectorEnv`` returns with its
 default ``copy=True``). So ``gym.make_vec(..., vectorization_mode="async")`` is correct with
 its defaults; the codec must be registered in each process, which importing
-:mod:`collabsim_envs` does.
+:mod:`collabsim.envs` does.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""``collabsim/Collaborator-v0``: the learner is a simulated human collaborator (D or R).
+"""``collabsim/Collaborator-v1``: the learner is a simulated human collaborator (D or R).
 
 ## Description
-The same sessions as ``collabsim/DiscoveryTeam-v0``, with the learner in a collaborator's
+The same sessions as ``collabsim/DiscoveryTeam-v1``, with the learner in a collaborator's
 seat: ``role="D"`` (data-analysis profile) or ``role="R"`` (researcher profile). The AI agent
 and the other collaborator are scripted (or any synchronous policy in ``opponents``). This
 is the user-simulator side of training: a policy that collaborates like a D or R teammate.
@@ -9,7 +9,7 @@ is the user-simulator side of training: a policy that collaborates like a D or R
 ## Action space
 ``SharedText(8000)``: one action of the action language (collaborators cannot ``FINISH``;
 see the observation's available actions). Discrete macros:
-:class:`collabsim_envs.macro.MacroActions` (``interface="macro"``).
+:class:`collabsim.envs.macro.MacroActions` (``interface="macro"``).
 
 ## Observation space
 ``SharedText(60000)``: the collaborator's turn prompt - its own profile, the task brief, chat,
@@ -20,15 +20,17 @@ workflow.
 The team's judge Performance at the end plus ``alignment`` × the session's Profile Alignment
 A_profile (does the learner contribute what its profile should: numbers and code for D,
 wording and relations for R), ``alignment=0.25`` by default; the shaped terms of
-:mod:`collabsim_envs.rewards` can be switched on as for the agent env.
+:mod:`collabsim.envs.rewards` can be switched on as for the agent env.
 
 ## Episode end
 ``terminated`` when the session ends and is judged: the agent's ``FINISH``, the turn limit or
 the virtual-time budget; ``truncated`` on an error; ``max_episode_steps=100``.
 
 ## Version history
-* v0: initial version. Later (observations and rewards unchanged): turn-limit and time-budget
-  endings are ``terminated`` (were ``truncated``).
+* v1: turn-limit and time-budget endings are ``terminated`` (in v0 they were ``truncated``);
+  observations and rewards are unchanged. The package moved from ``collabsim_envs`` to
+  ``collabsim.envs``.
+* v0: initial version.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from collabsim_envs.rewards import RewardConfig
-from collabsim_envs.session_env import SessionEnv
+from collabsim.envs.rewards import RewardConfig
+from collabsim.envs.session_env import SessionEnv
 
 DEFAULT_ALIGNMENT = 0.25
 
@@ -48,7 +50,7 @@ class CollaboratorEnv(SessionEnv):
     Args:
         role: The learner's seat, ``"D"`` or ``"R"`` (must be in ``team``).
         reward: Reward weights; ``alignment`` defaults to 0.25 here.
-        **kwargs: :class:`~collabsim_envs.session_env.SessionEnv` arguments.
+        **kwargs: :class:`~collabsim.envs.session_env.SessionEnv` arguments.
     """
 
     def __init__(
@@ -62,6 +64,6 @@ class CollaboratorEnv(SessionEnv):
         else:
             weights = RewardConfig.from_any({"alignment": DEFAULT_ALIGNMENT, **dict(reward or {})})
         if kwargs.get("team") == "single":
-            raise ValueError("Collaborator-v0 needs a team with collaborators, not 'single'")
+            raise ValueError("Collaborator-v1 needs a team with collaborators, not 'single'")
         kwargs.pop("learner", None)
         super().__init__(learner=role, reward=weights, **kwargs)

@@ -1,4 +1,4 @@
-"""``collabsim/DiscoveryTeam-v0``: the learner is the team's AI agent.
+"""``collabsim/DiscoveryTeam-v1``: the learner is the team's AI agent.
 
 ## Description
 One episode is one collabsim session on one data-discovery task: a shared workspace with a
@@ -11,7 +11,7 @@ simulated humans (or any synchronous policy given in ``opponents``).
 ``EXECUTE_CODE(code="print(df.head())")``, ``EDITOR_UPDATE(text="...")``, ``FINISH()``.
 Prose around the action is tolerated; a malformed or illegal action becomes an error the
 agent sees in its next observation. For a ``Discrete`` action space use
-:class:`collabsim_envs.macro.MacroActions` (``gym.make(..., interface="macro")``).
+:class:`collabsim.envs.macro.MacroActions` (``gym.make(..., interface="macro")``).
 
 ## Observation space
 ``SharedText(60000)``: the agent's turn prompt (task brief and data description, chat, code
@@ -19,7 +19,7 @@ cells with outputs, editor, memory, gates, history, feedback, available actions)
 gold hypothesis or the reference workflow.
 
 ## Rewards
-:mod:`collabsim_envs.rewards`: 0 per step, the judge's Performance of the submitted hypothesis
+:mod:`collabsim.envs.rewards`: 0 per step, the judge's Performance of the submitted hypothesis
 at the end (in [0, 1]); optional shaped terms (coverage progress, cost per turn, per message)
 are off by default and switched on with ``reward={...}``.
 
@@ -31,25 +31,27 @@ on that step). ``truncated`` when the session fails (an engine or participant er
 registration also sets ``max_episode_steps=100`` (TimeLimit, ``truncated``) as a safety net.
 
 ## Arguments
-See :class:`collabsim_envs.session_env.SessionEnv` (``tasks``, ``split``, ``team``,
+See :class:`collabsim.envs.session_env.SessionEnv` (``tasks``, ``split``, ``team``,
 ``structure``, ``opponents``, ``max_turns``, ``reward``, ...).
 
 ## Version history
-* v0: initial version (successor of ``collabsim/TeamAnalysis-v0``, which it generalises with
-  task splits, opponent policies, switchable reward terms and an async-safe text space).
-  Later, without a version bump (episodes unchanged): the episodes of one env share a reset
-  sandbox worker (``reuse_sandbox=True``), which makes cheap steps about twice as fast; the
-  task list's data files are pre-loaded in the sandbox's fork server when the env is made.
-  Episodes that end by the turn limit or the virtual-time budget are ``terminated`` (they
-  were ``truncated``, so SB3's PPO added a continuation value to their final reward and
-  learned never to ``FINISH``); observations and rewards are unchanged.
+* v1: turn-limit and virtual-time-budget endings are ``terminated`` (in v0 they were
+  ``truncated``, so SB3's PPO added a continuation value to their final reward and learned
+  never to ``FINISH``); observations and rewards are unchanged. The package moved from
+  ``collabsim_envs`` to ``collabsim.envs``. Also since v0, without changing episodes: the
+  episodes of one env share a reset sandbox worker (``reuse_sandbox=True``), which makes cheap
+  steps about twice as fast; the task list's data files are pre-loaded in the sandbox's fork
+  server when the env is made.
+* v0: initial version (successor of the legacy ``collabsim/TeamAnalysis-v0``, which it
+  generalised with task splits, opponent policies, switchable reward terms and an async-safe
+  text space).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from collabsim_envs.session_env import SessionEnv
+from collabsim.envs.session_env import SessionEnv
 
 
 class DiscoveryTeamEnv(SessionEnv):
@@ -57,6 +59,6 @@ class DiscoveryTeamEnv(SessionEnv):
 
     def __init__(self, **kwargs: Any) -> None:
         if "learner" in kwargs and kwargs["learner"] != "agent":
-            raise ValueError("DiscoveryTeam-v0's learner is the agent; use Collaborator-v0")
+            raise ValueError("DiscoveryTeam-v1's learner is the agent; use Collaborator-v1")
         kwargs.pop("learner", None)
         super().__init__(learner="agent", **kwargs)

@@ -1,6 +1,6 @@
 """Structured interface: ``Discrete`` macro-actions and a fixed-size numeric observation.
 
-:class:`MacroActions` wraps a collabsim text env (``DiscoveryTeam-v0`` or ``Collaborator-v0``)
+:class:`MacroActions` wraps a collabsim text env (``DiscoveryTeam-v1`` or ``Collaborator-v1``)
 for learners that need numeric spaces (stable-baselines3, any MLP policy):
 
 * **action space** ``Discrete(n)``: macro-actions that expand to one action-language action
@@ -36,6 +36,7 @@ from collabsim.core.actions import ActionName, format_action
 from collabsim.core.observation import Observation
 from collabsim.core.records import CodeCell
 from collabsim.domain.time_expr import format_window
+from collabsim.envs.session_env import SessionEnv
 from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
 from collabsim.participants.claims import (
     Issue,
@@ -48,7 +49,6 @@ from collabsim.participants.claims import (
 from collabsim.participants.plan import AnalysisPlan, apply_mistakes, resolve_plan
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.wording import draft_hypothesis
-from collabsim_envs.session_env import SessionEnv
 
 VARIANT_MISTAKES = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", "wrong_window")
 N_VARIANTS = 1 + len(VARIANT_MISTAKES)
@@ -91,7 +91,7 @@ class MacroActions(gym.Wrapper):
     """Discrete macro-actions and numeric features over a collabsim text env (see module).
 
     Args:
-        env: A ``collabsim/DiscoveryTeam-v0`` or ``collabsim/Collaborator-v0`` env.
+        env: A ``collabsim/DiscoveryTeam-v1`` or ``collabsim/Collaborator-v1`` env.
     """
 
     def __init__(self, env: gym.Env) -> None:
