@@ -209,11 +209,12 @@ def _sweep(path: Path, tasks_roots: Sequence[Path], show_gold: bool) -> list[Vie
 
 
 def _job_row(folder: Path) -> tuple[dict[str, Any] | None, list[Path]]:
-    """The metrics row of one stored session, when its job folder wrote one."""
+    """The metrics row of one stored session (from its job's sessions.csv, or computed for a
+    session found only in a store) and the job folders seen."""
     from collabsim.experiment.collect import ReportInputError, collect_sessions
 
     root = folder.parent.parent if folder.parent.name == "sessions" else None
-    if root is None or not (root / "sessions.csv").is_file():
+    if root is None:
         return None, []
     try:
         with warnings.catch_warnings():

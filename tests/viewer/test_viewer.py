@@ -156,6 +156,8 @@ def test_session_page_tells_question_hypothesis_performance_and_factors(viewer_j
     assert facts["team"] == "DR" and facts["structure"] == "scaffolded"
     assert facts["task"] == row["task_id"]
     assert header["question"].endswith("?") and len(header["question"]) > 20
+    start = json.loads((dr_scaffolded_session / "trace.jsonl").read_text().splitlines()[0])
+    assert start["args"]["query"] == header["question"]  # the trace records the question
     assert header["hypothesis"] == result["submitted_hypothesis"] != ""
     assert header["performance"] == pytest.approx(row["Performance"])
     factors = {f["label"]: f["value"] for f in header["factors"]}
