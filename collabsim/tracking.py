@@ -1,20 +1,33 @@
 """Experiment tracking at the edge of the system (wandb is imported only here, lazily).
 
-One wandb run per job, offline unless ``tracking.mode=online``:
+Ready to compare in the wandb UI, offline unless ``tracking.mode=online``:
 
-* **name** from the variant the job runs (``scaffolded/DR``; several teams or structures are
-  joined with ``+``; a sweep job adds its job number);
-* **tags** ``structure:…``, ``team:…``, ``policy:…``, ``tasks:…`` and, for ``policy=llm``,
+* **one run per variant** of a job (``structure/team`` under the job's settings): a job of
+  ``team=all structure=default_and_scaffolded`` logs seven runs, a sweep one per variant of
+  every job;
+* **config** of scalar keys only: ``team``, ``structure``, every setting of the job under its
+  dotted name (``policy.agent.deference``, ``tasks.limit``; lists as JSON text), so runs
+  group and filter by any of them; the swept settings (the job's command-line overrides,
+  ``policy.agent.mistakes.wrong_column_variant``) are among them, and listed in ``swept``;
+* **name** ``scaffolded/DR wrong_column_variant=0 #3`` (the job number in a sweep);
+* **tags** naming that run's variant only: ``structure:…``, ``team:…``, ``policy:…``,
+  ``tasks:…``, one ``<setting>=<value>`` per swept setting and, for ``policy=llm``,
   ``agent:<model>`` / ``collaborator:<model>``;
 * **group** the sweep id: ``sweep-<date>_<time>-<hash>`` for every job of one multirun
   (the hash is of the sweep folder's absolute path, so two sweeps never share a group and
   all jobs of one sweep always do), ``run-…`` for a single run; ``tracking.group`` overrides;
 * **job_type** ``sweep-job`` or ``run``;
-* **summary** per variant: ``<structure>/<team>/<metric>`` and ``…_se`` for Performance,
-  H_init_norm, W_human, M_team, C_wf and ``cost_usd`` (mean model cost per session); when the
-  job has one variant besides the single agent the same metrics also appear unprefixed;
-* **tables** ``comparison`` (one row per variant) and ``sessions``; with
-  ``tracking.per_session=true`` every session's metrics are also logged as one history step.
+* **summary** ``Performance``, ``H_init_norm``, ``W_human``, ``M_team``, ``C_wf``,
+  ``cost_usd`` (mean model cost per session), each with ``…_se`` (SE over tasks, seeds
+  averaged first), ``n_tasks``, ``n_sessions``;
+* **table** ``sessions`` (that variant's sessions) and the job's tables (``report.txt``,
+  ``aggregate.csv``, ``sessions.csv``) as a ``job-report`` artifact; with
+  ``tracking.per_session=true`` every session's metrics are also a history step.
+
+A sweep's report (written by the sweep callback at the sweep root) is logged by
+:func:`log_sweep_report` as one more run of the group (job_type ``sweep-report``): every
+figure as an image, the aggregate and paired-difference tables, and the whole report folder
+(report.md/.html, CSVs, LaTeX, PNG/PDF figures) as a ``report`` artifact.
 """
 
 from __future__ import annotations
@@ -28,10 +41,13 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from collabsim.experiment.variants import flatten, override_keys, override_values, short_names
+
 SUMMARY_METRICS: tuple[str, ...] = ("Performance", "H_init_norm", "W_human", "M_team", "C_wf")
 SESSION_METRICS: tuple[str, ...] = (*SUMMARY_METRICS, "W_total", "A_profile", "S_hyp", "turns",
                                     "virtual_min", "cost_usd")
 MAX_TAG = 64  # wandb rejects longer tags
+JOB_FILES = ("report.txt", "aggregate.csv", "sessions.csv")
 
 
 class Tracker(Protocol):
@@ -66,30 +82,60 @@ def sweep_dir_of(output_dir: Path) -> Path | None:
     return parent if (parent / "multirun.yaml").is_file() else None
 
 
-def run_identity(config: Mapping[str, Any], output_dir: Path) -> dict[str, Any]:
-    """Name, tags, group and job type of a job's run (see the module docstring).
+def sweep_group(sweep_dir: Path) -> str:
+    """The group id of every run of one sweep."""
+    sweep_dir = Path(sweep_dir)
+    return f"sweep-{sweep_dir.parent.name}_{sweep_dir.name}-{_short_hash(sweep_dir)}"
+
+
+def swept_settings(config: Mapping[str, Any], overrides: Sequence[str] = (),
+                   choices: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The settings a job's command line set (not team, structure, tasks, seeds or run):
+    dotted name -> the value the job resolved (a config group: its chosen option)."""
+    return override_values(override_keys(overrides), overrides, config, choices)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def run_identity(config: Mapping[str, Any], output_dir: Path, structure: str | None = None,
+                 team: str | None = None, swept: Mapping[str, Any] | None = None,
+                 sweep_dir: Path | None = None) -> dict[str, Any]:
+    """Name, tags, group and job type of one variant's run (see the module docstring).
 
     Args:
         config: The job's resolved config.
         output_dir: The job's output folder.
+        structure: The variant's structure (default: the job's first).
+        team: The variant's team (default: the job's first).
+        swept: The job's swept settings (:func:`swept_settings`).
+        sweep_dir: The sweep folder when the job is part of a multirun (default: found
+            from ``multirun.yaml`` next to the job folder).
     """
     output_dir = Path(output_dir)
+    swept = dict(swept or {})
     teams = [str(t) for t in (config.get("team") or {}).get("compositions") or ["single"]]
     structures = [str(s) for s in (config.get("structure") or {}).get("names") or ["default"]]
-    shown_structures = ["single"] if teams == ["single"] else structures
-    name = f"{'+'.join(shown_structures)}/{'+'.join(teams)}"
-    sweep = sweep_dir_of(output_dir)
+    team = team or teams[0]
+    structure = "single" if team == "single" else (structure or structures[0])
+    short = short_names(list(swept))
+    setting_text = [f"{short[k]}={_text(v)}" for k, v in swept.items()]
+    name = " ".join([f"{structure}/{team}", *setting_text])
+    sweep = Path(sweep_dir) if sweep_dir is not None else sweep_dir_of(output_dir)
     if sweep is not None:
         name += f" #{output_dir.name}"
-        group = f"sweep-{sweep.parent.name}_{sweep.name}-{_short_hash(sweep)}"
+        group = sweep_group(sweep)
     else:
         group = f"run-{output_dir.parent.name}_{output_dir.name}-{_short_hash(output_dir)}"
     spec = config.get("tracking") or {}
     if spec.get("group"):
         group = str(spec["group"])
     policy = str((config.get("policy") or {}).get("name") or "scripted")
-    tags = [f"structure:{s}" for s in shown_structures] + [f"team:{t}" for t in teams]
-    tags += [f"policy:{policy}", f"tasks:{(config.get('tasks') or {}).get('kind', '')}"]
+    tags = [f"structure:{structure}", f"team:{team}", f"policy:{policy}",
+            f"tasks:{(config.get('tasks') or {}).get('kind', '')}", *setting_text]
     if policy == "llm":
         llm = config.get("llm") or {}
         for role in ("agent", "collaborator"):
@@ -102,6 +148,18 @@ def run_identity(config: Mapping[str, Any], output_dir: Path) -> dict[str, Any]:
         "job_type": "sweep-job" if sweep is not None else "run",
         "tags": [t[:MAX_TAG] for t in dict.fromkeys(tags)],
     }
+
+
+def run_config(config: Mapping[str, Any], structure: str, team: str,
+               swept: Mapping[str, Any]) -> dict[str, Any]:
+    """Scalar config keys of one variant's run: ``team``, ``structure``, every setting of the
+    job flattened to its dotted name, and ``swept`` (the names of the swept settings)."""
+    plain = {k: v for k, v in config.items() if k != "hydra"}
+    flat = flatten(plain)
+    for key in [k for k in flat if k.startswith(("team.compositions", "structure.names"))]:
+        del flat[key]
+    return {"team": team, "structure": structure, **flat, **dict(swept),
+            "swept": ",".join(swept)}
 
 
 def session_costs(sessions: pd.DataFrame, config: Mapping[str, Any], output_dir: Path) -> list[float]:
@@ -134,62 +192,73 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def variant_summary(agg: pd.DataFrame, metrics: Sequence[str] = (*SUMMARY_METRICS, "cost_usd")) -> dict[str, float]:
-    """``<structure>/<team>/<metric>`` (mean) and ``…_se`` for every variant, plus the
-    unprefixed metrics when exactly one variant other than the single agent is present."""
+def variant_summary(row: Mapping[str, Any] | pd.Series,
+                    metrics: Sequence[str] = (*SUMMARY_METRICS, "cost_usd")) -> dict[str, float]:
+    """One variant's aggregate row -> ``{metric: mean, metric_se: SE, n_tasks, n_sessions}``
+    (values that are not finite numbers, e.g. the SE of one task, are left out)."""
     out: dict[str, float] = {}
-    others = agg[agg["team"] != "single"]
-    for _, row in agg.iterrows():
-        for metric in metrics:
-            for suffix, col in (("", f"{metric}_mean"), ("_se", f"{metric}_se")):
-                value = _finite(row.get(col))
-                if value is not None:
-                    out[f"{row['structure']}/{row['team']}/{metric}{suffix}"] = value
-    lone = others if len(others) == 1 else agg if len(agg) == 1 else None
-    if lone is not None:
-        row = lone.iloc[0]
-        for metric in metrics:
-            value = _finite(row.get(f"{metric}_mean"))
+    for metric in metrics:
+        for suffix, col in (("", f"{metric}_mean"), ("_se", f"{metric}_se")):
+            value = _finite(row.get(col))
             if value is not None:
-                out[metric] = value
+                out[f"{metric}{suffix}"] = value
+    for count in ("n_tasks", "n_sessions"):
+        value = _finite(row.get(count))
+        if value is not None:
+            out[count] = int(value)
     return out
 
 
+def _import_wandb() -> Any:
+    try:
+        import wandb
+    except ImportError as exc:
+        raise RuntimeError(
+            "tracking=wandb needs the wandb package: pip install 'collabsim[wandb]'"
+        ) from exc
+    return wandb
+
+
 class WandbTracker:
-    """Logs a job to Weights & Biases.
+    """Logs a job to Weights & Biases: one run per variant.
 
     Args:
         spec: The ``tracking`` config section (project, entity, mode, group, per_session).
-        config: The whole resolved config (logged as the run config).
+        config: The whole resolved config.
         output_dir: The job's output folder (wandb files go under it).
+        overrides: The job's command-line overrides (its swept settings are taken from them).
+        choices: Hydra's runtime choices of the config groups.
+        sweep_dir: The sweep folder when the job is part of a multirun.
     """
 
-    def __init__(self, spec: Mapping[str, Any], config: Mapping[str, Any], output_dir: Path) -> None:
-        try:
-            import wandb
-        except ImportError as exc:
-            raise RuntimeError(
-                "tracking=wandb needs the wandb package: pip install 'collabsim[wandb]'"
-            ) from exc
-        self._wandb = wandb
+    def __init__(self, spec: Mapping[str, Any], config: Mapping[str, Any], output_dir: Path,
+                 overrides: Sequence[str] = (), choices: Mapping[str, Any] | None = None,
+                 sweep_dir: Path | None = None) -> None:
+        self._wandb = _import_wandb()
+        self._spec = dict(spec)
         self._config = dict(config)
         self._output_dir = Path(output_dir)
         self._per_session = bool(spec.get("per_session", False))
-        self.identity = run_identity(config, output_dir)
-        self._run = wandb.init(
-            project=str(spec.get("project") or "collabsim"),
-            entity=spec.get("entity"),
-            mode=str(spec.get("mode") or "offline"),
-            dir=str(output_dir),
+        self._sweep_dir = sweep_dir
+        self.swept = swept_settings(config, overrides, choices)
+        #: The identities of the runs logged so far.
+        self.runs: list[dict[str, Any]] = []
+
+    def _init(self, identity: Mapping[str, Any], config: Mapping[str, Any]) -> Any:
+        return self._wandb.init(
+            project=str(self._spec.get("project") or "collabsim"),
+            entity=self._spec.get("entity"),
+            mode=str(self._spec.get("mode") or "offline"),
+            dir=str(self._output_dir),
             config=dict(config),
-            # joblib and submitit workers run several jobs in one process
+            # one process logs several runs (variants; joblib and submitit jobs)
             reinit="finish_previous",
-            **self.identity,
+            **identity,
         )
 
     def log_job(self, outcome: Any) -> None:
-        """Log the comparison and sessions tables, per-variant summary metrics and, with
-        ``per_session``, one history step per session."""
+        """Log one run per variant of the job: summary, sessions table, job-report artifact
+        and, with ``per_session``, one history step per session."""
         from collabsim.reporting.tables import aggregate
 
         wandb = self._wandb
@@ -197,31 +266,92 @@ class WandbTracker:
         sessions["cost_usd"] = session_costs(sessions, self._config, self._output_dir)
         metrics = [m for m in (*SUMMARY_METRICS, "cost_usd") if m in sessions.columns]
         agg = aggregate(sessions, metrics=metrics)
-        comparison = agg.copy()
-        comparison.insert(0, "variant", comparison["structure"] + "/" + comparison["team"])
-        if self._per_session:
-            for i, row in enumerate(sessions.itertuples(index=False)):
-                record = {f"session/{m}": v for m in SESSION_METRICS
-                          if m in sessions.columns
-                          and (v := _finite(getattr(row, m))) is not None}
-                self._run.log(record, step=i)
-        self._run.log({
-            "comparison": wandb.Table(dataframe=comparison),
-            "sessions": wandb.Table(dataframe=sessions.astype({"seed": "int64"})),
-        })
-        self._run.summary.update({
-            **variant_summary(agg, metrics),
-            "sessions_run": outcome.summary.ran,
-            "sessions_reused": outcome.summary.reused,
-            "wall_seconds": outcome.wall_seconds,
-        })
+        for _, row in agg.iterrows():
+            structure, team = str(row["structure"]), str(row["team"])
+            identity = run_identity(self._config, self._output_dir, structure, team,
+                                    self.swept, self._sweep_dir)
+            own = sessions[(sessions["structure"] == structure) & (sessions["team"] == team)]
+            run = self._init(identity, run_config(self._config, structure, team, self.swept))
+            try:
+                if self._per_session:
+                    for i, srow in enumerate(own.itertuples(index=False)):
+                        record = {f"session/{m}": v for m in SESSION_METRICS
+                                  if m in own.columns
+                                  and (v := _finite(getattr(srow, m))) is not None}
+                        run.log(record, step=i)
+                run.log({"sessions": wandb.Table(dataframe=own.astype({"seed": "int64"}))})
+                run.summary.update({
+                    **variant_summary(row, metrics),
+                    "sessions_run": outcome.summary.ran,
+                    "sessions_reused": outcome.summary.reused,
+                    "wall_seconds": outcome.wall_seconds,
+                })
+                files = [self._output_dir / f for f in JOB_FILES
+                         if (self._output_dir / f).is_file()]
+                if files:
+                    artifact = wandb.Artifact(f"job-report-{_artifact_slug(identity)}",
+                                              type="job-report")
+                    for path in files:
+                        artifact.add_file(str(path), name=path.name)
+                    run.log_artifact(artifact)
+            finally:
+                run.finish()
+            self.runs.append(identity)
 
     def close(self) -> None:
-        """Finish the wandb run."""
-        self._run.finish()
+        """Nothing left open: every variant's run is finished as it is logged."""
 
 
-def make_tracker(spec: Mapping[str, Any], config: Mapping[str, Any], output_dir: Path) -> Tracker:
+def _artifact_slug(identity: Mapping[str, Any]) -> str:
+    text = f"{identity['group']}-{identity['name']}"
+    return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in text)[:120]
+
+
+def log_sweep_report(report: Any, spec: Mapping[str, Any], sweep_dir: Path) -> None:
+    """Log a sweep report as one run of the sweep's group (job_type ``sweep-report``): the
+    figures as images, the aggregate and paired-difference tables, the report folder as a
+    ``report`` artifact.
+
+    Args:
+        report: The :class:`collabsim.experiment.sweep_report.SweepReport` written.
+        spec: The ``tracking`` config section.
+        sweep_dir: The sweep folder (the report's folder).
+    """
+    wandb = _import_wandb()
+    sweep_dir = Path(sweep_dir)
+    group = str(spec.get("group") or sweep_group(sweep_dir))
+    run = wandb.init(
+        project=str(spec.get("project") or "collabsim"), entity=spec.get("entity"),
+        mode=str(spec.get("mode") or "offline"), dir=str(sweep_dir), group=group,
+        job_type="sweep-report", name=f"report {sweep_dir.name}", tags=["sweep-report"],
+        config={"variants": ",".join(report.variants.by), "swept": ",".join(
+            report.variants.columns)},
+        reinit="finish_previous",
+    )
+    try:
+        run.log({f"figures/{name}": wandb.Image(str(path))
+                 for name, path in report.figures.items()})
+        run.log({"aggregate": wandb.Table(dataframe=report.aggregate.astype(
+                    {c: str for c in report.variants.columns})),
+                 "paired_differences": wandb.Table(dataframe=report.deltas.astype(
+                    {c: str for c in report.variants.columns}))})
+        run.summary.update({"sessions": len(report.sessions),
+                            "variants": len(report.aggregate)})
+        artifact = wandb.Artifact(f"report-{group}"[:120], type="report")
+        for name in ("report.md", "report.html", "report_sessions.csv", "report_aggregate.csv",
+                     "report_aggregate.tex", "report_deltas.csv", "report_deltas.tex"):
+            if (sweep_dir / name).is_file():
+                artifact.add_file(str(sweep_dir / name), name=name)
+        if (sweep_dir / "figures").is_dir():
+            artifact.add_dir(str(sweep_dir / "figures"), name="figures")
+        run.log_artifact(artifact)
+    finally:
+        run.finish()
+
+
+def make_tracker(spec: Mapping[str, Any], config: Mapping[str, Any], output_dir: Path,
+                 overrides: Sequence[str] = (), choices: Mapping[str, Any] | None = None,
+                 sweep_dir: Path | None = None) -> Tracker:
     """Build the tracker named by ``spec["backend"]`` (``none`` or ``wandb``).
 
     Raises:
@@ -231,5 +361,5 @@ def make_tracker(spec: Mapping[str, Any], config: Mapping[str, Any], output_dir:
     if backend == "none":
         return NullTracker()
     if backend == "wandb":
-        return WandbTracker(spec, config, output_dir)
+        return WandbTracker(spec, config, output_dir, overrides, choices, sweep_dir)
     raise ValueError(f"tracking.backend: unknown backend {backend!r} (none|wandb)")

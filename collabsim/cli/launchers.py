@@ -13,10 +13,13 @@ from collections.abc import Sequence
 _SUBMITIT = ("hydra_plugins.hydra_submitit_launcher", "pip install 'collabsim[slurm]'")
 _RAY = ("hydra_plugins.hydra_ray_launcher", "pip install 'collabsim[ray]'")
 _JOBLIB = ("hydra_plugins.hydra_joblib_launcher", "pip install hydra-joblib-launcher")
+_OPTUNA = ("hydra_plugins.hydra_optuna_sweeper", "pip install 'collabsim[optuna]'")
 PLUGINS: dict[str, dict[str, tuple[str, str]]] = {
     "launcher": {"slurm": _SUBMITIT, "ray": _RAY, "joblib": _JOBLIB},
     "hydra/launcher": {"submitit_slurm": _SUBMITIT, "submitit_local": _SUBMITIT,
                        "ray": _RAY, "collabsim_ray": _RAY, "ray_aws": _RAY, "joblib": _JOBLIB},
+    "hydra/sweeper": {"optuna": _OPTUNA},
+    "experiment": {"optimize_structure": _OPTUNA},
 }
 
 
@@ -38,6 +41,7 @@ def missing_launcher_hint(args: Sequence[str]) -> str | None:
         for choice in value.split(","):
             needed = PLUGINS[key].get(choice.strip())
             if needed is not None and not _available(needed[0]):
-                return (f"collabsim run: {key}={choice.strip()} needs a launcher plugin that is "
+                kind = "sweeper" if needed is _OPTUNA else "launcher"
+                return (f"collabsim run: {key}={choice.strip()} needs a {kind} plugin that is "
                         f"not installed: {needed[1]}")
     return None

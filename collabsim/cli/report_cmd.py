@@ -2,8 +2,14 @@
 
 PATH may be a job folder (``outputs/<date>/<time>``), a multirun folder, a result store
 (``run.store``), or any folder above them (searched recursively). Sessions are counted once
-per session key. Writes report.md, report.html, CSV and LaTeX tables, figures and one HTML
-view per session into DIR (default ``report``).
+per session key. Writes report.md, report.html, CSV and LaTeX tables, figures (PNG and PDF)
+and one HTML view per session into DIR (default ``report``).
+
+Variants are structure × team × every setting that differs between the sessions; they are
+never pooled. Paired differences (same task and seed, bootstrap 95% CIs) compare every
+structure with ``default`` and every team with the single agent where those ran;
+``--baseline structure=memory`` (repeatable) chooses the reference(s) instead, e.g.
+``--baseline team=single`` or ``--baseline policy.agent.deference=0.5``.
 """
 
 from __future__ import annotations
@@ -28,6 +34,9 @@ def register(subparsers: Any) -> None:
                         help="output folder (default: ./report)")
     parser.add_argument("--tasks-root", action="append", type=Path, default=[],
                         help="task root for sessions found only in a store (repeatable)")
+    parser.add_argument("--baseline", action="append", default=None, metavar="KEY=VALUE",
+                        help="reference of the paired differences, e.g. structure=default or "
+                        "team=single (repeatable; default: both where present)")
     parser.add_argument("--no-views", action="store_true",
                         help="do not write one HTML page per session")
     parser.set_defaults(func=_run)
@@ -36,11 +45,13 @@ def register(subparsers: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     from collabsim.experiment.collect import ReportInputError
     from collabsim.experiment.sweep_report import build_report
+    from collabsim.reporting.paired import BaselineError, parse_baseline
 
     try:
+        baselines = None if args.baseline is None else [parse_baseline(b) for b in args.baseline]
         report = build_report(args.paths, args.out, tasks_roots=args.tasks_root,
-                              views=not args.no_views)
-    except ReportInputError as err:
+                              views=not args.no_views, baselines=baselines)
+    except (ReportInputError, BaselineError) as err:
         return user_error("report", str(err))
     except OSError as err:
         return user_error("report", f"--out: cannot write {args.out}: {err.strerror}")

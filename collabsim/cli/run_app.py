@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -30,9 +31,11 @@ from typing import Any
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from collabsim.cli.errors import EXIT_USER_ERROR
+from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
 
 
 def _config_dir() -> str:
@@ -101,31 +104,97 @@ def compose_config(overrides: Sequence[str], config_name: str = "config") -> dic
     return plain
 
 
+MAX_VALIDATED_JOBS = 512
+
+
+def _sweep_values(override: Any) -> list[str]:
+    """The values of one override that validation composes: every value of a list or range
+    sweep (``a=1,2``, ``choice()``, ``range()``, ``shuffle()``, ``sort()``), both ends of an
+    ``interval()`` (what Optuna samples between), the matching group options of a
+    ``glob()``; a ``tag()`` is looked through. A plain override is its own value."""
+    from hydra.core.override_parser.types import Glob, IntervalSweep
+
+    head = override.input_line.split("=", 1)[0]
+    if not override.is_sweep_override():
+        return [override.input_line]
+    value = override.value()
+    as_str = override._get_value_element_as_str  # Hydra's own quoting of one element
+    if isinstance(value, IntervalSweep):
+        items = [as_str(value.start), as_str(value.end)]
+    elif isinstance(value, Glob):
+        group = Path(CONFIG_DIR, override.get_key_element())
+        names = sorted(p.stem for p in group.glob("*.yaml")) if group.is_dir() else []
+        items = value.filter(names)
+        if not items:
+            return []  # not a config group: the sweeper resolves it, the job validates it
+    else:
+        items = list(override.sweep_string_iterator())
+    return [f"{head}={item}" for item in items]
+
+
 def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
-    """The override lists of every job the command line starts (one unless ``-m``)."""
+    """The override lists of the jobs validation checks (one unless ``-m``).
+
+    A basic sweep is checked job by job (every combination). Sweeper syntax a basic sweep
+    does not run (``interval()`` for Optuna, ``tag()``, ``glob()``) is checked through
+    representative values (:func:`_sweep_values`); past :data:`MAX_VALIDATED_JOBS`
+    combinations every value is checked at least once instead of every combination.
+    """
     _check_syntax(overrides)
     if not multirun:
         return [list(overrides)]
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    import itertools
+
     from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
     try:
         parsed = OverridesParser.create().parse_overrides(list(overrides))
-        batches = BasicSweeper.split_arguments(parsed, None)
+        values = [v for v in (_sweep_values(o) for o in parsed) if v]
     except HydraException as err:
         raise UserError(_one_line(str(err))) from None
-    return [job for batch in batches for job in batch]
+    total = 1
+    for options in values:
+        total *= len(options)
+    if total <= MAX_VALIDATED_JOBS:
+        return [list(job) for job in itertools.product(*values)]
+    longest = max(len(v) for v in values)
+    return [[options[i % len(options)] for options in values] for i in range(longest)]
 
 
-def validate_command_line(args: Sequence[str]) -> None:
+def _runs_the_listed_jobs(overrides: Sequence[str], config_name: str | None) -> bool:
+    """Whether a multirun runs exactly the jobs :func:`_sweep_jobs` lists: Hydra's basic
+    sweeper, no sweep parameters set in the config (``experiment=sensitivity``), no
+    ``interval()`` (only other sweepers sample it)."""
+    from hydra import compose, initialize_config_dir
+
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            # sweep overrides do not compose; the sweeper's settings are in the others
+            plain = [o for o in overrides if "(" not in o and "," not in o]
+            cfg = compose(config_name=config_name or "config", overrides=plain,
+                          return_hydra_config=True)
+    except Exception:  # noqa: BLE001 - only a progress total depends on it
+        return False
+    sweeper = cfg.hydra.sweeper
+    return (str(sweeper.get("_target_", "")).endswith("BasicSweeper")
+            and not sweeper.get("params") and not any("interval(" in o for o in overrides))
+
+
+def validate_command_line(args: Sequence[str]) -> int | None:
     """Check every job a ``collabsim run`` command line would start, writing nothing.
+
+    Returns:
+        The number of sessions the command line plans (its jobs' sessions, counted before
+        any reuse from a store), or None when a sweeper picks the jobs as it goes (Optuna)
+        or Hydra prints something instead of running.
 
     Raises:
         UserError: The first bad setting or task selection, as one line naming it.
     """
     from hydra._internal.utils import get_args_parser
 
+    from collabsim.experiment.plan import variants
     from collabsim.experiment.settings import SettingsError, validate_job
     from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
 
@@ -138,20 +207,26 @@ def validate_command_line(args: Sequence[str]) -> None:
         reason = said[-1].split("error: ", 1)[-1] if said else shlex.join(args)
         raise UserError(f"cannot parse the command line: {reason}") from None
     if parsed.help or parsed.hydra_help or parsed.info or parsed.cfg or parsed.shell_completion:
-        return  # Hydra prints something and runs no job
+        return None  # Hydra prints something and runs no job
     if parsed.config_dir or parsed.config_path:
-        return  # configs from elsewhere: Hydra composes them, the task function validates
-    seen: set[str] = set()
-    for overrides in _sweep_jobs(parsed.overrides, bool(parsed.multirun)):
+        return None  # configs from elsewhere: Hydra composes them, the task function validates
+    n_tasks: dict[str, int] = {}
+    planned = 0
+    jobs = _sweep_jobs(parsed.overrides, bool(parsed.multirun))
+    for overrides in jobs:
         cfg = compose_config(overrides, parsed.config_name or "config")
         try:
             settings = validate_job(cfg)
             tasks_key = settings.tasks.model_dump_json()
-            if tasks_key not in seen:  # sweeps over teams share one task selection
-                seen.add(tasks_key)
-                resolve_tasks(settings.tasks.model_dump())
+            if tasks_key not in n_tasks:  # sweeps over teams share one task selection
+                n_tasks[tasks_key] = len(resolve_tasks(settings.tasks.model_dump())[0])
         except (SettingsError, TaskSelectionError) as err:
             raise UserError(_one_line(str(err))) from None
+        pairs = variants(settings.team.compositions, settings.structure.names)
+        planned += n_tasks[tasks_key] * len(pairs) * len(settings.seeds)
+    if parsed.multirun and _runs_the_listed_jobs(parsed.overrides, parsed.config_name):
+        return planned
+    return None if parsed.multirun else planned
 
 
 @hydra.main(config_path=CONFIG_DIR, config_name="config", version_base="1.3")
@@ -164,8 +239,17 @@ def hydra_main(cfg: DictConfig) -> float:
 
     plain = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(plain, dict)
-    output_dir = Path(HydraConfig.get().runtime.output_dir)
-    tracker = make_tracker(plain.get("tracking") or {}, plain, output_dir)
+    hydra_cfg = HydraConfig.get()
+    output_dir = Path(hydra_cfg.runtime.output_dir)
+    multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    tracker = make_tracker(
+        plain.get("tracking") or {}, plain, output_dir,
+        overrides=list(hydra_cfg.overrides.task),
+        choices=OmegaConf.to_container(hydra_cfg.runtime.choices),
+        sweep_dir=Path(hydra_cfg.sweep.dir).resolve() if multirun else None,
+    )
+    if multirun and os.environ.get(SWEEP_PROGRESS_FLAG):
+        plain["run"]["progress"] = False  # the sweep draws one bar for all its jobs
     try:
         outcome = run(plain, output_dir)
         tracker.log_job(outcome)
@@ -207,8 +291,10 @@ def main_with_args(args: list[str]) -> int:
         print(hint, file=sys.stderr)
         return EXIT_USER_ERROR
     saved = sys.argv
+    from collabsim.cli.sweep_progress import expect
+
     try:
-        validate_command_line(args)
+        expect(validate_command_line(args))
         sys.argv = ["collabsim-run", *args]
         hydra_main()
     except UserError as err:

@@ -2,8 +2,10 @@
 
 Enabled by ``configs/hydra/callbacks/sweep_report.yaml``. The report reads every job folder
 of the sweep (and the shared ``run.store`` when one was used), so it is the same as running
-``collabsim report <sweep dir> --out <sweep dir>``. A failure to write the report is logged
-and never fails the sweep: the jobs' own results are already on disk.
+``collabsim report <sweep dir> --out <sweep dir>``. With ``tracking=wandb`` the report is
+also logged as one run of the sweep's group (:func:`collabsim.tracking.log_sweep_report`).
+A failure to write or log the report is logged and never fails the sweep: the jobs' own
+results are already on disk.
 """
 
 from __future__ import annotations
@@ -42,3 +44,15 @@ class SweepReportCallback(Callback):
             return
         print(f"Sweep report: {len(report.sessions)} sessions, {len(report.aggregate)} variants "
               f"-> {report.out_dir / 'report.md'}")
+        tracking = config.get("tracking") or {}
+        if tracking.get("backend") == "wandb":
+            from omegaconf import OmegaConf
+
+            from collabsim.tracking import log_sweep_report
+
+            try:
+                log_sweep_report(report, OmegaConf.to_container(tracking, resolve=True),
+                                 sweep_dir)
+            except Exception as err:  # noqa: BLE001 - tracking must not fail the sweep
+                log.warning("sweep report not logged to wandb: %s", err)
+                print(f"collabsim: sweep report not logged to wandb: {err}")

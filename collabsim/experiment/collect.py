@@ -11,7 +11,9 @@ found only in a store get their row computed here with the same
 :func:`collabsim.reporting.tables.metrics_table`; their task is found by recomputing the
 store key (:func:`collabsim.experiment.plan.session_key`) for candidate tasks, so a task is
 only ever matched to the exact task the session ran. Every row carries its ``session_key``;
-the combined table keeps one row per key.
+the combined table keeps one row per key. Rows also carry two private columns for
+:mod:`collabsim.experiment.variants`: the session's outcome settings (from its
+``plan.json``) and the values of the jobs' variant-naming command-line overrides.
 """
 
 from __future__ import annotations
@@ -28,6 +30,12 @@ from typing import Any
 import pandas as pd
 import yaml
 
+from collabsim.experiment.variants import (
+    OVERRIDES_COLUMN,
+    SETTINGS_COLUMN,
+    override_keys,
+    override_values,
+)
 from collabsim.reporting.tables import STRUCTURE_ORDER, TEAM_ORDER
 
 SKIP_DIRS = frozenset({"sessions", ".hydra", "wandb", "figures", "views", "__pycache__"})
@@ -103,6 +111,24 @@ def job_config(job: Path) -> dict[str, Any] | None:
     except (OSError, yaml.YAMLError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def job_overrides(job: Path) -> tuple[list[str], dict[str, Any] | None] | None:
+    """A job's command-line overrides (``.hydra/overrides.yaml``) and Hydra's runtime choices
+    of its config groups (``.hydra/hydra.yaml``); None when the job has no overrides file."""
+    try:
+        overrides = yaml.safe_load((job / ".hydra" / "overrides.yaml").read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    if not isinstance(overrides, list):
+        return None
+    choices = None
+    try:
+        hydra_cfg = yaml.safe_load((job / ".hydra" / "hydra.yaml").read_text(encoding="utf-8"))
+        choices = hydra_cfg["hydra"]["runtime"]["choices"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError):
+        pass
+    return [str(o) for o in overrides], choices if isinstance(choices, dict) else None
 
 
 def job_store(job: Path, cfg: dict[str, Any] | None) -> Path:
@@ -181,7 +207,7 @@ def match_session_dirs(rows: pd.DataFrame, store: Path, cfg: dict[str, Any] | No
     return out
 
 
-def _job_rows(job: Path, notes: list[str]) -> pd.DataFrame:
+def _job_rows(job: Path, notes: list[str], override_keys: Sequence[str] = ()) -> pd.DataFrame:
     try:
         rows = pd.read_csv(job / "sessions.csv", keep_default_na=True)
     except (OSError, ValueError, pd.errors.EmptyDataError) as err:
@@ -191,7 +217,8 @@ def _job_rows(job: Path, notes: list[str]) -> pd.DataFrame:
         raise ReportInputError(f"{job / 'sessions.csv'}: missing columns {sorted(missing)}")
     cfg = job_config(job)
     folders = match_session_dirs(rows, job_store(job, cfg), cfg)
-    keys, dirs = [], []
+    fallback_settings = settings_fingerprint(cfg) or ""
+    keys, dirs, settings = [], [], []
     for (_, row), folder in zip(rows.iterrows(), folders, strict=True):
         prefix = _slug_prefix(row["task_id"], row["team"], row["structure"], row["seed"])
         plan = _read_json(folder / "plan.json") if folder is not None else None
@@ -200,12 +227,21 @@ def _job_rows(job: Path, notes: list[str]) -> pd.DataFrame:
                          "kept without a store key")
             keys.append(f"{job}::{prefix}{row.get('policy', '')}")
             dirs.append("")
+            settings.append(fallback_settings)
         else:
             keys.append(str(plan["key"]))
             dirs.append(str(folder))
+            settings.append(_canonical(plan.get("settings") or {}))
     rows["session_key"] = keys
     rows["session_dir"] = dirs
     rows["source"] = str(job)
+    rows[SETTINGS_COLUMN] = settings
+    hydra_info = job_overrides(job)
+    if hydra_info is None:
+        rows[OVERRIDES_COLUMN] = ""
+    else:
+        values = override_values(override_keys, hydra_info[0], cfg, hydra_info[1])
+        rows[OVERRIDES_COLUMN] = _canonical(values)
     return rows
 
 
@@ -286,6 +322,7 @@ def _store_rows(store: Path, known: set[str], finder: _TaskFinder, notes: list[s
             "virtual_min": round(float(result.get("virtual_seconds") or 0) / 60.0, 1),
             "hypothesis": result.get("submitted_hypothesis"),
             "session_key": str(plan["key"]), "session_dir": str(folder), "source": str(store),
+            SETTINGS_COLUMN: _canonical(plan.get("settings") or {}), OVERRIDES_COLUMN: "",
         })
     if unresolved:
         notes.append(f"{store}: {unresolved} stored session(s) whose task was not found "
@@ -296,7 +333,8 @@ def _store_rows(store: Path, known: set[str], finder: _TaskFinder, notes: list[s
     more = pd.DataFrame(extra)
     out.insert(out.columns.get_loc("status") + 1, "turns", more["turns"])
     out.insert(out.columns.get_loc("turns") + 1, "virtual_min", more["virtual_min"])
-    for col in ("hypothesis", "session_key", "session_dir", "source"):
+    for col in ("hypothesis", "session_key", "session_dir", "source", SETTINGS_COLUMN,
+                OVERRIDES_COLUMN):
         out[col] = more[col]
     return out
 
@@ -329,7 +367,10 @@ def collect_sessions(
     """
     inputs = find_inputs(paths)
     notes: list[str] = []
-    frames = [_job_rows(job, notes) for job in inputs.jobs]
+    keys = list(dict.fromkeys(
+        k for job in inputs.jobs if (info := job_overrides(job)) is not None
+        for k in override_keys(info[0])))
+    frames = [_job_rows(job, notes, keys) for job in inputs.jobs]
     known = {k for f in frames for k in f["session_key"]}
     specs = [cfg["tasks"] for job in inputs.jobs
              if (cfg := job_config(job)) is not None and isinstance(cfg.get("tasks"), dict)]

@@ -6,43 +6,51 @@ Writes into the output folder:
 * ``report_sessions.csv`` (one row per session key, with a ``view`` link per session),
   ``report_aggregate.csv`` / ``.tex`` (the paper-style ``mean (SE)`` table from
   :mod:`collabsim.reporting.tables`) and ``report_deltas.csv`` / ``.tex``;
-* ``figures/*.png`` and ``views/<session>.html`` (one session page per stored trace).
+* ``figures/*.png`` and ``figures/*.pdf`` and ``views/<session>.html`` (one session page per
+  stored trace).
 
-Deltas against the single agent are paired by task: for every task both the variant and the
-single agent ran, the difference of their seed-averaged values; the mean difference gets a
-percentile bootstrap 95% interval over tasks (seeded, so reruns print the same interval).
+**Variants** are structure × team × every setting that differs between the sessions
+(:mod:`collabsim.experiment.variants`): sessions of different settings are never pooled,
+seeds pool only within a variant, and the swept settings name the table columns and the
+figure labels. A numeric swept setting (a sweep over a rate, an Optuna trial's parameter)
+gets a line plot of Performance against it with 95% intervals.
+
+**Paired differences** (:mod:`collabsim.reporting.paired`) compare every variant with its
+reference, pairing sessions of the same task and seed, with percentile-bootstrap 95%
+intervals over tasks: by default every structure against ``default`` (same team and
+settings) and every team against the single agent, when those are present; ``baselines``
+(``collabsim report --baseline structure=default``) chooses the references instead.
 """
 
 from __future__ import annotations
 
-import base64
-import html
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from collabsim.experiment.collect import collect_sessions
+from collabsim.experiment.variants import (
+    OVERRIDES_COLUMN,
+    SETTINGS_COLUMN,
+    Variants,
+    derive_variants,
+    short_names,
+)
 from collabsim.reporting import figures
+from collabsim.reporting.pages import Section, write_html, write_markdown
+from collabsim.reporting.paired import (
+    all_paired_differences,
+    check_baseline,
+    default_baselines,
+)
 from collabsim.reporting.tables import aggregate, format_table
 
-FIGURE_CAPTIONS: dict[str, str] = {
-    "performance_by_structure_team": "Performance by structure and team (bars: mean over tasks "
-    "after averaging seeds; error bars ± 1 SE).",
-    "h_init_by_structure": "Normalised initiative entropy H_init,norm by structure and team "
-    "(1 = every member took the same share of initiative).",
-    "activity": "Activity: W_human (non-message actions by simulated humans) and M_team "
-    "(messages by all members).",
-    "performance_vs_h_init": "Performance against H_init,norm: one dot per session (small "
-    "jitter), coloured by structure; large markers (shape = team) are variant means ± SE.",
-    "deltas_vs_single": "Difference in Performance from the single agent, paired by task, "
-    "with bootstrap 95% intervals.",
-}
 MAX_SESSION_ROWS_MD = 300
+PRIVATE_COLUMNS = (SETTINGS_COLUMN, OVERRIDES_COLUMN)
 
 
 @dataclass
@@ -56,52 +64,7 @@ class SweepReport:
     figures: dict[str, Path] = field(default_factory=dict)
     views: int = 0
     notes: list[str] = field(default_factory=list)
-
-
-def paired_deltas(
-    sessions: pd.DataFrame,
-    metric: str = "Performance",
-    baseline: tuple[str, str] = ("single", "single"),
-    n_boot: int = 2000,
-    seed: int = 0,
-) -> pd.DataFrame:
-    """Each variant's mean paired difference from the baseline variant, with a bootstrap CI.
-
-    Args:
-        sessions: One row per session (``task_id``, ``structure``, ``team``, ``metric``).
-        metric: Column to compare.
-        baseline: ``(structure, team)`` of the reference variant.
-        n_boot: Bootstrap resamples of the paired tasks.
-        seed: Seed of the bootstrap generator.
-
-    Returns:
-        One row per other variant: ``structure``, ``team``, ``n_tasks`` (paired tasks),
-        ``baseline``, ``variant`` (their means over the paired tasks), ``delta``,
-        ``ci_low``, ``ci_high``. Empty when the baseline is absent.
-    """
-    cols = ["structure", "team", "n_tasks", "baseline", "variant", "delta", "ci_low", "ci_high"]
-    data = sessions[["structure", "team", "task_id", metric]].copy()
-    data[metric] = pd.to_numeric(data[metric], errors="coerce")
-    per_task = data.groupby(["structure", "team", "task_id"])[metric].mean().dropna().sort_index()
-    if baseline not in per_task.index.droplevel("task_id"):
-        return pd.DataFrame(columns=cols)
-    base = per_task.loc[baseline]
-    rng = np.random.default_rng(seed)
-    rows = []
-    variants = aggregate(sessions, metrics=[metric])[["structure", "team"]]
-    for structure, team in variants.itertuples(index=False):
-        if (structure, team) == baseline or (structure, team) not in per_task.index.droplevel(2):
-            continue
-        var = per_task.loc[(structure, team)]
-        paired = var.index.intersection(base.index)
-        if not len(paired):
-            continue
-        diff = (var.loc[paired] - base.loc[paired]).to_numpy(dtype=float)
-        boots = rng.choice(diff, size=(n_boot, len(diff)), replace=True).mean(axis=1)
-        low, high = np.percentile(boots, [2.5, 97.5])
-        rows.append([structure, team, len(paired), float(base.loc[paired].mean()),
-                     float(var.loc[paired].mean()), float(diff.mean()), float(low), float(high)])
-    return pd.DataFrame(rows, columns=cols)
+    variants: Variants = field(default_factory=lambda: Variants((), ()))
 
 
 def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str]) -> list[str]:
@@ -131,75 +94,179 @@ def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str]) -> lis
     return links
 
 
+def _fmt(value: object, nd: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{nd}f}"
+    return str(value)
+
+
+def _setting_text(value: object) -> str:
+    if isinstance(value, float) and value == int(value):
+        return str(int(value))
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _delta_section(deltas: pd.DataFrame, variants: Variants) -> Section:
+    by = list(variants.by)
+    header = ["reference", *by, "paired tasks", "paired sessions", "reference mean",
+              "variant mean", "Δ Performance", "95% CI"]
+    rows = [[str(r["reference"]), *[_setting_text(r[c]) for c in by], str(int(r["n_tasks"])),
+             str(int(r["n_pairs"])), _fmt(r["baseline"]), _fmt(r["variant"]),
+             f"{r['delta']:+.2f}", f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]"]
+            for _, r in deltas.iterrows()]
+    section = Section("Paired differences (same task and seed)", header=header, rows=rows,
+                      text_columns=1 + len(by))
+    if deltas.empty:
+        section.paragraphs.append(
+            "No reference variant in these results: run structure=default beside the other "
+            "structures, or the single agent (team=single / team=all), or choose one with "
+            "--baseline KEY=VALUE.")
+    else:
+        clear = deltas[(deltas["ci_low"] > 0) | (deltas["ci_high"] < 0)]
+        section.paragraphs.append(
+            "Each variant minus its reference: the same team and swept settings under the "
+            "reference structure (or the single agent), sessions paired by task and seed, "
+            "seeds averaged within a task, the mean over tasks with a percentile-bootstrap "
+            f"95% interval over tasks. {len(clear)} of {len(deltas)} difference(s) have an "
+            "interval that excludes zero.")
+    return section
+
+
+def _deltas_latex(deltas: pd.DataFrame, variants: Variants) -> str:
+    section = _delta_section(deltas, variants)
+    cols = "l" * section.text_columns + "r" * (len(section.header) - section.text_columns)
+    lines = [rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
+             " & ".join(h.replace("_", r"\_").replace("Δ", r"$\Delta$").replace("%", r"\%")
+                        for h in section.header) + r" \\", r"\midrule"]
+    for row in section.rows:
+        lines.append(" & ".join(c.replace("_", r"\_") for c in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def _summary(sessions: pd.DataFrame, variants: Variants, inputs_text: str) -> list[str]:
+    statuses = sessions["status"].value_counts().to_dict()
+    lines = [
+        f"Inputs: {inputs_text}.",
+        f"Sessions: {len(sessions)} (one per session key), {sessions['task_id'].nunique()} "
+        f"task(s), {sessions['seed'].nunique()} seed(s), "
+        f"{sessions.groupby(list(variants.by), dropna=False).ngroups} variant(s). Statuses: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
+    ]
+    if variants.columns:
+        lines.append(
+            "Variants are keyed by structure, team and the swept setting(s) "
+            + ", ".join(variants.columns) + ": sessions of different settings are never "
+            "pooled; seeds are averaged within a variant.")
+    return lines
+
+
+def _interpretation(agg: pd.DataFrame) -> str:
+    text = ("Performance has no chance level (a hypothesis must name the right variables, "
+            "relation and context); the single agent, where present, is the reference. Each "
+            "cell is the mean over tasks of the seed-averaged value, with its standard error "
+            "in brackets.")
+    if agg["n_tasks"].min() < 2:
+        text += " Some variants have one task only: their SE is undefined (–)."
+    return text
+
+
 def _md_rows(table_md: str) -> tuple[list[str], list[list[str]]]:
     lines = [ln for ln in table_md.strip().splitlines() if ln.startswith("|")]
     split = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
     return split[0], split[2:]
 
 
-def _html_table(header: Sequence[str], rows: Iterable[Sequence[str]], raw_cols: set[int] = frozenset()) -> str:
-    out = ["<table><thead><tr>"]
-    out += [f"<th>{html.escape(h)}</th>" for h in header]
-    out.append("</tr></thead><tbody>")
-    for row in rows:
-        cells = [c if i in raw_cols else html.escape(c) for i, c in enumerate(row)]
-        out.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
-def _fmt(value: object, nd: int = 2) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    return f"{value:.{nd}f}" if isinstance(value, float) else str(value)
-
-
-def _delta_rows(deltas: pd.DataFrame) -> list[list[str]]:
-    return [[r.structure, r.team, str(r.n_tasks), _fmt(r.baseline), _fmt(r.variant),
-             f"{r.delta:+.2f}", f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"]
-            for r in deltas.itertuples()]
-
-
-DELTA_HEADER = ["structure", "team", "paired tasks", "single", "variant", "Δ Performance",
-                "95% CI"]
-SESSION_HEADER = ["task", "team", "structure", "seed", "status", "Performance", "H_init,norm",
-                  "view"]
-
-
-def _session_rows(sessions: pd.DataFrame) -> list[list[str]]:
+def _session_section(sessions: pd.DataFrame, variants: Variants) -> Section:
+    header = ["task", "team", "structure", *variants.columns, "seed", "status", "Performance",
+              "H_init,norm", "view"]
     rows = []
-    for r in sessions.itertuples():
-        rows.append([str(r.task_id), str(r.team), str(r.structure), str(r.seed), str(r.status),
-                     _fmt(getattr(r, "Performance", None)), _fmt(getattr(r, "H_init_norm", None)),
-                     str(r.view or "")])
-    return rows
+    for _, r in sessions.iterrows():
+        rows.append([str(r["task_id"]), str(r["team"]), str(r["structure"]),
+                     *[_setting_text(r[c]) for c in variants.columns], str(r["seed"]),
+                     str(r["status"]), _fmt(r.get("Performance")), _fmt(r.get("H_init_norm")),
+                     str(r.get("view") or "")])
+    return Section("Sessions", header=header, rows=rows, text_columns=3 + len(variants.columns),
+                   link_column=len(header) - 1, max_md_rows=MAX_SESSION_ROWS_MD)
 
 
-def _summary_lines(sessions: pd.DataFrame, inputs_text: str) -> list[str]:
-    statuses = sessions["status"].value_counts().to_dict()
-    return [
-        f"Inputs: {inputs_text}.",
-        f"Sessions: {len(sessions)} (one per session key), {sessions['task_id'].nunique()} "
-        f"task(s), {sessions['seed'].nunique()} seed(s), "
-        f"{sessions.groupby(['structure', 'team']).ngroups} variant(s). Statuses: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
-    ]
+def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFrame,
+                  variants: Variants, fig_dir: Path, notes: list[str]
+                  ) -> tuple[dict[str, Path], dict[str, str]]:
+    cols = list(variants.columns)
+    named = ", ".join(cols)
+    single = (" Dashed line: the single agent."
+              if figures.single_reference(agg, "Performance") is not None else "")
+    setting_note = f" Bars are split by the swept setting(s) {named}." if cols else ""
+    made: dict[str, tuple[Path | None, str]] = {
+        "performance_by_structure_team": (
+            figures.performance_by_structure_team(
+                agg, fig_dir / "performance_by_structure_team.png", cols),
+            "Performance by structure and team (bars: mean over tasks after averaging seeds; "
+            "error bars ± 1 SE, clipped to [0, 1])." + single + setting_note),
+        "h_init_by_structure": (
+            figures.h_init_by_structure(agg, fig_dir / "h_init_by_structure.png", cols),
+            "Normalised initiative entropy H_init,norm by structure and team (1 = every member "
+            "took the same share of initiative)." + setting_note),
+        "activity": (figures.activity(agg, fig_dir / "activity.png", cols),
+                     "Activity: W_human (non-message actions by simulated humans) and M_team "
+                     "(messages by all members)." + setting_note),
+        "performance_vs_h_init": (
+            figures.performance_vs_h_init(sessions, agg, fig_dir / "performance_vs_h_init.png",
+                                          cols),
+            "Performance against H_init,norm: one dot per session (small jitter), coloured by "
+            "structure; large markers (shape = team) are variant means ± SE."),
+    }
+    short = short_names(cols)
+    for col in cols:
+        if pd.api.types.is_numeric_dtype(sessions[col]):
+            name = "performance_vs_" + "".join(ch if ch.isalnum() else "_" for ch in short[col])
+            made[name] = (
+                figures.metric_vs_setting(agg, col, cols, fig_dir / f"{name}.png"),
+                f"Performance against the swept setting {col}: one line per structure/team"
+                + (" and other setting" if len(cols) > 1 else "")
+                + "; points are means over tasks (seeds averaged first), the band the 95% "
+                "interval mean ± t·SE; a dashed line marks the single agent when it did not "
+                "vary with the setting.")
+    made["paired_differences"] = (
+        figures.paired_differences(deltas, cols, fig_dir / "paired_differences.png"),
+        "Paired differences in Performance from each reference (panel title): same team and "
+        "settings, sessions paired by task and seed; dots: mean over tasks, lines: "
+        "bootstrap 95% intervals; dotted: no difference.")
+    figs, captions = {}, {}
+    for name, (path, caption) in made.items():
+        if path is None:
+            notes.append(f"figure {name}: no data for it in these results")
+        else:
+            figs[name] = path
+            captions[name] = caption
+    return figs, captions
 
 
-def _interpretation(agg: pd.DataFrame, deltas: pd.DataFrame) -> list[str]:
-    lines = ["Performance has no chance level (a hypothesis must name the right variables, "
-             "relation and context); the single agent is the reference. Each cell is the mean "
-             "over tasks of the seed-averaged value, with its standard error in brackets."]
-    if agg["n_tasks"].min() < 2:
-        lines.append("Some variants have one task only: their SE is undefined (–).")
-    if deltas.empty:
-        lines.append("No single-agent sessions are in these results, so no difference from the "
-                     "single agent is given (run with team=single or team=all to add them).")
-    else:
-        clear = deltas[(deltas["ci_low"] > 0) | (deltas["ci_high"] < 0)]
-        lines.append(f"{len(clear)} of {len(deltas)} variant(s) differ from the single agent "
-                     "with a 95% interval that excludes zero.")
-    return lines
+def _optuna_sections(paths: Sequence[str | Path]) -> list[Section]:
+    """The best trial of every Optuna sweep among ``paths`` (its optimization_results.yaml)."""
+    import yaml
+
+    out = []
+    for raw in paths:
+        path = Path(raw).expanduser() / "optimization_results.yaml"
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError):
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("best_params"), dict):
+            continue
+        rows = [[str(k), _setting_text(v)] for k, v in data["best_params"].items()]
+        out.append(Section(
+            f"Optuna search: best trial ({path.parent.name})", header=["setting", "value"],
+            rows=rows, text_columns=1,
+            paragraphs=[f"Best value (the trial job's mean Performance): "
+                        f"{_fmt(data.get('best_value'))}. One trial is one job, so the "
+                        "best value is one noisy estimate; compare trials in the tables "
+                        "above (mean and SE over tasks) before trusting it."]))
+    return out
 
 
 def build_report(
@@ -209,6 +276,7 @@ def build_report(
     tasks_roots: Sequence[str | Path] = (),
     views: bool = True,
     title: str = "collabsim report",
+    baselines: Sequence[Mapping[str, str]] | None = None,
 ) -> SweepReport:
     """Collect sessions from ``paths`` and write the report into ``out_dir``.
 
@@ -218,129 +286,56 @@ def build_report(
         tasks_roots: Extra task roots for sessions found only in a store.
         views: Write one HTML session page per stored trace and link it.
         title: Report title.
+        baselines: References of the paired differences (column -> value, see
+            :func:`collabsim.reporting.paired.parse_baseline`); None = ``structure=default``
+            and the single agent, where present.
 
     Raises:
         collabsim.experiment.collect.ReportInputError: An input cannot be used.
+        collabsim.reporting.paired.BaselineError: A baseline matches no session.
     """
     out_dir = Path(out_dir)
     collected = collect_sessions(paths, tasks_roots)
-    sessions = collected.sessions
     notes = list(collected.notes)
+    sessions, variants = derive_variants(collected.sessions)
+    sessions = sessions.drop(columns=[c for c in PRIVATE_COLUMNS if c in sessions])
+    if baselines is None:
+        baselines = default_baselines(sessions)
+    for baseline in baselines:
+        check_baseline(sessions, baseline)
     out_dir.mkdir(parents=True, exist_ok=True)
     sessions["view"] = _write_views(sessions, out_dir, notes) if views else ""
-    agg = aggregate(sessions)
-    deltas = paired_deltas(sessions)
-    figs: dict[str, Path] = {}
-    fig_dir = out_dir / "figures"
-    made = {
-        "performance_by_structure_team": figures.performance_by_structure_team(
-            agg, fig_dir / "performance_by_structure_team.png"),
-        "h_init_by_structure": figures.h_init_by_structure(agg, fig_dir / "h_init_by_structure.png"),
-        "activity": figures.activity(agg, fig_dir / "activity.png"),
-        "performance_vs_h_init": figures.performance_vs_h_init(
-            sessions, agg, fig_dir / "performance_vs_h_init.png"),
-        "deltas_vs_single": figures.deltas_vs_single(deltas, fig_dir / "deltas_vs_single.png"),
-    }
-    for name, path in made.items():
-        if path is None:
-            notes.append(f"figure {name}: no data for it in these results")
-        else:
-            figs[name] = path
+    by = list(variants.by)
+    agg = aggregate(sessions, by=by)
+    deltas = all_paired_differences(sessions, by, baselines)
+    figs, captions = _make_figures(sessions, agg, deltas, variants, out_dir / "figures", notes)
 
     sessions.to_csv(out_dir / "report_sessions.csv", index=False)
     agg.to_csv(out_dir / "report_aggregate.csv", index=False)
-    (out_dir / "report_aggregate.tex").write_text(format_table(agg, "latex"), encoding="utf-8")
+    (out_dir / "report_aggregate.tex").write_text(format_table(agg, "latex", by=by),
+                                                  encoding="utf-8")
     deltas.to_csv(out_dir / "report_deltas.csv", index=False)
-    (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas), encoding="utf-8")
+    (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas, variants), encoding="utf-8")
 
     inputs = collected.inputs
     inputs_text = f"{len(inputs.jobs)} job folder(s), {len(inputs.stores)} result store(s)"
-    agg_md = format_table(agg, "markdown")
-    summary = _summary_lines(sessions, inputs_text)
-    interpretation = _interpretation(agg, deltas)
-    _write_markdown(out_dir / "report.md", title, summary, notes, agg_md, interpretation,
-                    deltas, figs, sessions)
-    _write_html(out_dir / "report.html", title, summary, notes, agg_md, interpretation,
-                deltas, figs, sessions)
+    header, rows = _md_rows(format_table(agg, "markdown", by=by))
+    heading = "By structure and team" + (" and " + ", ".join(variants.columns)
+                                         if variants.columns else "")
+    sections = [
+        Section(f"{heading}: mean (SE) over tasks, seeds averaged first", header=header,
+                rows=rows, text_columns=len(by), paragraphs=[_interpretation(agg)]),
+        _delta_section(deltas, variants),
+        *_optuna_sections(paths),
+        Section("Figures", paragraphs=["Every figure is also in figures/ as PNG (200 dpi) "
+                                       "and PDF."],
+                figures=[(figs[n], captions[n]) for n in figs]),
+        _session_section(sessions, variants),
+    ]
+    intro = _summary(sessions, variants, inputs_text)
+    footer = ("Files: report_sessions.csv, report_aggregate.csv/.tex, report_deltas.csv/.tex, "
+              "figures/ (PNG and PDF), views/.")
+    write_markdown(out_dir / "report.md", title, intro, notes, sections, footer)
+    write_html(out_dir / "report.html", title, intro, notes, sections, footer)
     return SweepReport(out_dir, sessions, agg, deltas, figs,
-                       int((sessions["view"] != "").sum()), notes)
-
-
-def _deltas_latex(deltas: pd.DataFrame) -> str:
-    lines = [r"\begin{tabular}{llrrrrl}", r"\toprule",
-             r"structure & team & tasks & single & variant & $\Delta$ Performance & 95\% CI \\",
-             r"\midrule"]
-    for row in _delta_rows(deltas):
-        lines.append(" & ".join(c.replace("_", r"\_") for c in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
-
-
-def _write_markdown(path: Path, title: str, summary: list[str], notes: list[str], agg_md: str,
-                    interpretation: list[str], deltas: pd.DataFrame, figs: dict[str, Path],
-                    sessions: pd.DataFrame) -> None:
-    out = [f"# {title}", "", *summary, ""]
-    if notes:
-        out += ["Notes:", *[f"- {n}" for n in notes], ""]
-    out += ["## By structure and team: mean (SE) over tasks, seeds averaged first", "", agg_md]
-    out += [" ".join(interpretation), ""]
-    out += ["## Difference from the single agent", ""]
-    if deltas.empty:
-        out += ["No single-agent baseline in these results.", ""]
-    else:
-        out += ["| " + " | ".join(DELTA_HEADER) + " |",
-                "|" + "|".join([":---"] * 2 + ["---:"] * 5) + "|"]
-        out += ["| " + " | ".join(r) + " |" for r in _delta_rows(deltas)]
-        out.append("")
-    out += ["## Figures", ""]
-    for name, fig in figs.items():
-        out += [f"![{name}](figures/{fig.name})", "", FIGURE_CAPTIONS[name], ""]
-    out += ["## Sessions", ""]
-    shown = sessions.head(MAX_SESSION_ROWS_MD)
-    out += ["| " + " | ".join(SESSION_HEADER) + " |",
-            "|" + "|".join([":---"] * 5 + ["---:"] * 2 + [":---"]) + "|"]
-    for row in _session_rows(shown):
-        row[-1] = f"[view]({row[-1]})" if row[-1] else ""
-        out.append("| " + " | ".join(row) + " |")
-    if len(sessions) > len(shown):
-        out.append(f"\n{len(sessions) - len(shown)} more in report_sessions.csv and report.html.")
-    out += ["", "Files: report_sessions.csv, report_aggregate.csv/.tex, report_deltas.csv/.tex, "
-            "figures/, views/.", ""]
-    path.write_text("\n".join(out), encoding="utf-8")
-
-
-_CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1f2933}
-table{border-collapse:collapse;margin:8px 0 16px}td,th{border-bottom:1px solid #e3e7eb;
-padding:3px 10px;text-align:right}td:first-child,th:first-child,td:nth-child(2),th:nth-child(2)
-{text-align:left}th{background:#f4f6f8}img{max-width:100%;border:1px solid #e3e7eb}
-figure{margin:16px 0}figcaption{color:#52606d;font-size:13px}.notes{color:#8a5a00}"""
-
-
-def _write_html(path: Path, title: str, summary: list[str], notes: list[str], agg_md: str,
-                interpretation: list[str], deltas: pd.DataFrame, figs: dict[str, Path],
-                sessions: pd.DataFrame) -> None:
-    esc = html.escape
-    out = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-           f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>",
-           f"<h1>{esc(title)}</h1>", *[f"<p>{esc(s)}</p>" for s in summary]]
-    if notes:
-        out.append("<ul class='notes'>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>")
-    header, rows = _md_rows(agg_md)
-    out += ["<h2>By structure and team: mean (SE) over tasks, seeds averaged first</h2>",
-            _html_table(header, rows), f"<p>{esc(' '.join(interpretation))}</p>",
-            "<h2>Difference from the single agent</h2>"]
-    out.append(_html_table(DELTA_HEADER, _delta_rows(deltas)) if not deltas.empty
-               else "<p>No single-agent baseline in these results.</p>")
-    out.append("<h2>Figures</h2>")
-    for name, fig in figs.items():
-        data = base64.b64encode(fig.read_bytes()).decode("ascii")
-        out.append(f"<figure><img alt='{esc(name)}' src='data:image/png;base64,{data}'>"
-                   f"<figcaption>{esc(FIGURE_CAPTIONS[name])}</figcaption></figure>")
-    out.append("<h2>Sessions</h2>")
-    rows = _session_rows(sessions)
-    for row in rows:
-        link = row[-1]
-        row[-1] = f"<a href='{esc(link)}'>view</a>" if link else ""
-    out.append(_html_table(SESSION_HEADER, rows, raw_cols={len(SESSION_HEADER) - 1}))
-    out.append("</body></html>")
-    path.write_text("\n".join(out), encoding="utf-8")
+                       int((sessions["view"] != "").sum()), notes, variants)

@@ -80,10 +80,12 @@ def plot(table: pd.DataFrame, path: Path) -> Path:
         ax.set_title(f"Performance vs {param}")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("Performance (mean over tasks ± 1 SE)")
+    axes[0][0].set_ylim(0.0, 1.0)  # Performance is bounded by [0, 1]
     axes[0][-1].legend(loc="best", fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=200)
+    fig.savefig(path.with_suffix(".pdf"))
     plt.close(fig)
     return path
 

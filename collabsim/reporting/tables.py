@@ -98,7 +98,11 @@ def _sorted(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     keys = []
     for col in by:
         order = STRUCTURE_ORDER if col == "structure" else TEAM_ORDER if col == "team" else ()
-        keys.append(_order_key(list(df[col]), order))
+        values = list(df[col])
+        if not order and pd.api.types.is_numeric_dtype(df[col]):
+            keys.append([(0, float(v)) for v in values])  # swept numbers sort as numbers
+        else:
+            keys.append(_order_key(values, order))
     idx = sorted(range(len(df)), key=lambda i: tuple(k[i] for k in keys))
     return df.iloc[idx].reset_index(drop=True)
 

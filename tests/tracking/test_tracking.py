@@ -1,107 +1,110 @@
-"""Tracking with the real wandb package, offline: runs are read back from their files."""
+"""Tracking with the real wandb package, offline: runs are read back from the files wandb
+wrote (see tests/helpers/wandb_offline.py for why not through ``wandb.Api``)."""
 
 from __future__ import annotations
 
-import json
-import re
-import struct
-import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from collabsim.tracking import NullTracker, make_tracker, run_identity, variant_summary
+from collabsim.tracking import (
+    NullTracker,
+    make_tracker,
+    run_config,
+    run_identity,
+    swept_settings,
+    variant_summary,
+)
+from tests.helpers.wandb_offline import offline_runs
 
 METRICS = ("Performance", "H_init_norm", "W_human", "M_team", "C_wf", "cost_usd")
-
-
-def read_offline_run(run_dir: Path) -> dict:
-    """Decode an offline run's ``run-*.wandb`` log (LevelDB-style blocks of Record protos)."""
-    from wandb.proto import wandb_internal_pb2 as pb
-
-    (path,) = run_dir.glob("run-*.wandb")
-    data = path.read_bytes()
-    assert data[:4] == b":W&B"
-    pos, block, buf = 7, 32768, b""
-    out: dict = {"summary": {}, "history": []}
-    while pos + 7 <= len(data):
-        if block - pos % block < 7:
-            pos += block - pos % block
-            continue
-        _crc, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
-        chunk, pos = data[pos + 7:pos + 7 + length], pos + 7 + length
-        if kind == 0:
-            continue
-        buf = chunk if kind in (1, 2) else buf + chunk
-        if kind not in (1, 4):
-            continue
-        record = pb.Record()
-        record.ParseFromString(buf)
-        which = record.WhichOneof("record_type")
-        if which == "run":
-            out.update(name=record.run.display_name, group=record.run.run_group,
-                       job_type=record.run.job_type, tags=list(record.run.tags))
-        elif which == "summary":
-            for item in record.summary.update:
-                out["summary"][item.key or "/".join(item.nested_key)] = json.loads(item.value_json)
-        elif which == "history":
-            out["history"].append({i.key or "/".join(i.nested_key): json.loads(i.value_json)
-                                   for i in record.history.item})
-    return out
+SETTING = "policy.agent.mistakes.wrong_column_variant"
 
 
 @pytest.fixture(scope="module")
 def wandb_sweep(tmp_path_factory):
+    """Two jobs (the setting 0 and 1), each of two variants (default/D, scaffolded/D)."""
+    import subprocess
+
     root = tmp_path_factory.mktemp("wandb_sweep")
     proc = subprocess.run(
         [sys.executable, "-m", "collabsim.cli.main", "run", "-m", "tracking=wandb",
-         "tracking.per_session=true", "team=D,DR", "structure=scaffolded", "tasks.limit=2",
-         "run.progress=false", f"hydra.sweep.dir={root / 'multirun'}"],
+         "tracking.per_session=true", f"{SETTING}=0,1", "team=D",
+         "structure=default_and_scaffolded", "tasks.limit=2", "run.progress=false",
+         "hydra.callbacks.sweep_report.views=false", f"hydra.sweep.dir={root / 'multirun'}"],
         cwd=root, capture_output=True, text=True, timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return root / "multirun", proc
 
 
-def runs_of(sweep: Path) -> dict[str, dict]:
+def variant_runs(sweep: Path) -> dict[str, object]:
     runs = {}
     for job in ("0", "1"):
-        (run_dir,) = (sweep / job / "wandb").glob("offline-run-*")
-        runs[job] = read_offline_run(run_dir)
+        for run in offline_runs(sweep / job / "wandb"):
+            runs[run.name] = run
     return runs
 
 
-def test_offline_runs_have_name_tags_group_and_job_type(wandb_sweep):
+def test_one_run_per_variant_with_scalar_config_keys(wandb_sweep):
     sweep, _ = wandb_sweep
-    runs = runs_of(sweep)
-    assert runs["0"]["name"] == "scaffolded/D #0" and runs["1"]["name"] == "scaffolded/DR #1"
-    assert set(runs["1"]["tags"]) >= {"structure:scaffolded", "team:DR", "policy:scripted"}
-    groups = {r["group"] for r in runs.values()}
-    assert len(groups) == 1  # every job of the sweep shares the sweep id
-    assert re.fullmatch(r"sweep-.+_multirun-[0-9a-f]{8}", groups.pop())
-    assert {r["job_type"] for r in runs.values()} == {"sweep-job"}
+    runs = variant_runs(sweep)
+    assert set(runs) == {f"{s}/D wrong_column_variant={v} #{v}"
+                         for s in ("default", "scaffolded") for v in (0, 1)}
+    run = runs["scaffolded/D wrong_column_variant=1 #1"]
+    assert run.config["team"] == "D" and run.config["structure"] == "scaffolded"
+    assert run.config[SETTING] == 1 and run.config["swept"] == SETTING
+    assert run.config["tasks.limit"] == 2
+    assert not any(isinstance(v, list | dict) for v in run.config.values())
+    assert not any(k.startswith(("team.compositions", "structure.names")) for k in run.config)
 
 
-def test_offline_run_summary_has_the_variant_metrics(wandb_sweep):
+def test_tags_name_only_the_runs_variant(wandb_sweep):
+    sweep, _ = wandb_sweep
+    run = variant_runs(sweep)["default/D wrong_column_variant=0 #0"]
+    assert set(run.tags) == {"structure:default", "team:D", "policy:scripted",
+                             "tasks:generated", "wrong_column_variant=0"}
+    groups = {r.group for r in variant_runs(sweep).values()}
+    assert len(groups) == 1 and groups.pop().startswith("sweep-")
+    assert {r.job_type for r in variant_runs(sweep).values()} == {"sweep-job"}
+
+
+def test_summary_has_the_variants_metrics_with_se(wandb_sweep):
     sweep, _ = wandb_sweep
     job = pd.read_csv(sweep / "1" / "sessions.csv")
-    summary = runs_of(sweep)["1"]["summary"]
+    own = job[job["structure"] == "scaffolded"]
+    summary = variant_runs(sweep)["scaffolded/D wrong_column_variant=1 #1"].summary
     for metric in METRICS:
-        assert f"scaffolded/DR/{metric}" in summary and metric in summary
-    assert summary["Performance"] == pytest.approx(job["Performance"].mean())
-    assert summary["W_human"] == pytest.approx(job["W_human"].mean())
-    assert summary["cost_usd"] == 0.0  # scripted policies make no model calls
-    assert summary["comparison/_type"] == "table-file"
-    table = json.loads((next((sweep / "1" / "wandb").glob("offline-run-*"))
-                        / "files" / summary["comparison/path"]).read_text())
-    assert table["data"][0][table["columns"].index("variant")] == "scaffolded/DR"
+        assert metric in summary and f"{metric}_se" in summary
+    per_task = own.groupby("task_id")["Performance"].mean()
+    assert summary["Performance"] == pytest.approx(per_task.mean())
+    assert summary["Performance_se"] == pytest.approx(per_task.std(ddof=1) / 2 ** 0.5)
+    assert summary["n_tasks"] == 2 and summary["cost_usd"] == 0.0
+    assert summary["sessions/_type"] == "table-file"
+
+
+def test_the_sweep_report_is_logged_with_its_files_and_figures(wandb_sweep):
+    sweep, _ = wandb_sweep
+    (report_run,) = offline_runs(sweep / "wandb")
+    assert report_run.job_type == "sweep-report"
+    assert report_run.group == next(iter(variant_runs(sweep).values())).group
+    (artifact,) = [a for a in report_run.artifacts if a["type"] == "report"]
+    logged = Path(artifact["files"]["report.md"])
+    assert logged.read_text(encoding="utf-8") == (sweep / "report.md").read_text(encoding="utf-8")
+    assert "figures/performance_by_structure_team.pdf" in artifact["files"]
+    figure = "figures/performance_by_structure_team"
+    assert report_run.summary[f"{figure}/_type"] == "image-file"
+    image = report_run.folder / "files" / report_run.summary[f"{figure}/path"]
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert report_run.summary["paired_differences/_type"] == "table-file"
+    assert report_run.summary["variants"] == 4
 
 
 def test_per_session_history_and_no_deprecation(wandb_sweep):
     sweep, proc = wandb_sweep
-    history = runs_of(sweep)["0"]["history"]
+    history = variant_runs(sweep)["default/D wrong_column_variant=0 #0"].history
     per_session = [h for h in history if "session/Performance" in h]
     assert len(per_session) == 2  # two tasks, one seed
     assert "deprecat" not in (proc.stdout + proc.stderr).lower()
@@ -115,6 +118,9 @@ def test_groups_are_unique_per_sweep_and_per_run(tmp_path):
         (folder / "multirun.yaml").write_text("{}")
         ids.append(run_identity({}, folder / "0")["group"])
     assert ids[0] != ids[1]
+    # an Optuna sweep writes no multirun.yaml: the sweep folder is passed in
+    optuna = run_identity({}, tmp_path / "opt" / "3", sweep_dir=tmp_path / "opt")
+    assert optuna["job_type"] == "sweep-job" and optuna["name"].endswith("#3")
     single = run_identity({}, tmp_path / "outputs" / "10-00-00")
     assert single["group"].startswith("run-") and single["job_type"] == "run"
     assert run_identity({"tracking": {"group": "mine"}}, tmp_path / "x")["group"] == "mine"
@@ -131,12 +137,24 @@ def test_llm_models_become_tags(tmp_path):
         identity["tags"])
 
 
-def test_variant_summary_prefixes_each_variant():
-    agg = pd.DataFrame({"structure": ["single", "default"], "team": ["single", "D"],
-                        "Performance_mean": [0.5, 0.75], "Performance_se": [0.1, float("nan")]})
-    summary = variant_summary(agg, ["Performance"])
-    assert summary == {"single/single/Performance": 0.5, "single/single/Performance_se": 0.1,
-                       "default/D/Performance": 0.75, "Performance": 0.75}
+def test_swept_settings_come_from_the_overrides_not_the_identifiers():
+    config = {"policy": {"agent": {"deference": 0.75}}, "tasks": {"limit": 2}}
+    swept = swept_settings(config, ["team=D", "structure=default", "tasks.limit=2",
+                                    "policy.agent.deference=0.75", "sensitivity=deference_0.75",
+                                    "run.progress=false"],
+                           {"sensitivity": "deference_0.75", "team": "D"})
+    assert swept == {"policy.agent.deference": 0.75, "sensitivity": "deference_0.75"}
+    flat = run_config({"team": {"compositions": ["D", "R"], "profiles": {}}, **config},
+                      "default", "R", swept)
+    assert flat["team"] == "R" and "team.compositions" not in flat
+    assert flat["policy.agent.deference"] == 0.75 and flat["tasks.limit"] == 2
+
+
+def test_variant_summary_has_means_ses_and_counts():
+    row = pd.Series({"Performance_mean": 0.75, "Performance_se": float("nan"), "n_tasks": 1,
+                     "n_sessions": 3})
+    assert variant_summary(row, ["Performance"]) == {"Performance": 0.75, "n_tasks": 1,
+                                                     "n_sessions": 3}
 
 
 def test_none_backend_is_a_no_op(tmp_path: Path):

@@ -1,0 +1,90 @@
+"""Optuna sweeps: the command-line check lets sweeper syntax through, a trial sweep runs and
+is reported like any sweep, and experiment=optimize_structure composes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from collabsim.cli.run_app import UserError, _sweep_jobs, compose_config, validate_command_line
+
+PATIENCE = "policy.agent.patience_seconds"
+
+
+def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=900)
+
+
+@pytest.mark.parametrize("override, values", [
+    (f"{PATIENCE}=interval(30,600)", ["30.0", "600.0"]),
+    (f"{PATIENCE}=int(interval(30,600))", ["30", "600"]),
+    (f"{PATIENCE}=tag(log, interval(30,600))", ["30.0", "600.0"]),
+    (f"{PATIENCE}=range(60,181,60)", ["60", "120", "180"]),
+    (f"{PATIENCE}=choice(60,120)", ["60", "120"]),
+    (f"{PATIENCE}=shuffle(60,120)", ["60", "120"]),
+    ("sensitivity=glob(deference*,exclude=[deference_0.00,deference_0.50,deference_1.00])",
+     ["deference_0.25", "deference_0.75"]),
+])
+def test_sweeper_syntax_is_checked_through_representative_values(override, values):
+    jobs = _sweep_jobs(["team=D", override], multirun=True)
+    key = override.split("=", 1)[0]
+    assert sorted(job[1] for job in jobs) == sorted(f"{key}={v}" for v in values)
+    validate_command_line(["-m", "hydra/sweeper=optuna", "hydra.sweeper.n_trials=2",
+                           "tasks.limit=1", "team=D", override])
+
+
+def test_an_interval_reaching_a_bad_value_is_a_one_line_error():
+    with pytest.raises(UserError, match="wrong_column_variant"):
+        validate_command_line(["-m", "hydra/sweeper=optuna", "tasks.limit=1",
+                               "policy.agent.mistakes.wrong_column_variant=interval(0,2)"])
+
+
+def test_optimize_structure_searches_collaboration_settings():
+    cfg = compose_config(["experiment=optimize_structure"])
+    assert cfg["team"]["compositions"] == ["DR"]
+    from hydra import compose, initialize_config_dir
+
+    from collabsim.cli.run_app import CONFIG_DIR
+
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        full = compose(config_name="config", overrides=["experiment=optimize_structure"],
+                       return_hydra_config=True)
+    sweeper = full.hydra.sweeper
+    assert "optuna" in sweeper._target_.lower() and sweeper.direction == "maximize"
+    params = dict(sweeper.params)
+    assert params["structure"].startswith("choice(")
+    assert any("gates" in k for k in params) and PATIENCE in params
+    assert any(k.endswith("has_memory") for k in params)
+
+
+@pytest.fixture(scope="module")
+def optuna_sweep(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("optuna")
+    proc = collabsim("run", "-m", "hydra/sweeper=optuna", f"{PATIENCE}=interval(30,600)",
+                     "hydra.sweeper.n_trials=4", "team=D", "structure=default",
+                     "tasks.limit=2", "run.progress=false",
+                     "hydra.callbacks.sweep_report.views=false",
+                     f"hydra.sweep.dir={root / 'multirun'}", cwd=root)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return root / "multirun"
+
+
+def test_an_optuna_sweep_runs_and_is_reported_by_trial(optuna_sweep):
+    """Acceptance: ``run -m hydra/sweeper=optuna 'policy.agent.patience_seconds=interval(30,
+    600)' hydra.sweeper.n_trials=4`` runs, and its report keys the trials by the parameter."""
+    jobs = sorted(optuna_sweep.glob("*/sessions.csv"))
+    assert len(jobs) == 4
+    agg = pd.read_csv(optuna_sweep / "report_aggregate.csv")
+    sessions = pd.read_csv(optuna_sweep / "report_sessions.csv")
+    assert PATIENCE in agg and len(agg) == agg[PATIENCE].nunique() == 4
+    assert agg[PATIENCE].between(30, 600).all()
+    assert (agg["n_sessions"] == 2).all() and len(sessions) == 8
+    text = (optuna_sweep / "report.md").read_text(encoding="utf-8")
+    assert "Optuna search: best trial" in text
+    assert (optuna_sweep / "figures" / "performance_vs_patience_seconds.png").is_file()
+    assert (optuna_sweep / "figures" / "performance_vs_patience_seconds.pdf").is_file()
