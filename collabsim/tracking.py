@@ -41,7 +41,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from collabsim.experiment.variants import flatten, override_keys, override_values, short_names
+from collabsim.reporting.variants import flatten, override_keys, override_values, short_names
 
 SUMMARY_METRICS: tuple[str, ...] = ("Performance", "H_init_norm", "W_human", "M_team", "C_wf")
 SESSION_METRICS: tuple[str, ...] = (*SUMMARY_METRICS, "W_total", "A_profile", "S_hyp", "turns",
@@ -284,6 +284,7 @@ class WandbTracker:
                     **variant_summary(row, metrics),
                     "sessions_run": outcome.summary.ran,
                     "sessions_reused": outcome.summary.reused,
+                    "sessions_infra_error": int(getattr(outcome.summary, "infra_errors", 0)),
                     "wall_seconds": outcome.wall_seconds,
                 })
                 files = [self._output_dir / f for f in JOB_FILES

@@ -39,6 +39,7 @@ from collabsim.envs.cell_cache import CachingExecutorFactory
 from collabsim.envs.rewards import RewardConfig, finite
 from collabsim.envs.text_space import SharedText
 from collabsim.envs.turn_prompt import TurnPrompt
+from collabsim.experiment.agent_turns import agent_params
 from collabsim.metrics.pipeline import session_metrics
 from collabsim.metrics.process import workflow_coverage
 from collabsim.metrics.reference import ReferenceWorkflow, load_reference
@@ -129,7 +130,9 @@ class SessionEnv(gym.Env[str, str]):
         opponents: Member -> policy for the seats the learner does not hold: ``"scripted"``
             (default) or any :class:`~collabsim.core.observation.Participant` (an LLM
             policy's ``act`` runs on the env's private event loop, in the caller's thread).
-        opponent_params: Member -> parameters of its scripted policy.
+        opponent_params: Member -> parameters of its scripted policy. The agent's
+            ``finish_by_turn`` defaults to ``max_turns`` less its ``finish_margin_turns``
+            (:mod:`collabsim.experiment.agent_turns`).
         reward: Reward weights (:class:`~collabsim.envs.rewards.RewardConfig` or mapping).
         text_observations: Render the prompt text (False: observations are ``""``; the
             macro wrapper reads :attr:`last_observation` instead).
@@ -209,6 +212,8 @@ class SessionEnv(gym.Env[str, str]):
                              f"Participant, got {chosen!r}")
         params = self.opponent_params.get(member)
         if member == self.team.agent:
+            # its finish_by_turn follows this env's max_turns, as in `collabsim run`
+            params = agent_params(params, self.max_turns)
             return build_scripted(member, "agent", seed=seed, params=params)
         profile = next(p for p in self.team.collaborators if p.key == member)
         return build_scripted(member, "collaborator", profile, seed=seed, params=params)

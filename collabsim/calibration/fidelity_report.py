@@ -26,6 +26,7 @@ from collabsim.calibration.fidelity import (
     share_comparison,
 )
 from collabsim.calibration.staging import StagedOutput
+from collabsim.core.csvsafe import safe_frame
 
 REAL_COLOUR = "#1f77b4"
 SIM_COLOUR = "#d62728"
@@ -333,7 +334,7 @@ def write_fidelity_report(
             {"source": "simulated", **r} for r in fid.sim_rows
         ]
         cols = ["source", "session_id", "team", "structure", *FIDELITY_METRICS]
-        pd.DataFrame(rows).reindex(columns=cols).to_csv(staged.dir / "sessions.csv", index=False)
+        safe_frame(pd.DataFrame(rows).reindex(columns=cols)).to_csv(staged.dir / "sessions.csv", index=False)
         names.append("sessions.csv")
         (staged.dir / "report.md").write_text(report_markdown(fid, sim_dir, kolab), encoding="utf-8")
         names.append("report.md")

@@ -1,7 +1,12 @@
-"""Read a folder of simulated sessions (``trace.jsonl`` files from ``collabsim run``)."""
+"""Read a folder of simulated sessions (``trace.jsonl`` files from ``collabsim run``).
+
+Sessions that ended with ``infra_error`` (the sandbox failed; see
+:mod:`collabsim.session.sandboxing`) show the infrastructure, not behaviour, and are skipped.
+"""
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -31,6 +36,20 @@ def trace_files(folder: str | Path) -> list[Path]:
     return files
 
 
+def ended_by_infra_failure(trace: Path) -> bool:
+    """Whether the trace's last event is ``SESSION_END`` with status ``infra_error``."""
+    try:
+        with open(trace, "rb") as fh:
+            fh.seek(0, 2)
+            fh.seek(max(0, fh.tell() - 65536))
+            tail = fh.read().splitlines()
+        last = json.loads(next(line for line in reversed(tail) if line.strip()))
+    except (OSError, ValueError, StopIteration):
+        return False
+    return (isinstance(last, dict) and last.get("action_type") == "SESSION_END"
+            and isinstance(last.get("args"), dict) and last["args"].get("status") == "infra_error")
+
+
 def load_simulated_graphs(folder: str | Path) -> list[WorkflowGraph]:
     """Convert every trace under ``folder`` into a workflow graph.
 
@@ -40,7 +59,10 @@ def load_simulated_graphs(folder: str | Path) -> list[WorkflowGraph]:
     from collabsim.graphs.from_trace import TraceFormatError, graph_from_trace_file
 
     graphs = []
-    for path in trace_files(folder):
+    files = [path for path in trace_files(folder) if not ended_by_infra_failure(path)]
+    if not files:
+        raise CalibrationInputError(f"{folder}: every session in it ended with infra_error")
+    for path in files:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -1,9 +1,11 @@
-"""Write a calibration: profile YAMLs with a ``behaviour:`` block, and calibration.md.
+"""Write a calibration: the fitted ``behaviour.yaml``, the profiles naming it, calibration.md.
 
-Each profile (by default the packaged ``D`` and ``R``) is written with its existing content
-unchanged (comments included) and the fitted ``behaviour:`` block appended; a profile that
-already has such a block gets it replaced. The Kolab data has one kind of human (the
-professional using the agent), so D and R receive the same fitted block.
+The Kolab data has one kind of human (the professional using the agent), so the profiles (by
+default the packaged ``D`` and ``R``) share one fitted block: it is written once, to
+``behaviour.yaml``, and each profile is written with ``behaviour: behaviour.yaml`` (the layout
+of the packaged profiles). A profile that already names that file is copied unchanged
+(comments included); one without a ``behaviour:`` gets the line appended, and one with an
+inline block or another file gets it replaced.
 
 Files are first written into a staging folder beside the output folder and moved into place
 only when all of them were written, so a failure leaves nothing half-written.
@@ -30,6 +32,7 @@ from collabsim.calibration.checks import (
 )
 from collabsim.calibration.fit import Calibration
 from collabsim.calibration.staging import StagedOutput
+from collabsim.participants.behaviour.profile import BEHAVIOUR_FILE
 from collabsim.participants.behaviour.reactions import LABELS
 
 DEFAULT_PROFILES: tuple[str, ...] = ("D", "R")
@@ -42,16 +45,23 @@ def packaged_profile_text(key: str) -> str:
     return ref.read_text(encoding="utf-8")
 
 
-def profile_with_behaviour(text: str, behaviour: dict, note: str) -> str:
-    """Profile text with ``behaviour`` as its ``behaviour:`` block (see module docstring)."""
+def profile_naming_behaviour_file(text: str) -> str:
+    """Profile text whose ``behaviour:`` names the shared :data:`BEHAVIOUR_FILE`."""
     data = yaml.safe_load(text) or {}
     if not isinstance(data, dict):
         raise ValueError("a profile must be a YAML mapping")
-    block = yaml.safe_dump({"behaviour": behaviour}, sort_keys=False, width=200)
+    if data.get("behaviour") == BEHAVIOUR_FILE:
+        return text
     if "behaviour" in data:
         data.pop("behaviour")
         text = yaml.safe_dump(data, sort_keys=False, width=200)
-    return text.rstrip("\n") + f"\n# {note}\n" + block
+    return (text.rstrip("\n") + "\n# behaviour: the calibrated block, shared by the profiles "
+            "(see calibration.md)\n" + yaml.safe_dump({"behaviour": BEHAVIOUR_FILE}))
+
+
+def behaviour_file_text(behaviour: dict, note: str) -> str:
+    """Text of the shared ``behaviour.yaml``: ``note`` as a comment, then the block."""
+    return f"# {note}\n" + yaml.safe_dump({"behaviour": behaviour}, sort_keys=False, width=200)
 
 
 def _fmt(x: float, digits: int = 3) -> str:
@@ -115,7 +125,7 @@ def calibration_markdown(
         f"{len(s.reactions)} participants, {int(sum(len(t) for t in s.intervals))} gaps between "
         f"human events, {n} responses to AI outputs. Profiles written: "
         + ", ".join(f"`{p}.yaml`" for p in profiles)
-        + " (the same fitted block for each: the data has one kind of human).",
+        + f", all naming `{BEHAVIOUR_FILE}` (one fitted block: the data has one kind of human).",
         "",
         "## Reactions to AI outputs",
         "",
@@ -232,7 +242,8 @@ def write_calibration(
     profile_texts: dict[str, str] | None = None,
     check_seed: int = 0,
 ) -> list[Path]:
-    """Write the profiles and calibration.md into ``out_dir``; returns the written paths.
+    """Write ``behaviour.yaml``, the profiles naming it and calibration.md into ``out_dir``;
+    returns the written paths.
 
     Args:
         cal: The fitted calibration.
@@ -251,10 +262,13 @@ def write_calibration(
     spread = spread_check(cal.model.reactions, cal.sample, seed=check_seed)
     families = family_comparison(cal.model.timing, cal.sample, reps=50, seed=check_seed)
     with StagedOutput(out) as staged:
-        names = []
+        (staged.dir / BEHAVIOUR_FILE).write_text(
+            behaviour_file_text(behaviour, note), encoding="utf-8"
+        )
+        names = [BEHAVIOUR_FILE]
         for key, text in texts.items():
             (staged.dir / f"{key}.yaml").write_text(
-                profile_with_behaviour(text, behaviour, note), encoding="utf-8"
+                profile_naming_behaviour_file(text), encoding="utf-8"
             )
             names.append(f"{key}.yaml")
         (staged.dir / "calibration.md").write_text(

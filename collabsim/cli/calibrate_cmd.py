@@ -2,8 +2,9 @@
 
 Fits the timing (two-state lognormal model of gaps between human actions, action durations)
 and reaction (adopt / modify / reject with per-person spread) parameters from the Kolab
-explorer graphs and writes ``D.yaml`` and ``R.yaml`` (the packaged profiles with a
-``behaviour:`` block giving every parameter's value and source) and ``calibration.md``.
+explorer graphs and writes ``behaviour.yaml`` (the fitted block giving every parameter's value
+and source), ``D.yaml`` and ``R.yaml`` (the packaged profiles, naming ``behaviour.yaml``) and
+``calibration.md``.
 User errors (missing or empty file, unusable profile) print one line and exit with code 2.
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.outputs import OutputPathError, check_output_dir
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +29,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--kolab", type=Path, required=True, help="Kolab explorer dataset (explorer_sessions.json)"
     )
-    parser.add_argument("--out", type=Path, required=True, help="output folder for the profiles")
+    parser.add_argument("--out", required=True, help="output folder for the profiles")
     parser.add_argument(
         "--profile",
         type=Path,
@@ -47,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from collabsim.calibration.fit import calibrate
     from collabsim.calibration.kolab_sample import CalibrationInputError, load_kolab_sample
     from collabsim.calibration.write import write_calibration
+    from collabsim.participants.behaviour.profile import BEHAVIOUR_FILE
 
     texts = None
     if args.profile:
@@ -59,9 +62,16 @@ def run(args: argparse.Namespace) -> int:
                 return user_error("calibrate", f"error: --profile {path}: {' '.join(str(err).split())}")
             if not isinstance(data, dict):
                 return user_error("calibrate", f"error: --profile {path}: a profile must be a YAML mapping")
-            texts[str(data.get("key") or path.stem)] = text
-    if args.out.exists() and not args.out.is_dir():
-        return user_error("calibrate", f"error: --out {args.out}: exists and is not a folder")
+            key = str(data.get("key") or path.stem)
+            if f"{key}.yaml" == BEHAVIOUR_FILE:
+                return user_error("calibrate", f"error: --profile {path}: the profile key "
+                                  f"{key!r} names the shared {BEHAVIOUR_FILE}; choose another")
+            texts[key] = text
+    try:
+        out = check_output_dir(args.out, option="--out", inputs=[args.kolab, *(args.profile or [])],
+                               own_names=("*.yaml", "calibration.md"))
+    except OutputPathError as err:
+        return user_error("calibrate", f"error: {err}")
     try:
         _, sample = load_kolab_sample(args.kolab)
         cal = calibrate(sample)
@@ -70,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as err:
         return user_error("calibrate", f"error: --kolab {args.kolab}: cannot fit: {err}")
     try:
-        written = write_calibration(cal, args.out, profile_texts=texts, check_seed=args.seed)
+        written = write_calibration(cal, out, profile_texts=texts, check_seed=args.seed)
     except OSError as err:
         return user_error("calibrate", f"error: --out {args.out}: {' '.join(str(err).split())}")
     r = cal.model.reactions

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.csvsafe import safe_frame
+from collabsim.core.outputs import OutputPathError, atomic_file, check_output_file
 from collabsim.graphs.model import WorkflowGraph
 
 
@@ -38,7 +40,7 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="graph file, explorer dataset, node-link JSON, trace .jsonl, or folder of traces",
     )
-    parser.add_argument("--out", type=Path, default=None, help="write the table as CSV here")
+    parser.add_argument("--out", default=None, help="write the table as CSV here")
     parser.add_argument("--quiet", action="store_true", help="do not print data-quality warnings")
     parser.set_defaults(func=run)
 
@@ -92,7 +94,11 @@ def iter_graphs(path: Path, *, progress: bool = True) -> Iterator[WorkflowGraph]
     """
     if path.is_dir():
         # A session folder also holds the LLM call log (``llm_calls.jsonl``), which is not a trace.
-        files = sorted(f for f in path.rglob("*.jsonl") if not f.name.endswith("llm_calls.jsonl"))
+        # Sessions that ended with infra_error show the sandbox, not behaviour: skipped.
+        from collabsim.calibration.simulated import ended_by_infra_failure
+
+        files = sorted(f for f in path.rglob("*.jsonl") if not f.name.endswith("llm_calls.jsonl")
+                       and not ended_by_infra_failure(f))
         if not files:
             raise DynamicsInputError(f"{path}: no *.jsonl trace files in this folder")
         from tqdm import tqdm
@@ -121,6 +127,12 @@ def run(args: argparse.Namespace) -> int:
     """Execute ``collabsim dynamics``; returns the exit code."""
     import pandas as pd
 
+    out = None
+    if args.out is not None:
+        try:
+            out = check_output_file(args.out, option="--out", inputs=[args.path])
+        except OutputPathError as err:
+            return user_error("dynamics", f"error: {err}")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -134,12 +146,11 @@ def run(args: argparse.Namespace) -> int:
         "display.max_rows", None, "display.max_columns", None, "display.width", 250
     ):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    if args.out is not None:
+    if out is not None:
         try:
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            table.to_csv(args.out, index=False)
+            with atomic_file(out) as tmp:
+                safe_frame(table).to_csv(tmp, index=False)
         except OSError as err:
-            print(f"collabsim dynamics: error: {args.out}: {err}", file=sys.stderr)
-            return 1
-        print(f"wrote {len(table)} rows to {args.out}", file=sys.stderr)
+            return user_error("dynamics", f"error: --out {out}: cannot write ({err.strerror or err})")
+        print(f"wrote {len(table)} rows to {out}", file=sys.stderr)
     return 0

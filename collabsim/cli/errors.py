@@ -1,7 +1,9 @@
 """The one-line user-error exit every ``collabsim`` sub-command shares.
 
-A user error (bad setting, bad data, a missing or unwritable file) ends with one line on
-stderr that names the setting or file, and exit code 2; never a traceback.
+A user error (bad setting, bad data, a missing or unwritable file, an unsafe output path, a
+full disk) ends with one line on stderr that names the setting or file, and exit code 2;
+never a traceback. Exit codes of every ``collabsim`` command: 0 done, 2 user error (as
+above), 130 interrupted (``collabsim run``, Ctrl-C).
 """
 
 from __future__ import annotations

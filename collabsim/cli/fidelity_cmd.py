@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.outputs import OutputPathError, check_output_dir
 
 
 def register(subparsers: Any) -> None:
@@ -30,7 +31,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--kolab", type=Path, required=True, help="Kolab explorer dataset (explorer_sessions.json)"
     )
-    parser.add_argument("--out", type=Path, required=True, help="output folder for the report")
+    parser.add_argument("--out", required=True, help="output folder for the report")
     parser.add_argument("--seed", type=int, default=0, help="seed of the permutation null")
     parser.set_defaults(func=run)
 
@@ -42,8 +43,11 @@ def run(args: argparse.Namespace) -> int:
     from collabsim.calibration.kolab_sample import CalibrationInputError, load_kolab_sample
     from collabsim.calibration.simulated import load_simulated_graphs
 
-    if args.out.exists() and not args.out.is_dir():
-        return user_error("fidelity", f"error: --out {args.out}: exists and is not a folder")
+    try:
+        out = check_output_dir(args.out, option="--out", inputs=[args.sim_dir, args.kolab],
+                               own_names=("report.md", "sessions.csv", "fidelity_*.png"))
+    except OutputPathError as err:
+        return user_error("fidelity", f"error: {err}")
     try:
         sim = load_simulated_graphs(args.sim_dir)
     except CalibrationInputError as err:
@@ -61,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     fid = fidelity(real, sim, seed=args.seed)
     try:
         written = write_fidelity_report(
-            fid, args.out, sim_dir=str(args.sim_dir), kolab=str(args.kolab)
+            fid, out, sim_dir=str(args.sim_dir), kolab=str(args.kolab)
         )
     except OSError as err:
         return user_error("fidelity", f"error: --out {args.out}: {' '.join(str(err).split())}")

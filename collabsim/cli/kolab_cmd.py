@@ -21,10 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.outputs import OutputPathError, StagedOutput, check_output_dir
 
 DEFAULT_PREDICTORS = "majority,mode,carry-forward,learned"
 DEFAULT_TASKS = "1a,1b,1b+h,1c,1d,2a,2b"
 DEFAULT_PERMUTATIONS = 100
+KOLAB_REPORT_NAMES = (
+    "report.md", "chance.csv", "nulls.csv", "metrics.csv", "instances.csv", "predictions.csv",
+    "dynamics.csv", "confusion_*.png", "ratings_*.png", "label_distribution_*.png",
+    "dynamics_w_vs_collaboration.png",
+)
+"""What ``kolab report`` writes: a folder holding only these is a previous report."""
 """Same as :data:`collabsim.kolab.chance.DEFAULT_PERMUTATIONS` (kept here so ``--help`` does
 not import numpy; a test checks they agree)."""
 
@@ -47,7 +54,7 @@ def register(subparsers: Any) -> None:
 
     rep = sub.add_parser("report", help="run predictors and write the benchmark report")
     common(rep)
-    rep.add_argument("--out", type=Path, required=True, help="output directory")
+    rep.add_argument("--out", required=True, help="output directory")
     rep.add_argument("--predictors", default=DEFAULT_PREDICTORS,
                      help="comma-separated: majority, mode, carry-forward, learned, "
                           "llm:<litellm model>")  # fmt: skip
@@ -84,7 +91,7 @@ def register(subparsers: Any) -> None:
     rep.set_defaults(func=_report)
 
 
-def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], int]:
+def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], list[str]]:
     from collabsim.graphs.explorer_io import load_explorer
     from collabsim.kolab.instances import build_instances, expand_tasks
 
@@ -98,13 +105,18 @@ def _load(args: argparse.Namespace) -> tuple[list[Any], Any, tuple[str, ...], in
     if not graphs:
         raise ValueError(f"{path}: no sessions in this file")
     instances = build_instances(graphs, tasks)
-    return graphs, instances, tasks, len(caught)
+    return graphs, instances, tasks, [str(w.message) for w in caught]
 
 
-def _print_counts(counts: dict[str, int], n_sessions: int, n_warnings: int) -> None:
+def _print_counts(counts: dict[str, int], n_sessions: int, notes: list[str]) -> None:
     from collabsim.kolab.instances import TASK_DESCRIPTIONS
 
-    print(f"Kolab instances from {n_sessions} sessions ({n_warnings} data-quality warnings):")
+    # Data quirks (self-loops dropped, edges backwards in time, implausible times, ...) are
+    # listed, not only counted.
+    for note in notes:
+        print(f"data warning: {note}", file=sys.stderr)
+    print(f"Kolab instances from {n_sessions} sessions ({len(notes)} data-quality warnings"
+          f"{', listed on stderr' if notes else ''}):")
     print(f"{'task':<7} {'n':>5}  definition")
     for task, n in counts.items():
         print(f"{task:<7} {n:>5}  {TASK_DESCRIPTIONS.get(task, '')}")
@@ -126,6 +138,11 @@ def _report(args: argparse.Namespace) -> int:
     from collabsim.kolab.render import ALL_COMBINATIONS, DirectoryFrameSource, parse_modalities
     from collabsim.kolab.report import summary_lines, write_report
 
+    try:
+        out = check_output_dir(args.out, option="--out", inputs=[args.data],
+                               own_names=KOLAB_REPORT_NAMES)
+    except OutputPathError as err:
+        return user_error("kolab report", str(err))
     try:
         graphs, instances, tasks, n_warn = _load(args)
         if args.modalities.strip().lower() == "all":
@@ -163,8 +180,16 @@ def _report(args: argparse.Namespace) -> int:
             learned_groups=[g.strip() for g in args.learned_groups.split(",") if g.strip()],
             inner_folds=args.inner_folds,
         )
+        participants = sorted({g.session.participant_id for g in graphs})
+        if len(participants) < 2 and any(p.name == "learned" for p in predictors):
+            raise ValueError(
+                f"--data {args.data}: the learned predictor is scored leave-one-participant-"
+                f"out and needs sessions of at least 2 participants; this file has "
+                f"{len(participants)} ({', '.join(participants) or 'none'}); leave `learned` "
+                "out of --predictors"
+            )
     except ValueError as err:
-        return user_error("kolab", str(err))
+        return user_error("kolab report", str(err))
     _print_counts(instances.counts(tasks), len(graphs), n_warn)
     result = run_benchmark(
         instances,
@@ -185,7 +210,7 @@ def _report(args: argparse.Namespace) -> int:
         "data": str(args.data),
         "sessions": len(graphs),
         "participants": len({g.session.participant_id for g in graphs}),
-        "data-quality warnings while loading": n_warn,
+        "data-quality warnings while loading": len(n_warn),
         "tasks": ", ".join(tasks),
         "predictors": ", ".join(dict.fromkeys(f"{p.name} [{p.modality}]" for p in predictors)),
         "LLM runs per setting": args.runs,
@@ -203,12 +228,18 @@ def _report(args: argparse.Namespace) -> int:
     }
     if extra:
         settings["LLM extra arguments"] = ", ".join(sorted(extra))
-    written = write_report(
-        result,
-        args.out,
-        study=study,
-        settings=settings,
-        instances_by_id={i.instance_id: i for i in instances.instances},
-    )
-    print(f"wrote {len(written)} files to {args.out} (report: {written['report.md']})")
+    try:
+        # Written beside --out first and moved in at the end: a failure leaves it as it was.
+        with StagedOutput(out) as staged:
+            written = write_report(
+                result,
+                staged.dir,
+                study=study,
+                settings=settings,
+                instances_by_id={i.instance_id: i for i in instances.instances},
+            )
+            staged.publish([path.name for path in written.values()])
+    except OSError as err:
+        return user_error("kolab report", f"--out {out}: cannot write: {err.strerror or err}")
+    print(f"wrote {len(written)} files to {out} (report: {out / 'report.md'})")
     return 0

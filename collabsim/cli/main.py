@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "view": "collabsim.cli.view_cmd",
     "report": "collabsim.cli.report_cmd",
     "data": "collabsim.cli.data_cmd",
+    "train": "collabsim.cli.train_cmd",
 }
 
 

@@ -19,6 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.outputs import OutputPathError, StagedOutput, check_output_dir
+
+# What `collabsim report` writes: a folder holding only these is a previous report.
+REPORT_NAMES = ("report.md", "report.html", "report_*.csv", "report_*.tex", "figures", "views")
 
 
 def register(subparsers: Any) -> None:
@@ -30,7 +34,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("paths", nargs="+", type=Path, help="job, multirun or store folders")
-    parser.add_argument("--out", type=Path, default=Path("report"),
+    parser.add_argument("--out", default="report",
                         help="output folder (default: ./report)")
     parser.add_argument("--tasks-root", action="append", type=Path, default=[],
                         help="task root for sessions found only in a store (repeatable)")
@@ -49,9 +53,16 @@ def _run(args: argparse.Namespace) -> int:
 
     try:
         baselines = None if args.baseline is None else [parse_baseline(b) for b in args.baseline]
-        report = build_report(args.paths, args.out, tasks_roots=args.tasks_root,
-                              views=not args.no_views, baselines=baselines)
-    except (ReportInputError, BaselineError) as err:
+        out = check_output_dir(args.out, option="--out", inputs=args.paths, own_names=REPORT_NAMES)
+    except (OutputPathError, BaselineError) as err:
+        return user_error("report", str(err))
+    try:
+        # Written beside --out first and moved in at the end: a failure leaves it as it was.
+        with StagedOutput(out) as staged:
+            report = build_report(args.paths, staged.dir, tasks_roots=args.tasks_root,
+                                  views=not args.no_views, baselines=baselines)
+            staged.publish()
+    except ReportInputError as err:
         return user_error("report", str(err))
     except OSError as err:
         return user_error("report", f"--out: cannot write {args.out}: {err.strerror}")
@@ -59,5 +70,5 @@ def _run(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     print(f"{len(report.sessions)} sessions, {len(report.aggregate)} variants, "
           f"{len(report.figures)} figures, {report.views} session views -> "
-          f"{report.out_dir / 'report.md'}")
+          f"{out / 'report.md'}")
     return 0

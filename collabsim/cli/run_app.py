@@ -25,7 +25,7 @@ import io
 import os
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,20 +82,68 @@ def _check_syntax(overrides: Sequence[str]) -> None:
             raise UserError(f"bad override {override!r}: {_one_line(str(err))}") from None
 
 
-def compose_config(overrides: Sequence[str], config_name: str = "config") -> dict[str, Any]:
-    """Compose ``configs/`` with ``overrides`` and resolve it to plain containers.
+@contextlib.contextmanager
+def _hydra_search_path(config_dir: str | None, config_path: str | None) -> Iterator[None]:
+    """Initialise Hydra's global state with the search path ``hydra_main`` gets from the same
+    command line: the packaged configs (or ``--config-path``) and ``--config-dir`` first."""
+    from hydra._internal.hydra import Hydra
+    from hydra._internal.utils import compute_search_path_dir, create_config_search_path
+    from hydra.core.config_search_path import SearchPathQuery
+    from hydra.core.global_hydra import GlobalHydra
+    from hydra.errors import HydraException
+
+    primary = CONFIG_DIR
+    if config_path is not None:
+        primary = compute_search_path_dir(__file__, None, config_path)
+    search_path = create_config_search_path(primary)
+    if config_dir is not None:
+        extra = Path(config_dir).expanduser().absolute()
+        if not extra.is_dir():
+            raise UserError(f"--config-dir {config_dir}: no such folder")
+        search_path.prepend(provider="command-line", path=f"file://{extra}",
+                            anchor=SearchPathQuery(provider="schema"))
+    saved = GlobalHydra.instance().hydra if GlobalHydra.instance().is_initialized() else None
+    try:
+        from hydra import version
+
+        version.setbase("1.3")
+        Hydra.create_main_hydra2(task_name="run_app", config_search_path=search_path)
+        yield
+    except HydraException as err:
+        raise UserError(_one_line(str(err)).split(" Traceback")[0]) from None
+    finally:
+        GlobalHydra.instance().clear()
+        if saved is not None:
+            GlobalHydra.instance().initialize(saved)
+
+
+def compose_config(
+    overrides: Sequence[str],
+    config_name: str = "config",
+    *,
+    config_dir: str | None = None,
+    config_path: str | None = None,
+) -> dict[str, Any]:
+    """Compose ``configs/`` (as ``collabsim run`` would) with ``overrides`` and resolve them
+    to plain containers.
+
+    Args:
+        overrides: The command line's overrides.
+        config_name: ``--config-name`` (default ``config``).
+        config_dir: ``--config-dir``: a folder searched before the packaged configs.
+        config_path: ``--config-path``: replaces the packaged configs.
 
     Raises:
         UserError: Hydra or OmegaConf refused an override (unknown group option or key,
-            bad syntax, failed interpolation).
+            bad syntax, failed interpolation), or a config folder does not exist.
     """
-    from hydra import compose, initialize_config_dir
+    from hydra import compose
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
     _check_syntax(overrides)
     try:
-        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        with _hydra_search_path(config_dir, config_path):
             cfg = compose(config_name=config_name, overrides=list(overrides))
         plain = OmegaConf.to_container(cfg, resolve=True)
     except (HydraException, OmegaConfBaseException) as err:
@@ -132,6 +180,48 @@ def _sweep_values(override: Any) -> list[str]:
     return [f"{head}={item}" for item in items]
 
 
+def _credential_setting(data: Any, prefix: str = "") -> str | None:
+    """The dotted name of the first setting whose key or value holds a credential."""
+    from collabsim.core.redaction import contains_credential
+
+    if isinstance(data, dict):
+        for key, value in data.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if contains_credential(str(key)):
+                return name
+            found = _credential_setting(value, name)
+            if found:
+                return found
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            found = _credential_setting(value, f"{prefix}[{i}]")
+            if found:
+                return found
+    elif isinstance(data, str) and contains_credential(data):
+        return prefix or "config"
+    return None
+
+
+def _refuse_credentials(overrides: Sequence[str], cfg: dict[str, Any] | None) -> None:
+    """Refuse a credential on the command line or in the composed config: Hydra would
+    write it verbatim to ``.hydra/overrides.yaml``, ``config.yaml`` and ``hydra.yaml``."""
+    from collabsim.core.redaction import contains_credential
+
+    name = None
+    for override in overrides:
+        if contains_credential(override):
+            name = override.lstrip("+~").split("=", 1)[0]
+            break
+    if name is None and cfg is not None:
+        name = _credential_setting(cfg)
+    if name is not None:
+        raise UserError(
+            f"{name}: holds a credential (an API key, or user info in a URL such as "
+            "http://user:key@host); it would be written to the job's .hydra/ files. Set the "
+            "provider's environment variable (e.g. OPENAI_API_KEY) instead"
+        )
+
+
 def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
     """The override lists of the jobs validation checks (one unless ``-m``).
 
@@ -160,6 +250,27 @@ def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
         return [list(job) for job in itertools.product(*values)]
     longest = max(len(v) for v in values)
     return [[options[i % len(options)] for options in values] for i in range(longest)]
+
+
+def _check_launcher(overrides: Sequence[str], config_name: str) -> None:
+    """Raise a UserError when the sweep's launcher cannot run on this machine (SLURM off a
+    cluster), before Hydra writes the sweep folder."""
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from collabsim.cli.launchers import launcher_unusable_here
+
+    try:
+        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+            cfg = compose(config_name=config_name, overrides=list(overrides),
+                          return_hydra_config=True)
+        target = str(OmegaConf.select(cfg, "hydra.launcher._target_", default=""))
+    except (HydraException, OmegaConfBaseException):
+        return  # compose_config names the bad setting
+    problem = launcher_unusable_here(target)
+    if problem:
+        raise UserError(problem.removeprefix("collabsim run: "))
 
 
 def _runs_the_listed_jobs(overrides: Sequence[str], config_name: str | None) -> bool:
@@ -208,13 +319,18 @@ def validate_command_line(args: Sequence[str]) -> int | None:
         raise UserError(f"cannot parse the command line: {reason}") from None
     if parsed.help or parsed.hydra_help or parsed.info or parsed.cfg or parsed.shell_completion:
         return None  # Hydra prints something and runs no job
-    if parsed.config_dir or parsed.config_path:
-        return None  # configs from elsewhere: Hydra composes them, the task function validates
+    _refuse_credentials(parsed.overrides, None)
     n_tasks: dict[str, int] = {}
     planned = 0
     jobs = _sweep_jobs(parsed.overrides, bool(parsed.multirun))
+    if parsed.multirun and jobs:
+        _check_launcher([o for o in jobs[0] if "(" not in o], parsed.config_name or "config")
     for overrides in jobs:
-        cfg = compose_config(overrides, parsed.config_name or "config")
+        # Configs from --config-dir / --config-path are composed the way Hydra will compose
+        # them, so their bad settings are refused before Hydra writes .hydra/ and the log.
+        cfg = compose_config(overrides, parsed.config_name or "config",
+                             config_dir=parsed.config_dir, config_path=parsed.config_path)
+        _refuse_credentials((), cfg)
         try:
             settings = validate_job(cfg)
             tasks_key = settings.tasks.model_dump_json()
@@ -229,10 +345,34 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     return None if parsed.multirun else planned
 
 
+def summary_line(summary: Any, wall_seconds: float, output_dir: Path) -> str:
+    """The run's last line: sessions run and reused, infrastructure failures, time, outputs."""
+    line = f"{summary.ran} sessions run, {summary.reused} reused from the store"
+    if summary.infra_errors:
+        line += (
+            f", {summary.infra_errors} infrastructure failure(s) (status infra_error: the "
+            "sandbox failed twice; left out of every table, run again by a rerun)"
+        )
+    return line + f", in {wall_seconds:.1f} s. Outputs: {output_dir}"
+
+
+def _remove_hydra_only_folder(output_dir: Path) -> None:
+    """Remove a job folder that holds nothing but what Hydra wrote before the task ran
+    (``.hydra/`` and the job log), so a refused setting leaves nothing behind."""
+    import shutil
+
+    try:
+        entries = {e.name for e in output_dir.iterdir()}
+    except OSError:
+        return
+    if entries <= {".hydra", "run_app.log"}:
+        shutil.rmtree(output_dir, ignore_errors=True)
+
+
 @hydra.main(config_path=CONFIG_DIR, config_name="config", version_base="1.3")
 def hydra_main(cfg: DictConfig) -> float:
     """Hydra entry point; returns mean Performance (useful to Hydra sweepers)."""
-    from collabsim.experiment.job import JobInterrupted, run
+    from collabsim.experiment.job import JobInterrupted, JobWriteError, run
     from collabsim.experiment.settings import SettingsError
     from collabsim.experiment.tasksource import TaskSelectionError
     from collabsim.tracking import make_tracker
@@ -254,6 +394,7 @@ def hydra_main(cfg: DictConfig) -> float:
         outcome = run(plain, output_dir)
         tracker.log_job(outcome)
     except (SettingsError, TaskSelectionError) as err:
+        _remove_hydra_only_folder(output_dir)
         _fail(_one_line(str(err)))
     except JobInterrupted as stop:
         resume = shlex.join(["collabsim", "run", *sys.argv[1:]])
@@ -264,13 +405,26 @@ def hydra_main(cfg: DictConfig) -> float:
             f"{stop.store}; resume with: {resume}",
             EXIT_INTERRUPTED,
         )
+    except JobWriteError as failed:
+        tables = (f"tables of the finished sessions in {output_dir}" if failed.tables
+                  else "no tables written")
+        _fail(
+            f"cannot write results: {_one_line(str(failed))}; stored in {failed.store} "
+            f"({tables}); free space and rerun with run.store={shlex.quote(str(failed.store))} "
+            "to resume"
+        )
+    except OSError as err:
+        where = f" {err.filename}" if err.filename else ""
+        _fail(f"cannot write{where}: {err.strerror or err}")
     finally:
         tracker.close()
     print(outcome.report)
-    print(
-        f"\n{outcome.summary.ran} sessions run, {outcome.summary.reused} reused from the store, "
-        f"in {outcome.wall_seconds:.1f} s. Outputs: {output_dir}"
-    )
+    print("\n" + summary_line(outcome.summary, outcome.wall_seconds, output_dir))
+    if outcome.task_problems:
+        print(
+            f"{outcome.task_problems} task file(s) under tasks.root skipped as bad data "
+            f"(not run, not scored); listed in {outcome.task_problems_file}"
+        )
     perf = outcome.sessions.get("Performance")
     return float(perf.mean()) if perf is not None and len(perf) else float("nan")
 
@@ -284,12 +438,13 @@ def main_with_args(args: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_USER_ERROR
-    from collabsim.cli.launchers import missing_launcher_hint
+    from collabsim.cli.launchers import expose_collabsim_plugins, missing_launcher_hint
 
     hint = missing_launcher_hint(args)
     if hint:
         print(hint, file=sys.stderr)
         return EXIT_USER_ERROR
+    expose_collabsim_plugins()
     saved = sys.argv
     from collabsim.cli.sweep_progress import expect
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core.outputs import OutputPathError, atomic_file, check_output_file
 
 
 def register(subparsers: Any) -> None:
@@ -52,6 +53,11 @@ def _run(args: argparse.Namespace) -> int:
     from collabsim.graphs.kolab_common import KolabFormatError
     from collabsim.viewer import GraphSourceError, load_view_sessions, write_page
 
+    inputs = [args.path, *([args.path / "trace.jsonl"] if args.path.is_dir() else [])]
+    try:
+        out = check_output_file(args.out, option="--out", inputs=inputs)
+    except OutputPathError as err:
+        return user_error("view", str(err))
     try:
         sessions = load_view_sessions(args.path, args.session, show_gold=args.show_gold,
                                       tasks_roots=args.tasks_root)
@@ -66,7 +72,8 @@ def _run(args: argparse.Namespace) -> int:
     else:
         title = f"{len(sessions)} sessions \u00b7 {args.path.resolve().name}"
     try:
-        out = write_page(sessions, args.out, title)
+        with atomic_file(out) as tmp:
+            write_page(sessions, tmp, title)
     except OSError as err:
         return user_error("view", f"--out: cannot write {args.out}: {err.strerror}")
     nodes = sum(s.index["nodes"] for s in sessions)

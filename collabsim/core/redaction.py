@@ -7,9 +7,11 @@ explicitly, and every text the LLM layer writes (call logs, error messages) goes
 
 * the value of every environment variable whose name looks secret (``*_API_KEY``, ``*_KEY``,
   ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD*``, ``*CREDENTIALS*``), and
-* anything shaped like a common key (``sk-...``, ``sk-ant-...``, ``Bearer ...``)
+* anything shaped like a common key (``sk-...``, ``sk-ant-...``, ``Bearer ...``), and
+* the user-info part of a URL (``http://user:sk-…@host/v1`` -> ``http://[REDACTED]@host/v1``)
 
-with ``[REDACTED]``.
+with ``[REDACTED]``. :func:`contains_credential` says whether a value holds any of these
+(``collabsim run`` refuses such settings before Hydra writes them to ``.hydra/``).
 
 The same redaction guards every file a run writes: traces (``session/trace.py``), result and
 plan records (``experiment/store.py``), the LLM cache (``llm/cache.py``) and call logs
@@ -30,6 +32,8 @@ _KEY_SHAPES = re.compile(
     r"(\bsk-(?:ant-|proj-)?[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9_\-\.=]{8,}|AKIA[0-9A-Z]{12,})"
 )
 _KEY_MARKERS = ("sk-", "Bearer", "AKIA")
+# scheme://userinfo@host: the userinfo (a user name, a password or a token) is a credential.
+_URL_USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.\-]*://)([^/?#@\s]+)@")
 _MIN_SECRET_LEN = 6
 
 
@@ -67,6 +71,9 @@ class Redactor:
         # Substring tests first: running the regex over every trace line costs ~10x more.
         if any(marker in text for marker in _KEY_MARKERS):
             text = _KEY_SHAPES.sub(REDACTED, text)
+        if "://" in text and "@" in text:
+            text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@"
+                                     if m.group(2) != REDACTED else m.group(0), text)
         return text
 
     def data(self, data: Any) -> Any:
@@ -91,6 +98,12 @@ def redact(text: str, environ: Mapping[str, str] | None = None) -> str:
         The text without secret environment values or key-shaped strings.
     """
     return Redactor(environ)(text)
+
+
+def contains_credential(text: str, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether ``text`` holds a credential :func:`redact` would remove (a secret environment
+    value, a key-shaped string, or a URL with user info)."""
+    return redact(text, environ) != text
 
 
 def redact_data(data: Any, environ: Mapping[str, str] | None = None) -> Any:

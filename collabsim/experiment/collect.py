@@ -12,7 +12,7 @@ found only in a store get their row computed here with the same
 store key (:func:`collabsim.experiment.plan.session_key`) for candidate tasks, so a task is
 only ever matched to the exact task the session ran. Every row carries its ``session_key``;
 the combined table keeps one row per key. Rows also carry two private columns for
-:mod:`collabsim.experiment.variants`: the session's outcome settings (from its
+:mod:`collabsim.reporting.variants`: the session's outcome settings (from its
 ``plan.json``) and the values of the jobs' variant-naming command-line overrides.
 """
 
@@ -30,13 +30,13 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from collabsim.experiment.variants import (
+from collabsim.reporting.tables import STRUCTURE_ORDER, TEAM_ORDER
+from collabsim.reporting.variants import (
     OVERRIDES_COLUMN,
     SETTINGS_COLUMN,
     override_keys,
     override_values,
 )
-from collabsim.reporting.tables import STRUCTURE_ORDER, TEAM_ORDER
 
 SKIP_DIRS = frozenset({"sessions", ".hydra", "wandb", "figures", "views", "__pycache__"})
 
@@ -286,12 +286,15 @@ class _TaskFinder:
 
 
 def _store_rows(store: Path, known: set[str], finder: _TaskFinder, notes: list[str]) -> pd.DataFrame:
+    from collabsim.core.redaction import Redactor
+    from collabsim.experiment.integrity import trace_mismatch
     from collabsim.metrics.reference import load_reference
     from collabsim.reporting.tables import session_metrics_row
     from collabsim.session.trace import read_trace
 
     rows, extra = [], []
     unresolved = 0
+    redact = Redactor()
     references: dict[str, Any] = {}
     for folder in sorted((store / "sessions").iterdir()):
         plan = _read_json(folder / "plan.json")
@@ -301,6 +304,10 @@ def _store_rows(store: Path, known: set[str], finder: _TaskFinder, notes: list[s
         trace = folder / "trace.jsonl"
         if not trace.is_file():
             notes.append(f"{folder}: result without trace.jsonl; left out")
+            continue
+        mismatch = trace_mismatch(result, trace, redact)
+        if mismatch is not None:
+            notes.append(f"{folder}: result.json does not match its trace ({mismatch}); left out")
             continue
         known.add(str(plan["key"]))
         task = finder.find(plan)

@@ -8,6 +8,7 @@ never imports Hydra, so it is equally usable from notebooks, tests and other lau
 from __future__ import annotations
 
 import asyncio
+import errno
 import time
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field, fields
@@ -16,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
+from collabsim.core.outputs import atomic_file, atomic_write_text
 from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS, SessionPlan, plan_sessions
 from collabsim.experiment.results_table import SessionRows, summarise
@@ -28,6 +31,7 @@ from collabsim.sandbox import SandboxLimits, SandboxPool, set_preload_files
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.structures import structure_from_dict
+from collabsim.tasks.discoverybench import TaskProblem
 from collabsim.tasks.model import Task
 
 
@@ -46,6 +50,8 @@ class JobOutcome:
             them, including the metrics computed as each ends), ``metrics_overlapped`` (the
             part of ``sessions`` spent on metrics), ``summary`` (the remaining metrics and
             the tables), ``write`` (the output files).
+        task_problems: Task files under the task root that were skipped as bad data.
+        task_problems_file: Where they are listed (``task_problems.csv``), or None.
     """
 
     sessions: pd.DataFrame
@@ -55,6 +61,8 @@ class JobOutcome:
     summary: RunSummary
     wall_seconds: float
     phases: dict[str, float] = field(default_factory=dict)
+    task_problems: int = 0
+    task_problems_file: Path | None = None
 
 
 def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
@@ -75,7 +83,7 @@ def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
     }
     if policy.get("name") == "llm":
         llm = dict(cfg.get("llm") or {})
-        keys = ("agent", "collaborator", "budget", "scripted_agent", "scripted_collaborator")
+        keys = ("agent", "collaborator", "budget")
         settings["llm"] = {k: llm.get(k) for k in keys}
     return settings
 
@@ -94,6 +102,81 @@ class JobInterrupted(Exception):
         self.finished = finished
         self.total = total
         self.store = store
+
+
+class JobWriteError(Exception):
+    """Writing the job's results failed (a full disk, a folder that became read-only).
+
+    Sessions finished before the failure stay in the store (a rerun with the same store
+    reuses them); the tables of those sessions were written when the disk allowed it.
+
+    Attributes:
+        path: The file that could not be written (None when unknown).
+        reason: The system's reason (``No space left on device``).
+        finished: Sessions of the job whose results are stored.
+        total: Sessions in the job.
+        store: The store root.
+        tables: The table files that were written despite the failure.
+    """
+
+    def __init__(self, err: OSError, finished: int, total: int, store: Path,
+                 tables: list[Path]) -> None:
+        self.path = Path(err.filename) if err.filename else None
+        self.reason = err.strerror or str(err)
+        self.no_space = err.errno in (errno.ENOSPC, errno.EDQUOT)
+        self.finished = finished
+        self.total = total
+        self.store = store
+        self.tables = tables
+        where = f" writing {self.path}" if self.path else ""
+        super().__init__(f"{self.reason}{where}: {finished} of {total} sessions finished")
+
+
+def _write_task_problems(output_dir: Path, problems: tuple[TaskProblem, ...]) -> Path | None:
+    """List the task files skipped as bad data in ``task_problems.csv`` (None if none)."""
+    if not problems:
+        return None
+    table = pd.DataFrame(
+        [{"path": str(p.path), "field": p.field or "", "message": p.message} for p in problems],
+        columns=["path", "field", "message"],
+    )
+    path = output_dir / "task_problems.csv"
+    with atomic_file(path) as tmp:
+        safe_frame(table).to_csv(tmp, index=False)
+    return path
+
+
+def _write_tables(output_dir: Path, sessions: pd.DataFrame, aggregate: pd.DataFrame,
+                  report: str) -> list[Path]:
+    """Write sessions.csv, aggregate.csv and report.txt, each atomically; returns them.
+
+    Text cells that a spreadsheet would run as a formula are neutralised
+    (:mod:`collabsim.core.csvsafe`).
+    """
+    written = []
+    for name, table in (("sessions.csv", sessions), ("aggregate.csv", aggregate)):
+        with atomic_file(output_dir / name) as tmp:
+            safe_frame(table).to_csv(tmp, index=False)
+        written.append(output_dir / name)
+    written.append(atomic_write_text(output_dir / "report.txt", report + "\n"))
+    return written
+
+
+def _salvage_tables(
+    err: OSError, plans: list[SessionPlan], store: ResultStore, tasks: list[Task],
+    output_dir: Path,
+) -> JobWriteError:
+    """After a failed write: the tables of the stored sessions, written if the disk allows."""
+    done = [(p, r) for p in plans if (r := store.load(p, warn=False)) is not None]
+    written: list[Path] = []
+    if done:
+        try:
+            sessions, aggregate, report = summarise(
+                [p for p, _ in done], [r for _, r in done], store, tasks, show_sessions=False)
+            written = _write_tables(output_dir, sessions, aggregate, report)
+        except OSError:
+            written = []
+    return JobWriteError(err, len(done), len(plans), store.root, written)
 
 
 def _run_interruptibly(
@@ -144,12 +227,14 @@ class JobPlan:
         config: The same as plain containers, defaults filled in.
         tasks: The selected tasks.
         plans: Every session of the job, keyed for the store.
+        problems: Task files under the root that could not be loaded (bad data).
     """
 
     settings: JobSettings
     config: dict[str, Any]
     tasks: list[Task]
     plans: list[SessionPlan]
+    problems: tuple[TaskProblem, ...] = ()
 
 
 def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
@@ -161,7 +246,7 @@ def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
     """
     settings = validate_job(cfg)
     plain = settings.model_dump()
-    tasks, _report = resolve_tasks(plain["tasks"])
+    tasks, report = resolve_tasks(plain["tasks"])
     plans = plan_sessions(
         tasks,
         plain["team"]["compositions"],
@@ -169,7 +254,7 @@ def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
         plain["seeds"],
         outcome_settings(plain),
     )
-    return JobPlan(settings, plain, tasks, plans)
+    return JobPlan(settings, plain, tasks, plans, tuple(report.problems))
 
 
 def reuses_sandboxes(cfg: Mapping[str, Any]) -> bool:
@@ -201,6 +286,8 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
         SettingsError: A bad setting (nothing is written).
         TaskSelectionError: The task selection is empty or names missing tasks or data.
         JobInterrupted: Ctrl-C; finished sessions stay in the store for a rerun.
+        JobWriteError: A result or table could not be written (e.g. the disk is full);
+            finished sessions stay in the store, their tables are written when possible.
     """
     started = time.perf_counter()
     phases: dict[str, float] = {}
@@ -209,6 +296,7 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     output_dir = Path(output_dir)
     run_cfg = cfg["run"]
     output_dir.mkdir(parents=True, exist_ok=True)
+    problems_file = _write_task_problems(output_dir, job.problems)
     store = ResultStore(Path(run_cfg["store"] or output_dir).expanduser())
     max_concurrency = int(run_cfg["max_concurrency"])
     # The sandbox's fork server parses the task files once; each session's first cell then
@@ -235,6 +323,8 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
             plans,
             store,
         )
+    except OSError as err:
+        raise _salvage_tables(err, plans, store, tasks, output_dir) from None
     finally:
         builder.close()
         if pool is not None:
@@ -246,9 +336,11 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
         rows=rows,
     )
     phases["summary"] = time.perf_counter() - started - phases["plan"] - phases["sessions"]
-    sessions.to_csv(output_dir / "sessions.csv", index=False)
-    aggregate.to_csv(output_dir / "aggregate.csv", index=False)
-    (output_dir / "report.txt").write_text(report + "\n", encoding="utf-8")
+    try:
+        _write_tables(output_dir, sessions, aggregate, report)
+    except OSError as err:
+        finished = sum(r is not None for r in summary.results)
+        raise JobWriteError(err, finished, len(plans), store.root, []) from None
     wall = time.perf_counter() - started
     phases["write"] = wall - phases["plan"] - phases["sessions"] - phases["summary"]
     return JobOutcome(
@@ -259,4 +351,6 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
         summary=summary,
         wall_seconds=wall,
         phases=phases,
+        task_problems=len(job.problems),
+        task_problems_file=problems_file,
     )

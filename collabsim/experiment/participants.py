@@ -2,9 +2,11 @@
 
 ``policy=scripted`` builds the scripted agent and collaborators; ``policy=llm`` builds LLM
 participants over one shared :class:`~collabsim.llm.client.LLMClient` (disk cache, rate
-limits), each session with its own budget and call log next to its trace. Scripted
-parameters are passed to the LLM participants too, so the offline provider
-``collabsim/scripted`` acts exactly like ``policy=scripted``.
+limits), each session with its own budget and call log next to its trace. The scripted
+parameters (``policy.agent`` / ``policy.collaborator``, present under both policies) are
+passed to the LLM participants too, so the offline provider ``collabsim/scripted`` acts
+exactly like ``policy=scripted``. The agent's ``finish_by_turn`` is derived from
+``run.max_turns`` (:mod:`collabsim.experiment.agent_turns`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.core.observation import Participant
+from collabsim.experiment.agent_turns import agent_params
 from collabsim.experiment.plan import SessionPlan
 from collabsim.participants.scripted import build_scripted
 from collabsim.session.config import SessionConfig
@@ -35,16 +38,14 @@ class ParticipantBuilder:
         self.llm_cfg = dict(cfg.get("llm") or {})
         self.max_concurrency = max_concurrency
         self._client: Any = None
-        # In policy=llm the offline provider replays the scripted policies configured by
-        # llm.scripted_agent / llm.scripted_collaborator (configs/llm/scripted.yaml, equal
-        # to policy=scripted's parameters), so both paths run the same mistake model.
-        source = self.policy if self.name == "scripted" else {
-            "agent": self.llm_cfg.get("scripted_agent"),
-            "collaborator": self.llm_cfg.get("scripted_collaborator"),
-        }
+        # policy.agent / policy.collaborator (configs/policy/scripted.yaml, composed by both
+        # policy options) are the scripted policies: run as such under policy=scripted and
+        # replayed by the offline provider under policy=llm, so both paths run the same
+        # parameters. The agent's finish_by_turn follows run.max_turns.
+        max_turns = int(cfg["run"]["max_turns"])
         self.scripted_params = {
-            "agent": dict(source.get("agent") or {}),
-            "collaborator": dict(source.get("collaborator") or {}),
+            "agent": agent_params(self.policy.get("agent"), max_turns),
+            "collaborator": dict(self.policy.get("collaborator") or {}),
         }
 
     def build(

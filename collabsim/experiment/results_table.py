@@ -19,7 +19,7 @@ from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.store import ResultStore
 from collabsim.metrics.pipeline import MetricsRows
 from collabsim.reporting.tables import aggregate, format_table
-from collabsim.session.results import SessionResult
+from collabsim.session.results import INFRA_ERROR, SessionResult
 from collabsim.tasks.model import Task
 
 SESSION_COLUMNS = ["task_id", "team", "structure", "seed", "status", "turns", "virtual_min"]
@@ -59,6 +59,13 @@ class SessionRows:
         start = time.perf_counter()
         self.rows[index] = self.metrics.row(session_record(self.plans[index], result, self.store))
         self.seconds += time.perf_counter() - start
+
+
+def infra_note(count: int) -> str:
+    """The report's line about sessions whose sandbox failed (status ``infra_error``)."""
+    return (f"{count} session(s) with status infra_error (the sandbox infrastructure failed, "
+            "also on the retry): not scored and left out of every aggregate; a rerun on the "
+            "same store runs them again")
 
 
 def objection_summary(sessions: pd.DataFrame) -> str | None:
@@ -134,4 +141,6 @@ def summarise(
         parts.append(objections)
     statuses = sessions["status"].value_counts().to_dict()
     parts.append("Session statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
+    if statuses.get(INFRA_ERROR):
+        parts.append(infra_note(int(statuses[INFRA_ERROR])))
     return sessions, agg, "\n\n".join(parts)

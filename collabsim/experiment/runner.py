@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,12 +15,15 @@ from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.store import ResultStore
 from collabsim.session.config import ExecutorFactory, SessionConfig
 from collabsim.session.engine import run_session
-from collabsim.session.results import SessionResult
+from collabsim.session.results import INFRA_ERROR, SessionResult
 
 ParticipantFactory = Callable[[SessionPlan, SessionConfig, Path], Mapping[str, Participant]]
 ConfigFactory = Callable[[SessionPlan], SessionConfig]
 ResultCallback = Callable[[int, SessionResult], None]
 LOCK_POLL_SECONDS = 0.05
+INFRA_ATTEMPTS = 2
+"""Runs of a session whose sandbox failed (status ``infra_error``): the first and one retry."""
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -31,11 +35,18 @@ class RunSummary:
         ran: Sessions run now by this job.
         reused: Sessions whose result came from the store (finished earlier or by another
             job running concurrently on the same store).
+        retried: Sessions run a second time because the sandbox failed in the first run.
     """
 
     results: tuple[SessionResult, ...]
     ran: int
     reused: int
+    retried: int = 0
+
+    @property
+    def infra_errors(self) -> int:
+        """Sessions whose sandbox failed in both runs (status ``infra_error``, never scored)."""
+        return sum(r.status == INFRA_ERROR for r in self.results)
 
 
 async def run_plans(
@@ -52,7 +63,9 @@ async def run_plans(
     """Run every plan whose result is not yet stored, at most ``max_concurrency`` at once.
 
     A session that fails is recorded with status ``error`` by the engine; it never stops the
-    others. Results are written atomically as each session ends, so an interrupted job
+    others. A session during which the sandbox itself failed (status ``infra_error``) runs
+    once more from the start; if that fails too it is stored with ``infra_error`` (the
+    store runs it again next time, the tables leave it out). Results are written atomically as each session ends, so an interrupted job
     resumes where it stopped. A session runs only under its store lock: jobs sharing a
     store skip what another job is running and reuse its result when it is done.
 
@@ -76,7 +89,7 @@ async def run_plans(
     semaphore = asyncio.Semaphore(max_concurrency)
     # Sessions another job on the same store holds right now: come back to them at the end.
     busy: list[int] = []
-    ran = 0
+    ran = retried = 0
     bar = tqdm(
         total=len(todo),
         desc="sessions",
@@ -86,7 +99,7 @@ async def run_plans(
     )
 
     async def one(index: int, wait: bool) -> None:
-        nonlocal ran
+        nonlocal ran, retried
         plan = plans[index]
         async with semaphore:
             lock = store.try_lock(plan)
@@ -101,10 +114,19 @@ async def run_plans(
                 done = store.load(plan, warn=False)  # finished by another job meanwhile?
                 if done is None:
                     config = make_config(plan)
-                    trace = store.prepare(plan)
-                    participants = make_participants(plan, config, trace.parent)
-                    result = await run_session(
-                        config, participants, trace, executor_factory=executor_factory)
+                    for attempt in range(1, INFRA_ATTEMPTS + 1):
+                        trace = store.prepare(plan)
+                        participants = make_participants(plan, config, trace.parent)
+                        result = await run_session(
+                            config, participants, trace, executor_factory=executor_factory)
+                        if result.status != INFRA_ERROR:
+                            break
+                        again = attempt < INFRA_ATTEMPTS
+                        retried += again
+                        log.warning(
+                            "%s: %s; %s", plan.slug, result.error,
+                            "running the session again" if again
+                            else "status infra_error, left out of every table")
                     done = store.save(plan, result)
                     ran += 1
             results[index] = done
@@ -119,4 +141,4 @@ async def run_plans(
     finally:
         bar.close()
     final = tuple(r for r in results if r is not None)
-    return RunSummary(results=final, ran=ran, reused=len(plans) - ran)
+    return RunSummary(results=final, ran=ran, reused=len(plans) - ran, retried=retried)

@@ -34,6 +34,7 @@ from pydantic import (
     model_validator,
 )
 
+from collabsim.experiment.agent_turns import FINISH_MARGIN_KEY
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
 from collabsim.participants.analysis import MistakeModel
@@ -134,7 +135,8 @@ class StructureSelection(_Section):
 
 
 def _scripted_params(value: dict[str, Any]) -> dict[str, Any]:
-    """Check the mistake model of scripted parameters (other behaviour keys pass through)."""
+    """Check the mistake model and the turn margin of scripted parameters (other behaviour
+    keys pass through to the policies, which check them when they are built)."""
     mistakes = value.get("mistakes")
     if mistakes is not None:
         if not isinstance(mistakes, Mapping):
@@ -143,22 +145,38 @@ def _scripted_params(value: dict[str, Any]) -> dict[str, Any]:
         for kind, p in mistakes.items():
             if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
                 raise ValueError(f"mistakes.{kind} must be a probability in [0, 1]")
+    if "finish_by_turn" in value:
+        raise ValueError(
+            "finish_by_turn is derived as run.max_turns - finish_margin_turns; set "
+            "finish_margin_turns instead"
+        )
+    margin = value.get(FINISH_MARGIN_KEY)
+    if margin is not None and (isinstance(margin, bool) or not isinstance(margin, int)
+                               or margin < 0):
+        raise ValueError(f"{FINISH_MARGIN_KEY} must be a whole number of decisions >= 0")
     return value
 
 
 ScriptedParams = Annotated[dict[str, Any], AfterValidator(_scripted_params)]
 
 
-class ScriptedPolicy(_Section):
-    """``policy=scripted``: deterministic offline policies."""
-
-    name: Literal["scripted"] = "scripted"
+class _ScriptedSections(_Section):
+    # The scripted policies' parameters (configs/policy/scripted.yaml, composed by both
+    # policy options): what policy=scripted runs and the offline provider replays.
     agent: ScriptedParams = {}
     collaborator: ScriptedParams = {}
 
 
-class LLMPolicy(_Section):
-    """``policy=llm``: every participant driven by a model (set in the ``llm`` group)."""
+class ScriptedPolicy(_ScriptedSections):
+    """``policy=scripted``: deterministic offline policies."""
+
+    name: Literal["scripted"] = "scripted"
+
+
+class LLMPolicy(_ScriptedSections):
+    """``policy=llm``: every participant driven by a model (set in the ``llm`` group); the
+    offline provider ``collabsim/scripted`` replays the scripted policies of ``agent`` and
+    ``collaborator`` (the same section as under ``policy=scripted``)."""
 
     name: Literal["llm"] = "llm"
 
@@ -195,8 +213,8 @@ class Budget(_Section):
 
 
 class LLMConfig(_Section):
-    """``llm=*``: per-role models, the client and, for ``collabsim/scripted``, the
-    scripted policy the offline provider replays (as in ``policy=scripted``)."""
+    """``llm=*``: per-role models and the client (what the offline provider
+    ``collabsim/scripted`` replays is ``policy.agent`` / ``policy.collaborator``)."""
 
     agent: RoleModel
     collaborator: RoleModel
@@ -205,8 +223,6 @@ class LLMConfig(_Section):
     cache_dir: str | None = None
     budget: Budget = Budget()
     requests_per_minute: PositiveFloat | None = None
-    scripted_agent: ScriptedParams = {}
-    scripted_collaborator: ScriptedParams = {}
 
 
 # ------------------------------------------------------------------- tracking / run / sandbox
@@ -256,15 +272,29 @@ class RunSettings(_Section):
         return value
 
 
-class SandboxSettings(_Section):
-    """``sandbox.*``: per-cell limits of the code sandbox."""
+MAX_CELL_SECONDS = 86_400.0
+"""Upper bound of ``sandbox.wall_seconds`` and ``sandbox.cpu_seconds``: one day per cell."""
+MAX_SIZE_MB = 1_048_576
+"""Upper bound of ``sandbox.memory_mb``, ``file_mb`` and ``disk_mb``: 1 TiB (the kernel's
+resource limits overflow far above it, e.g. ``memory_mb=1e15``)."""
+MAX_OUTPUT_CHARS = 10_000_000
+"""Upper bound of ``sandbox.output_chars``."""
 
-    wall_seconds: PositiveFloat = 30.0
-    cpu_seconds: PositiveFloat = 30.0
-    memory_mb: PositiveInt = 2048
-    output_chars: PositiveInt = 4000
-    file_mb: PositiveInt = 50
-    disk_mb: PositiveInt = 256
+_Seconds = Annotated[float, Field(gt=0, le=MAX_CELL_SECONDS, allow_inf_nan=False)]
+_SizeMB = Annotated[int, Field(gt=0, le=MAX_SIZE_MB)]
+
+
+class SandboxSettings(_Section):
+    """``sandbox.*``: per-cell limits of the code sandbox: finite, positive and bounded
+    (:data:`MAX_CELL_SECONDS`, :data:`MAX_SIZE_MB`, :data:`MAX_OUTPUT_CHARS`), so an
+    ``inf`` or ``1e300`` is refused before anything runs instead of failing every cell."""
+
+    wall_seconds: _Seconds = 30.0
+    cpu_seconds: _Seconds = 30.0
+    memory_mb: _SizeMB = 2048
+    output_chars: Annotated[int, Field(gt=0, le=MAX_OUTPUT_CHARS)] = 4000
+    file_mb: _SizeMB = 50
+    disk_mb: _SizeMB = 256
 
 
 class JobSettings(_Section):

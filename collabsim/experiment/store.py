@@ -7,9 +7,13 @@ Layout under the store root::
     sessions/<slug>/plan.json     # what was run (key, task, team, structure, seed, settings)
     sessions/<slug>/.lock         # held (flock) while a job runs the session
 
-A session counts as done when its ``result.json`` reads back and carries the session's own
-key and identity; anything else (a record copied from another session, a folder, bad JSON,
-an unreadable file) counts as missing: the session runs again and a warning names the file.
+A session counts as done when its ``result.json`` reads back, carries the session's own
+key and identity, and agrees with its ``trace.jsonl`` (the digest of the trace stored in the
+record, the submitted text and status of the trace's ``SESSION_END``; see
+:mod:`collabsim.experiment.integrity`); anything else (a record copied from another session or
+edited after the fact, a folder, bad JSON, an unreadable file) counts as missing: the session
+runs again and a warning names the file. So does a session stored with status
+``infra_error`` (its sandbox failed; nothing about the team was measured).
 A crashed session leaves a trace without a result and is run again from the start.
 
 Jobs sharing a store share the work: a job runs a session only while holding its lock, and
@@ -29,8 +33,9 @@ import shutil
 from pathlib import Path
 
 from collabsim.core.redaction import Redactor
+from collabsim.experiment.integrity import TRACE_DIGEST_KEY, trace_digest, trace_mismatch
 from collabsim.experiment.plan import SessionPlan
-from collabsim.session.results import SessionResult, write_json_atomic
+from collabsim.session.results import INFRA_ERROR, SessionResult, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -102,9 +107,15 @@ class ResultStore:
         ):
             return self._unusable(path, "belongs to another session or configuration", warn)
         try:
-            return SessionResult.from_dict(data)
+            result = SessionResult.from_dict(data)
         except (KeyError, TypeError, ValueError) as err:
             return self._unusable(path, f"not a result record ({err})", warn)
+        if result.status == INFRA_ERROR:
+            return self._unusable(path, "the sandbox failed in this session (infra_error)", warn)
+        mismatch = trace_mismatch(data, self.trace_path(plan), self._redact)
+        if mismatch is not None:
+            return self._unusable(path, f"does not match its trace: {mismatch}", warn)
+        return result
 
     @staticmethod
     def _unusable(path: Path, why: str, warn: bool) -> None:
@@ -154,7 +165,8 @@ class ResultStore:
         return trace
 
     def save(self, plan: SessionPlan, result: SessionResult) -> SessionResult:
-        """Write the result record with the session key atomically (marks the session done).
+        """Write the result record with the session key and the digest of its trace
+        atomically (marks the session done).
 
         Returns:
             The result as stored (credentials redacted), so that tables built now equal
@@ -166,5 +178,8 @@ class ResultStore:
             with contextlib.suppress(OSError):
                 shutil.rmtree(path)
         record = self._redact.data({**result.to_dict(), "key": plan.key})
+        digest = trace_digest(self.trace_path(plan))
+        if digest is not None:
+            record[TRACE_DIGEST_KEY] = digest
         write_json_atomic(path, record)
         return SessionResult.from_dict(record)

@@ -10,7 +10,7 @@ Writes into the output folder:
   stored trace).
 
 **Variants** are structure × team × every setting that differs between the sessions
-(:mod:`collabsim.experiment.variants`): sessions of different settings are never pooled,
+(:mod:`collabsim.reporting.variants`): sessions of different settings are never pooled,
 seeds pool only within a variant, and the swept settings name the table columns and the
 figure labels. A numeric swept setting (a sweep over a rate, an Optuna trial's parameter)
 gets a line plot of Performance against it with 95% intervals.
@@ -32,14 +32,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
-from collabsim.experiment.variants import (
-    OVERRIDES_COLUMN,
-    SETTINGS_COLUMN,
-    Variants,
-    derive_variants,
-    short_names,
-)
 from collabsim.reporting import figures
 from collabsim.reporting.pages import Section, write_html, write_markdown
 from collabsim.reporting.paired import (
@@ -48,6 +42,13 @@ from collabsim.reporting.paired import (
     default_baselines,
 )
 from collabsim.reporting.tables import aggregate, format_table
+from collabsim.reporting.variants import (
+    OVERRIDES_COLUMN,
+    SETTINGS_COLUMN,
+    Variants,
+    derive_variants,
+    short_names,
+)
 
 MAX_SESSION_ROWS_MD = 300
 PRIVATE_COLUMNS = (SETTINGS_COLUMN, OVERRIDES_COLUMN)
@@ -153,7 +154,10 @@ def _summary(sessions: pd.DataFrame, variants: Variants, inputs_text: str) -> li
         f"Sessions: {len(sessions)} (one per session key), {sessions['task_id'].nunique()} "
         f"task(s), {sessions['seed'].nunique()} seed(s), "
         f"{sessions.groupby(list(variants.by), dropna=False).ngroups} variant(s). Statuses: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
+        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + "."
+        + (f" The {statuses['infra_error']} session(s) with status infra_error (the sandbox "
+           "failed) are left out of every table, delta and figure."
+           if statuses.get("infra_error") else ""),
     ]
     if variants.columns:
         lines.append(
@@ -245,6 +249,7 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
     return figs, captions
 
 
+
 def _optuna_sections(paths: Sequence[str | Path]) -> list[Section]:
     """The best trial of every Optuna sweep among ``paths`` (its optimization_results.yaml)."""
     import yaml
@@ -310,11 +315,11 @@ def build_report(
     deltas = all_paired_differences(sessions, by, baselines)
     figs, captions = _make_figures(sessions, agg, deltas, variants, out_dir / "figures", notes)
 
-    sessions.to_csv(out_dir / "report_sessions.csv", index=False)
-    agg.to_csv(out_dir / "report_aggregate.csv", index=False)
+    safe_frame(sessions).to_csv(out_dir / "report_sessions.csv", index=False)
+    safe_frame(agg).to_csv(out_dir / "report_aggregate.csv", index=False)
     (out_dir / "report_aggregate.tex").write_text(format_table(agg, "latex", by=by),
                                                   encoding="utf-8")
-    deltas.to_csv(out_dir / "report_deltas.csv", index=False)
+    safe_frame(deltas).to_csv(out_dir / "report_deltas.csv", index=False)
     (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas, variants), encoding="utf-8")
 
     inputs = collected.inputs

@@ -29,6 +29,10 @@ EDGE_TYPES = ("sequential", "loop")
 _ACTOR_TYPES = {"human": "human", "user": "human", "ai": "ai", "claude": "ai", "agent": "ai"}
 
 
+MAX_SESSION_SECONDS = 24 * 3600.0
+"""A node time later than this into a session (one day) is flagged as implausible."""
+
+
 class GraphDataWarning(UserWarning):
     """A data-quality note about a loaded graph (the graph still loads)."""
 
@@ -93,6 +97,9 @@ def parse_edge(raw: Mapping[str, Any], known: set[str], notes: Notes) -> Edge | 
     if src not in known or dst not in known:
         notes.add(f"edge {src}->{dst} names an unknown node, dropped")
         return None
+    if src == dst:
+        notes.add(f"edge {src}->{dst} is a self-loop (a node cannot follow itself), dropped")
+        return None
     if etype not in EDGE_TYPES:
         notes.add(f"edge {src}->{dst}: unknown type {etype!r}, taken as sequential")
         etype = "sequential"
@@ -102,7 +109,21 @@ def parse_edge(raw: Mapping[str, Any], known: set[str], notes: Notes) -> Edge | 
 def check_quirks(
     nodes: Mapping[str, Node], edges: Sequence[Edge], responses: Sequence[Response], notes: Notes
 ) -> None:
-    """Record duplicate edges/responses and responses with odd actor types."""
+    """Record duplicate edges/responses, responses with odd actor types, edges whose target
+    lies wholly before their source in time (other than ``loop`` edges), and node times past
+    :data:`MAX_SESSION_SECONDS` (all kept, each named in a warning)."""
+    for node in nodes.values():
+        late = max((end for _, end in node.intervals), default=0.0)
+        if late > MAX_SESSION_SECONDS:
+            notes.add(f"node {node.id}: time {late / 3600:,.0f} h into the session is beyond "
+                      f"{MAX_SESSION_SECONDS / 3600:.0f} h (kept, check the time field)")
+    for edge in edges:
+        src, dst = nodes[edge.source], nodes[edge.target]
+        if edge.type == "loop" or not src.intervals or not dst.intervals:
+            continue
+        if max(end for _, end in dst.intervals) < min(start for start, _ in src.intervals):
+            notes.add(f"edge {edge.source}->{edge.target} ({edge.type}) goes backwards in time: "
+                      f"{edge.target} ends before {edge.source} starts (kept)")
     for (src, dst, etype), n in Counter((e.source, e.target, e.type) for e in edges).items():
         if n > 1:
             notes.add(f"edge {src}->{dst} ({etype}) appears {n} times (kept, all counted)")

@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from collabsim.core.csvsafe import safe_frame, safe_row
 from collabsim.kolab.benchmark import BenchmarkResult, ResultRow
 from collabsim.kolab.chance import PermutationNull
 from collabsim.kolab.dynamics_study import DynamicsStudy
@@ -121,9 +122,9 @@ def _write_csv(path: Path, columns: Sequence[str], records: Sequence[Mapping[str
         writer = csv.DictWriter(fh, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
         for rec in records:
-            writer.writerow(
+            writer.writerow(safe_row(
                 {k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
-            )
+            ))
 
 
 # ----------------------------------------------------------------------------- markdown
@@ -518,7 +519,7 @@ def write_report(
             written[path.name] = path
     if study is not None:
         dyn_path = out_dir / "dynamics.csv"
-        study.table.to_csv(dyn_path, index=False)
+        safe_frame(study.table).to_csv(dyn_path, index=False)
         written["dynamics.csv"] = dyn_path
         path = plot_dynamics(study, out_dir / "dynamics_w_vs_collaboration.png")
         images.setdefault("Dynamics", []).append(path.name)

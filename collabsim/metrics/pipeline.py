@@ -17,6 +17,10 @@ gym environment's reward. Steps, each a pure function of its inputs:
    NaN without a gold hypothesis;
 6. **objections** the collaborators raised and how many were wrong, judged against the gold
    (:mod:`~collabsim.metrics.objections`); NaN without a gold hypothesis.
+
+A session with status ``infra_error`` (its sandbox failed, see
+:mod:`collabsim.session.sandboxing`) measured nothing about its team: every metric is NaN,
+so no mean, delta, figure or summary counts it.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from collabsim.metrics.process import (
     workflow_coverage,
 )
 from collabsim.metrics.reference import ReferenceWorkflow
+from collabsim.session.results import INFRA_ERROR
 from collabsim.tasks.model import Task
 
 METRIC_COLUMNS: tuple[str, ...] = (
@@ -51,6 +56,8 @@ EXTRA_METRICS: tuple[str, ...] = ("context_recall", "context", "variable_f1", "r
                                   "objections", "objections_wrong")
 ID_COLUMNS: tuple[str, ...] = ("task_id", "team", "structure", "seed", "policy", "status")
 _OUTCOME_KEYS = ("Performance", "context_recall", "context", "variable_f1", "relation")
+_UNSCORED = ("W_human", "W_total", "M_team", "H_init_norm", "C_wf", "S_hyp", "A_profile",
+             *_OUTCOME_KEYS)
 
 
 class TeamLike(Protocol):
@@ -147,6 +154,10 @@ def session_metrics(
         "structure": structure, "seed": _get(result, "seed"), "policy": _get(result, "policy"),
         "status": _get(result, "status"),
     }
+    if row["status"] == INFRA_ERROR:
+        row.update(dict.fromkeys(_UNSCORED, math.nan), judge=None)
+        row.update(objections=math.nan, objections_wrong=math.nan)
+        return row
     act = activity_counts(evs)
     row.update(W_human=act.w_human, W_total=act.w_total, M_team=act.m_team)
     team_list = list(members) if members is not None else session_members(evs, team)

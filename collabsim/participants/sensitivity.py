@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
+
 _POINT_RE = re.compile(r"sensitivity=([a-z_]+?)_(\d+(?:\.\d+)?)\s*$", re.MULTILINE)
 LABELS: dict[str, str] = {
     "d_error": "D's own error rate (in and outside its area)",
@@ -95,7 +97,7 @@ def write(sweep_dir: Path) -> tuple[Path, Path]:
     sweep_dir = Path(sweep_dir)
     table = collect(sweep_dir)
     csv = sweep_dir / "sensitivity.csv"
-    table.to_csv(csv, index=False)
+    safe_frame(table).to_csv(csv, index=False)
     return csv, plot(table, sweep_dir / "sensitivity.png")
 
 

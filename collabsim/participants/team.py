@@ -21,12 +21,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from collabsim.core.records import Profile
 from collabsim.core.team import AGENT_NAME, MAX_COLLABORATORS, TeamConfigError, TeamSpec
+from collabsim.participants.behaviour.params import BehaviourConfigError
+from collabsim.participants.behaviour.profile import BEHAVIOUR_FILE, resolve_behaviour
 from collabsim.participants.human import HumanModel
 
 __all__ = [
@@ -41,10 +45,15 @@ __all__ = [
     "team_to_dict",
 ]
 
+_PROFILES = "collabsim.participants.profiles"
+
+
 def packaged_profile_keys() -> tuple[str, ...]:
-    """Keys of the profiles shipped with the package (``("D", "R")``)."""
-    root = resources.files("collabsim.participants.profiles")
-    return tuple(sorted(p.name[:-5] for p in root.iterdir() if p.name.endswith(".yaml")))
+    """Keys of the profiles shipped with the package (``("D", "R")``; their shared
+    ``behaviour.yaml`` is not a profile)."""
+    root = resources.files(_PROFILES)
+    return tuple(sorted(p.name[:-5] for p in root.iterdir()
+                        if p.name.endswith(".yaml") and p.name != BEHAVIOUR_FILE))
 
 
 @lru_cache(maxsize=16)
@@ -58,13 +67,21 @@ def load_profile(key: str) -> Profile:
         raise TeamConfigError(
             f"no packaged profile {key!r} (available: {', '.join(packaged_profile_keys())})"
         )
-    res = resources.files("collabsim.participants.profiles") / f"{key}.yaml"
-    data = yaml.safe_load(res.read_text(encoding="utf-8"))
-    return profile_from_dict(data, where=f"packaged profile {key}.yaml")
+    folder = resources.files(_PROFILES)
+    data = yaml.safe_load(folder.joinpath(f"{key}.yaml").read_text(encoding="utf-8"))
+    return profile_from_dict(data, where=f"packaged profile {key}.yaml", folder=folder)
 
 
-def profile_from_dict(data: Mapping[str, Any], where: str = "profile") -> Profile:
-    """Build a :class:`Profile` from ``{key, title, guidance, params}``.
+def profile_from_dict(
+    data: Mapping[str, Any], where: str = "profile", folder: Path | Traversable | None = None
+) -> Profile:
+    """Build a :class:`Profile` from ``{key, title, guidance, params, behaviour}``.
+
+    Args:
+        data: The profile's fields.
+        where: Names the profile in error messages.
+        folder: The folder of the profile's file: a ``behaviour:`` naming a file (the shared
+            ``behaviour.yaml``) is read from there.
 
     Raises:
         TeamConfigError: A field is missing or has the wrong type.
@@ -80,7 +97,11 @@ def profile_from_dict(data: Mapping[str, Any], where: str = "profile") -> Profil
     params = dict(params)
     if data.get("behaviour") is not None:
         # the calibrated block (``collabsim calibrate``) travels with the params the policies read
-        params.setdefault("behaviour", data["behaviour"])
+        try:
+            behaviour = resolve_behaviour(data["behaviour"], folder, f"{where}: behaviour")
+        except BehaviourConfigError as err:
+            raise TeamConfigError(str(err)) from None
+        params.setdefault("behaviour", behaviour)
     return Profile(
         key=data["key"],
         title=str(data.get("title") or data["key"]),

@@ -6,7 +6,7 @@ differences of :mod:`collabsim.reporting.paired`. Error bars are ± 1 SE (bars w
 one task, are drawn without one); line plots shade the 95% interval mean ± t·SE. Measures
 bounded by [0, 1] (Performance, H_init,norm) get exactly that axis, with error bars clipped
 to it. A variant is ``structure/team`` plus the swept settings (``variants``: the setting
-columns of :class:`collabsim.experiment.variants.Variants`); the single agent's level is a
+columns of :class:`collabsim.reporting.variants.Variants`); the single agent's level is a
 dashed reference line wherever there is one single-agent variant.
 """
 
@@ -25,8 +25,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from collabsim.experiment.variants import short_names, variant_label  # noqa: E402
 from collabsim.reporting.tables import METRIC_LABELS, STRUCTURE_ORDER, TEAM_ORDER  # noqa: E402
+from collabsim.reporting.variants import short_names, variant_label  # noqa: E402
 
 DPI = 200
 FORMATS = ("png", "pdf")

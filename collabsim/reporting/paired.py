@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from collabsim.experiment.variants import same_value
+from collabsim.reporting.variants import same_value
 
 DELTA_COLUMNS = ["n_tasks", "n_pairs", "baseline", "variant", "delta", "ci_low", "ci_high"]
 

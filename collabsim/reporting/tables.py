@@ -6,7 +6,8 @@
   seeds; then, per variant, the mean and standard error over tasks,
   SE = sample std (ddof=1) / sqrt(n_tasks). With one task the SE is undefined (NaN). NaN
   metric values (e.g. A_profile for ``single``, H_init,norm for one member) are skipped in
-  both means; ``n`` counts the tasks with a value.
+  both means; ``n`` counts the tasks with a value. Sessions with status ``infra_error`` (the
+  sandbox failed; nothing about the team was measured) are left out entirely.
 * :func:`format_table` prints ``mean (SE)`` cells, rows grouped by structure and team
   (profile), as plain text, Markdown, LaTeX or CSV.
 """
@@ -19,6 +20,7 @@ from typing import Literal
 
 import pandas as pd
 
+from collabsim.core.csvsafe import safe_frame
 from collabsim.metrics.pipeline import (
     EXTRA_METRICS,
     ID_COLUMNS,
@@ -26,6 +28,7 @@ from collabsim.metrics.pipeline import (
     metrics_table,
     session_metrics,
 )
+from collabsim.session.results import INFRA_ERROR
 
 #: The pipeline's per-session computation, under the name reports have always used.
 session_metrics_row = session_metrics
@@ -62,7 +65,8 @@ def aggregate(
             :data:`EXTRA_METRICS` present in ``df``).
 
     Returns:
-        One row per variant: the ``by`` columns, ``n_tasks``, ``n_sessions`` and for every
+        One row per variant (sessions with status ``infra_error`` left out): the ``by``
+        columns, ``n_tasks``, ``n_sessions`` and for every
         metric ``<m>_mean``, ``<m>_se`` (SE = sample std / sqrt(n), NaN for n = 1) and
         ``<m>_n`` (tasks with a value).
     """
@@ -70,6 +74,8 @@ def aggregate(
     if metrics is None:
         metrics = [m for m in (*METRIC_COLUMNS, *EXTRA_METRICS) if m in df.columns]
     metrics = list(metrics)
+    if "status" in df.columns:
+        df = df[df["status"] != INFRA_ERROR]
     data = df[[*by, "task_id", *metrics]].copy()
     for m in metrics:
         data[m] = pd.to_numeric(data[m], errors="coerce").astype("float64")
@@ -147,7 +153,7 @@ def format_table(
     metrics = [m for m in metrics if f"{m}_mean" in agg.columns]
     if fmt == "csv":
         cols = [*by, "n_tasks"] + [c for m in metrics for c in (f"{m}_mean", f"{m}_se")]
-        return agg[cols].to_csv(index=False)
+        return safe_frame(agg[cols]).to_csv(index=False)
     missing = "--" if fmt == "latex" else "–"
     rows: list[list[str]] = []
     group_starts: list[int] = []

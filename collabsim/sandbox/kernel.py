@@ -257,16 +257,21 @@ def _landlock_fs_mask(abi: int) -> int:
     return (1 << 14) - 1 if abi == 2 else (1 << 13) - 1
 
 
-def install_landlock(workdir: str, read_roots: tuple[str, ...]) -> int:
+def install_landlock(
+    workdir: str, read_roots: tuple[str, ...], list_only: tuple[str, ...] = ()
+) -> int:
     """Confine the calling process's file system view with Landlock (Linux >= 5.13).
 
-    The working directory gets every right, ``read_roots`` read-only rights, ``/dev/null``
-    read/write; everything else is refused by the kernel. With ABI >= 4 TCP bind/connect
-    are refused, with ABI >= 6 signals and abstract unix sockets are scoped to the process.
+    The working directory gets every right, ``read_roots`` read-only rights, ``list_only``
+    the right to list their entries (not to read files), ``/dev/null`` read/write;
+    everything else is refused by the kernel. With ABI >= 4 TCP bind/connect are refused,
+    with ABI >= 6 signals and abstract unix sockets are scoped to the process.
 
     Args:
         workdir: Directory with full access.
-        read_roots: Directories that may be read (missing ones are skipped).
+        read_roots: Directories (or files) that may be read (missing ones are skipped).
+        list_only: Directories that may only be listed (the way down to hidden data, see
+            :mod:`collabsim.sandbox.hidden`).
 
     Returns:
         The Landlock ABI version in force, or 0 when Landlock is unavailable.
@@ -295,6 +300,7 @@ def install_landlock(workdir: str, read_roots: tuple[str, ...]) -> int:
         return 0
     read_dir = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
     rules = [(workdir, fs_mask)] + [(root, read_dir) for root in read_roots]
+    rules += [(folder, _LL_READ_DIR) for folder in list_only]
     rules.append(("/dev/null", _LL_READ_FILE | _LL_WRITE_FILE | (fs_mask & _LL_IOCTL_DEV)))
     try:
         for path, access in rules:

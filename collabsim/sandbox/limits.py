@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
@@ -69,8 +70,8 @@ class SandboxLimits:
             "disk_mb",
         ):
             value = getattr(self, name)
-            if not value > 0:
-                raise ValueError(f"SandboxLimits.{name} must be positive, got {value!r}")
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"SandboxLimits.{name} must be positive and finite, got {value!r}")
 
     def to_json(self) -> dict[str, Any]:
         """Return the limits as a JSON-serialisable dict."""
@@ -89,6 +90,9 @@ class ExecResult:
         status: One of ``EXEC_STATUSES``.
         truncated: Whether ``output`` was shortened to ``SandboxLimits.output_chars``.
         wall_seconds: Wall-clock time of the cell as seen by the caller.
+        infrastructure: The sandbox itself failed (its worker could not be started or set
+            up), not the cell's code; the session's result is then no measure of its
+            participants (:mod:`collabsim.session.sandboxing`).
     """
 
     output: str
@@ -96,6 +100,7 @@ class ExecResult:
     status: ExecStatus
     truncated: bool
     wall_seconds: float
+    infrastructure: bool = False
 
     @property
     def ok(self) -> bool:

@@ -2,7 +2,8 @@
 
 1. A ``sys.addaudithook`` guard gives readable errors for the common cases: network (every
    socket), processes, files outside the working directory (writes anywhere, reads outside
-   the Python installation and system directories, also through ``dir_fd``), native
+   the Python installation and system directories, also through ``dir_fd``; never the
+   judges' data, :mod:`collabsim.sandbox.hidden`), native
    libraries through ctypes, resource limits, signals to other processes.
 2. Audit hooks are not a security boundary (native code, or one line through
    ``gc.get_objects()``, switches them off), so :mod:`collabsim.sandbox.kernel` enforces the
@@ -21,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 # the kernel layers live in their own module; re-exported for existing imports
+from collabsim.sandbox.hidden import judge_paths
 from collabsim.sandbox.kernel import (
     drop_capabilities,
     install_landlock,
@@ -129,12 +131,17 @@ class AuditPolicy:
     Args:
         workdir: The private working directory (read/write).
         read_roots: Further directories that may be read (Python installation, system dirs).
+        hidden: Folders never readable, even inside a read root (default: the judges' data
+            of this installation, :func:`collabsim.sandbox.hidden.judge_paths`).
     """
 
-    def __init__(self, workdir: str, read_roots: tuple[str, ...]) -> None:
+    def __init__(
+        self, workdir: str, read_roots: tuple[str, ...], hidden: tuple[str, ...] | None = None
+    ) -> None:
         self.workdir = os.path.realpath(workdir)
         self.library_roots = tuple(os.path.realpath(r) for r in read_roots)
         self.read_roots = (self.workdir, *self.library_roots, *_SYSTEM_READ_ROOTS)
+        self.hidden = judge_paths() if hidden is None else tuple(hidden)
         self.write_roots = (self.workdir,)
         self.internal = 0
         self.hooks_added = 0
@@ -228,7 +235,7 @@ class AuditPolicy:
 
     def may_read(self, path: str) -> bool:
         """Whether ``path`` (real, absolute) may be read."""
-        if not _inside(path, self.read_roots):
+        if not _inside(path, self.read_roots) or _inside(path, self.hidden):
             return False
         if path.startswith("/proc/"):
             head = path[6:].split("/", 1)[0]

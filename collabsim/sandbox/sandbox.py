@@ -23,7 +23,7 @@ from typing import Any
 from collabsim.sandbox.forkserver import shutdown_zygote, spawn_worker
 from collabsim.sandbox.handle import WorkerHandle
 from collabsim.sandbox.limits import EXEC_STATUSES, ExecResult, ExecStatus, SandboxLimits
-from collabsim.sandbox.workdirs import disk_usage, make_workdir, sweep_once
+from collabsim.sandbox.workdirs import disk_usage, make_workdir, remove_tree, sweep_once
 
 _DEFAULT_LIMITS = SandboxLimits()
 MAX_CODE_CHARS = 1_000_000
@@ -76,7 +76,7 @@ class Sandbox:
             self._worker = self._spawn()
         except BaseException:
             self._closed = True
-            shutil.rmtree(self._workdir, ignore_errors=True)
+            remove_tree(self._workdir)
             raise
         _live.add(self)
 
@@ -229,7 +229,8 @@ class Sandbox:
                     self._worker = self._spawn()
                 except Exception as exc:  # noqa: BLE001 - reported as a result, never raised
                     return self._result(
-                        "", f"sandbox worker could not start: {exc}", "crashed", False, start
+                        "", f"sandbox worker could not start: {exc}", "crashed", False, start,
+                        infrastructure=True,
                     )
             worker = self._worker
             # the deadline starts after a (re)spawn: a cold zygote start is not the cell's time
@@ -274,7 +275,7 @@ class Sandbox:
             if msg.get("op") == "setup_failed":
                 detail = f"sandbox worker set-up failed: {msg.get('error')}"
                 self._discard_worker(kill=True)
-                return self._result("", detail, "crashed", False, start)
+                return self._result("", detail, "crashed", False, start, infrastructure=True)
             report = self._discard_worker(kill=True, want_report=msg.get("op") != "exit_status")
             report = msg if msg.get("op") == "exit_status" else report
             if self._over_disk_quota():
@@ -295,7 +296,7 @@ class Sandbox:
                     self._worker = None
                 return
             self._discard_worker(kill=True)
-            shutil.rmtree(self._workdir, ignore_errors=True)
+            remove_tree(self._workdir)
 
     def __enter__(self) -> Sandbox:
         return self
@@ -382,10 +383,7 @@ class Sandbox:
 
     def _clear_workdir(self) -> None:
         for entry in list(self._workdir.iterdir()):
-            if entry.is_dir() and not entry.is_symlink():
-                shutil.rmtree(entry, ignore_errors=True)
-            else:
-                entry.unlink(missing_ok=True)
+            remove_tree(entry)
 
     def _cpu_error(self) -> str:
         return (
@@ -419,7 +417,13 @@ class Sandbox:
 
     @staticmethod
     def _result(
-        output: str, error: str | None, status: str, truncated: bool, start: float
+        output: str,
+        error: str | None,
+        status: str,
+        truncated: bool,
+        start: float,
+        *,
+        infrastructure: bool = False,
     ) -> ExecResult:
         return ExecResult(
             output=output,
@@ -427,6 +431,7 @@ class Sandbox:
             status=status,  # type: ignore[arg-type]
             truncated=truncated,
             wall_seconds=time.monotonic() - start,
+            infrastructure=infrastructure,
         )
 
 

@@ -5,13 +5,19 @@ that owns it. Normally the owner (or, if the owner dies, its zygote) removes it;
 killed at once the folder stays behind, so each process sweeps, once at start-up, the folders
 whose owner no longer runs (same pid and start time). Folders of live processes, and folders
 named in any other way, are never touched.
+
+Removal (:func:`remove_tree`) never recurses: a cell can leave a folder nested thousands of
+levels deep, which makes ``shutil.rmtree`` (recursive in Python <= 3.12) raise
+``RecursionError``. It walks the tree with two descriptors at a time, never follows a
+symbolic link, and returns instead of raising.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -62,10 +68,132 @@ def sweep_stale(root: Path | None = None) -> list[Path]:
         if process_start_time(pid) == started:
             continue  # the owner still runs
         path = Path(entry.path)
-        shutil.rmtree(path, ignore_errors=True)
-        if not path.exists():
+        if remove_tree(path):
             removed.append(path)
     return removed
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _same(fd: int, ident: tuple[int, int]) -> bool:
+    info = os.fstat(fd)
+    return (info.st_dev, info.st_ino) == ident
+
+
+def _open_child(parent: int, name: str) -> int | None:
+    """Open sub-folder ``name`` of ``parent`` (made enterable if need be), or None."""
+    for attempt in range(2):
+        try:
+            return os.open(name, _DIR_FLAGS, dir_fd=parent)
+        except PermissionError:
+            if attempt:
+                return None
+            with contextlib.suppress(OSError):  # our own folder with mode 000
+                os.chmod(name, 0o700, dir_fd=parent)
+        except OSError:
+            return None
+    return None
+
+
+def _empty_files(fd: int, skip: set[str]) -> str | None:
+    """Unlink every non-folder entry of ``fd``; return the first sub-folder not in ``skip``."""
+    writable = False
+    with os.scandir(fd) as entries:
+        names = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+    for name, is_dir in names:
+        if name in skip:
+            continue
+        if is_dir:
+            return name
+        try:
+            os.unlink(name, dir_fd=fd)
+        except FileNotFoundError:
+            continue
+        except PermissionError:
+            if writable:
+                skip.add(name)
+                continue
+            writable = True
+            with contextlib.suppress(OSError):
+                os.fchmod(fd, 0o700)
+            try:
+                os.unlink(name, dir_fd=fd)
+            except OSError:
+                skip.add(name)
+        except OSError:
+            skip.add(name)
+    return None
+
+
+def remove_tree(path: Path | str) -> bool:
+    """Remove ``path`` and everything under it, iteratively (any depth, no recursion).
+
+    Symbolic links are removed, never followed; a file or folder that cannot be removed is
+    left in place and the rest goes. Never raises.
+
+    Args:
+        path: A folder (or a file or link, which is simply unlinked).
+
+    Returns:
+        Whether ``path`` is gone.
+    """
+    path = os.fspath(path)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode):
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return not os.path.lexists(path)
+    try:
+        fd = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return False
+    # one entry per folder above the current one: (its device and inode, the name of the
+    # folder we went down into, names in it we could not remove)
+    stack: list[tuple[tuple[int, int], str, set[str]]] = []
+    skip: set[str] = set()
+    try:
+        while True:
+            try:
+                child = _empty_files(fd, skip)
+            except OSError:
+                child = None
+            if child is not None:
+                sub = _open_child(fd, child)
+                if sub is None:
+                    skip.add(child)
+                    continue
+                info = os.fstat(fd)
+                stack.append(((info.st_dev, info.st_ino), child, skip))
+                os.close(fd)
+                fd, skip = sub, set()
+                continue
+            if not stack:
+                break
+            ident, name, parent_skip = stack.pop()
+            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            if not _same(fd, ident):  # the tree was moved under our feet: stop here
+                return False
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except OSError:
+                parent_skip.add(name)
+            skip = parent_skip
+    except OSError:
+        return False
+    finally:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        os.rmdir(path)
+    return not os.path.lexists(path)
 
 
 def sweep_once() -> None:
@@ -106,4 +234,11 @@ def _after_fork_in_child() -> None:
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
-__all__ = ["WORKDIR_PREFIX", "disk_usage", "make_workdir", "process_start_time", "sweep_stale"]
+__all__ = [
+    "WORKDIR_PREFIX",
+    "disk_usage",
+    "make_workdir",
+    "process_start_time",
+    "remove_tree",
+    "sweep_stale",
+]

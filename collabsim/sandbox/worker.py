@@ -26,6 +26,7 @@ from typing import Any, NoReturn
 
 from collabsim.sandbox import wire
 from collabsim.sandbox.baseline import Baseline, NotReusable
+from collabsim.sandbox.hidden import carve
 from collabsim.sandbox.kernel import drop_capabilities, install_landlock, install_seccomp
 from collabsim.sandbox.policy import AuditPolicy, PolicyViolation
 from collabsim.sandbox.privileges import become_unprivileged, worker_ids
@@ -164,7 +165,8 @@ class Worker:
         if unprivileged:
             os.chown(self.workdir, uid, gid)
             os.chmod(self.workdir, 0o700)
-        self.layers["landlock"] = install_landlock(self.workdir, _landlock_roots(policy))
+        rules = carve(_landlock_roots(policy), policy.hidden)
+        self.layers["landlock"] = install_landlock(self.workdir, rules.full, rules.list_only)
 
         def switch_user() -> None:
             if not unprivileged:

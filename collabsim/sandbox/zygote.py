@@ -25,13 +25,12 @@ import gc
 import io
 import os
 import select
-import shutil
 import signal
 import socket
 import sys
 from typing import Any
 
-from collabsim.sandbox.workdirs import WORKDIR_PREFIX
+from collabsim.sandbox.workdirs import WORKDIR_PREFIX, remove_tree
 
 
 def _warm_up(preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
@@ -128,12 +127,14 @@ class Zygote:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         os.set_blocking(self.wake_r, False)
+        from collabsim.sandbox.hidden import carve, judge_paths
         from collabsim.sandbox.kernel import prepare
         from collabsim.sandbox.policy import python_read_roots
         from collabsim.sandbox.privileges import expose_read_roots
 
         prepare()
         self.read_roots = python_read_roots()
+        carve(self.read_roots, judge_paths())  # cached: workers inherit the read rules
         # as root, workers get their own uid once the Python installation is reachable to it
         self.unprivileged = expose_read_roots(self.read_roots)
 
@@ -293,7 +294,7 @@ class Zygote:
                 os.kill(pid, signal.SIGKILL)
             sock.close()
             if remove_workdirs and os.path.basename(workdir).startswith(WORKDIR_PREFIX):
-                shutil.rmtree(workdir, ignore_errors=True)
+                remove_tree(workdir)
         os._exit(0)
 
 

@@ -11,10 +11,31 @@ and is consumed when shown. Tasks are shown through ``Task.brief()`` only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from collabsim.core.observation import Observation
 from collabsim.session.rules import available_actions
 from collabsim.session.state import SessionState
 from collabsim.session.workspace import visible_history
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Whose turn it is and what they see.
+
+    Attributes:
+        member: The participant to act (``"agent"``, ``"D"``, ``"R"``).
+        observation: Its observation; answer with :meth:`Orchestrator.submit
+            <collabsim.session.orchestrator.Orchestrator.submit>`.
+    """
+
+    member: str
+    observation: Observation
+
+    @property
+    def time(self) -> float:
+        """Virtual time of the decision."""
+        return self.observation.time
 
 
 def observe(s: SessionState, name: str, t: float) -> Observation:

@@ -30,7 +30,8 @@ member sees: :mod:`collabsim.session.observations`.
 text when it lands). The session also ends when the agent has used ``max_turns`` decisions
 (``max_turns``), when the next decision would start after ``max_time`` (``timeout``), or
 when the driver calls :meth:`Orchestrator.abort` (a participant raised ``SessionAbort`` or
-failed). Otherwise the submitted text is the editor text at the end. Actions in flight at
+failed), and after a decision whose cell the sandbox itself failed to run (``infra_error``,
+:mod:`collabsim.session.sandboxing`). Otherwise the submitted text is the editor text at the end. Actions in flight at
 the end (effect not landed, even if due at the end time) keep their trace events, with
 status ``interrupted``, and never take effect (:mod:`collabsim.session.state`).
 :meth:`close` writes ``SESSION_END`` and closes the sandbox.
@@ -41,18 +42,16 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Generator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from collabsim.core.action_parser import parse_action
 from collabsim.core.actions import Action, wait_bound
-from collabsim.core.observation import Observation
 from collabsim.session import gates
 from collabsim.session.config import ExecutorFactory, SessionConfig
 from collabsim.session.config import default_executor_factory as _default_factory
 from collabsim.session.effects import apply_effect
-from collabsim.session.observations import observe
+from collabsim.session.observations import Turn, observe
 from collabsim.session.rules import (
     duplicate_request,
     gate_owner,
@@ -66,24 +65,6 @@ from collabsim.session.state import SessionState
 log = logging.getLogger(__name__)
 
 _Step = Generator[CellCall, CodeRun, "float | None"]
-
-
-@dataclass(frozen=True)
-class Turn:
-    """Whose turn it is and what they see.
-
-    Attributes:
-        member: The participant to act (``"agent"``, ``"D"``, ``"R"``).
-        observation: Its observation; answer with :meth:`Orchestrator.submit`.
-    """
-
-    member: str
-    observation: Observation
-
-    @property
-    def time(self) -> float:
-        """Virtual time of the decision."""
-        return self.observation.time
 
 
 class Orchestrator:
@@ -223,6 +204,7 @@ class Orchestrator:
             s.build_turns += 1
             if s.build_turns >= s.structure.build_max_turns:
                 s.land(t if t_done is None else max(t_done, t), s.end_build, name)
+        s.end_on_infra_failure(self.runner.infra_failure, t)
 
     def _act(self, name: str, t: float, text: Any) -> _Step:
         """Carry out one reply; return its author's next decision time (None: wait)."""

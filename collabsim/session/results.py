@@ -10,12 +10,17 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+INFRA_ERROR = "infra_error"
+"""Status of a session during which the sandbox infrastructure failed (not the participants'
+code): retried once by a job, never scored, left out of every aggregate."""
+
 SESSION_STATUSES: tuple[str, ...] = (
     "finished",
     "max_turns",
     "timeout",
     "budget_exceeded",
     "error",
+    INFRA_ERROR,
 )
 
 
@@ -32,7 +37,8 @@ class SessionResult:
         submitted_hypothesis: Result-editor text at the end (submitted by FINISH, or the
             current text when the session ended otherwise).
         status: ``finished``, ``max_turns``, ``timeout``, ``budget_exceeded`` (or another
-            status raised through ``SessionAbort``), or ``error``.
+            status raised through ``SessionAbort``), ``error``, or ``infra_error`` (the
+            sandbox infrastructure failed; not a measure of the team).
         virtual_seconds: Virtual time at which the session ended.
         wall_seconds: Real time the session took (not part of the trace).
         turns: Decisions taken by all participants (waits included).

@@ -1,8 +1,12 @@
 """Running a session's code cells: the executor is created lazily and its failures contained.
 
-A broken sandbox never ends a session: a failure to create or call the executor becomes the
-cell's output (``[sandbox failure] ...``) with ``ok = False``. :class:`CellRunner` offers the
-same calls blocking (gym envs) and off the event loop (``run_session``).
+A broken sandbox never raises into the session: a failure to create or call the executor
+becomes the cell's output (``[sandbox failure] ...``) with ``ok = False``. Such a failure (or
+a result the executor marks ``infrastructure``, e.g. a worker that could not start) is a
+failure of the infrastructure, not of the participant's code: :attr:`CellRunner.infra_failure`
+records it, and the session then ends with status ``infra_error``
+(:mod:`collabsim.session.orchestrator`), which is retried and never scored. :class:`CellRunner`
+offers the same calls blocking (gym envs) and off the event loop (``run_session``).
 
 A collaborator's cell decides a score (its recomputation is what it approves or objects
 with), so it is a :class:`CellCall` with ``isolated`` set: an executor offering
@@ -49,8 +53,8 @@ def code_run(result: ExecutionResult) -> CodeRun:
     return "\n".join(p for p in parts if p).strip("\n"), result.status == "ok"
 
 
-def _failure(exc: Exception) -> CodeRun:
-    return f"[sandbox failure] {type(exc).__name__}: {exc}", False
+def _failure(exc: Exception) -> str:
+    return f"[sandbox failure] {type(exc).__name__}: {exc}"
 
 
 def _entry(executor: CodeExecutor, cell: CellCall | str) -> tuple[Any, str]:
@@ -75,6 +79,19 @@ class CellRunner:
         self.files = list(files)
         self.limits = limits
         self.executor: CodeExecutor | None = None
+        #: The first failure of the sandbox itself (not of the cell's code), if any.
+        self.infra_failure: str | None = None
+
+    def _infra(self, text: str) -> CodeRun:
+        if self.infra_failure is None:
+            self.infra_failure = text
+        return text, False
+
+    def _checked(self, result: ExecutionResult) -> CodeRun:
+        ran = code_run(result)
+        if getattr(result, "infrastructure", False):
+            return self._infra(ran[0] or "[sandbox failure]")
+        return ran
 
     def run(self, cell: CellCall | str) -> CodeRun:
         """Run one cell, blocking."""
@@ -84,8 +101,8 @@ class CellRunner:
             run, code = _entry(self.executor, cell)
             result = run(code)
         except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the session
-            return _failure(exc)
-        return code_run(result)
+            return self._infra(_failure(exc))
+        return self._checked(result)
 
     async def arun(self, cell: CellCall | str) -> CodeRun:
         """Run one cell in a worker thread."""
@@ -95,8 +112,8 @@ class CellRunner:
             run, code = _entry(self.executor, cell)
             result = await asyncio.to_thread(run, code)
         except Exception as exc:  # noqa: BLE001 - a broken sandbox must not end the session
-            return _failure(exc)
-        return code_run(result)
+            return self._infra(_failure(exc))
+        return self._checked(result)
 
     def close(self) -> None:
         """Close the executor, if one was created."""

@@ -26,6 +26,7 @@ from collabsim.core.events import MESSAGE_ACTIONS, TraceEvent
 from collabsim.core.records import Activity, HistoryEntry
 from collabsim.session.clock import VirtualClock
 from collabsim.session.config import SessionConfig
+from collabsim.session.results import INFRA_ERROR
 from collabsim.session.scheduler import LandingQueue, Scheduler
 from collabsim.session.structures import chosen_gates, preassigned_gates
 from collabsim.session.trace import TraceWriter
@@ -175,6 +176,12 @@ class SessionState:
             self.error = error
             self.submitted = self.ws.editor_text
             self.interrupt_in_flight()
+
+    def end_on_infra_failure(self, failure: str | None, t: float) -> None:
+        """End with ``infra_error`` at ``t`` when the sandbox itself failed (``failure``):
+        what follows would measure the infrastructure, not the team."""
+        if failure is not None:
+            self.end(INFRA_ERROR, t, f"sandbox infrastructure failed: {failure}")
 
     def working(self, t: float, exclude: str) -> tuple[Activity, ...]:
         """Members' actions under way at ``t`` (their effect lands later), other than

@@ -13,11 +13,14 @@ holding ``COLLABSIM_GENERATED.json`` is a generated suite (source ``generated``)
 
 Quirks handled: cp1252 metadata files (UTF-8 is tried first), CSVs with decimal commas
 (:func:`read_table`), metadata whose ``columns`` is a list instead of ``{"raw": [...]}``.
+Bad data is a listed problem, never a task: a data file that is missing, empty, binary, a
+header without rows, or text whose first line names none of the metadata's columns.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import re
@@ -34,6 +37,9 @@ from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task, TaskSource, mak
 
 GENERATED_MARKER = "COLLABSIM_GENERATED.json"
 PACKAGED_REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "reference_workflows"
+_HEAD_BYTES = 65536
+_HEAD_LINES = 50
+_TABLE_SUFFIXES = (".csv", ".tsv")
 _METADATA_RE = re.compile(r"^metadata_(\d+)\.json$")
 _LAYOUTS: tuple[tuple[str, str, TaskSource], ...] = (
     ("real", "answer_key_real.csv", "discoverybench-real"),
@@ -179,6 +185,31 @@ def _unreadable_data(path: Path) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
+def _head_lines(path: str, _mtime_ns: int, _size: int) -> tuple[str, ...]:
+    """The first non-blank lines of a text file (cached per file version)."""
+    with open(path, "rb") as fh:
+        text = decode_text(fh.read(_HEAD_BYTES))
+    return tuple(line for line in text.splitlines()[:_HEAD_LINES] if line.strip())
+
+
+def _not_a_table(path: Path, declared: tuple[ColumnInfo, ...]) -> str | None:
+    """Why a ``.csv``/``.tsv`` data file is not a table the task can use, else None: a header without
+    data rows, or (when the metadata names columns) a first line naming none of them, as in
+    prose saved under a ``.csv`` name."""
+    if path.suffix.lower() not in _TABLE_SUFFIXES:
+        return None  # other text data (e.g. a Newick tree in a .txt file) is not a table
+    info = path.stat()
+    lines = _head_lines(str(path), info.st_mtime_ns, info.st_size)
+    if len(lines) < 2:
+        return "data file has a header but no data rows"
+    names = [c.name.strip() for c in declared if c.name.strip()]
+    if names and not any(name in lines[0] for name in names):
+        return (f"data file is not the table the metadata describes: its first line names "
+                f"none of its columns (e.g. {names[0]!r})")
+    return None
+
+
 def _task_sort_key(task_id: str) -> tuple[str, int, int]:
     dataset, number, qid = task_id.split("/")
     return dataset, int(number), int(qid)
@@ -260,13 +291,16 @@ def _load_metadata(
         if not file_path.is_file():
             raise TaskLoadError(path, f"datasets[{i}].name", f"data file not found: {file_path}")
         unreadable = _unreadable_data(file_path)
+        columns = _columns(entry, path, f"datasets[{i}]")
+        if not unreadable:
+            unreadable = _not_a_table(file_path, columns)
         if unreadable:
             raise TaskLoadError(path, f"datasets[{i}].name", f"{unreadable}: {file_path}")
         datasets.append(
             DatasetInfo(
                 name=name,
                 description=str(entry.get("description") or "").strip(),
-                columns=_columns(entry, path, f"datasets[{i}]"),
+                columns=columns,
                 path=file_path,
             )
         )

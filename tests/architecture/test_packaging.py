@@ -15,6 +15,8 @@ SETUPTOOLS = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8")
     "setuptools"
 ]
 MAPPED = {"collabsim.configs": "configs", "collabsim.envs": "envs"}
+# Hydra instantiates launchers only from the hydra_plugins namespace (launcher=ray)
+HYDRA_PLUGINS = {"hydra_plugins.collabsim_launcher"}
 
 
 def _packages_on_disk() -> set[str]:
@@ -23,6 +25,8 @@ def _packages_on_disk() -> set[str]:
     for name, folder in MAPPED.items():
         found |= {".".join((name, *p.parent.relative_to(REPO / folder).parts))
                   for p in (REPO / folder).rglob("__init__.py")}
+    found |= {".".join(p.parent.relative_to(REPO).parts)
+              for p in (REPO / "hydra_plugins").rglob("__init__.py")}
     return found
 
 
@@ -38,7 +42,8 @@ def test_the_top_level_is_the_design_cards_layout() -> None:
 
 def test_envs_and_configs_install_under_the_collabsim_namespace() -> None:
     assert SETUPTOOLS["package-dir"] == MAPPED
-    assert not any(p.split(".")[0] != "collabsim" for p in SETUPTOOLS["packages"])
+    others = {p for p in SETUPTOOLS["packages"] if p.split(".")[0] != "collabsim"}
+    assert others == HYDRA_PLUGINS
     assert (REPO / "configs" / "config.yaml").is_file()
 
 

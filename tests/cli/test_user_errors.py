@@ -67,6 +67,16 @@ BAD_VALUES = [
     (["sandbox.memory_mb=0"], "sandbox.memory_mb"),
     (["sandbox.output_chars=abc"], "sandbox.output_chars"),
     (["sandbox.disk_mb=0"], "sandbox.disk_mb"),
+    # non-finite or absurd limits (issue 23, item 10): refused, not an OverflowError per cell
+    (["sandbox.cpu_seconds=inf"], "sandbox.cpu_seconds"),
+    (["sandbox.wall_seconds=inf"], "sandbox.wall_seconds"),
+    (["sandbox.wall_seconds=1e300"], "sandbox.wall_seconds"),
+    (["sandbox.wall_seconds=nan"], "sandbox.wall_seconds"),
+    (["sandbox.memory_mb=1e15"], "sandbox.memory_mb"),
+    (["sandbox.file_mb=1e15"], "sandbox.file_mb"),
+    # a key inside a URL (issue 23, item 13): Hydra would write it to .hydra/*.yaml
+    ([f"+llm.agent.extra.api_base=http://user:{SECRET}@host/v1"], "llm.agent.extra.api_base"),
+    (["+llm.agent.extra.api_base=http://user:hunter2@host/v1"], "llm.agent.extra.api_base"),
     (["tasks.ids=[nope/0/0]"], "tasks.ids"),
     (["run.store=/etc/passwd"], "run.store"),
     (["team=XYZ"], "team"),
@@ -165,3 +175,111 @@ def test_a_sessions_file_without_sessions_is_an_error(command, tmp_path):
     assert len(lines) == 1 and "no sessions" in lines[0] and "sessions.json" in lines[0]
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "rep").exists()
+
+
+def _conf_dir(tmp_path: Path, experiment: str) -> Path:
+    conf = tmp_path / "myconf" / "experiment"
+    conf.mkdir(parents=True)
+    (conf / "bad.yaml").write_text("# @package _global_\n" + experiment, encoding="utf-8")
+    return conf.parent
+
+
+# settings in a config file under --config-dir (issue 23, items 10, 13 and 14)
+CONF_FILE_VALUES = [
+    ("sandbox:\n  wall_seconds: .inf\n", "sandbox.wall_seconds"),
+    ("sandbox:\n  memory_mb: 1e15\n", "sandbox.memory_mb"),
+    ("run:\n  max_concurrency: 0\n", "run.max_concurrency"),
+    ("llm:\n  agent:\n    extra:\n      api_base: http://u:hunter2@host/v1\n",
+     "llm.agent.extra.api_base"),
+]
+
+
+@pytest.mark.parametrize(("experiment", "setting"), CONF_FILE_VALUES,
+                         ids=[s for _, s in CONF_FILE_VALUES])
+def test_bad_setting_in_a_config_dir_is_one_line_and_leaves_nothing(experiment, setting,
+                                                                    tmp_path):
+    """``collabsim run -cd myconf experiment=bad``: refused before Hydra writes its job
+    folder, ``.hydra/`` or ``run_app.log``."""
+    conf = _conf_dir(tmp_path, experiment)
+    work = tmp_path / "work"
+    work.mkdir()
+    out = tmp_path / "out"
+    proc = collabsim("run", "-cd", str(conf), "experiment=bad", "team=single", "seeds=[0]",
+                     "tasks.n_tasks=1", f"tasks.root={tmp_path / 'suite'}",
+                     f"run.store={tmp_path / 'store'}", f"hydra.run.dir={out}", cwd=work)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert len(lines) == 1 and setting in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr and "hunter2" not in proc.stderr + proc.stdout
+    assert not out.exists() and not (tmp_path / "store").exists()
+    assert list(work.iterdir()) == []
+
+
+def test_kolab_report_on_one_participant_is_one_line_exit_2(tmp_path, kolab_sessions_path):
+    data = json.loads(kolab_sessions_path.read_text(encoding="utf-8"))
+    data["sessions"] = [s for s in data["sessions"] if s["participant_id"] == "p1"]
+    one = tmp_path / "one.json"
+    one.write_text(json.dumps(data), encoding="utf-8")
+    proc = collabsim("kolab", "report", "--data", str(one), "--out", str(tmp_path / "rep"),
+                     "--bootstrap", "5", "--permutations", "2", "--no-progress",
+                     "--no-dynamics", cwd=tmp_path)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    assert len(lines) == 1 and "2 participants" in lines[0] and "one.json" in lines[0], lines
+    assert not (tmp_path / "rep").exists()
+
+
+def _root_with_bad_tables(tmp_path: Path, discoverybench_root: Path) -> Path:
+    """One good archaeology task, one whose CSV is a header only, one whose CSV is prose."""
+    root = tmp_path / "db"
+    shutil.copytree(discoverybench_root / "eval", root / "eval")
+    source = discoverybench_root / "real" / "test" / "archaeology"
+    meta = json.loads((source / "metadata_27.json").read_text(encoding="utf-8"))
+    prose = ("The settlement data were collected over many seasons, and they show, in short,\n"
+             "that the region changed a lot. We do not include the numbers here.\n")
+    for name in ("good", "headeronly", "prose"):
+        folder = root / "real" / "test" / name
+        folder.mkdir(parents=True)
+        (folder / "metadata_27.json").write_text(json.dumps(meta), encoding="utf-8")
+        for entry in meta["datasets"]:
+            target = folder / entry["name"]
+            if name == "good":
+                shutil.copy(source / entry["name"], target)
+            elif name == "headeronly":
+                header = (source / entry["name"]).read_text(encoding="utf-8").splitlines()[0]
+                target.write_text(header + "\n", encoding="utf-8")
+            else:
+                target.write_text(prose, encoding="utf-8")
+    return root
+
+
+def test_header_only_and_prose_csvs_are_listed_problems_not_tasks(tmp_path, discoverybench_root):
+    """Issue 23, item 11: such files used to load as tasks and be scored 0.0."""
+    from collabsim.experiment.tasksource import resolve_tasks
+
+    root = _root_with_bad_tables(tmp_path, discoverybench_root)
+    tasks, report = resolve_tasks({"kind": "discoverybench", "root": str(root)})
+    assert {t.dataset for t in tasks} == {"good"}
+    problems = {p.path.parent.name: p.message for p in report.problems}
+    assert set(problems) == {"headeronly", "prose"}
+    assert "no data rows" in problems["headeronly"]
+    assert "names none of its columns" in problems["prose"]
+
+
+def test_run_says_how_many_task_files_it_skipped_and_where_the_list_is(
+    tmp_path, discoverybench_root
+):
+    root = _root_with_bad_tables(tmp_path, discoverybench_root)
+    out = tmp_path / "out"
+    proc = collabsim("run", "tasks=discoverybench", f"tasks.root={root}", "team=single",
+                     "structure=default", "seeds=[0]", "run.progress=false",
+                     f"hydra.run.dir={out}", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    listed = out / "task_problems.csv"
+    assert "2 task file(s) under tasks.root skipped as bad data" in proc.stdout
+    assert str(listed) in proc.stdout
+    text = listed.read_text(encoding="utf-8")
+    assert "headeronly" in text and "prose" in text and "good" not in text
+    sessions = (out / "sessions.csv").read_text(encoding="utf-8")
+    assert "good/27/" in sessions and "prose" not in sessions and "headeronly" not in sessions

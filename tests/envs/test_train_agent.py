@@ -1,4 +1,5 @@
-"""experiments/train_agent.py: a short PPO run end to end, and its user errors."""
+"""The training study: a short PPO run end to end through the installed `collabsim train`,
+the checkout's experiments/train_agent.py wrapper, and their user errors."""
 
 from __future__ import annotations
 
@@ -10,10 +11,18 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "train_agent.py"
+# The study ships with the package: the installed `collabsim train` entry point and
+# `python -m collabsim.experiments.train_agent` run it without a checkout's experiments/ folder.
+COLLABSIM = Path(sys.executable).parent / "collabsim"
 
 
 def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=900)
+
+
+def _train(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(COLLABSIM), "train", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=900)
 
 
@@ -28,7 +37,7 @@ def test_a_missing_real_task_folder_is_one_line_and_exit_2(tmp_path):
 @pytest.mark.slow
 def test_short_training_run_writes_curve_evaluation_and_cis(tmp_path):
     out = tmp_path / "run"
-    done = _run("--timesteps", "256", "--eval-seeds", "1", "--no-real", "--team", "D",
+    done = _train("--timesteps", "256", "--eval-seeds", "1", "--no-real", "--team", "D",
                 "--max-turns", "8", "--out", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ppo - random (paired)" in done.stdout and "95% CI" in done.stdout
@@ -41,3 +50,23 @@ def test_short_training_run_writes_curve_evaluation_and_cis(tmp_path):
         lo, hi = held[policy]["ci95"]
         assert 0.0 <= lo <= held[policy]["mean"] <= hi <= 1.0
     assert held["scripted"]["mean"] > held["random"]["mean"], "the scripted agent beats chance"
+
+
+def test_installed_collabsim_train_lists_the_training_options(tmp_path):
+    done = _train("--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for option in ("--learner", "--timesteps", "--real-tasks", "--no-real", "--out"):
+        assert option in done.stdout
+    assert "collabsim[rl]" in done.stdout
+
+
+def test_python_m_form_refuses_an_out_that_is_a_file(tmp_path):
+    taken = tmp_path / "results.txt"
+    taken.write_text("a user's file\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "collabsim.experiments.train_agent", "--no-real", "--out",
+         str(taken)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "--out" in done.stderr
+    assert "Traceback" not in done.stderr and taken.read_text() == "a user's file\n"
+

@@ -16,7 +16,9 @@ from collabsim.experiment.settings import (
     LLMPolicy,
     NoTracking,
     ScriptedPolicy,
+    SettingsError,
     WandbTracking,
+    validate_job,
 )
 from collabsim.session.structures import STRUCTURE_NAMES
 
@@ -84,7 +86,11 @@ def test_dead_keys_are_gone_and_new_ones_present():
     assert "seed_offset" not in cfg["clock"]
     assert "launcher" not in cfg
     assert cfg["sandbox"]["disk_mb"] == 256
-    assert cfg["llm"]["scripted_agent"] == cfg["policy"]["agent"]
+    # the scripted policies have one config node: policy=llm composes policy=scripted's
+    assert "scripted_agent" not in cfg["llm"] and "scripted_collaborator" not in cfg["llm"]
+    llm = compose_config(["policy=llm"])
+    assert llm["policy"] == {**cfg["policy"], "name": "llm"}
+    assert "finish_by_turn" not in cfg["policy"]["agent"]
 
 
 def test_the_llm_path_with_the_offline_provider_runs_the_scripted_mistake_model(tmp_path):
@@ -107,7 +113,7 @@ def test_the_llm_path_with_the_offline_provider_runs_the_scripted_mistake_model(
     no_mistakes = hypotheses(
         "llm-clean",
         "policy=llm",
-        *(f"llm.scripted_agent.mistakes.{k}=0" for k in (
+        *(f"policy.agent.mistakes.{k}=0" for k in (
             "wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", "wrong_window",
             "ignore_teammate",
         )),
@@ -115,3 +121,62 @@ def test_the_llm_path_with_the_offline_provider_runs_the_scripted_mistake_model(
     assert llm == scripted
     # the mistakes are really on: switching them off changes some answers
     assert llm != no_mistakes
+
+
+SENSITIVITY_POINTS = sorted(f.stem for f in Path(CONFIG_DIR, "sensitivity").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("policy", ["scripted", "llm"])
+def test_every_sensitivity_point_composes_and_validates_under_both_policies(policy, tmp_path):
+    assert len(SENSITIVITY_POINTS) == 16
+    for point in SENSITIVITY_POINTS:
+        cfg = compose_config([f"sensitivity={point}", f"policy={policy}",
+                              "tasks.n_tasks=1", f"tasks.root={tmp_path / 'suite'}"])
+        settings = validate_job(cfg)
+        assert settings.policy.name == policy, point
+
+
+def _offline_agent_params(overrides, tmp_path):
+    """The parameters the offline provider replays for the agent under ``overrides``."""
+    cfg = compose_config([*overrides, "team=single", "structure=default", "tasks.n_tasks=1",
+                          f"tasks.root={tmp_path / 'suite'}", f"llm.cache_dir={tmp_path / 'llm'}"])
+    job = plan_job(cfg)
+    builder = ParticipantBuilder(job.config)
+    try:
+        plan = job.plans[0]
+        agent = builder.build(plan, _session_config(plan), tmp_path / plan.slug)["agent"]
+    finally:
+        builder.close()
+    return agent.offline_policy["params"]
+
+
+def test_a_sensitivity_point_reaches_the_offline_providers_agent(tmp_path):
+    """`collabsim run sensitivity=deference_0.75 policy=llm` validates and the scripted agent
+    the offline provider replays has deference 0.75 (it kept 0.5 from a copy of the
+    parameters in the llm group, and the point failed with `policy.agent: unknown setting`)."""
+    params = _offline_agent_params(["policy=llm", "sensitivity=deference_0.75"], tmp_path)
+    assert params["deference"] == 0.75
+    assert _offline_agent_params(["policy=llm"], tmp_path)["deference"] == 0.5
+
+
+def test_the_agent_finishes_by_the_run_turn_limit_less_its_margin(tmp_path):
+    assert _offline_agent_params(["policy=llm"], tmp_path)["finish_by_turn"] == 30
+    for policy in ("llm", "scripted"):
+        cfg = compose_config([f"policy={policy}", "run.max_turns=20", "tasks.n_tasks=1",
+                              f"tasks.root={tmp_path / 'suite'}"])
+        builder = ParticipantBuilder(plan_job(cfg).config)
+        assert builder.scripted_params["agent"]["finish_by_turn"] == 10
+        assert "finish_margin_turns" not in builder.scripted_params["agent"]
+    cfg = compose_config(["policy.agent.finish_margin_turns=5", "tasks.n_tasks=1",
+                          f"tasks.root={tmp_path / 'suite'}"])
+    assert ParticipantBuilder(plan_job(cfg).config).scripted_params["agent"]["finish_by_turn"] == 35
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("+policy.agent.finish_by_turn=25", "policy.agent: finish_by_turn is derived"),
+    ("policy.agent.finish_margin_turns=-1", "policy.agent: finish_margin_turns must be"),
+    ("+llm.scripted_agent.deference=0.7", "llm.scripted_agent: unknown setting"),
+])
+def test_the_turn_margin_is_the_only_way_to_set_when_the_agent_finishes(override, message):
+    with pytest.raises(SettingsError, match=f"^{message}"):
+        validate_job(compose_config(["policy=llm", override]))

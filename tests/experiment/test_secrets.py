@@ -42,3 +42,14 @@ def test_an_environment_secret_in_a_model_reply_is_redacted_everywhere(tmp_path,
     assert leaking == []
     trace = next(text for p, text in written.items() if p.name == "trace.jsonl")
     assert f"The key is {REDACTED}" in trace
+
+
+def test_url_userinfo_is_redacted_everywhere_collabsim_writes():
+    """Issue 23, item 13: a key inside a URL is a credential."""
+    from collabsim.core.redaction import contains_credential, redact
+
+    text = "api_base=http://user:hunter2@host/v1 and https://TOKEN123@proxy.example/x"
+    assert redact(text, environ={}) == (
+        "api_base=http://[REDACTED]@host/v1 and https://[REDACTED]@proxy.example/x")
+    assert contains_credential("http://user:sk-abcdefghij@host/v1", environ={})
+    assert not contains_credential("http://host:8080/v1 mail me@example.org", environ={})

@@ -140,3 +140,30 @@ def test_two_concurrent_jobs_on_one_store_run_each_session_once(tmp_path):
     for name in ("a", "b"):
         table = (tmp_path / name / "sessions.csv").read_text().splitlines()
         assert len(table) == total + 1 and len(set(table)) == total + 1
+
+
+def test_an_edited_result_is_checked_against_its_trace_and_rerun(tmp_path, caplog):
+    """Issue 23, item 5: an edited ``submitted_hypothesis`` was reused silently."""
+    cfg = small_cfg(tmp_path, tmp_path / "store")
+    first = run(cfg, tmp_path / "out1")
+    store = ResultStore(tmp_path / "store")
+    plans = plan_job(cfg).plans
+    edited, retraced = store.result_path(plans[0]), store.trace_path(plans[1])
+    record = json.loads(edited.read_text())
+    record["submitted_hypothesis"] = "Around 1234 BCE, everything peaked."
+    edited.write_text(json.dumps(record))
+    # a trace changed after its result was written no longer matches the stored digest
+    retraced.write_text(retraced.read_text().replace('"observation": ""', '"observation": " "', 1))
+    with caplog.at_level(logging.WARNING):
+        second = run(cfg, tmp_path / "out2")
+    assert (second.summary.ran, second.summary.reused) == (2, 4)
+    assert str(edited) in caplog.text and "differs from the one in trace.jsonl" in caplog.text
+    assert str(store.result_path(plans[1])) in caplog.text and "digest" in caplog.text
+    assert first.sessions["hypothesis"].equals(second.sessions["hypothesis"])
+    assert first.sessions["Performance"].equals(second.sessions["Performance"])
+    rewritten = json.loads(edited.read_text())
+    assert rewritten["submitted_hypothesis"] == first.sessions["hypothesis"].iloc[0]
+    assert len(rewritten["trace_sha256"]) == 64
+    # the rerun wrote a consistent record again: a third run reuses everything
+    assert run(cfg, tmp_path / "out3").summary.ran == 0
+

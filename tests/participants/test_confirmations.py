@@ -26,7 +26,7 @@ PROFILES = Path(__file__).parents[2] / "collabsim" / "participants" / "profiles"
 
 def _chatty(label: str) -> dict[str, Any]:
     """Error-free D params whose every reaction is ``label`` and who always says it agrees."""
-    behaviour = copy.deepcopy(yaml.safe_load((PROFILES / "D.yaml").read_text())["behaviour"])
+    behaviour = copy.deepcopy(yaml.safe_load((PROFILES / "behaviour.yaml").read_text())["behaviour"])
     for key in ("adopt", "modify", "reject"):
         behaviour["reactions"][key]["value"] = 1.0 if key == label else 0.0
     return {"error_in_area": 0.0, "error_outside": 0.0, "message_propensity": 1.0,

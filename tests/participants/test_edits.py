@@ -34,7 +34,7 @@ PROFILES = Path(__file__).parents[2] / "collabsim" / "participants" / "profiles"
 
 def _reacting(label: str) -> dict[str, Any]:
     """Error-free collaborator params whose every reaction is ``label``."""
-    behaviour = copy.deepcopy(yaml.safe_load((PROFILES / "D.yaml").read_text())["behaviour"])
+    behaviour = copy.deepcopy(yaml.safe_load((PROFILES / "behaviour.yaml").read_text())["behaviour"])
     for key in ("adopt", "modify", "reject"):
         behaviour["reactions"][key]["value"] = 1.0 if key == label else 0.0
     return {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": behaviour}

@@ -29,7 +29,7 @@ PROFILES = Path(__file__).parents[2] / "collabsim" / "participants" / "profiles"
 
 
 def _params(probability: float, actions_mean: float) -> dict[str, Any]:
-    behaviour = copy.deepcopy(yaml.safe_load((PROFILES / "D.yaml").read_text())["behaviour"])
+    behaviour = copy.deepcopy(yaml.safe_load((PROFILES / "behaviour.yaml").read_text())["behaviour"])
     behaviour["lead_in"]["probability"]["value"] = probability
     behaviour["lead_in"]["actions_mean"]["value"] = actions_mean
     return {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": behaviour}

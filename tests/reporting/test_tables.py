@@ -170,3 +170,17 @@ def test_rows_from_a_real_engine_session(tmp_path: Path) -> None:
     table = metrics_table([result], {task.task_id: task})  # reads the trace file itself
     assert table.iloc[0][list(METRIC_COLUMNS)].tolist() == pytest.approx(
         [row[m] for m in METRIC_COLUMNS])
+
+
+def test_aggregate_leaves_infra_error_sessions_out():
+    """Every aggregate (tables, report, wandb summary) is built by ``aggregate``: a session
+    whose sandbox failed (status infra_error) counts in none of them (issue 23, item 4)."""
+    import pandas as pd
+
+    from collabsim.reporting.tables import aggregate
+
+    sessions = pd.DataFrame({
+        "task_id": ["t1", "t2", "t3"], "structure": ["default"] * 3, "team": ["D"] * 3,
+        "status": ["finished", "finished", "infra_error"], "Performance": [1.0, 0.0, 0.0]})
+    row = aggregate(sessions, metrics=["Performance"]).iloc[0]
+    assert (row["n_sessions"], row["n_tasks"], row["Performance_mean"]) == (2, 2, 0.5)

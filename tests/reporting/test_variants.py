@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from collabsim.experiment.variants import (
+from collabsim.reporting.variants import (
     OVERRIDES_COLUMN,
     SETTINGS_COLUMN,
     derive_variants,

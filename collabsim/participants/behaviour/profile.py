@@ -12,12 +12,20 @@ A profile YAML (``collabsim/participants/profiles/D.yaml`` or one written by
                        # (optional: without it, reactions ignore what the check found)
 
 Every parameter names its source (``kolab:...`` or ``prior:...``).
+
+The block may also live in a file of its own, named relative to the profile's folder::
+
+    behaviour: behaviour.yaml      # a YAML file with the ``behaviour:`` block above
+
+The packaged profiles ``D`` and ``R`` share one such file (``profiles/behaviour.yaml``: the
+Kolab data has one kind of human), and ``collabsim calibrate`` writes its profiles the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +36,7 @@ from collabsim.participants.behaviour.params import BehaviourConfigError
 from collabsim.participants.behaviour.reactions import CheckShift, ReactionModel
 from collabsim.participants.behaviour.timing import TimingModel
 
+BEHAVIOUR_FILE = "behaviour.yaml"  # the shared block's file beside the profiles
 BLOCKS: tuple[str, ...] = ("timing", "reactions")
 OPTIONAL_BLOCKS: tuple[str, ...] = ("lead_in", "check")  # profiles calibrated before them load
 
@@ -82,8 +91,39 @@ class BehaviourModel:
                 for name, block in self.to_dict().items() for key, entry in block.items()}
 
 
+def resolve_behaviour(value: Any, folder: Path | Traversable | None, where: str = "behaviour") -> Any:
+    """A profile's ``behaviour:`` value with a file reference read from ``folder``.
+
+    Args:
+        value: The value of the profile's ``behaviour:`` key: the block itself (returned as
+            is) or the name of a YAML file holding a ``behaviour:`` block, relative to the
+            profile's folder.
+        folder: The folder of the profile file (a path or a package's resources; None: the
+            profile has no file).
+        where: Names the profile in error messages.
+
+    Raises:
+        BehaviourConfigError: The file cannot be read or holds no ``behaviour:`` block.
+    """
+    if not isinstance(value, str):
+        return value
+    if folder is None:
+        raise BehaviourConfigError(
+            f"{where}: a behaviour file ({value}) is named relative to a profile file; "
+            "give the block itself here"
+        )
+    source = folder.joinpath(value)
+    try:
+        data = yaml.safe_load(source.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise BehaviourConfigError(f"{where}: {source}: {' '.join(str(err).split())}") from None
+    if not isinstance(data, Mapping) or not isinstance(data.get("behaviour"), Mapping):
+        raise BehaviourConfigError(f"{where}: {source}: no 'behaviour:' block")
+    return data["behaviour"]
+
+
 def load_behaviour(path: str | Path) -> BehaviourModel:
-    """Read the ``behaviour:`` block of a profile YAML file.
+    """Read the ``behaviour:`` block of a profile YAML file (or the file it names).
 
     Raises:
         BehaviourConfigError: Naming the file when it cannot be read or has no valid block.
@@ -96,6 +136,6 @@ def load_behaviour(path: str | Path) -> BehaviourModel:
     if not isinstance(data, Mapping) or "behaviour" not in data:
         raise BehaviourConfigError(f"{path}: no 'behaviour:' block")
     try:
-        return BehaviourModel.from_dict(data["behaviour"])
+        return BehaviourModel.from_dict(resolve_behaviour(data["behaviour"], path.parent))
     except BehaviourConfigError as err:
         raise BehaviourConfigError(f"{path}: {err}") from None

@@ -1,0 +1,172 @@
+"""Every user-named output path is checked before anything is written (issue 23, item 2).
+
+``--out`` never replaces a device, an input of the same command, or a folder holding files
+collabsim did not write; ``--out ''`` is a one-line error; files are written atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SESSION = "p1|s1"
+
+
+def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=600)
+
+
+def one_line_exit_2(proc: subprocess.CompletedProcess[str], needle: str) -> None:
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], proc.stderr
+
+
+@contextlib.contextmanager
+def dev_null_guard():
+    """Put /dev/null back should a broken build replace it (the machine is shared)."""
+    try:
+        yield Path("/dev/null")
+    finally:
+        if not stat.S_ISCHR(os.stat("/dev/null").st_mode) and os.geteuid() == 0:
+            os.remove("/dev/null")
+            os.mknod("/dev/null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+            os.chmod("/dev/null", 0o666)
+
+
+@pytest.fixture
+def device(tmp_path):
+    """A character device of our own (root only), so a failing build cannot hurt the system."""
+    if os.geteuid() != 0:
+        pytest.skip("creating a device node needs root; /dev/null is tested instead")
+    node = tmp_path / "null"
+    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    return node
+
+
+def test_view_out_dev_null_leaves_the_device_alone(tmp_path, kolab_sessions_path):
+    with dev_null_guard() as null:
+        proc = collabsim("view", str(kolab_sessions_path), "--session", SESSION, "--out",
+                         str(null), cwd=tmp_path)
+        assert stat.S_ISCHR(os.stat(null).st_mode)  # still the device
+    one_line_exit_2(proc, "/dev/null")
+
+
+@pytest.mark.parametrize("command", ["view", "dynamics"])
+def test_out_on_a_device_is_refused_and_the_device_stays(command, device, tmp_path,
+                                                         kolab_sessions_path):
+    args = ["--session", SESSION] if command == "view" else []
+    proc = collabsim(command, str(kolab_sessions_path), *args, "--out", str(device),
+                     cwd=tmp_path)
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+    one_line_exit_2(proc, str(device))
+
+
+def test_view_out_on_its_input_trace_keeps_the_trace(tmp_path, kolab_sessions_path):
+    data = tmp_path / "sessions.json"
+    data.write_bytes(kolab_sessions_path.read_bytes())
+    before = data.read_bytes()
+    proc = collabsim("view", str(data), "--session", SESSION, "--out", str(data), cwd=tmp_path)
+    one_line_exit_2(proc, "input")
+    assert data.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", ["view", "dynamics", "report", "kolab", "calibrate",
+                                     "fidelity", "data"])
+def test_empty_out_is_one_line_exit_2(command, tmp_path, kolab_sessions_path):
+    k = str(kolab_sessions_path)
+    argv = {
+        "view": ["view", k, "--session", SESSION, "--out", ""],
+        "dynamics": ["dynamics", k, "--out", ""],
+        "report": ["report", str(tmp_path), "--out", ""],
+        "kolab": ["kolab", "report", "--data", k, "--out", ""],
+        "calibrate": ["calibrate", "--kolab", k, "--out", ""],
+        "fidelity": ["fidelity", str(tmp_path), "--kolab", k, "--out", ""],
+        "data": ["data", "fetch", "discoverybench", "--dest", "", "--url",
+                 "http://127.0.0.1:9/none.tar.gz", "--no-progress"],
+    }[command]
+    (tmp_path / "keep.txt").write_text("mine")
+    proc = collabsim(*argv, cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.parametrize("command", ["report", "kolab", "calibrate", "fidelity"])
+def test_out_folder_with_other_files_is_refused(command, tmp_path, kolab_sessions_path):
+    out = tmp_path / "mine"
+    (out / "other").mkdir(parents=True)
+    (out / "other" / "results.csv").write_text("precious")
+    (out / "notes.txt").write_text("precious")
+    k = str(kolab_sessions_path)
+    argv = {
+        "report": ["report", str(tmp_path / "nothing"), "--out", str(out)],
+        "kolab": ["kolab", "report", "--data", k, "--out", str(out)],
+        "calibrate": ["calibrate", "--kolab", k, "--out", str(out)],
+        "fidelity": ["fidelity", str(tmp_path / "nothing"), "--kolab", k, "--out", str(out)],
+    }[command]
+    proc = collabsim(*argv, cwd=tmp_path)
+    one_line_exit_2(proc, str(out))
+    assert (out / "other" / "results.csv").read_text() == "precious"
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "other"]
+
+
+@pytest.mark.parametrize("command", ["kolab", "calibrate", "dynamics"])
+def test_out_on_the_input_data_file_is_refused(command, tmp_path, kolab_sessions_path):
+    data = tmp_path / "sessions.json"
+    data.write_bytes(kolab_sessions_path.read_bytes())
+    before = data.read_bytes()
+    argv = {
+        "kolab": ["kolab", "report", "--data", str(data), "--out", str(data)],
+        "calibrate": ["calibrate", "--kolab", str(data), "--out", str(data)],
+        "dynamics": ["dynamics", str(data), "--out", str(data)],
+    }[command]
+    proc = collabsim(*argv, cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert data.read_bytes() == before
+
+
+def test_guard_rules(tmp_path):
+    from collabsim.core.outputs import OutputPathError, check_output_dir, check_output_file
+
+    (tmp_path / "in.jsonl").write_text("x")
+    with pytest.raises(OutputPathError, match="empty"):
+        check_output_file("")
+    with pytest.raises(OutputPathError, match="input"):
+        check_output_file(tmp_path / "in.jsonl", inputs=[tmp_path / "in.jsonl"])
+    with pytest.raises(OutputPathError, match="folder"):
+        check_output_file(tmp_path)
+    with pytest.raises(OutputPathError, match="device"):
+        check_output_file("/dev/null")
+    with pytest.raises(OutputPathError, match="not a folder"):
+        check_output_dir("/dev/null")
+    with pytest.raises(OutputPathError, match="input"):
+        check_output_dir(tmp_path, inputs=[tmp_path])
+    # a rerun into the command's own output folder is fine
+    (tmp_path / "rep").mkdir()
+    (tmp_path / "rep" / "report.md").write_text("old")
+    assert check_output_dir(tmp_path / "rep", own_names=("report.md",)) == tmp_path / "rep"
+    assert check_output_file(tmp_path / "new" / "page.html") == tmp_path / "new" / "page.html"
+
+
+def test_atomic_file_leaves_the_old_file_when_writing_fails(tmp_path):
+    from collabsim.core.outputs import atomic_file
+
+    out = tmp_path / "page.html"
+    out.write_text("previous page")
+    with pytest.raises(RuntimeError), atomic_file(out) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("disk full half-way")
+    assert out.read_text() == "previous page"
+    assert [p.name for p in tmp_path.iterdir()] == ["page.html"]  # no temporary left
+    with atomic_file(out) as tmp:
+        tmp.write_text("new page")
+    assert out.read_text() == "new page" and oct(out.stat().st_mode & 0o777) != "0o600"
