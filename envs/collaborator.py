@@ -27,11 +27,14 @@ wording and relations for R), ``alignment=0.25`` by default; the shaped terms of
 the virtual-time budget; ``truncated`` on an error; ``max_episode_steps=100``.
 
 ## Version history
-* v1: turn-limit and time-budget endings are ``terminated`` (in v0 they were ``truncated``);
-  observations and rewards are unchanged. The package moved from ``collabsim_envs`` to
-  ``collabsim.envs``. The scripted AI agent opponent stops waiting for its teammates from
-  decision ``max_turns`` less its ``finish_margin_turns`` (10) on, as in ``collabsim run``
-  (20 at the default ``max_turns=30``; in v0 from decision 45, i.e. never).
+* v1: turn-limit and time-budget endings are ``terminated`` (in v0 they were ``truncated``).
+  The package moved from ``collabsim_envs`` to ``collabsim.envs``. The scripted AI agent
+  opponent stops waiting for its teammates from decision ``max_turns`` less its
+  ``finish_margin_turns`` (10) on, as in ``collabsim run`` (20 at the default
+  ``max_turns=30``; in v0 from decision 45, i.e. never), and takes the other defaults of
+  ``configs/policy/scripted.yaml`` for what ``opponent_params`` leaves out (its mistakes,
+  deference 0.5, lead patience 1,830 s; in v0 it made no mistakes, always deferred and
+  started at once).
 * v0: initial version.
 """
 

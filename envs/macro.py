@@ -38,16 +38,16 @@ from collabsim.core.records import CodeCell
 from collabsim.domain.time_expr import format_window
 from collabsim.envs.session_env import SessionEnv
 from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
-from collabsim.participants.claims import (
-    Issue,
+from collabsim.participants.claims import Issue, format_check_message
+from collabsim.participants.plan import AnalysisPlan, apply_mistakes, resolve_plan
+from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.tags import (
     announced_drafts,
     checked_drafts,
     draft_fingerprint,
-    format_check_message,
+    format_draft,
     parse_issues,
 )
-from collabsim.participants.plan import AnalysisPlan, apply_mistakes, resolve_plan
-from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.wording import draft_hypothesis
 
 VARIANT_MISTAKES = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", "wrong_window")
@@ -239,7 +239,7 @@ class MacroActions(gym.Wrapper):
                 return None, False
             if not text:
                 return "", True
-            message = f'Draft: "{editor}". Please check it. [draft={fp}]'
+            message = f'Draft: "{editor}". Please check it. {format_draft(fp)}'
             return action("SEND_TEAMMATE_MESSAGE", message=message)
         if not text:
             return "", True

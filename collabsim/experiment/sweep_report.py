@@ -74,7 +74,8 @@ def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str]) -> lis
 
     links = []
     failed = 0
-    for folder in sessions["session_dir"].fillna(""):
+    for row in sessions.to_dict("records"):
+        folder = row.get("session_dir") if isinstance(row.get("session_dir"), str) else ""
         trace = Path(folder) / "trace.jsonl" if folder else None
         if trace is None or not trace.is_file():
             links.append("")
@@ -83,7 +84,7 @@ def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str]) -> lis
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                write_view(graph_from_trace_file(trace), target)
+                write_view(graph_from_trace_file(trace), target, row=row)
         except (TraceFormatError, ValueError, OSError):
             failed += 1
             links.append("")

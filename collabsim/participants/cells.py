@@ -19,6 +19,7 @@ from collabsim.participants.plan import AnalysisPlan, computation_key
 
 INSPECT_MARK = "# collabsim analysis: inspect"
 COMPUTE_MARK = "# collabsim analysis: compute"
+_COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 _IMPORTS = (
     "import pandas as pd\n"
     "from collabsim.domain.analysis_helpers import onsets, read_table, table\n"
@@ -164,6 +165,15 @@ def _relation_code(plan: AnalysisPlan) -> str:
 
 _RESULT_RE = re.compile(r"^RESULT (.*)$", re.MULTILINE)
 _TRENDS_RE = re.compile(r"^TRENDS (\S+) corr=(\S+)$", re.MULTILINE)
+
+
+def compute_cell_columns(code: str) -> frozenset[str] | None:
+    """The columns a compute cell (:func:`compute_cell`, possibly edited) names in its
+    ``COLS`` line; None for another cell."""
+    match = _COLS_RE.search(code)
+    if match is None or not code.startswith(COMPUTE_MARK):
+        return None
+    return frozenset(re.findall(r"'([^']+)'", match.group(1)))
 
 
 def parse_result(output: str) -> AnalysisResult | None:

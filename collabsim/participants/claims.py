@@ -10,14 +10,13 @@
 
 Issues travel in chat as readable text plus machine-readable tags
 ``[issue kind=wrong_ordinal fix=ordinal:2]`` so that the agent (scripted or an LLM) can act
-on them; :func:`parse_issues` reads them back. Messages about a draft end with
-``[check draft=<fingerprint>]`` (see :func:`draft_fingerprint`).
+on them; :mod:`collabsim.participants.tags` formats and parses every such tag. Messages about a
+draft end with ``[check draft=<fingerprint>]``.
 """
 
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -25,21 +24,20 @@ from collabsim.domain.relations import DECREASE_RE, INCREASE_RE, ORDINAL_WORDS, 
 from collabsim.domain.time_expr import claim_years, format_window, mentions_year, year_text
 from collabsim.participants.cells import AnalysisResult
 from collabsim.participants.query import QuerySemantics
+from collabsim.participants.tags import (
+    draft_fingerprint,
+    format_check,
+    format_edit,
+    format_issue,
+    format_proposal,
+)
 from collabsim.participants.wording import describe_hypothesis, variable_phrase
-
-_ISSUE_RE = re.compile(r"\[issue kind=(\w+)(?: fix=([^\]\s]*))?\]")
-_CHECK_RE = re.compile(r"\[check draft=([0-9a-f]{8})\]")
-_DRAFT_RE = re.compile(r"\[draft=([0-9a-f]{8})\]")
-_EDIT_RE = re.compile(r"\[edit draft=([0-9a-f]{8})\]")
-_PROPOSAL_RE = re.compile(r'I would write instead: "(.*?)" \[', re.S)
-
 
 _LOWEST_RE = re.compile(r"lowest|decline")
 
 __all__ = [
-    "Issue", "announced_drafts", "check_numbers", "check_wording", "checked_drafts",
-    "claim_years", "describe_check", "draft_fingerprint", "edited_drafts", "format_check_message",
-    "format_proposal_message", "parse_issues", "proposal",
+    "Issue", "check_numbers", "check_wording", "claim_years", "describe_check",
+    "format_check_message", "format_proposal_message",
 ]
 
 
@@ -60,38 +58,17 @@ class Issue:
 
     def tag(self) -> str:
         """Machine-readable tag for chat."""
-        fix = ",".join(f"{k}:{v}" for k, v in self.fix)
-        return f"[issue kind={self.kind}" + (f" fix={fix}]" if fix else "]")
+        return format_issue(self.kind, self.fix)
 
 
-def draft_fingerprint(text: str) -> str:
-    """Stable 8-hex-digit fingerprint of a draft's text (whitespace-trimmed)."""
-    return f"{zlib.crc32(text.strip().encode('utf-8')):08x}"
 
 
-def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
-    """``(kind, fix)`` pairs from the issue tags in a chat message."""
-    out: list[tuple[str, dict[str, str]]] = []
-    for kind, fix in _ISSUE_RE.findall(text or ""):
-        pairs = dict(p.split(":", 1) for p in fix.split(",") if ":" in p) if fix else {}
-        out.append((kind, pairs))
-    return tuple(out)
 
 
-def checked_drafts(text: str) -> tuple[str, ...]:
-    """Draft fingerprints a message says it checked."""
-    return tuple(_CHECK_RE.findall(text or ""))
 
 
-def edited_drafts(text: str) -> tuple[str, ...]:
-    """Fingerprints of editor texts a message says its sender wrote (``[edit draft=...]``)."""
-    return tuple(_EDIT_RE.findall(text or ""))
 
 
-def proposal(text: str) -> str | None:
-    """The alternative text a collaborator proposed in a message, if any."""
-    match = _PROPOSAL_RE.search(text or "")
-    return match.group(1) if match else None
 
 
 def format_proposal_message(issues: tuple[Issue, ...], draft: str, version: str,
@@ -105,23 +82,20 @@ def format_proposal_message(issues: tuple[Issue, ...], draft: str, version: str,
     else:
         head = "I disagree with the draft and propose my own version."
     parts = [head, *(f"({i}) {issue.message}" for i, issue in enumerate(issues, start=1)),
-             f'I would write instead: "{version.strip()}"', *(i.tag() for i in issues),
-             f"[check draft={draft_fingerprint(draft)}]"]
+             format_proposal(version), *(i.tag() for i in issues),
+             format_check(draft_fingerprint(draft))]
     if edit:
         fp = draft_fingerprint(version)
-        parts += [f"[edit draft={fp}]", f"[check draft={fp}]"]
+        parts += [format_edit(fp), format_check(fp)]
     return " ".join(parts)
 
 
-def announced_drafts(text: str) -> tuple[str, ...]:
-    """Draft fingerprints a message announces (``[draft=...]``)."""
-    return tuple(_DRAFT_RE.findall(text or ""))
 
 
 def format_check_message(sender: str, issues: tuple[Issue, ...], draft: str,
                          confirmation: str = "") -> str:
     """Chat text for a check of ``draft``: the issues (or a confirmation) plus tags."""
-    tag = f"[check draft={draft_fingerprint(draft)}]"
+    tag = format_check(draft_fingerprint(draft))
     if not issues:
         return f"{confirmation or 'The draft looks right to me.'} {tag}"
     body = " ".join(f"({i}) {issue.message}" for i, issue in enumerate(issues, start=1))
@@ -241,56 +215,78 @@ def check_wording(semantics: QuerySemantics, draft: str) -> tuple[Issue, ...]:
         semantics: The query's semantics (R parses the query itself).
         draft: The hypothesis text under review.
     """
-    low = draft.lower()
-    issues: list[Issue] = []
     if semantics.relation == "describe":
         # an open question: only its period can be checked against the wording
         return tuple(_window_issue(semantics, draft))
+    issues: list[Issue] = []
     if not claim_years(draft):
         issues.append(Issue("missing_year", "The question asks for a century, but the draft "
                             "names none."))
-    rel = semantics.relation
-    if rel in ("rise", "fall", "simultaneous"):
-        asked = semantics.ordinal
-        said = [n for n, w in ORDINAL_WORDS.items() if re.search(rf"\b{w}\b", low)]
-        if (asked > 1 and asked not in said) or (asked == 1 and said and 1 not in said):
-            issues.append(Issue(
-                "wrong_ordinal",
-                f"The question asks about the {ORDINAL_WORDS.get(asked, asked)} time, but the "
-                f"draft talks about the {ORDINAL_WORDS.get(said[0], said[0]) if said else 'first'}"
-                " occurrence.",
-                (("ordinal", str(asked)),)))
+    issues += _ordinal_issue(semantics, draft.lower())
+    issues += _direction_issue(semantics.relation, draft)
+    issues += _shape_issue(semantics.relation, draft)
+    issues += _growth_issue(semantics.relation, draft.lower())
+    issues += _window_issue(semantics, draft)
+    return tuple(issues)
+
+
+def _ordinal_issue(semantics: QuerySemantics, low: str) -> list[Issue]:
+    """The draft talks about another occurrence than the one asked (first, second ...)."""
+    if semantics.relation not in ("rise", "fall", "simultaneous"):
+        return []
+    asked = semantics.ordinal
+    said = [n for n, w in ORDINAL_WORDS.items() if re.search(rf"\b{w}\b", low)]
+    if not ((asked > 1 and asked not in said) or (asked == 1 and said and 1 not in said)):
+        return []
+    return [Issue(
+        "wrong_ordinal",
+        f"The question asks about the {ORDINAL_WORDS.get(asked, asked)} time, but the "
+        f"draft talks about the {ORDINAL_WORDS.get(said[0], said[0]) if said else 'first'}"
+        " occurrence.",
+        (("ordinal", str(asked)),))]
+
+
+def _direction_issue(rel: str, draft: str) -> list[Issue]:
+    """The draft describes a decrease where an increase is asked, or the other way round."""
     has_rise = INCREASE_RE.search(draft) is not None
     has_fall = DECREASE_RE.search(draft) is not None
     if rel == "rise" and has_fall and not has_rise:
-        issues.append(Issue("wrong_relation", "The question asks when it increased; the draft "
-                            "describes a decrease.", (("relation", "rise"),)))
+        return [Issue("wrong_relation", "The question asks when it increased; the draft "
+                      "describes a decrease.", (("relation", "rise"),))]
     if rel == "fall" and has_rise and not has_fall:
-        issues.append(Issue("wrong_relation", "The question asks when it decreased; the draft "
-                            "describes an increase.", (("relation", "fall"),)))
+        return [Issue("wrong_relation", "The question asks when it decreased; the draft "
+                      "describes an increase.", (("relation", "fall"),))]
+    return []
+
+
+def _shape_issue(rel: str, draft: str) -> list[Issue]:
+    """Peak vs highest sustained values, or a simultaneous change the draft does not state."""
     tags = relation_tags(draft)
     if rel == "plateau" and "sustained" not in tags:
-        issues.append(Issue(
+        return [Issue(
             "peak_vs_plateau", "The question asks where the highest *sustained* values begin, "
-            "not for the single highest peak.", (("relation", "plateau"),)))
+            "not for the single highest peak.", (("relation", "plateau"),))]
     if rel == "peak" and "sustained" in tags:
-        issues.append(Issue(
+        return [Issue(
             "peak_vs_plateau", "The question asks for the peak (single highest value), not for "
-            "the start of the highest sustained values.", (("relation", "peak"),)))
+            "the start of the highest sustained values.", (("relation", "peak"),))]
     if rel == "simultaneous" and "simultaneous" not in tags:
-        issues.append(Issue("wrong_relation", "The question asks for a simultaneous change of "
-                            "both series; the draft does not state one.",
-                            (("relation", "simultaneous"),)))
-    # Growth drafts are judged on the extreme they name, not on every rise/fall word.
+        return [Issue("wrong_relation", "The question asks for a simultaneous change of "
+                      "both series; the draft does not state one.",
+                      (("relation", "simultaneous"),))]
+    return []
+
+
+def _growth_issue(rel: str, low: str) -> list[Issue]:
+    """Growth drafts are judged on the extreme they name, not on every rise/fall word."""
     lowest = _LOWEST_RE.search(low) is not None
     if rel == "growth_max" and lowest and "highest" not in low:
-        issues.append(Issue("wrong_relation", "The question asks for the highest growth.",
-                            (("relation", "growth_max"),)))
+        return [Issue("wrong_relation", "The question asks for the highest growth.",
+                      (("relation", "growth_max"),))]
     if rel == "growth_min" and "highest" in low and not lowest:
-        issues.append(Issue("wrong_relation", "The question asks for the lowest growth / "
-                            "greatest decline.", (("relation", "growth_min"),)))
-    issues += _window_issue(semantics, draft)
-    return tuple(issues)
+        return [Issue("wrong_relation", "The question asks for the lowest growth / "
+                      "greatest decline.", (("relation", "growth_min"),))]
+    return []
 
 
 def _window_issue(semantics: QuerySemantics, draft: str) -> list[Issue]:

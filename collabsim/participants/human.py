@@ -44,10 +44,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from collabsim.participants.behaviour import BehaviourModel, HumanTiming, ReactionRates
-from collabsim.participants.plan import stable_hash
+from collabsim.participants.plan import seeded_rng
 
 # Which mistake / issue kinds belong to which area of expertise. D's area is the computation
 # (which column, which window, the recomputed year); R's is what the query means.
@@ -62,12 +60,6 @@ HUMAN_MISTAKES: tuple[str, ...] = ("wrong_column_variant", "wrong_ordinal", "pea
 SCALARS: tuple[str, ...] = ("error_in_area", "error_outside", "confidence_in_area",
                             "confidence_outside", "message_propensity", "assertiveness",
                             "approve_threshold")
-# Keys a profile's params may carry and who reads them (tests fail on any other key).
-KNOWN_KEYS: frozenset[str] = frozenset({*SCALARS, "expertise", "behaviour", "review_code",
-                                        "escalate_after",
-                                        "recompute_claims", "check_wording",
-                                        "confirm_propensity", "memory_entries"})
-
 
 class HumanConfigError(ValueError):
     """A profile's behavioural parameters are malformed; the message names the key."""
@@ -81,17 +73,17 @@ def area_of(kind: str) -> str | None:
     return None
 
 
-def param_value(params: Mapping[str, Any], key: str, default: float | None = None) -> float:
+def param_value(data: Mapping[str, Any], key: str, default: float | None = None) -> float:
     """A scalar parameter, written as ``{value, source}`` or as a plain number.
 
     Raises:
         HumanConfigError: Naming ``key`` when it is missing (and no default) or not a number.
     """
-    if key not in params:
+    if key not in data:
         if default is None:
             raise HumanConfigError(f"profile params: missing '{key}'")
         return float(default)
-    raw = params[key]
+    raw = data[key]
     if isinstance(raw, Mapping):
         raw = raw.get("value")
     if isinstance(raw, bool) or not isinstance(raw, int | float):
@@ -114,7 +106,7 @@ class HumanModel:
     behaviour: BehaviourModel | None = None
 
     @classmethod
-    def from_params(cls, params: Mapping[str, Any]) -> HumanModel:
+    def from_params(cls, data: Mapping[str, Any]) -> HumanModel:
         """Read the model from a profile's ``params`` (``behaviour``: the calibrated block).
 
         Missing scalars default to an error-free, always-talking, always-adopting-nothing
@@ -123,18 +115,18 @@ class HumanModel:
         Raises:
             HumanConfigError: A malformed parameter (the message names it).
         """
-        expertise = str(params.get("expertise", "computation"))
+        expertise = str(data.get("expertise", "computation"))
         if expertise not in AREAS:
             raise HumanConfigError(
                 f"profile params.expertise: expected one of {sorted(AREAS)}, got {expertise!r}")
         defaults = {"error_in_area": 0.0, "error_outside": 0.0, "confidence_in_area": 1.0,
                     "confidence_outside": 1.0, "message_propensity": 1.0,
                     "assertiveness": 0.0, "approve_threshold": 0.5}
-        values = {k: param_value(params, k, defaults[k]) for k in SCALARS}
+        values = {k: param_value(data, k, defaults[k]) for k in SCALARS}
         for key, value in values.items():
             if not 0.0 <= value <= 1.0:
                 raise HumanConfigError(f"profile params.{key}: must lie in [0, 1], got {value}")
-        behaviour = params.get("behaviour")
+        behaviour = data.get("behaviour")
         model = BehaviourModel.from_dict(behaviour) if behaviour else None
         return cls(expertise=expertise, behaviour=model, **values)
 
@@ -144,7 +136,7 @@ class HumanModel:
 
     def draw_mistakes(self, seed: int, name: str, task_id: str) -> frozenset[str]:
         """This person's own mistakes in the session of ``task_id`` (deterministic)."""
-        rng = _rng(seed, name, task_id, "own-mistakes")
+        rng = seeded_rng(seed, name, task_id, "own-mistakes")
         draws = rng.random(len(HUMAN_MISTAKES))
         return frozenset(k for k, u in zip(HUMAN_MISTAKES, draws, strict=True)
                          if u < self.error_rate(k))
@@ -174,7 +166,7 @@ class HumanModel:
         if self.behaviour is None:
             return None
         rates = self.behaviour.reactions.sample_participant(
-            _rng(seed, name, task_id, "reactions"))
+            seeded_rng(seed, name, task_id, "reactions"))
         if disagrees is None or self.behaviour.check is None:
             return rates
         return self.behaviour.check.shift(rates, disagrees)
@@ -185,11 +177,7 @@ class HumanModel:
         ``behaviour.lead_in`` block)."""
         if self.behaviour is None or self.behaviour.lead_in is None:
             return 0
-        return self.behaviour.lead_in.sample_actions(_rng(seed, name, task_id, "lead-in"))
-
-
-def _rng(seed: int, *parts: object) -> np.random.Generator:
-    return np.random.default_rng([int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)])
+        return self.behaviour.lead_in.sample_actions(seeded_rng(seed, name, task_id, "lead-in"))
 
 
 TIMING_SEQUENCE = 64
@@ -223,7 +211,7 @@ class SessionTiming:
         if self.model is None:
             return None
         if task_id not in self._sequences:
-            rng = _rng(self.seed, self.name, task_id, "timing")
+            rng = seeded_rng(self.seed, self.name, task_id, "timing")
             self._sequences[task_id] = self.model.timing.sample(TIMING_SEQUENCE, rng)
         return self._sequences[task_id]
 

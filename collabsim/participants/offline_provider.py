@@ -42,7 +42,7 @@ class OfflineProviderError(ValueError):
     """The offline provider cannot answer a request (unknown model, no state block)."""
 
 
-def latency_seconds(model: str, params: Mapping[str, Any]) -> float:
+def latency_seconds(model: str, request: Mapping[str, Any]) -> float:
     """Artificial latency of an offline model name (without the provider prefix), seconds."""
     if model == "scripted":
         return 0.0
@@ -53,7 +53,7 @@ def latency_seconds(model: str, params: Mapping[str, Any]) -> float:
         )
     if match.group(1) is not None:
         return float(match.group(1)) / 1000.0
-    return float(params.get("latency_ms", DEFAULT_LATENCY_MS)) / 1000.0
+    return float(request.get("latency_ms", DEFAULT_LATENCY_MS)) / 1000.0
 
 
 async def answer(observation: Observation, policy: Mapping[str, Any]) -> str:

@@ -106,6 +106,12 @@ def stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
+def seeded_rng(seed: int, *parts: object) -> np.random.Generator:
+    """A generator seeded from ``(seed, stable hashes of parts)``."""
+    return np.random.default_rng(
+        [int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)])
+
+
 def resolve_plan(brief: TaskBrief, semantics: QuerySemantics) -> AnalysisPlan:
     """Pick the dataset and (correct, gap-filled) columns for the semantics."""
     if not brief.datasets:

@@ -50,7 +50,6 @@ def parse_query(brief: TaskBrief) -> QuerySemantics:
         brief: The task brief (query plus column descriptions).
     """
     text = brief.query
-    low = text.lower()
     window = query_window(text)
     mentions = variable_mentions(text)
     keys: list[str] = []
@@ -66,21 +65,42 @@ def parse_query(brief: TaskBrief) -> QuerySemantics:
     proxies = [k for k in keys if k != GROWTH.key]
     if not proxies:
         return QuerySemantics("describe", (), (), ordinal, window)
-    if "sustained" in low:
-        return QuerySemantics("plateau", (proxies[0],), (), ordinal, window)
-    if len(proxies) >= 2 and tags & {"simultaneous", "opposite"}:
-        directions = _directions(text, [m for m in mentions if m[2] in proxies])
-        if directions is not None:
-            return QuerySemantics("simultaneous", tuple(proxies), directions, ordinal, window)
+    return _proxy_semantics(text, tags, mentions, proxies, ordinal, window)
+
+
+def _proxy_semantics(text: str, tags: set[str], mentions: list[tuple[int, int, str]],
+                     proxies: list[str], ordinal: int, window: tuple[int, int] | None
+                     ) -> QuerySemantics:
+    """The semantics of a query about the (proxy) variables ``proxies``."""
+    first = (proxies[0],)
+    if "sustained" in text.lower():
+        return QuerySemantics("plateau", first, (), ordinal, window)
+    directions = _simultaneous_directions(text, tags, mentions, proxies)
+    if directions is not None:
+        return QuerySemantics("simultaneous", tuple(proxies), directions, ordinal, window)
     if "extreme" in tags:
-        return QuerySemantics("peak", (proxies[0],), (), ordinal, window)
+        return QuerySemantics("peak", first, (), ordinal, window)
+    direction = _first_direction(text)
+    if direction is not None:
+        return QuerySemantics(direction, first, (), ordinal, window)
+    return QuerySemantics("describe", tuple(proxies), (), ordinal, window)
+
+
+def _simultaneous_directions(text: str, tags: set[str], mentions: list[tuple[int, int, str]],
+                             proxies: list[str]) -> tuple[str, ...] | None:
+    """The asked direction per variable of a query about two series changing together."""
+    if len(proxies) < 2 or not tags & {"simultaneous", "opposite"}:
+        return None
+    return _directions(text, [m for m in mentions if m[2] in proxies])
+
+
+def _first_direction(text: str) -> str | None:
+    """``rise`` or ``fall``, whichever the query names first (None: neither)."""
     rise = INCREASE_RE.search(text)
     fall = DECREASE_RE.search(text)
     if rise and (not fall or rise.start() < fall.start()):
-        return QuerySemantics("rise", (proxies[0],), (), ordinal, window)
-    if fall:
-        return QuerySemantics("fall", (proxies[0],), (), ordinal, window)
-    return QuerySemantics("describe", tuple(proxies), (), ordinal, window)
+        return "rise"
+    return "fall" if fall else None
 
 
 def _directions(text: str, mentions: list[tuple[int, int, str]]) -> tuple[str, ...] | None:

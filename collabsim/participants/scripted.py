@@ -10,6 +10,13 @@ cells, memory and gates are read from the observation. Randomness comes from gen
 seeded with stable hashes of (seed, participant name, task id / draft fingerprint), never
 Python's ``hash``.
 
+Each policy's work-phase decision is an ordered table of named (guard, action) rules
+(``ScriptedAgent.RULES``, ``ScriptedCollaborator.RULES``; ``rule_for`` names the one that
+decides): the observation is read once into a small record (what the draft is, which plan
+stands, which request waits) and the first rule whose guard holds acts. Parameters are typed
+(:mod:`collabsim.participants.scripted_params`); the chat tags they read and write are those
+of :mod:`collabsim.participants.tags`, parsed once per message (``ChatLog``).
+
 Agent: (leave teammates the opening: wait until one has acted, and for a leading teammate's
 ``[kickoff]``, see ``lead_patience_seconds``) inspect cell -> compute cell -> ``EDITOR_UPDATE``
 (draft) -> announce the draft to teammates and wait (bounded by ``patience_seconds`` of virtual

@@ -4,39 +4,42 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
-from collabsim.core.records import ChatMessage
+from collabsim.core.records import ChatMessage, CodeCell
 from collabsim.participants.cells import (
     compute_cell,
     inspect_cell,
     parse_result,
 )
-from collabsim.participants.claims import (
-    checked_drafts,
-    describe_check,
-    draft_fingerprint,
-    edited_drafts,
-    parse_issues,
-)
+from collabsim.participants.claims import describe_check
 from collabsim.participants.human import area_of
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
+    seeded_rng,
 )
 from collabsim.participants.scripted_common import (
-    KICKOFF,
-    LEAD,
     WAIT,
-    _allowed,
-    _build_step,
-    _context,
-    _rng,
-    _Said,
-    _TaskContext,
-    _trusted_areas,
+    ChatLog,
+    Rule,
+    Said,
+    TaskContext,
+    allowed,
+    build_step,
+    task_context,
+    trusted_areas,
+)
+from collabsim.participants.scripted_params import AgentParams
+from collabsim.participants.tags import (
+    draft_fingerprint,
+    format_draft,
+    format_handover,
+    format_keep,
+    parse_issues,
 )
 from collabsim.participants.wording import draft_hypothesis
 from collabsim.tasks.model import TaskBrief
@@ -46,23 +49,30 @@ from collabsim.tasks.model import TaskBrief
 LOOK_AGAIN_SECONDS = 1.0
 
 
+@dataclass(frozen=True)
+class AgentTurn:
+    """What one decision of the agent looks at: the observation, my plan after teammates'
+    fixes (with the issue kinds I applied / ignored), the cells I ran, whether the plan's
+    computation ran, the draft I stand for and whose announced edit of it I keep (if any)."""
+
+    obs: Observation
+    plan: AnalysisPlan
+    applied: tuple[str, ...]
+    ignored: tuple[str, ...]
+    mine: tuple[CodeCell, ...]
+    computed: bool
+    draft: str
+    kept: str | None
+
+
 class ScriptedAgent:
     """The scripted AI agent (see module docstring).
 
     Args:
         seed: Policy seed (mistake draws, wording choices).
-        params: Behaviour parameters: ``mistakes`` (mapping kind -> probability),
-            ``patience_seconds`` (virtual seconds to wait for teammates' checks, default 120;
-            an announced edit of the draft is waited for until it lands),
-            ``finish_by_turn`` (stop waiting for teammates from this turn on, default 45),
-            ``max_rejections`` (default 3), ``gates`` (scaffolded: action -> owner lines to
-            propose), ``announce`` (post drafts for checking, default True),
-            ``lead_patience_seconds`` (leave the opening to teammates, waiting at most this
-            long for a teammate's first action or a leading teammate's go; default 0: start at
-            once),
-            ``wait_for_working_teammates`` (do not FINISH while a teammate's action is under
-            way, ``Observation.working``; default True).
-        mistakes: A :class:`MistakeModel` (overrides ``params["mistakes"]``).
+        params: Behaviour parameters (:class:`~collabsim.participants.scripted_params.AgentParams`
+            or its config mapping; unknown keys are refused).
+        mistakes: A :class:`MistakeModel` (overrides ``params.mistakes``).
         name: Participant name.
     """
 
@@ -72,23 +82,24 @@ class ScriptedAgent:
     def __init__(
         self,
         seed: int = 0,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, Any] | AgentParams | None = None,
         *,
         mistakes: MistakeModel | None = None,
         name: str = "agent",
     ) -> None:
         self.seed = int(seed)
-        self.params = dict(params or {})
-        self.mistakes = mistakes or MistakeModel.from_mapping(self.params.get("mistakes"))
+        self.params = AgentParams.from_mapping(params)
+        self.mistakes = mistakes or self.params.mistakes
         self.name = name
-        self._cache: dict[str, _TaskContext] = {}
+        self._cache: dict[str, TaskContext] = {}
         self._inspect_cells: set[str] = set()
-        self._said = _Said()
+        self._said = Said()
+        self._chat = ChatLog()
 
-    def context(self, brief: TaskBrief) -> _TaskContext:
+    def context(self, brief: TaskBrief) -> TaskContext:
         """Semantics, correct plan and this session's mistakes for a task (cached)."""
         if brief.task_id not in self._cache:
-            self._cache[brief.task_id] = _context(brief, self.seed, self.mistakes)
+            self._cache[brief.task_id] = task_context(brief, self.seed, self.mistakes)
         return self._cache[brief.task_id]
 
     async def act(self, observation: Observation) -> str:
@@ -97,16 +108,26 @@ class ScriptedAgent:
 
     # ------------------------------------------------------------------------ decisions
     def decide(self, obs: Observation) -> str:
-        """Synchronous decision (the whole policy)."""
+        """Synchronous decision (the whole policy): the build phase's memory step, else the
+        action of the first rule of :attr:`RULES` whose guard holds."""
         ctx = self.context(obs.task)
         if obs.phase == "build":
             return self._build(obs, ctx)
-        if obs.my_pending:
-            return format_action(WAIT)
-        lead_wait = self._lead_wait(obs)
-        if lead_wait is not None:  # wake when a teammate acts, at the latest when patience ends
-            return format_wait(lead_wait)
-        mine = [c for c in obs.code_cells if c.author == obs.me]
+        turn = self._turn(obs, ctx)
+        return self._first_rule(turn).act(self, turn)
+
+    def rule_for(self, obs: Observation) -> Rule:
+        """The rule that decides on ``obs`` in the work phase (which :meth:`decide` takes)."""
+        return self._first_rule(self._turn(obs, self.context(obs.task)))
+
+    def _first_rule(self, turn: AgentTurn) -> Rule:
+        """The first rule whose guard holds for this turn (the last one always does)."""
+        return next(rule for rule in self.RULES if rule.guard(self, turn))
+
+    def _turn(self, obs: Observation, ctx: TaskContext) -> AgentTurn:
+        """Read the observation: my plan after teammates' fixes, the cells I ran of it and
+        the draft it gives, merged with a teammate's announced edit of the editor."""
+        mine = tuple(c for c in obs.code_cells if c.author == obs.me)
         for careful in (False, True):
             # careful: after a binding rejection of this very draft, redo the analysis
             # from the query without the session's mistakes (plus teammates' fixes)
@@ -117,13 +138,6 @@ class ScriptedAgent:
             draft = draft_hypothesis(result, ctx.semantics)
             if not runs or not self._was_rejected(obs, draft):
                 break
-        if (not any(c.code in self._inspect_cells for c in mine)
-                and _allowed(obs, "EXECUTE_CODE")):
-            inspect = inspect_cell(plan)
-            self._inspect_cells.add(inspect)
-            return format_action("EXECUTE_CODE", code=inspect)
-        if not runs and self._rejections(obs, "EXECUTE_CODE") < self._max_rejections:
-            return format_action("EXECUTE_CODE", code=code)
         kept = self._edit_author(obs)
         if kept is not None and obs.editor_text.strip() != draft.strip():
             # merge: having redone the analysis with teammates' fixes, my new draft wins;
@@ -132,25 +146,109 @@ class ScriptedAgent:
                 draft = obs.editor_text
             else:
                 kept = None
-        rejected = self._rejections(obs, "EDITOR_UPDATE", draft)
-        if (obs.editor_text.strip() != draft.strip() and rejected < self._max_rejections
-                and not (rejected and obs.turn >= self._finish_by_turn)):
-            # from finish_by_turn on, asking an editor owner again to accept a text it
-            # rejected is waiting for a teammate too: the budget is left for FINISH
-            return format_action("EDITOR_UPDATE", text=draft)
-        message = self._team_message(obs, plan, applied, ignored, kept)
-        if message is not None:
-            return message
-        check_wait = self._check_wait(obs)
-        if check_wait is not None and obs.turn < self._finish_by_turn:
-            return format_wait(check_wait)
-        work_wait = self._work_wait(obs)
-        if work_wait is not None and obs.turn < self._finish_by_turn:
-            return format_wait(work_wait)
-        if self._finish_unaddressed(obs):
-            # the owner rejected FINISH of this very text and my revisions could not change
-            # it: asking again would only repeat the rejection, so the owner decides
-            return self._hand_over(obs)
+        return AgentTurn(obs, plan, tuple(applied), tuple(ignored), mine, bool(runs), draft,
+                         kept)
+
+    # ------------------------------------------------------------------ rules: guards
+    def _request_pending(self, t: AgentTurn) -> bool:
+        """A request of mine waits for its owner's decision."""
+        return bool(t.obs.my_pending)
+
+    def _leaves_opening(self, t: AgentTurn) -> bool:
+        return self._lead_wait(t.obs) is not None
+
+    def _not_inspected(self, t: AgentTurn) -> bool:
+        """I have not looked at the data yet."""
+        return (not any(c.code in self._inspect_cells for c in t.mine)
+                and allowed(t.obs, "EXECUTE_CODE"))
+
+    def _not_computed(self, t: AgentTurn) -> bool:
+        """My plan's computation has not run (and was not rejected too often)."""
+        return (not t.computed
+                and self._rejections(t.obs, "EXECUTE_CODE") < self._max_rejections)
+
+    def _draft_not_in_editor(self, t: AgentTurn) -> bool:
+        """The editor does not hold my draft. From finish_by_turn on, asking an editor owner
+        again to accept a text it rejected is waiting for a teammate too: the budget is left
+        for FINISH."""
+        obs = t.obs
+        rejected = self._rejections(obs, "EDITOR_UPDATE", t.draft)
+        return (obs.editor_text.strip() != t.draft.strip() and rejected < self._max_rejections
+                and not (rejected and obs.turn >= self._finish_by_turn))
+
+    def _draft_unannounced(self, t: AgentTurn) -> bool:
+        """My teammates have not been asked to check the draft in the editor."""
+        return (self._talks_about_draft(t.obs)
+                and not self._said.in_chat(t.obs, "draft", draft_fingerprint(t.obs.editor_text)))
+
+    def _objection_declined(self, t: AgentTurn) -> bool:
+        """I ignored a teammate's issues with the draft in the editor and have not said so."""
+        obs = t.obs
+        if not self._talks_about_draft(obs) or not t.ignored:
+            return False
+        fp = draft_fingerprint(obs.editor_text)
+        raised = [m for m, tags in self._chat.others(obs) if fp in tags.checked and tags.issues]
+        return bool(raised) and not self._said.in_chat(obs, "keep", fp)
+
+    def _awaiting_checks(self, t: AgentTurn) -> bool:
+        return self._check_wait(t.obs) is not None and t.obs.turn < self._finish_by_turn
+
+    def _teammate_working(self, t: AgentTurn) -> bool:
+        return self._work_wait(t.obs) is not None and t.obs.turn < self._finish_by_turn
+
+    def _finish_refused(self, t: AgentTurn) -> bool:
+        """The owner rejected FINISH of this very text and my revisions could not change it:
+        asking again would only repeat the rejection, so the owner decides."""
+        return self._finish_unaddressed(t.obs)
+
+    def _always(self, t: AgentTurn) -> bool:
+        return True
+
+    # ----------------------------------------------------------------- rules: actions
+    def _wait(self, t: AgentTurn) -> str:
+        return format_action(WAIT)
+
+    def _wait_for_lead(self, t: AgentTurn) -> str:
+        """Wake when a teammate acts, at the latest when my lead patience ends."""
+        return format_wait(self._lead_wait(t.obs))
+
+    def _inspect(self, t: AgentTurn) -> str:
+        inspect = inspect_cell(t.plan)
+        self._inspect_cells.add(inspect)
+        return format_action("EXECUTE_CODE", code=inspect)
+
+    def _compute(self, t: AgentTurn) -> str:
+        return format_action("EXECUTE_CODE", code=compute_cell(t.plan))
+
+    def _write_draft(self, t: AgentTurn) -> str:
+        return format_action("EDITOR_UPDATE", text=t.draft)
+
+    def _announce(self, t: AgentTurn) -> str:
+        obs = t.obs
+        fp = draft_fingerprint(obs.editor_text)
+        lead = ("Thanks - I redid the analysis with your fixes "
+                f"({', '.join(sorted(set(t.applied)))}). " if t.applied else "")
+        if t.kept is not None:
+            lead = f"I keep {t.kept}'s edit of the draft. "
+        return self._said.post("draft", fp, (
+            f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
+            f"{'+'.join(t.plan.columns) or 'the data'}). Please check it. {format_draft(fp)}"))
+
+    def _keep_answer(self, t: AgentTurn) -> str:
+        fp = draft_fingerprint(t.obs.editor_text)
+        return self._said.post(
+            "keep", fp, f"I checked my computation and will keep this answer. {format_keep(fp)}")
+
+    def _wait_for_checks(self, t: AgentTurn) -> str:
+        return format_wait(self._check_wait(t.obs))
+
+    def _wait_for_work(self, t: AgentTurn) -> str:
+        return format_wait(self._work_wait(t.obs))
+
+    def _hand_over_finish(self, t: AgentTurn) -> str:
+        return self._hand_over(t.obs)
+
+    def _finish(self, t: AgentTurn) -> str:
         return format_action("FINISH")
 
     def _lead_wait(self, obs: Observation) -> float | None:
@@ -161,7 +259,7 @@ class ScriptedAgent:
         start (``[kickoff]``); both at most ``lead_patience_seconds`` into the work phase (in
         all 31 Kolab sessions a human acts before the AI, so a teammate's slow first action
         is waited for, not only ``patience_seconds``). Once I work, I work."""
-        limit = float(self.params.get("lead_patience_seconds", 0.0))
+        limit = self.params.lead_patience_seconds
         if not obs.teammates or limit <= 0 or obs.turn >= self._finish_by_turn:
             return None
         memory = [h for h in obs.history if h.action_type.startswith("MEMORY")]
@@ -171,21 +269,21 @@ class ScriptedAgent:
             return None
         # the work phase began when the build phase's last memory action ended (0 without)
         waited = obs.time - max((h.time for h in memory), default=0.0)
-        others = [m for m in obs.chat if m.sender != obs.me]
-        if any(KICKOFF in m.text for m in others):
+        others = self._chat.others(obs)
+        if any(tags.kickoff for _, tags in others):
             return None
-        if (others or work_actors) and not any(LEAD in m.text for m in others):
+        if (others or work_actors) and not any(tags.lead for _, tags in others):
             return None  # a teammate made the first move without announcing a lead-in
         left = limit - waited
         return left if left > 0 else None
 
     @property
     def _finish_by_turn(self) -> int:
-        return int(self.params.get("finish_by_turn", 45))
+        return self.params.finish_by_turn
 
     @property
     def _max_rejections(self) -> int:
-        return int(self.params.get("max_rejections", 3))
+        return self.params.max_rejections
 
     def current_plan(
         self, obs: Observation, careful: bool = False
@@ -200,11 +298,11 @@ class ScriptedAgent:
         plan = ctx.plan if careful else ctx.mistaken_plan
         binding = set(obs.gates.values())
         ignore = "ignore_teammate" in ctx.mistakes
-        trusted = _trusted_areas(obs)
+        trusted = trusted_areas(obs)
         applied: list[str] = []
         ignored: list[str] = []
-        for message in self._objections(obs):
-            for kind, fix in parse_issues(message.text):
+        for message, issues in self._objections(obs):
+            for kind, fix in issues:
                 if message.sender not in binding and (
                         ignore or not self._defers(obs, message, kind, trusted)):
                     ignored.append(kind)
@@ -215,14 +313,14 @@ class ScriptedAgent:
                 plan = new
         return plan, applied, ignored
 
-    @staticmethod
-    def _objections(obs: Observation) -> list[ChatMessage]:
-        """Teammates' messages and the reasons of their gate ``REJECT`` decisions, by time:
-        a rejection's reason names its fix as a chat objection does."""
-        out = [m for m in obs.chat if m.sender != obs.me]
-        out += [ChatMessage(h.seq, h.time, h.actor, h.summary) for h in obs.history
-                if h.actor != obs.me and h.action_type == "REJECT"]
-        return sorted(out, key=lambda m: m.time)
+    def _objections(self, obs: Observation
+                    ) -> list[tuple[ChatMessage, tuple[tuple[str, dict[str, str]], ...]]]:
+        """Teammates' messages and the reasons of their gate ``REJECT`` decisions, by time,
+        with their issue tags: a rejection's reason names its fix as a chat objection does."""
+        out = [(m, tags.issues) for m, tags in self._chat.others(obs)]
+        out += [(ChatMessage(h.seq, h.time, h.actor, h.summary), parse_issues(h.summary))
+                for h in obs.history if h.actor != obs.me and h.action_type == "REJECT"]
+        return sorted(out, key=lambda pair: pair[0].time)
 
     def _defers(self, obs: Observation, message: ChatMessage, kind: str,
                 trusted: Mapping[str, frozenset[str]]) -> bool:
@@ -234,19 +332,19 @@ class ScriptedAgent:
         """
         if area_of(kind) in trusted.get(message.sender, frozenset()):
             return True
-        u = _rng(self.seed, self.name, obs.task.task_id, message.sender, message.text, kind,
+        u = seeded_rng(self.seed, self.name, obs.task.task_id, message.sender, message.text, kind,
                  "defer").random()
-        return bool(u < float(self.params.get("deference", 1.0)))
+        return bool(u < self.params.deference)
 
     def _edit_author(self, obs: Observation) -> str | None:
         """The teammate whose announced edit the editor holds, if any."""
         fp = draft_fingerprint(obs.editor_text)
-        for message in reversed(obs.chat):
-            if message.sender != obs.me and fp in edited_drafts(message.text):
+        for message, tags in reversed(self._chat.read(obs.chat)):
+            if message.sender != obs.me and fp in tags.edited:
                 return message.sender
         return None
 
-    def _keeps_edit(self, obs: Observation, ctx: _TaskContext, author: str) -> bool:
+    def _keeps_edit(self, obs: Observation, ctx: TaskContext, author: str) -> bool:
         """Whether the agent keeps a teammate's edit of its draft instead of reverting it.
 
         Gate owners' edits bind; with the ``ignore_teammate`` mistake it reverts; with a team
@@ -257,11 +355,11 @@ class ScriptedAgent:
             return True
         if "ignore_teammate" in ctx.mistakes:
             return False
-        if _trusted_areas(obs).get(author):
+        if trusted_areas(obs).get(author):
             return True
-        u = _rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
+        u = seeded_rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
                  "keep-edit").random()
-        return bool(u < float(self.params.get("deference", 1.0)))
+        return bool(u < self.params.deference)
 
     def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
         """How often my ``action`` (with this text, when given) was rejected."""
@@ -283,28 +381,11 @@ class ScriptedAgent:
         return any(h.action_type == "FINISH" and h.status == "rejected" and h.time >= since
                    for h in mine)
 
-    def _team_message(self, obs: Observation, plan: AnalysisPlan, applied: list[str],
-                      ignored: list[str], kept: str | None = None) -> str | None:
-        """The message action to post next about the draft in the editor, if any."""
-        if not obs.teammates or not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
-            return None
-        if not self.params.get("announce", True) or not obs.editor_text.strip():
-            return None
-        fp = draft_fingerprint(obs.editor_text)
-        if not self._said.in_chat(obs, "draft", fp):
-            lead = ("Thanks - I redid the analysis with your fixes "
-                    f"({', '.join(sorted(set(applied)))}). " if applied else "")
-            if kept is not None:
-                lead = f"I keep {kept}'s edit of the draft. "
-            return self._said.post("draft", fp, (
-                f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
-                f"{'+'.join(plan.columns) or 'the data'}). Please check it. [draft={fp}]"))
-        raised = [m for m in obs.chat if m.sender != obs.me and fp in checked_drafts(m.text)
-                  and parse_issues(m.text)]
-        if ignored and raised and not self._said.in_chat(obs, "keep", fp):
-            return self._said.post(
-                "keep", fp, f"I checked my computation and will keep this answer. [keep draft={fp}]")
-        return None
+    def _talks_about_draft(self, obs: Observation) -> bool:
+        """Whether I post about the draft in the editor: there is one, teammates to ask and
+        I may message them (and ``announce`` is on)."""
+        return (bool(obs.teammates) and allowed(obs, "SEND_TEAMMATE_MESSAGE")
+                and self.params.announce and bool(obs.editor_text.strip()))
 
     @staticmethod
     def _finish_unaddressed(obs: Observation) -> bool:
@@ -322,12 +403,12 @@ class ScriptedAgent:
         owner = obs.gates.get("FINISH")
         fp = draft_fingerprint(obs.editor_text)
         if (owner is None or owner == obs.me or self._said.in_chat(obs, "handover", fp)
-                or not _allowed(obs, "SEND_TEAMMATE_MESSAGE")):
+                or not allowed(obs, "SEND_TEAMMATE_MESSAGE")):
             return format_action(WAIT)
         return self._said.post("handover", fp, (
             f"{owner}, you rejected submitting this draft and I could not revise it to meet "
             f"your objection within the team's gates. You own FINISH: please submit the "
-            f"version you want. [handover FINISH draft={fp}]"))
+            f"version you want. {format_handover(fp)}"))
 
     def _check_wait(self, obs: Observation) -> float | None:
         """How many more seconds I hold FINISH back for my teammates (None: not at all;
@@ -335,7 +416,7 @@ class ScriptedAgent:
         a teammate's announced edit of the draft in the editor has not landed - finishing
         would drop it - and, up to ``patience_seconds`` after I announced the draft, while a
         teammate has not checked it."""
-        if not obs.teammates or not self.params.get("announce", True):
+        if not obs.teammates or not self.params.announce:
             return None
         fp = draft_fingerprint(obs.editor_text)
         announce = self._said.in_chat(obs, "draft", fp)
@@ -343,10 +424,10 @@ class ScriptedAgent:
             return None
         if self._edit_coming(obs):
             return math.inf
-        checked = {m.sender for m in obs.chat if fp in checked_drafts(m.text)}
+        checked = {m.sender for m, tags in self._chat.read(obs.chat) if fp in tags.checked}
         if all(t in checked for t in obs.teammates):
             return None
-        left = float(self.params.get("patience_seconds", 120.0)) - (
+        left = self.params.patience_seconds - (
             obs.time - announce[-1].time)
         return left if left > 0 else None
 
@@ -360,7 +441,7 @@ class ScriptedAgent:
         lands just as I decide counts too: the scheduler lets me decide first among members
         due at the same instant, so I look again :data:`LOOK_AGAIN_SECONDS` later, when the
         teammate has decided its next step."""
-        if not self.params.get("wait_for_working_teammates", True):
+        if not self.params.wait_for_working_teammates:
             return None
         if obs.working:
             return math.inf
@@ -374,10 +455,10 @@ class ScriptedAgent:
         made it yet. An announced edit of an earlier draft is not waited for: its author
         reacts to the new draft instead."""
         fp = draft_fingerprint(obs.editor_text)
-        for message in obs.chat:
-            edits = edited_drafts(message.text)
+        for message, tags in self._chat.read(obs.chat):
+            edits = tags.edited
             if (message.sender == obs.me or not edits or fp in edits
-                    or fp not in checked_drafts(message.text)):
+                    or fp not in tags.checked):
                 continue
             made = any(h.actor == message.sender and h.action_type == "EDITOR_UPDATE"
                        and h.time >= message.time for h in obs.history)
@@ -385,7 +466,7 @@ class ScriptedAgent:
                 return True
         return False
 
-    def _build(self, obs: Observation, ctx: _TaskContext) -> str:
+    def _build(self, obs: Observation, ctx: TaskContext) -> str:
         entries = [
             ("plan", f"Plan (agent): compute {describe_check(ctx.semantics)} from the "
                      "interpolated columns in 100-year bins, draft the hypothesis, let "
@@ -398,13 +479,20 @@ class ScriptedAgent:
         ]
         sections = obs.memory.sections if obs.memory is not None else {}
         if "gates" in sections:
-            gates = self.params.get("gates")
-            if gates is None:
-                gates = {}
-                if "R" in obs.teammates:
-                    gates["EDITOR_UPDATE"] = "R"
-                if "D" in obs.teammates:
-                    gates["FINISH"] = "D"
-            entries += [("gates", f"{a}: {o}") for a, o in sorted(dict(gates).items())
+            entries += [("gates", f"{a}: {o}") for a, o in sorted(self.params.gates)
                         if o in obs.teammates or o == obs.me]
-        return _build_step(obs, entries)
+        return build_step(obs, entries)
+
+    RULES: tuple[Rule, ...] = (
+        Rule("wait for my request's decision", _request_pending, _wait),
+        Rule("leave the opening to teammates", _leaves_opening, _wait_for_lead),
+        Rule("inspect the data", _not_inspected, _inspect),
+        Rule("run my computation", _not_computed, _compute),
+        Rule("put my draft in the editor", _draft_not_in_editor, _write_draft),
+        Rule("ask teammates to check the draft", _draft_unannounced, _announce),
+        Rule("say I keep my answer", _objection_declined, _keep_answer),
+        Rule("wait for teammates' checks", _awaiting_checks, _wait_for_checks),
+        Rule("wait for a working teammate", _teammate_working, _wait_for_work),
+        Rule("hand FINISH over to its owner", _finish_refused, _hand_over_finish),
+        Rule("finish", _always, _finish),
+    )

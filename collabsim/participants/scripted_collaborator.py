@@ -3,67 +3,80 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
-from collabsim.core.records import Profile
+from collabsim.core.records import GateRequest, Profile
 from collabsim.participants.cells import (
-    COMPUTE_MARK,
     AnalysisResult,
     compute_cell,
+    compute_cell_columns,
     inspect_cell,
     parse_result,
 )
 from collabsim.participants.claims import (
     Issue,
-    announced_drafts,
     check_numbers,
     check_wording,
     claim_years,
     describe_check,
-    draft_fingerprint,
     format_check_message,
     format_proposal_message,
 )
-from collabsim.participants.human import HumanModel, SessionTiming, param_value
+from collabsim.participants.human import SessionTiming
 from collabsim.participants.plan import (
     AnalysisPlan,
     apply_mistakes,
     misread_semantics,
     resolve_plan,
+    seeded_rng,
 )
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted_common import (
-    _COLS_RE,
-    KICKOFF,
-    LEAD,
     WAIT,
-    _allowed,
-    _build_step,
-    _latest_result,
-    _Reading,
-    _results_shown,
-    _rng,
-    _Said,
+    ChatLog,
+    Reading,
+    Rule,
+    Said,
+    allowed,
+    build_step,
+    latest_result,
+    results_shown,
+)
+from collabsim.participants.scripted_params import CollaboratorParams
+from collabsim.participants.tags import (
+    draft_fingerprint,
+    format_kickoff,
+    format_lead,
+    format_trust,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.tasks.model import TaskBrief
 
 
+@dataclass(frozen=True)
+class CollaboratorTurn:
+    """What one decision of a collaborator looks at: the observation, the draft in the
+    editor (``fp``: its fingerprint, empty without a draft), my reading of the task and the
+    gated request waiting for my decision."""
+
+    obs: Observation
+    draft: str
+    fp: str
+    semantics: QuerySemantics
+    plan: AnalysisPlan
+    request: GateRequest | None
+
+
 class ScriptedCollaborator:
     """A scripted simulated collaborator driven by its profile (see module docstring).
 
-    Profile params: the behavioural model of :class:`~collabsim.participants.human.HumanModel`
-    (``expertise``, ``error_in_area``, ``error_outside``, ``confidence_in_area``,
-    ``confidence_outside``, ``message_propensity``, ``assertiveness``, ``approve_threshold``
-    and the calibrated ``behaviour`` block), plus ``recompute_claims`` (D-style numeric check;
-    default for key D), ``check_wording`` (R-style wording check; default for key R),
-    ``review_code`` (decide gated code by its columns), ``confirm_propensity`` (probability of
-    posting a confirmation when a checked draft has no issue, default 1) and
-    ``memory_entries`` (list of ``[section, text]`` for the build phase).
+    Profile params (updated by the run's ``params``): the typed
+    :class:`~collabsim.participants.scripted_params.CollaboratorParams` (unknown keys are
+    refused).
     """
 
     role: Role = "collaborator"
@@ -74,13 +87,15 @@ class ScriptedCollaborator:
         self.profile = profile
         self.name = profile.key
         self.seed = int(seed)
-        self.params = self._merge(profile.params, params)
-        self.numbers = bool(self.params.get("recompute_claims", profile.key == "D"))
-        self.wording = bool(self.params.get("check_wording", profile.key == "R"))
-        self.human = HumanModel.from_params(self.params)
+        self.params = CollaboratorParams.from_mapping({**dict(profile.params),
+                                                       **dict(params or {})})
+        self.numbers = self.params.recompute_claims
+        self.wording = self.params.check_wording
+        self.human = self.params.human
         self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
-        self._cache: dict[str, _Reading] = {}
-        self._said = _Said()
+        self._cache: dict[str, Reading] = {}
+        self._said = Said()
+        self._chat = ChatLog()
         # my edits of the editor: draft fp -> the version I announced, what I wrote
         self._planned: dict[str, str] = {}
         self._finish_rejected = 0
@@ -90,24 +105,18 @@ class ScriptedCollaborator:
         self._lead_actions: dict[str, int] = {}  # task id -> drawn K (asked every turn)
         self._seen: dict[str, float] = {}  # draft fp -> when I first saw it in the editor
 
-    @staticmethod
-    def _merge(profile_params: Mapping[str, Any], params: Mapping[str, Any] | None
-               ) -> dict[str, Any]:
-        """Profile params updated by the run's collaborator params."""
-        return {**dict(profile_params), **dict(params or {})}
-
     async def act(self, observation: Observation) -> str:
         """Return the next action text."""
         return self.decide(observation)
 
-    def reading(self, brief: TaskBrief) -> _Reading:
+    def reading(self, brief: TaskBrief) -> Reading:
         """This person's own (possibly mistaken) reading of a task, drawn per session."""
         if brief.task_id not in self._cache:
             truth = parse_query(brief)
             mistakes = self.human.draw_mistakes(self.seed, self.name, brief.task_id)
             semantics = misread_semantics(truth, mistakes)
             plan = apply_mistakes(resolve_plan(brief, truth), mistakes)
-            self._cache[brief.task_id] = _Reading(semantics, plan, mistakes)
+            self._cache[brief.task_id] = Reading(semantics, plan, mistakes)
         return self._cache[brief.task_id]
 
     def _task(self, brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
@@ -125,112 +134,189 @@ class ScriptedCollaborator:
         rates = self.human.reaction_rates(self.seed, self.name, obs.task.task_id, disagrees)
         if rates is None:
             return "check"
-        return rates.sample(_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
+        return rates.sample(seeded_rng(self.seed, self.name, obs.task.task_id, fp, "reaction"))
 
     def action_duration(self, action: str) -> float | None:
         """How long my next action lasts: from the calibrated timing model (engine hook)."""
         return self.timing.duration(action)
 
     def decide(self, obs: Observation) -> str:
-        """Synchronous decision (the whole policy)."""
+        """Synchronous decision (the whole policy): the build phase's memory step, else the
+        action of the first rule of :attr:`RULES` whose guard holds."""
         self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
-            return _build_step(obs, self._memory_entries())
+            return build_step(obs, self._memory_entries())
+        turn = self._turn(obs)
+        return self._first_rule(turn).act(self, turn)
+
+    def rule_for(self, obs: Observation) -> Rule:
+        """The rule that decides on ``obs`` in the work phase (which :meth:`decide` takes)."""
+        return self._first_rule(self._turn(obs))
+
+    def _first_rule(self, turn: CollaboratorTurn) -> Rule:
+        """The first rule whose guard holds for this turn (the last one always does)."""
+        return next(rule for rule in self.RULES if rule.guard(self, turn))
+
+    def _turn(self, obs: Observation) -> CollaboratorTurn:
+        """Read the observation: the draft in the editor and the request I must decide (and
+        remember when I first saw the draft: a person reads a new draft from when it
+        appears)."""
         draft = obs.editor_text
         fp = draft_fingerprint(draft) if draft.strip() else ""
-        if fp:  # a person reads a new draft from when it appears
+        if fp:
             self._seen.setdefault(fp, obs.time)
         semantics, plan = self._task(obs.task)
         request = obs.pending_for_me[0] if obs.pending_for_me else None
-        if request is not None and request.action_type == "EXECUTE_CODE":
-            return self._decide_code(request.request_id, str(request.args.get("code", "")), plan)
-        lead = self._lead_in(obs, plan)
-        if lead is not None:
-            return lead
-        own = self._own_result(obs, plan)
-        # my recomputation validates a draft (or a request I must decide): I start it once
-        # there is one, reacting to the agent's output as Kolab's humans do, not alongside
-        # the agent's own analysis (a lead-in's look at the data is the lead-in's)
-        if (self.numbers and own is None and plan.columns and (fp or request is not None)
-                and not obs.my_pending and not self._computed(obs, plan)
-                and _allowed(obs, "EXECUTE_CODE")):
-            return format_action("EXECUTE_CODE", code=compute_cell(plan))
-        if self._escalates(obs):
-            return self._finish_myself(obs)
-        if request is not None:
-            return self._decide_gate(obs, request)
-        if not fp:
-            return format_action(WAIT)
-        if not _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
-            return format_action(WAIT)
-        if fp in self._written:
-            return format_action(WAIT)  # the editor holds my own edit
-        if self._posted(obs, fp):
-            return self._edit_or_insist(obs, fp, draft)
-        ready = self._ready_at(obs, fp)
-        if obs.time < ready:  # still thinking about the draft: until it is read
-            return format_wait(ready - obs.time)
-        # I look at the draft first (my own, fallible check); what I find shifts my reaction
-        found = self.issues(obs, draft)
-        reaction = self.reaction(obs, fp, disagrees=bool(found))
-        # adopt: takes the draft as it is - also when my check disagreed (over-reliance)
-        issues = () if reaction == "adopt" else found
-        version = None if reaction == "adopt" else self.own_version(obs, draft)
+        return CollaboratorTurn(obs, draft, fp, semantics, plan, request)
+
+    # ------------------------------------------------------------------ rules: guards
+    def _code_requested(self, t: CollaboratorTurn) -> bool:
+        """A teammate's code waits for my decision."""
+        return t.request is not None and t.request.action_type == "EXECUTE_CODE"
+
+    def _leading(self, t: CollaboratorTurn) -> bool:
+        """I open the session alone (see :meth:`_lead_in_step`) and nobody engaged the agent."""
+        obs = t.obs
+        if self._lead_in_actions(obs) == 0 or not allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+            return False
+        if not self._leads(obs):
+            return False
+        return not (any(tags.kickoff for _, tags in self._chat.read(obs.chat))
+                    or any(c.author != obs.me for c in obs.code_cells))
+
+    def _recomputes(self, t: CollaboratorTurn) -> bool:
+        """My recomputation validates a draft (or a request I must decide): I start it once
+        there is one, reacting to the agent's output as Kolab's humans do, not alongside the
+        agent's own analysis (a lead-in's look at the data is the lead-in's)."""
+        obs = t.obs
+        return (self.numbers and self._own_result(obs, t.plan) is None
+                and bool(t.plan.columns) and bool(t.fp or t.request is not None)
+                and not obs.my_pending and not self._computed(obs, t.plan)
+                and allowed(obs, "EXECUTE_CODE"))
+
+    def _escalating(self, t: CollaboratorTurn) -> bool:
+        return self._escalates(t.obs)
+
+    def _gate_requested(self, t: CollaboratorTurn) -> bool:
+        """Another gated action waits for my decision."""
+        return t.request is not None
+
+    def _nothing_to_check(self, t: CollaboratorTurn) -> bool:
+        """No draft, no way to talk about it, or the editor holds my own edit."""
+        return (not t.fp or not allowed(t.obs, "SEND_TEAMMATE_MESSAGE")
+                or t.fp in self._written)
+
+    def _objected(self, t: CollaboratorTurn) -> bool:
+        """I already posted my check of this draft."""
+        return self._posted(t.obs, t.fp)
+
+    def _reading(self, t: CollaboratorTurn) -> bool:
+        """Still thinking about the draft: until it is read."""
+        return t.obs.time < self._ready_at(t.obs, t.fp)
+
+    def _always(self, t: CollaboratorTurn) -> bool:
+        return True
+
+    # ----------------------------------------------------------------- rules: actions
+    def _decide_code_request(self, t: CollaboratorTurn) -> str:
+        assert t.request is not None
+        return self._decide_code(t.request.request_id, str(t.request.args.get("code", "")),
+                                 t.plan)
+
+    def _recompute(self, t: CollaboratorTurn) -> str:
+        return format_action("EXECUTE_CODE", code=compute_cell(t.plan))
+
+    def _escalate(self, t: CollaboratorTurn) -> str:
+        return self._finish_myself(t.obs)
+
+    def _decide_gate_request(self, t: CollaboratorTurn) -> str:
+        return self._decide_gate(t.obs, t.request)
+
+    def _wait(self, t: CollaboratorTurn) -> str:
+        return format_action(WAIT)
+
+    def _follow_up(self, t: CollaboratorTurn) -> str:
+        return self._edit_or_insist(t.obs, t.fp, t.draft)
+
+    def _wait_until_read(self, t: CollaboratorTurn) -> str:
+        return format_wait(self._ready_at(t.obs, t.fp) - t.obs.time)
+
+    def _react(self, t: CollaboratorTurn) -> str:
+        """I look at the draft first (my own, fallible check); what I find shifts my reaction:
+        adopt takes the draft as it is - also when my check disagreed (over-reliance); modify
+        and reject put my own version forward; otherwise I raise what I found."""
+        found = self.issues(t.obs, t.draft)
+        reaction = self.reaction(t.obs, t.fp, disagrees=bool(found))
+        if reaction == "adopt":
+            return self._agree(t, agrees=not found)
+        proposal = self._proposal(t, reaction, found)
+        if proposal is not None:
+            return proposal
+        if found:
+            return self._said.post("check", t.fp,
+                                   format_check_message(self.name, found, t.draft))
+        return self._agree(t, agrees=True)
+
+    def _proposal(self, t: CollaboratorTurn, reaction: str, issues: tuple[Issue, ...]) -> str | None:
+        """modify (and a reject that finds no issue): edit the draft with my own version
+        (announced first, so that the agent knows whose edit the editor holds); a reject with
+        issues: propose it and insist on it. None: I have no version of my own to offer."""
+        if reaction not in ("modify", "reject"):
+            return None
+        version = self.own_version(t.obs, t.draft)
+        if version is None:
+            return None
         # reject without an issue of my own: I do not use the agent's text (the Kolab label)
         # although my check agrees with its content, so I put my own version in its place
         replaces = reaction == "reject" and not issues
-        if (version is not None and (reaction == "modify" or replaces)
-                and version.strip() == draft.strip()):
+        if (reaction == "modify" or replaces) and version.strip() == t.draft.strip():
             # modify means editing (the Kolab label): agreeing, it still rewrites the draft
             # in its own terms - D with its figures, R with what it reads the query to ask
-            version = self.restatement(obs, version)
-        differs = version is not None and version.strip() != draft.strip()
-        if differs and reaction in ("modify", "reject") and (
-                version.strip() not in self._written_texts):
-            # modify (and a reject that finds no issue): edit the draft with my own version
-            # (announced first, so that the agent knows whose edit the editor holds);
-            # a reject with issues: propose it and insist on it
-            edit = (reaction == "modify" or replaces) and _allowed(obs, "EDITOR_UPDATE")
-            if edit:
-                self._planned[fp] = version
-            text = format_proposal_message(issues, draft, version, edit, replaces)
-            self._said.post("check", draft_fingerprint(version), text)
-            return self._said.post("check", fp, text)
-        if issues:
-            return self._said.post("check", fp, format_check_message(self.name, issues, draft))
-        # agreeing needs no message: whether it says so is its message propensity
-        speak = _rng(self.seed, self.name, obs.task.task_id, fp, "speak").random()
+            version = self.restatement(t.obs, version)
+        if version.strip() == t.draft.strip() or version.strip() in self._written_texts:
+            return None
+        edit = (reaction == "modify" or replaces) and allowed(t.obs, "EDITOR_UPDATE")
+        if edit:
+            self._planned[t.fp] = version
+        text = format_proposal_message(issues, t.draft, version, edit, replaces)
+        self._said.post("check", draft_fingerprint(version), text)
+        return self._said.post("check", t.fp, text)
+
+    def _agree(self, t: CollaboratorTurn, agrees: bool) -> str:
+        """Agreeing needs no message: whether it says so is its message propensity."""
+        task_id = t.obs.task.task_id
+        speak = seeded_rng(self.seed, self.name, task_id, t.fp, "speak").random()
         if speak >= self.human.message_propensity:
             return format_action(WAIT)
-        chatty = _rng(self.seed, self.name, obs.task.task_id, fp, "confirm").random()
-        if chatty < float(self.params.get("confirm_propensity", 1.0)):
-            return self._said.post("check", fp, format_check_message(
-                self.name, (), draft, self._confirmation(semantics, own, agrees=not found)))
-        return format_action(WAIT)
+        chatty = seeded_rng(self.seed, self.name, task_id, t.fp, "confirm").random()
+        if chatty >= self.params.confirm_propensity:
+            return format_action(WAIT)
+        own = self._own_result(t.obs, t.plan)
+        return self._said.post("check", t.fp, format_check_message(
+            self.name, (), t.draft, self._confirmation(t.semantics, own, agrees=agrees)))
 
-    def _lead_in(self, obs: Observation, plan: AnalysisPlan) -> str | None:
-        """My next action while I open the session alone (None once someone engaged the
-        agent, without a lead-in, or when a teammate leads): say so, look at the data (D: its
-        own computation), then ask the agent to start - ``min(K, 3)`` actions (``K``: the
-        calibrated draw)."""
+    def _lead_in_actions(self, obs: Observation) -> int:
+        """``K``, how many actions I take alone before I engage the agent (the calibrated
+        draw, once per session; 0: no lead-in)."""
         task_id = obs.task.task_id
-        k = self._lead_actions.get(task_id)
-        if k is None:
-            k = self._lead_actions[task_id] = self.human.lead_in_actions(
+        if task_id not in self._lead_actions:
+            self._lead_actions[task_id] = self.human.lead_in_actions(
                 self.seed, self.name, task_id)
-        if k == 0 or not _allowed(obs, "SEND_TEAMMATE_MESSAGE") or not self._leads(obs):
-            return None
-        if any(KICKOFF in m.text for m in obs.chat) or any(
-                c.author != obs.me for c in obs.code_cells):
-            return None  # the agent has been engaged (by me or a teammate) or is working
+        return self._lead_actions[task_id]
+
+    def _lead_in_step(self, t: CollaboratorTurn) -> str:
+        """My next action while I open the session alone: say so, look at the data (D: its
+        own computation), then ask the agent to start - ``min(K, 3)`` actions."""
+        obs, plan = t.obs, t.plan
+        k = self._lead_in_actions(obs)
         if obs.my_pending:
             return format_action(WAIT)
         key = obs.task.task_id
         if k >= 2 and not self._said.in_chat(obs, "lead", key):
             return self._said.post("lead", key, "I will look at the data myself first and "
-                                   f"tell you when to start. {LEAD}")
+                                   f"tell you when to start. {format_lead()}")
         mine = [c for c in obs.code_cells if c.author == obs.me]
-        if k >= 3 and not mine and plan.columns and _allowed(obs, "EXECUTE_CODE"):
+        if k >= 3 and not mine and plan.columns and allowed(obs, "EXECUTE_CODE"):
             # the K - 2 actions between saying so and asking the agent are one look at the
             # data: every landing wakes the waiting agent, whose decisions are budgeted
             # (run.max_turns), so a lead-in of more than 3 actions is shortened to 3
@@ -238,7 +324,7 @@ class ScriptedCollaborator:
                     else inspect_cell(plan))
             return format_action("EXECUTE_CODE", code=code)
         return self._said.post("kickoff", key, "I have looked at the data. Over to you: please "
-                               f"run the analysis and draft the hypothesis. {KICKOFF}")
+                               f"run the analysis and draft the hypothesis. {format_kickoff()}")
 
     @staticmethod
     def _leads(obs: Observation) -> bool:
@@ -254,17 +340,15 @@ class ScriptedCollaborator:
         session's sampled sequence; a draft not announced (yet) gets the next one)."""
         if self.human.behaviour is None:
             return 0.0
-        announced = [m for m in obs.chat if m.sender != obs.me and announced_drafts(m.text)]
-        mine = [m for m in announced if fp in announced_drafts(m.text)]
+        announced = [(m, tags.announced) for m, tags in self._chat.others(obs) if tags.announced]
+        mine = [m for m, fps in announced if fp in fps]
         order = {f: i for i, f in enumerate(dict.fromkeys(
-            f for m in announced for f in announced_drafts(m.text)))}
+            f for _, fps in announced for f in fps))}
         start = min(self._seen.get(fp, obs.time), mine[0].time if mine else math.inf)
         return start + self.timing.think(obs.task.task_id, order.get(fp, len(order)))
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
         """Decide a gate request: reject only issues it is confident enough about."""
-        if request.action_type == "FINISH":
-            param_value(self.params, "escalate_after", 3)  # read with the decision it bounds
         text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
                 else obs.editor_text)
         fp = draft_fingerprint(text)
@@ -273,7 +357,7 @@ class ScriptedCollaborator:
             return format_action("APPROVE", request_id=request.request_id)
         issues = tuple(i for i in found
                        if self.human.confidence(i.kind) >= self.human.approve_threshold)
-        if issues and not self._posted(obs, fp) and _allowed(obs, "SEND_TEAMMATE_MESSAGE"):
+        if issues and not self._posted(obs, fp) and allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return self._said.post("check", fp, format_check_message(self.name, issues, text))
         if issues:
             reason = " ".join(i.message for i in issues) + " " + " ".join(
@@ -287,11 +371,11 @@ class ScriptedCollaborator:
         """Whether I, owning FINISH, end a standoff: after ``escalate_after`` rejections of
         the agent's FINISH, or once the agent hands the submission over to me after one, the
         owner decides (its decision binds) instead of blocking on."""
-        if obs.gates.get("FINISH") != obs.me or not _allowed(obs, "FINISH"):
+        if obs.gates.get("FINISH") != obs.me or not allowed(obs, "FINISH"):
             return False
-        limit = param_value(self.params, "escalate_after", 3)
+        limit = self.params.escalate_after
         handed = self._finish_rejected > 0 and any(
-            m.sender != obs.me and "[handover FINISH" in m.text for m in obs.chat)
+            tags.handover for _, tags in self._chat.others(obs))
         return handed or self._finish_rejected >= limit
 
     def _finish_myself(self, obs: Observation) -> str:
@@ -303,7 +387,7 @@ class ScriptedCollaborator:
         editor_owner = obs.gates.get("EDITOR_UPDATE")
         if (version is not None and version.strip() != obs.editor_text.strip()
                 and editor_owner in (None, obs.me)
-                and "escalate" not in self._edit_tried and _allowed(obs, "EDITOR_UPDATE")):
+                and "escalate" not in self._edit_tried and allowed(obs, "EDITOR_UPDATE")):
             self._edit_tried.add("escalate")
             self._written.add(draft_fingerprint(version))
             self._written_texts.add(version.strip())
@@ -319,7 +403,7 @@ class ScriptedCollaborator:
             if own is not None and (own.year is not None or own.trends):
                 return draft_hypothesis(own, semantics)
         if self.wording:
-            shown = _results_shown(obs, exclude=obs.me)
+            shown = results_shown(obs, exclude=obs.me)
             if not shown:
                 return None
             years = claim_years(draft)
@@ -353,13 +437,13 @@ class ScriptedCollaborator:
 
     def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
-        declined = any(m.sender != obs.me and f"[keep draft={fp}]" in m.text for m in obs.chat)
+        declined = any(fp in tags.kept for _, tags in self._chat.others(obs))
         if not declined or self._said.in_chat(obs, "insist", fp):
             return format_action(WAIT)
         issues = self.issues(obs, draft)
         if not issues:
             return format_action(WAIT)
-        pushes = self.reaction(obs, fp, disagrees=True) == "reject" or _rng(
+        pushes = self.reaction(obs, fp, disagrees=True) == "reject" or seeded_rng(
             self.seed, self.name, obs.task.task_id, fp, "insist").random() < (
             self.human.assertiveness)
         if not pushes:
@@ -377,7 +461,7 @@ class ScriptedCollaborator:
         if self.wording:
             found += check_wording(semantics, text)
         if self.numbers:
-            agent = _latest_result(obs, None, exclude=obs.me)
+            agent = latest_result(obs, None, exclude=obs.me)
             found += [i for i in check_numbers(text, self._own_result(obs, plan), agent)
                       if all(i.kind != f.kind for f in found)]
         return tuple(found)
@@ -411,11 +495,10 @@ class ScriptedCollaborator:
         return bool(self._said.in_chat(obs, "check", fp))
 
     def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan) -> str:
-        if not self.params.get("review_code", self.numbers):
+        if not self.params.review_code:
             return format_action("APPROVE", request_id=request_id)
-        match = _COLS_RE.search(code)
-        if match and code.startswith(COMPUTE_MARK):
-            used = set(re.findall(r"'([^']+)'", match.group(1)))
+        used = compute_cell_columns(code)
+        if used is not None:
             raw = sorted(c.removesuffix("_inter") for c in plan.columns
                          if c.endswith("_inter") and c.removesuffix("_inter") in used)
             if raw:
@@ -428,9 +511,8 @@ class ScriptedCollaborator:
         return format_action("APPROVE", request_id=request_id)
 
     def _memory_entries(self) -> list[tuple[str, str]]:
-        custom = self.params.get("memory_entries")
-        if custom:
-            return [(str(s), str(t)) for s, t in custom]
+        if self.params.memory_entries:
+            return list(self.params.memory_entries)
         who = f"{self.name} ({self.profile.title})"
         entries: list[tuple[str, str]] = []
         if self.numbers:
@@ -438,7 +520,7 @@ class ScriptedCollaborator:
                 ("expertise", f"Expertise {who}: variable mapping, raw vs interpolated column "
                               "variants, windows, extremes and n-th events; validates numbers "
                               "by recomputing them."),
-                ("trust", f"Trust: rely on {self.name} for years and numbers."),
+                ("trust", format_trust(self.name, "years and numbers")),
                 ("evidence_criteria", f"Evidence criteria ({self.name}): every claimed year is "
                                       "recomputed independently on the *_inter columns."),
             ]
@@ -446,9 +528,21 @@ class ScriptedCollaborator:
             entries += [
                 ("expertise", f"Expertise {who}: query semantics - first vs second, peak vs "
                               "highest sustained values, increase vs decrease, bounded periods."),
-                ("trust", f"Trust: rely on {self.name} for whether the wording answers the "
-                          "question."),
+                ("trust", format_trust(self.name,
+                                       "whether the wording answers the question")),
                 ("evidence_criteria", f"Evidence criteria ({self.name}): the hypothesis states "
                                       "exactly the asked ordinal, direction and period."),
             ]
         return entries
+
+    RULES: tuple[Rule, ...] = (
+        Rule("decide the code I gate", _code_requested, _decide_code_request),
+        Rule("open the session alone", _leading, _lead_in_step),
+        Rule("recompute the answer", _recomputes, _recompute),
+        Rule("end a FINISH standoff", _escalating, _escalate),
+        Rule("decide the request I gate", _gate_requested, _decide_gate_request),
+        Rule("nothing to check", _nothing_to_check, _wait),
+        Rule("follow up my check", _objected, _follow_up),
+        Rule("read the draft", _reading, _wait_until_read),
+        Rule("react to the draft", _always, _react),
+    )

@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 from dataclasses import dataclass
-
-import numpy as np
+from typing import Any, Generic, TypeVar
 
 from collabsim.core.actions import format_action
 from collabsim.core.observation import Observation
@@ -21,29 +20,56 @@ from collabsim.participants.plan import (
     MistakeModel,
     apply_mistakes,
     resolve_plan,
-    stable_hash,
 )
 from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.tags import MessageTags, parse_trust
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
-LEAD = "[lead]"  # a collaborator opens the session alone and will say when the agent starts
-KICKOFF = "[kickoff]"  # ... and this is it asking the agent to start
-_COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
+T = TypeVar("T")
 
 
-def _rng(seed: int, *parts: object) -> np.random.Generator:
-    """A generator seeded from (seed, stable hashes of parts)."""
-    return np.random.default_rng(
-        [int(seed) & 0xFFFFFFFF, *(stable_hash(str(p)) for p in parts)]
-    )
+@dataclass(frozen=True)
+class Rule(Generic[T]):
+    """One rule of a scripted policy's decision table: when ``guard(policy, turn)`` holds
+    (and no earlier rule's did), the policy takes ``act(policy, turn)``."""
+
+    name: str
+    guard: Callable[[Any, T], bool]
+    act: Callable[[Any, T], str]
 
 
-def _allowed(obs: Observation, name: str) -> bool:
+class ChatLog:
+    """The team chat as a policy has read it: each message's tags parsed once, when it first
+    appears, and kept across decisions (the chat only grows within a session; an observation
+    whose chat does not extend the one read before - another session, or a test's hand-built
+    observation - starts the log afresh)."""
+
+    def __init__(self) -> None:
+        self._source: tuple[ChatMessage, ...] = ()
+        self._read: list[tuple[ChatMessage, MessageTags]] = []
+
+    def read(self, chat: tuple[ChatMessage, ...]) -> list[tuple[ChatMessage, MessageTags]]:
+        """Every message of ``chat`` with its tags, oldest first."""
+        if chat is self._source:
+            return self._read
+        n = len(self._read)
+        if n > len(chat) or chat[:n] != self._source[:n]:
+            self._read, n = [], 0
+        self._read += [(m, MessageTags.of(m.text)) for m in chat[n:]]
+        self._source = chat
+        return self._read
+
+    def others(self, obs: Observation) -> list[tuple[ChatMessage, MessageTags]]:
+        """The messages of my teammates (``obs.me`` excluded) with their tags."""
+        return [(m, tags) for m, tags in self.read(obs.chat) if m.sender != obs.me]
+
+
+def allowed(obs: Observation, name: str) -> bool:
     return not obs.available_actions or name in obs.available_actions
 
 
-class _Said:
+class Said:
     """The messages a participant posted, by kind (``draft``, ``keep``, ``check``) and draft
     fingerprint: the policy's own record, matched against the chat by sender and text."""
 
@@ -64,7 +90,7 @@ class _Said:
 
 
 @dataclass(frozen=True)
-class _TaskContext:
+class TaskContext:
     semantics: QuerySemantics
     plan: AnalysisPlan
     mistakes: frozenset[str]
@@ -72,7 +98,7 @@ class _TaskContext:
 
 
 @dataclass(frozen=True)
-class _Reading:
+class Reading:
     """A collaborator's own reading of a task: semantics and plan after its own mistakes."""
 
     semantics: QuerySemantics
@@ -80,14 +106,14 @@ class _Reading:
     mistakes: frozenset[str]
 
 
-def _context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> _TaskContext:
+def task_context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> TaskContext:
     semantics = parse_query(brief)
     plan = resolve_plan(brief, semantics)
     drawn = mistakes.draw(seed, brief.task_id)
-    return _TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))
+    return TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))
 
 
-def _latest_result(obs: Observation, author: str | None, exclude: str | None = None
+def latest_result(obs: Observation, author: str | None, exclude: str | None = None
                    ) -> AnalysisResult | None:
     for cell in reversed(obs.code_cells):
         if author is not None and cell.author != author:
@@ -102,7 +128,7 @@ def _latest_result(obs: Observation, author: str | None, exclude: str | None = N
     return None
 
 
-def _results_shown(obs: Observation, exclude: str | None = None) -> list[AnalysisResult]:
+def results_shown(obs: Observation, exclude: str | None = None) -> list[AnalysisResult]:
     """Parsed results of the compute cells in the shared code history, oldest first."""
     out = []
     for cell in obs.code_cells:
@@ -118,33 +144,32 @@ _TRUST_WORDS: dict[str, tuple[str, ...]] = {
     "computation": ("numbers", "years", "computation"),
     "semantics": ("wording", "semantics", "question"),
 }
-_TRUST_RE = re.compile(r"rely on (\w+) for (.*)", re.IGNORECASE)
 
 
-def _trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
+def trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
     """Teammate -> areas the team memory's ``trust`` section says to rely on them for."""
     if obs.memory is None:
         return {}
     out: dict[str, set[str]] = {}
     for line in obs.memory.sections.get("trust", ()):
-        match = _TRUST_RE.search(line)
-        if match is None:
+        trust = parse_trust(line)
+        if trust is None:
             continue
-        what = match.group(2).lower()
+        name, what = trust
         for area, words in _TRUST_WORDS.items():
             if any(w in what for w in words):
-                out.setdefault(match.group(1), set()).add(area)
+                out.setdefault(name, set()).add(area)
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def _build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
+def build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
     memory = obs.memory
     if memory is None or memory.read_only:
         return format_action(WAIT)
     for section, text in entries:
         if (section in memory.sections and text not in memory.sections.get(section, ())
-                and _allowed(obs, "MEMORY_ADD")):
+                and allowed(obs, "MEMORY_ADD")):
             return format_action("MEMORY_ADD", section=section, text=text)
-    if obs.me not in memory.agreed and _allowed(obs, "MEMORY_AGREE"):
+    if obs.me not in memory.agreed and allowed(obs, "MEMORY_AGREE"):
         return format_action("MEMORY_AGREE")
     return format_action(WAIT)

@@ -83,6 +83,10 @@ def _plain(value: Any) -> Any:
         return _plain_brief(value)
     if is_dataclass(value) and not isinstance(value, type):
         return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
+    return _plain_container(value)
+
+
+def _plain_container(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

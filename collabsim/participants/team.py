@@ -31,7 +31,7 @@ from collabsim.core.records import Profile
 from collabsim.core.team import AGENT_NAME, MAX_COLLABORATORS, TeamConfigError, TeamSpec
 from collabsim.participants.behaviour.params import BehaviourConfigError
 from collabsim.participants.behaviour.profile import BEHAVIOUR_FILE, resolve_behaviour
-from collabsim.participants.human import HumanModel
+from collabsim.participants.scripted_params import CollaboratorParams
 
 __all__ = [
     "AGENT_NAME",
@@ -128,7 +128,7 @@ def _collaborator(entry: Any, index: int) -> Profile:
             raise TeamConfigError(f"{where}: field 'params' must be a mapping")
         params = _merged(base.params, extra)
         try:
-            HumanModel.from_params(params)  # a bad override is a user error, named here
+            CollaboratorParams.from_mapping(params)  # a bad override: a user error, named here
         except ValueError as err:
             raise TeamConfigError(f"{where} ({key}): {err}") from None
         return Profile(

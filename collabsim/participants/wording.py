@@ -8,6 +8,7 @@ descriptive answer when the computation settles nothing.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from collabsim.domain.relations import ORDINAL_WORDS
@@ -33,37 +34,69 @@ def draft_hypothesis(result: AnalysisResult | None, semantics: QuerySemantics) -
         return describe_hypothesis(result)
     if result is None or result.year is None or not result.columns:
         return fallback_hypothesis(semantics, result)
-    when = year_text(result.year)
-    x = variable_phrase(result.columns[0])
+    phrase = _PHRASES.get(result.relation)
+    text = None if phrase is None else phrase(result, semantics)
+    return fallback_hypothesis(semantics, result) if text is None else text
+
+
+def _parts(result: AnalysisResult) -> tuple[str, str, str]:
+    """When (the result's year), what (its first variable) and the ordinal's word."""
+    assert result.year is not None
     nth = ORDINAL_WORDS.get(result.ordinal, f"{result.ordinal}th")
-    if result.relation == "rise":
-        return f"Around {when}, {x} began to increase for the {nth} time."
-    if result.relation == "fall":
-        return f"Around {when}, {x} decreased for the {nth} time."
-    if result.relation == "peak":
-        return f"Around {when}, {x} peaked."
-    if result.relation == "plateau":
-        return f"{x[:1].upper()}{x[1:]} begins to show its highest sustained values around {when}."
-    if result.relation == "simultaneous" and len(result.columns) >= 2:
-        y = variable_phrase(result.columns[1])
-        dirs = semantics.directions or ("down", "down")
-        if tuple(dirs[:2]) == ("down", "down"):
-            return (f"Around {when}, {x} and {y} significantly decreased simultaneously for the "
-                    f"{nth} time.")
-        past = {"up": "increased", "down": "declined"}
-        return (f"Around {when}, {x} {past[dirs[0]]} while {y} {past[dirs[1]]} simultaneously "
-                f"for the {nth} time.")
-    if result.relation in ("growth_max", "growth_min"):
-        extreme = "highest" if result.relation == "growth_max" else "lowest"
-        if result.window is None:
-            scope = "of the whole observed record"
-        else:
-            scope = (f"of the period between {-result.window[0]} and {-result.window[1]} BCE"
-                     if result.window[1] < 0 else
-                     f"of the period between {year_text(result.window[0])} and "
-                     f"{year_text(result.window[1])}")
-        return f"Around {when}, the growth rate reached its {extreme} value {scope}."
-    return fallback_hypothesis(semantics, result)
+    return year_text(result.year), variable_phrase(result.columns[0]), nth
+
+
+def _rise(result: AnalysisResult, semantics: QuerySemantics) -> str:
+    when, x, nth = _parts(result)
+    return f"Around {when}, {x} began to increase for the {nth} time."
+
+
+def _fall(result: AnalysisResult, semantics: QuerySemantics) -> str:
+    when, x, nth = _parts(result)
+    return f"Around {when}, {x} decreased for the {nth} time."
+
+
+def _peak(result: AnalysisResult, semantics: QuerySemantics) -> str:
+    when, x, _ = _parts(result)
+    return f"Around {when}, {x} peaked."
+
+
+def _plateau(result: AnalysisResult, semantics: QuerySemantics) -> str:
+    when, x, _ = _parts(result)
+    return f"{x[:1].upper()}{x[1:]} begins to show its highest sustained values around {when}."
+
+
+def _simultaneous(result: AnalysisResult, semantics: QuerySemantics) -> str | None:
+    if len(result.columns) < 2:
+        return None
+    when, x, nth = _parts(result)
+    y = variable_phrase(result.columns[1])
+    dirs = semantics.directions or ("down", "down")
+    if tuple(dirs[:2]) == ("down", "down"):
+        return (f"Around {when}, {x} and {y} significantly decreased simultaneously for the "
+                f"{nth} time.")
+    past = {"up": "increased", "down": "declined"}
+    return (f"Around {when}, {x} {past[dirs[0]]} while {y} {past[dirs[1]]} simultaneously "
+            f"for the {nth} time.")
+
+
+def _growth(result: AnalysisResult, semantics: QuerySemantics) -> str:
+    when, _, _ = _parts(result)
+    extreme = "highest" if result.relation == "growth_max" else "lowest"
+    if result.window is None:
+        scope = "of the whole observed record"
+    else:
+        scope = (f"of the period between {-result.window[0]} and {-result.window[1]} BCE"
+                 if result.window[1] < 0 else
+                 f"of the period between {year_text(result.window[0])} and "
+                 f"{year_text(result.window[1])}")
+    return f"Around {when}, the growth rate reached its {extreme} value {scope}."
+
+
+_PHRASES: dict[str, Callable[[AnalysisResult, QuerySemantics], str | None]] = {
+    "rise": _rise, "fall": _fall, "peak": _peak, "plateau": _plateau,
+    "simultaneous": _simultaneous, "growth_max": _growth, "growth_min": _growth,
+}
 
 
 def fallback_hypothesis(semantics: QuerySemantics, result: AnalysisResult | None) -> str:

@@ -113,6 +113,9 @@ class Orchestrator:
             "SESSION_START",
             {
                 "task_id": s.cfg.task.task_id,
+                # the question and domain (never the gold) so a trace reads on its own
+                "query": s.cfg.task.query,
+                "domain": s.cfg.task.domain,
                 "team": s.team.label,
                 "members": list(s.members),
                 "structure": s.structure.name,

@@ -1,21 +1,30 @@
-"""Render a workflow graph as one self-contained HTML page (inline CSS, JS and data).
+"""Render sessions as one self-contained HTML page (inline CSS, JS and data).
 
-The page needs no network at view time: the stylesheet, the script and the graph are all
-embedded. The script (``assets/viewer.js``) draws a timeline with one swimlane per
-participant, nodes as time intervals, sequential / loop / crossing edges, gate requests and
-decisions, step bands with ratings, and a detail panel for the clicked node.
+The page needs no network at view time: the stylesheet, the script and the data are all
+embedded. Each session's data sits in its own ``<script type="application/json">`` block
+that the script parses only when the session is picked, so a page of hundreds of sessions
+opens as fast as the picker's index.
+
+The script (``assets/viewer.js``) draws, for the picked session: a header (task question,
+team, structure, submitted hypothesis, Performance and the judge's factors, metric cards),
+a timeline with one swimlane per participant (nodes as time intervals, sequential / loop /
+crossing edges, gate requests and decisions, step bands with ratings) and, beside it, the
+chronological transcript; clicking a node scrolls the transcript to its entry and clicking
+an entry selects its node. With more than one session a picker lists them, filtered by
+team, structure and outcome.
 """
 
 from __future__ import annotations
 
 import html
 import json
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from collabsim.graphs.model import WorkflowGraph
-from collabsim.graphs.timefmt import format_clock
-from collabsim.viewer.payload import graph_payload
+from collabsim.viewer.sessions import ViewSession, session_from_graph
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en">
@@ -27,12 +36,21 @@ _TEMPLATE = """<!DOCTYPE html>
 {css}
 </style>
 </head>
-<body>
-<header>
-<h1>{title}</h1>
-<div class="meta">{meta}</div>
-<div class="goal">{goal}</div>
-</header>
+<body class="{body_class}">
+<div id="app">
+<nav id="picker" aria-label="sessions">
+<h1 class="page-title">{title}</h1>
+<div class="filters">
+<label>{team_label} <select id="f-team"></select></label>
+<label>{structure_label} <select id="f-structure"></select></label>
+<label>outcome <select id="f-outcome"></select></label>
+<input id="f-text" type="search" placeholder="filter by task or id">
+</div>
+<div id="picker-count" class="muted"></div>
+<ol id="picker-list"></ol>
+</nav>
+<div id="session">
+<section id="story" aria-label="what was asked and how it ended"></section>
 <div class="toolbar">
 <div class="legend">
 <span><span class="sw" style="background:var(--human)"></span>human</span>
@@ -44,12 +62,17 @@ _TEMPLATE = """<!DOCTYPE html>
 </div>
 <label class="zoom">zoom <input id="zoom" type="range" min="0.5" max="6" step="0.25" value="1"></label>
 </div>
-<main>
+<main id="work">
+<div id="left">
 <div id="timeline"><svg id="timeline-svg" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="workflow timeline"></svg></div>
-<aside id="detail"><h2>Details</h2><p class="muted">Click a node to see its code, output or message.</p>
-<p class="muted">{counts}</p></aside>
+<div id="detail"><p class="muted">Click a node or a transcript entry.</p></div>
+</div>
+<aside id="transcript" aria-label="transcript"></aside>
 </main>
-<script type="application/json" id="collabsim-data">{data}</script>
+</div>
+</div>
+<script type="application/json" id="collabsim-index">{index}</script>
+{sessions}
 <script>
 {js}
 </script>
@@ -65,48 +88,85 @@ def _asset(name: str) -> str:
 def _json_for_script(payload: object) -> str:
     # a "<" inside the data could close the script element or open a comment: JSON's
     # \u003c escape keeps the text identical after parsing
-    text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+    text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     return text.replace("<", "\\u003c")
 
 
-def render_html(graph: WorkflowGraph, title: str | None = None) -> str:
-    """The session page for ``graph`` as one HTML string.
+def render_page(sessions: Sequence[ViewSession], title: str) -> str:
+    """One page for ``sessions`` (a picker when there are several).
 
     Args:
-        graph: The workflow graph to draw.
-        title: Page title (default: the session id).
+        sessions: The sessions, in the order the picker lists them.
+        title: Page title.
 
     Returns:
         A complete, self-contained HTML document.
     """
-    payload = graph_payload(graph)
-    info = graph.session
-    title = title or f"Session {info.session_id}"
-    meta_parts = [p for p in (info.participant_id, info.occupation, info.domain) if p]
-    times = [t for n in graph.nodes for iv in n.intervals for t in iv]
-    if times:
-        meta_parts.append(f"duration {format_clock(round(max(times) - min(times)))}")
-    counts = payload["counts"]
+    if not sessions:
+        raise ValueError("no session to show")
+    kolab_only = all(s.index["kind"] == "kolab" for s in sessions)
+    blocks = "\n".join(
+        f'<script type="application/json" id="collabsim-session-{i}">'
+        f"{_json_for_script(s.payload)}</script>"
+        for i, s in enumerate(sessions)
+    )
+    index = [{**s.index, "i": i} for i, s in enumerate(sessions)]
     return _TEMPLATE.format(
         title=html.escape(title),
-        meta=html.escape(" · ".join(meta_parts)),
-        goal=html.escape(info.goal),
-        counts=html.escape(
-            f"{counts['nodes']} nodes, {counts['edges']} edges "
-            f"({counts['crossing']} crossing, {counts['loops']} loops), "
-            f"{len(graph.responses)} responses, {len(graph.steps)} steps"
-        ),
+        body_class="single" if len(sessions) == 1 else "many",
+        team_label="participant" if kolab_only else "team",
+        structure_label="category" if kolab_only else "structure",
         css=_asset("viewer.css"),
         js=_asset("viewer.js"),
-        data=_json_for_script(payload),
+        index=_json_for_script(index),
+        sessions=blocks,
     )
 
 
-def write_view(graph: WorkflowGraph, path: str | Path, title: str | None = None) -> Path:
-    """Write the session page for ``graph`` to ``path`` (parent folders created)."""
+def render_html(
+    graph: WorkflowGraph,
+    title: str | None = None,
+    *,
+    row: Mapping[str, Any] | None = None,
+    gold: str | None = None,
+) -> str:
+    """The page of one session (see :func:`collabsim.viewer.sessions.session_from_graph`).
+
+    Args:
+        graph: The workflow graph to draw.
+        title: Page title (default: the session id).
+        row: The session's metrics row (Performance, factors), when known.
+        gold: The gold hypothesis; only when the user asked to see it.
+    """
+    view = session_from_graph(graph, row=row, gold=gold)
+    return render_page([view], title or f"Session {graph.session.session_id}")
+
+
+def write_page(sessions: Sequence[ViewSession], path: str | Path, title: str) -> Path:
+    """Write :func:`render_page` to ``path`` (parent folders created; atomic replace)."""
     path = Path(path)
+    text = render_page(sessions, title)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(render_html(graph, title), encoding="utf-8")
+    tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)
     return path
+
+
+def write_view(
+    graph: WorkflowGraph,
+    path: str | Path,
+    title: str | None = None,
+    *,
+    row: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the page of one session to ``path`` (parent folders created).
+
+    Args:
+        graph: The session's graph.
+        path: HTML file to write.
+        title: Page title (default: the session id).
+        row: The session's metrics row (Performance and the judge's factors), when known.
+    """
+    view = session_from_graph(graph, row=row)
+    return write_page([view], path, title or f"Session {graph.session.session_id}")

@@ -82,6 +82,7 @@ BAD_VALUES = [
     (["team=XYZ"], "team"),
     (["structure.names=[gates]"], "structure.names"),
     (["policy.agent.mistakes.wrong_ordinal=2"], "policy.agent"),
+    (["+team.profiles.D.params.asertiveness=0.9"], "asertiveness"),
     (["+structure.overrides.scaffolded.build_max_turns=0"], "structure.overrides"),
     (["+clock.seed_offset=1"], "clock"),
     ([f"+llm.agent.extra.api_key={SECRET}"], "llm.agent.extra"),

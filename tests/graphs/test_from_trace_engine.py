@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from helpers.executors import InProcessExecutor
+from helpers.participants import CAREFUL_AGENT
 from helpers.tasks import make_task
 
 from collabsim.core.actions import format_action
@@ -136,7 +137,9 @@ def test_scripted_dr_scaffolded_session_converts(tmp_path: Path) -> None:
     task = load_tasks(tmp_path / "suite").tasks[0]
     team = team_from_dict("DR")
     participants = {
-        m: build_scripted(m, team.role(m), team.profile(m), seed=0) for m in team.members
+        m: build_scripted(m, team.role(m), team.profile(m), seed=0,
+                          params=CAREFUL_AGENT if team.role(m) == "agent" else None)
+        for m in team.members
     }
     config = SessionConfig(task=task, team=team, structure=builtin_structure("scaffolded"), seed=0)
     trace = tmp_path / "run" / "trace.jsonl"

@@ -103,3 +103,10 @@ def fuzz_strings(seed: int, n: int) -> list[str]:
     out.append(format_action("EXECUTE_CODE", code="x" * 500_000)[:-1])
     out.append("SEND_TEAMMATE_MESSAGE({" + '"message": {' * 5000 + "})")
     return out
+
+
+# The scripted agent the session tests were written for (its built-in values before they
+# became the configs' values, see AgentParams): no mistakes, it always follows an objection,
+# starts at once and waits for its teammates up to turn 45. Merge a test's own values over it.
+CAREFUL_AGENT: dict[str, object] = {"mistakes": {}, "deference": 1.0,
+                                    "lead_patience_seconds": 0.0, "finish_by_turn": 45}

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 from helpers.executors import InProcessExecutor
+from helpers.participants import CAREFUL_AGENT
 
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
@@ -38,7 +39,7 @@ def _d_messages(task_root: Path, label: str, agent_mistakes: MistakeModel,
     task = load_tasks(task_root).tasks[0]  # a peak query: peak_vs_plateau changes the year
     team = team_from_dict("D")
     participants: dict[str, Any] = {
-        "agent": ScriptedAgent(seed=0, params={"patience_seconds": 600},
+        "agent": ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "patience_seconds": 600},
                                mistakes=agent_mistakes),
         "D": ScriptedCollaborator(team.collaborators[0], seed=0, params=_chatty(label)),
     }

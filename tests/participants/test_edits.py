@@ -13,6 +13,7 @@ import pytest
 import yaml
 from helpers.executors import InProcessExecutor
 from helpers.observations import sample_observation
+from helpers.participants import CAREFUL_AGENT
 
 from collabsim.core.action_parser import parse_action
 from collabsim.core.observation import ChatMessage
@@ -54,7 +55,7 @@ def _run(task: Task, structure: str, deference: float, trace: Path,
          patience: float = 600.0, members: str = "DR") -> str:
     team = team_from_dict(members)
     participants: dict[str, Any] = {"agent": ScriptedAgent(
-        seed=0, params={"deference": deference, "patience_seconds": patience},
+        seed=0, params={**CAREFUL_AGENT, "deference": deference, "patience_seconds": patience},
         mistakes=MistakeModel(peak_vs_plateau=1.0))}
     for profile in team.collaborators:  # D edits every draft, R takes drafts unchecked
         label = "modify" if profile.key == "D" else "adopt"
@@ -130,7 +131,8 @@ def test_waiting_for_an_announced_edit_is_bounded_by_finish_by_turn(
             return "WAIT_TEAMMATE_CONTINUE"
 
     participants: dict[str, Any] = {
-        "agent": ScriptedAgent(seed=0, params={"patience_seconds": 600.0, "finish_by_turn": 12},
+        "agent": ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "patience_seconds": 600.0,
+                                                     "finish_by_turn": 12},
                                mistakes=MistakeModel(peak_vs_plateau=1.0)),
         "D": _Announcer(team.collaborators[0], seed=0, params=_reacting("modify"))}
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
@@ -225,7 +227,7 @@ def test_the_agent_finishes_over_a_teammate_at_work_only_when_told_to(
     assert parse_action(agent.decide(busy)).action.name == "WAIT_TEAMMATE_CONTINUE"
     late = replace(busy, turn=agent._finish_by_turn)  # the turn budget still bounds it
     assert parse_action(agent.decide(late)).action.name == "FINISH"
-    agent.params["wait_for_working_teammates"] = False
+    agent.params = replace(agent.params, wait_for_working_teammates=False)
     assert parse_action(agent.decide(busy)).action.name == "FINISH"
 
 
@@ -236,7 +238,7 @@ def test_a_reject_that_finds_no_issue_puts_the_collaborators_own_version_in_plac
     # such a reject passed as an adopt: a confirmation, the agent's text submitted)
     team = team_from_dict("D")
     participants: dict[str, Any] = {
-        "agent": ScriptedAgent(seed=0, params={"deference": 1.0}, mistakes=MistakeModel()),
+        "agent": ScriptedAgent(seed=0, params=CAREFUL_AGENT, mistakes=MistakeModel()),
         "D": ScriptedCollaborator(team.collaborators[0], seed=0, params=_reacting("reject"))}
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
     trace = tmp_path / "reject.jsonl"
@@ -261,7 +263,7 @@ def test_d_recomputes_when_there_is_a_draft_to_check_not_alongside_the_agent(
     params["behaviour"]["lead_in"]["probability"]["value"] = 0.0
     team = team_from_dict("D")
     participants: dict[str, Any] = {
-        "agent": ScriptedAgent(seed=0, mistakes=MistakeModel()),
+        "agent": ScriptedAgent(seed=0, params=CAREFUL_AGENT, mistakes=MistakeModel()),
         "D": ScriptedCollaborator(team.collaborators[0], seed=0, params=params)}
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
     trace = tmp_path / "d.jsonl"

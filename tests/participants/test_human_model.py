@@ -1,4 +1,4 @@
-"""The behavioural model of scripted collaborators: every profile parameter is used, mistakes
+"""The behavioural model of scripted collaborators: mistakes
 fire on the real archaeology queries, and the mechanisms move outcomes as documented."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers.executors import InProcessExecutor
+from helpers.participants import CAREFUL_AGENT
 
 from collabsim.core.records import Profile
 from collabsim.participants.human import AREAS, HUMAN_MISTAKES, HumanConfigError, HumanModel
@@ -20,58 +21,7 @@ from collabsim.participants.team import load_profile, packaged_profile_keys, tea
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
-from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
-
-
-class _Tracking(dict):  # type: ignore[type-arg]
-    """A params dict that records which keys a policy looks up."""
-
-    reads: set[str]
-
-    def __getitem__(self, key: str) -> Any:
-        self.reads.add(key)
-        return super().__getitem__(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        self.reads.add(key)
-        return super().get(key, default)
-
-    def __contains__(self, key: object) -> bool:
-        self.reads.add(str(key))
-        return super().__contains__(key)
-
-
-@pytest.mark.parametrize("key", packaged_profile_keys())
-def test_every_profile_parameter_is_read(key: str, generated_200: Path) -> None:
-    """Load each packaged profile, run its collaborator through sessions that exercise every
-    decision (build phase, gates incl. a code gate, chat checks) and fail on any key nobody
-    looked up."""
-    reads: set[str] = set()
-
-    class Tracked(ScriptedCollaborator):
-        @staticmethod
-        def _merge(profile_params: Any, params: Any) -> dict[str, Any]:
-            tracked = _Tracking({**dict(profile_params), **dict(params or {})})
-            tracked.reads = reads
-            return tracked
-
-    profile = load_profile(key)
-    tasks = load_tasks(generated_200).tasks[:4]
-    structures = [builtin_structure("scaffolded"), builtin_structure("default"),
-                  builtin_structure("preassigned_gates",
-                                    gates={"EXECUTE_CODE": key, "FINISH": key})]
-    for task in tasks:
-        for structure in structures:
-            for seed in range(2):
-                agent = ScriptedAgent(seed=seed, params={"mistakes": {
-                    "wrong_column_variant": 0.5, "wrong_ordinal": 0.5}})
-                config = SessionConfig(task=task, team=team_from_dict([key]),
-                                       structure=structure, seed=seed)
-                run_session_sync(config, {"agent": agent, key: Tracked(profile, seed=seed)},
-                                 executor_factory=InProcessExecutor)
-    unused = sorted(set(profile.params) - reads)
-    assert not unused, f"profile {key}: parameters nobody reads: {unused}"
 
 
 @pytest.mark.parametrize("key", packaged_profile_keys())
@@ -130,7 +80,7 @@ def test_mistakes_fire_on_the_real_archaeology_queries(archaeology: dict[str, Ta
 def _dr_session(task: Task, structure: str, collaborator: dict[str, Any],
                 agent: dict[str, Any]) -> str:
     team = team_from_dict("DR")
-    members: dict[str, Any] = {"agent": ScriptedAgent(seed=0, params=agent)}
+    members: dict[str, Any] = {"agent": ScriptedAgent(seed=0, params={**CAREFUL_AGENT, **agent})}
     for profile in team.collaborators:
         members[profile.key] = ScriptedCollaborator(profile, seed=0, params=collaborator)
     config = SessionConfig(task=task, team=team, structure=builtin_structure(structure))
@@ -145,7 +95,7 @@ def test_a_confidently_wrong_collaborator_moves_a_deferring_agent(
     task = archaeology["archaeology/1/0"]  # "increase for the first time": ordinal matters
     wrong = {"error_in_area": 1.0, "error_outside": 1.0, "behaviour": None}
     alone = run_session_sync(SessionConfig(task=task, structure=builtin_structure("single")),
-                             {"agent": ScriptedAgent(seed=0)},
+                             {"agent": ScriptedAgent(seed=0, params=CAREFUL_AGENT)},
                              executor_factory=InProcessExecutor).submitted_hypothesis
     follows = _dr_session(task, "default", wrong, {"deference": 1.0})
     keeps = _dr_session(task, "default", wrong, {"deference": 0.0})
@@ -162,7 +112,8 @@ def test_silent_adopting_collaborators_change_nothing(archaeology: dict[str, Tas
         "reject": {"value": 0.0, "source": "prior:test"},
         "concentration": {"value": 1000.0, "source": "prior:test"}}}}
     alone = run_session_sync(SessionConfig(task=task, structure=builtin_structure("single")),
-                             {"agent": ScriptedAgent(seed=0, mistakes=MistakeModel(**mistakes))},
+                             {"agent": ScriptedAgent(seed=0, params=CAREFUL_AGENT,
+                                                    mistakes=MistakeModel(**mistakes))},
                              executor_factory=InProcessExecutor).submitted_hypothesis
     assert _dr_session(task, "default", adopt_all, {"mistakes": mistakes}) == alone
     careful = {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": None}
@@ -177,7 +128,7 @@ def test_profile_block_without_behaviour_keeps_custom_profiles_working() -> None
 
 def _traced_session(task: Task, structure: str, seed: int, trace: Path) -> None:
     team = team_from_dict("DR")
-    members: dict[str, Any] = {"agent": ScriptedAgent(seed=seed, params={
+    members: dict[str, Any] = {"agent": ScriptedAgent(seed=seed, params={**CAREFUL_AGENT,
         "deference": 0.5, "mistakes": {"wrong_ordinal": 0.5, "wrong_column_variant": 0.5}})}
     for profile in team.collaborators:
         members[profile.key] = ScriptedCollaborator(profile, seed=seed)

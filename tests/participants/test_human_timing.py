@@ -7,10 +7,12 @@ from pathlib import Path
 
 import numpy as np
 from helpers.executors import InProcessExecutor
+from helpers.participants import CAREFUL_AGENT
 
-from collabsim.participants.claims import draft_fingerprint
-from collabsim.participants.human import TIMING_SEQUENCE, HumanModel, _rng
+from collabsim.participants.human import TIMING_SEQUENCE, HumanModel
+from collabsim.participants.plan import seeded_rng
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
+from collabsim.participants.tags import draft_fingerprint
 from collabsim.participants.team import load_profile, team_from_dict
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
@@ -23,7 +25,7 @@ def test_action_durations_in_the_trace_are_the_timing_models(generated_200: Path
     task = load_tasks(generated_200).tasks[0]
     team = team_from_dict("D")
     profile = team.collaborators[0]
-    participants = {"agent": ScriptedAgent(seed=3),
+    participants = {"agent": ScriptedAgent(seed=3, params=CAREFUL_AGENT),
                     "D": ScriptedCollaborator(profile, seed=3)}
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=3)
     trace = tmp_path / "trace.jsonl"
@@ -36,7 +38,7 @@ def test_action_durations_in_the_trace_are_the_timing_models(generated_200: Path
     # the calibrated model of the packaged profile, sampled as documented
     model = HumanModel.from_params(load_profile("D").params).behaviour
     assert model is not None
-    expected = model.timing.sample(TIMING_SEQUENCE, _rng(3, "D", task.task_id, "timing"))
+    expected = model.timing.sample(TIMING_SEQUENCE, seeded_rng(3, "D", task.task_id, "timing"))
     np.testing.assert_allclose(taken, np.maximum(expected.durations[:len(taken)], 0.5),
                                atol=1e-5)
     # the agent keeps the clock's generic durations
@@ -57,7 +59,7 @@ def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: 
     assert model is not None
     checked = []
     for seed in range(20):
-        participants = {"agent": ScriptedAgent(seed=seed),
+        participants = {"agent": ScriptedAgent(seed=seed, params=CAREFUL_AGENT),
                         "R": ScriptedCollaborator(team.collaborators[0], seed=seed)}
         config = SessionConfig(task=task, team=team, structure=builtin_structure("default"),
                                seed=seed)
@@ -79,7 +81,7 @@ def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: 
         # R sees the draft at the editor's landing, or when its own action then in flight ends
         seen = max([edit["t_end"]] + [e["t_end"] for e in events if e["actor"] == "R"
                                       and e["t_start"] < edit["t_end"] < e["t_end"]])
-        think = model.timing.sample(TIMING_SEQUENCE, _rng(seed, "R", task.task_id,
+        think = model.timing.sample(TIMING_SEQUENCE, seeded_rng(seed, "R", task.task_id,
                                                           "timing")).think[0]
         ready = min(seen, announce["t_end"]) + think
         busy = max(e["t_end"] for e in events if e["actor"] == "R"

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 from helpers.executors import InProcessExecutor
-from helpers.participants import ScriptParticipant
+from helpers.participants import CAREFUL_AGENT, ScriptParticipant
 
 from collabsim.core.actions import format_action
 from collabsim.graphs.from_trace import graph_from_trace_file
@@ -44,7 +44,7 @@ def _run(task: Task, params: dict[str, Any], lead_patience: float, trace: Path
          ) -> list[dict[str, Any]]:
     team = team_from_dict("D")
     d = ScriptedCollaborator(team.collaborators[0], seed=0, params=params)
-    agent = ScriptedAgent(seed=0, params={"deference": 0.5,
+    agent = ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "deference": 0.5,
                                           "lead_patience_seconds": lead_patience})
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
     result = run_session_sync(config, {"agent": agent, "D": d}, trace,
@@ -97,7 +97,8 @@ def test_the_agent_leaves_a_slow_teammate_the_first_move(task: Task, tmp_path: P
 
     def first_agent_start(lead_patience: float, name: str) -> tuple[float, float]:
         slow.observations.clear()
-        agent = ScriptedAgent(seed=0, params={"lead_patience_seconds": lead_patience})
+        agent = ScriptedAgent(seed=0, params={**CAREFUL_AGENT,
+                                              "lead_patience_seconds": lead_patience})
         run_session_sync(config, {"agent": agent, "D": slow}, tmp_path / name,
                          executor_factory=InProcessExecutor)
         events = [json.loads(line) for line in (tmp_path / name).read_text().splitlines()]

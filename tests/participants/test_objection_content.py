@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers.participants import CAREFUL_AGENT
 
 from collabsim.core.action_parser import parse_action
 from collabsim.core.observation import Observation
@@ -42,7 +43,8 @@ def _rejected_finish(obs: Observation, reason: str, at: float = 99.0) -> Observa
 
 
 def test_a_gate_rejects_fix_is_redone_like_a_chat_objection(peak: Task) -> None:
-    agent = ScriptedAgent(seed=0, mistakes=MistakeModel(wrong_column_variant=1.0))
+    agent = ScriptedAgent(seed=0, params=CAREFUL_AGENT,
+                          mistakes=MistakeModel(wrong_column_variant=1.0))
     obs = _play_agent(agent, peak, _obs(peak))
     right = agent.context(peak.brief()).plan
     assert agent.current_plan(obs)[0] != right  # the agent's own (raw column) plan
@@ -58,7 +60,7 @@ def test_a_gate_rejects_fix_is_redone_like_a_chat_objection(peak: Task) -> None:
 
 
 def test_a_rejected_finish_is_not_asked_again_unchanged(peak: Task) -> None:
-    agent = ScriptedAgent(seed=0, params={"announce": False})
+    agent = ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "announce": False})
     obs = _play_agent(agent, peak, _obs(peak))
     name, args = _action(agent.decide(obs))
     assert name == "EDITOR_UPDATE"

@@ -13,11 +13,12 @@ from collabsim.core.action_parser import parse_action
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, GateRequest, MemoryView, Profile
 from collabsim.participants.analysis import COMPUTE_MARK, INSPECT_MARK, MistakeModel
-from collabsim.participants.claims import draft_fingerprint, parse_issues
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator, build_scripted
+from collabsim.participants.tags import draft_fingerprint, parse_issues
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 from tests.helpers.executors import run_cell
+from tests.helpers.participants import CAREFUL_AGENT
 
 D = Profile("D", "data analysis", "check numbers", {"recompute_claims": True})
 R = Profile("R", "researcher", "check wording", {"check_wording": True})
@@ -60,7 +61,7 @@ def _play_agent(agent: ScriptedAgent, task: Task, obs: Observation) -> Observati
 
 def test_agent_runs_cells_then_drafts_then_finishes_alone(tasks: dict[str, Task]) -> None:
     task = tasks["nth_rise"]
-    agent = ScriptedAgent(seed=0)
+    agent = ScriptedAgent(seed=0, params=CAREFUL_AGENT)
     obs = _obs(task, teammates=())
     name, args = _action(asyncio.run(agent.act(obs)))
     assert name == "EXECUTE_CODE" and args["code"].startswith(INSPECT_MARK)
@@ -78,8 +79,8 @@ def test_agent_runs_cells_then_drafts_then_finishes_alone(tasks: dict[str, Task]
 
 def test_decisions_depend_only_on_observation_and_seed(tasks: dict[str, Task]) -> None:
     task = tasks["peak"]
-    obs = _play_agent(ScriptedAgent(seed=5), task, _obs(task))
-    a, b = ScriptedAgent(seed=5), ScriptedAgent(seed=5)
+    obs = _play_agent(ScriptedAgent(seed=5, params=CAREFUL_AGENT), task, _obs(task))
+    a, b = ScriptedAgent(seed=5, params=CAREFUL_AGENT), ScriptedAgent(seed=5, params=CAREFUL_AGENT)
     b.decide(_obs(tasks["plateau"]))  # other history in the cache must not matter
     assert a.decide(obs) == b.decide(obs)
     d1, d2 = ScriptedCollaborator(D, seed=1), ScriptedCollaborator(D, seed=1)
@@ -97,14 +98,15 @@ def _with_column_issue(task: Task, agent: ScriptedAgent, **kw: object) -> Observ
 def test_ignore_teammate_in_default_but_gates_bind(tasks: dict[str, Task]) -> None:
     task = tasks["peak"]
     forced = {"wrong_column_variant": 1.0}
-    listener = ScriptedAgent(seed=0, mistakes=MistakeModel(**forced))
+    listener = ScriptedAgent(seed=0, params=CAREFUL_AGENT, mistakes=MistakeModel(**forced))
     obs = _with_column_issue(task, listener)
     plan, applied, ignored = listener.current_plan(obs)
     assert plan == listener.context(task.brief()).plan and applied == ["wrong_column_variant"]
     name, args = _action(listener.decide(obs))
     assert name == "EXECUTE_CODE" and plan.columns[0] in args["code"]
 
-    stubborn = ScriptedAgent(seed=0, mistakes=MistakeModel(ignore_teammate=1.0, **forced))
+    stubborn = ScriptedAgent(seed=0, params=CAREFUL_AGENT,
+                             mistakes=MistakeModel(ignore_teammate=1.0, **forced))
     obs = _with_column_issue(task, stubborn)
     plan, applied, ignored = stubborn.current_plan(obs)
     assert plan == stubborn.context(task.brief()).mistaken_plan and ignored
@@ -157,7 +159,7 @@ def test_d_recomputes_then_flags_a_wrong_year(tasks: dict[str, Task]) -> None:
 def test_build_phase_memory_and_gates(tasks: dict[str, Task]) -> None:
     task = tasks["peak"]
     sections = {s: () for s in ("expertise", "trust", "plan", "evidence_criteria", "gates")}
-    agent = ScriptedAgent(seed=0)
+    agent = ScriptedAgent(seed=0, params=CAREFUL_AGENT)
     memory = MemoryView(sections=sections)
     added: dict[str, list[str]] = {s: [] for s in sections}
     for _ in range(10):

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from helpers.executors import InProcessExecutor
+from helpers.participants import CAREFUL_AGENT
 
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
@@ -41,7 +42,7 @@ def tasks200(generated_200: Path) -> tuple[Task, ...]:
 def _solo(task: Task, *, real_sandbox: bool = False, seed: int = 0):  # noqa: ANN202
     config = SessionConfig(task=task, structure=builtin_structure("single"), seed=seed)
     factory = None if real_sandbox else InProcessExecutor
-    return run_session_sync(config, {"agent": ScriptedAgent(seed=seed)},
+    return run_session_sync(config, {"agent": ScriptedAgent(seed=seed, params=CAREFUL_AGENT)},
                             executor_factory=factory)
 
 
@@ -79,7 +80,7 @@ def _team_session(task: Task, structure: str, mistakes: dict[str, float],
                   ):  # noqa: ANN202
     team = team_from_dict("DR")
     participants: dict[str, Any] = {"agent": ScriptedAgent(
-        seed=0, params={"patience_seconds": PATIENT}, mistakes=MistakeModel(**mistakes))}
+        seed=0, params={**CAREFUL_AGENT, "patience_seconds": PATIENT}, mistakes=MistakeModel(**mistakes))}
     for profile in team.collaborators:
         participants[profile.key] = ScriptedCollaborator(
             profile, seed=0, params=CAREFUL if collaborator is None else collaborator)
@@ -93,7 +94,7 @@ def _team_session(task: Task, structure: str, mistakes: dict[str, float],
 def test_teammates_catch_forced_mistakes(tasks200: tuple[Task, ...], kind: str) -> None:
     solo_wrong = team_right = ignored_wrong = gated_right = 0
     for task in tasks200[:9]:  # one task of every category
-        agent = ScriptedAgent(seed=0, mistakes=MistakeModel(**{kind: 1.0}))
+        agent = ScriptedAgent(seed=0, params=CAREFUL_AGENT, mistakes=MistakeModel(**{kind: 1.0}))
         ctx = agent.context(task.brief())
         if ctx.mistaken_plan == ctx.plan:
             continue

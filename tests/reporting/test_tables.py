@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.participants import CAREFUL_AGENT
 
 from collabsim.core.events import TraceEvent
 from collabsim.metrics.initiative import initiative_counts
@@ -135,7 +136,7 @@ def test_rows_from_a_real_engine_session(tmp_path: Path) -> None:
 
     task = load_tasks(generate_suite(tmp_path / "suite", n_tasks=1, seed=5)).tasks[0]
     team = team_from_dict("DR")
-    participants = {"agent": ScriptedAgent(seed=0)}
+    participants = {"agent": ScriptedAgent(seed=0, params=CAREFUL_AGENT)}
     # error-free collaborators that always check and confirm (no behavioural model), so the
     # counts below are the protocol's, not a draw of who stays silent
     careful = {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": None,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from helpers.executors import InProcessExecutor
+from helpers.participants import CAREFUL_AGENT
 
 from collabsim.core.actions import format_action
 from collabsim.participants.scripted import build_scripted
@@ -22,7 +23,8 @@ CODE = format_action("EXECUTE_CODE", code="print(6 * 7)")
 
 def scripted_team(task: Task, structure: str, seed: int) -> tuple[SessionConfig, dict]:
     team = team_from_dict("DR")
-    participants = {"agent": build_scripted("agent", "agent", None, seed=seed)}
+    participants = {"agent": build_scripted("agent", "agent", None, seed=seed,
+                                             params=CAREFUL_AGENT)}
     for profile in team.collaborators:
         participants[profile.key] = build_scripted(
             profile.key, "collaborator", profile, seed=seed

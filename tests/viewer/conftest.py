@@ -1,4 +1,4 @@
-"""Fixtures for the viewer tests: a real scripted DR scaffolded session."""
+"""Fixtures for the viewer tests: a real scripted job (DR under default and scaffolded)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,22 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def dr_scaffolded_session(tmp_path_factory) -> Path:
-    """Folder of one scripted DR session under ``scaffolded`` (trace.jsonl, result.json)."""
+def viewer_job(tmp_path_factory) -> Path:
+    """Job folder of one generated task run by DR under ``default`` and ``scaffolded``."""
     out = tmp_path_factory.mktemp("viewer_job")
     proc = subprocess.run(
         [sys.executable, "-m", "collabsim.cli.main", "run", "experiment=smoke", "tasks.limit=1",
-         "run.progress=false", f"hydra.run.dir={out}"],
+         "structure=default_and_scaffolded", "run.progress=false", f"hydra.run.dir={out}"],
         capture_output=True, text=True, timeout=600, cwd=out,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    folders = sorted((out / "sessions").glob("*__DR__scaffolded__*"))
+    assert len(list((out / "sessions").glob("*/trace.jsonl"))) == 2
+    return out
+
+
+@pytest.fixture(scope="session")
+def dr_scaffolded_session(viewer_job) -> Path:
+    """Folder of one scripted DR session under ``scaffolded`` (trace.jsonl, result.json)."""
+    folders = sorted((viewer_job / "sessions").glob("*__DR__scaffolded__*"))
     assert len(folders) == 1
     return folders[0]

@@ -1,8 +1,10 @@
 """The session page in a real headless Chromium (installed from the OS packages).
 
-The page must run without console errors and draw one ``g.node`` per graph node. The
-browser is required: a missing binary fails the test (install it with
-``apt-get install -y chromium``).
+The page must run without console errors and draw one ``g.node`` per graph node; a click on
+a node must scroll the transcript to its entry and a click on an entry must select its node
+(a small script appended to a copy of the page clicks and records what it sees in ``body``
+attributes, read back from ``--dump-dom``). The browser is required: a missing binary fails
+the test (install it with ``apt-get install -y chromium``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,7 @@ from collabsim.viewer import load_graph, write_view
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
+    "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--window-size=1400,900",
 ]
 
 
@@ -31,10 +34,11 @@ def chromium() -> str:
     raise FileNotFoundError("no Chromium on PATH: apt-get install -y chromium")
 
 
-def open_in_browser(page: Path, profile: Path) -> tuple[str, list[str]]:
+def open_in_browser(page: Path, profile: Path, fragment: str = "") -> tuple[str, list[str]]:
     """Load ``page``; return the DOM after scripts ran and the console messages."""
     proc = subprocess.run(
-        [chromium(), *FLAGS, f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+        [chromium(), *FLAGS, f"--user-data-dir={profile}", "--dump-dom",
+         page.as_uri() + fragment],
         capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -57,6 +61,9 @@ def test_simulated_dr_scaffolded_session_is_drawn(dr_scaffolded_session, tmp_pat
     assert any(n.extra.get("status") == "pending" for n in graph.nodes)  # a gate request
     page = write_view(graph, tmp_path / "sim.html")
     assert_drawn(page, tmp_path / "profile", len(graph))
+    dom, _ = open_in_browser(page, tmp_path / "profile")
+    widths = [float(w) for w in re.findall(r'<rect class="iv"[^>]* width="([0-9.]+)"', dom)]
+    assert len(widths) == len(graph) and min(widths) >= 14  # short AI nodes stay visible
 
 
 @pytest.mark.parametrize("session", ["p1|s1", "p12|session2", "p13|s1"])  # p13: overlaps
@@ -71,3 +78,96 @@ def test_a_script_error_would_be_caught(tmp_path):
     page.write_text("<html><body><script>undefinedFunction();</script></body></html>")
     _, console = open_in_browser(page, tmp_path / "profile")
     assert any("Uncaught ReferenceError" in m for m in console)
+
+
+# a script appended to a copy of the page: click, then record what the page shows
+CLICK_NODE = """<script>
+(function () {
+  var box = document.getElementById("transcript"), b = document.body;
+  b.setAttribute("data-t-before", String(box.scrollTop));
+  document.querySelector('g.node[data-id="%s"]').dispatchEvent(new MouseEvent("click", {bubbles: true}));
+  var active = box.querySelectorAll("li.entry.active");
+  var r = active[0].getBoundingClientRect(), c = box.getBoundingClientRect();
+  b.setAttribute("data-t-active", active.length + ":" + active[0].getAttribute("data-node"));
+  b.setAttribute("data-t-after", String(box.scrollTop));
+  b.setAttribute("data-t-visible", String(r.top >= c.top && r.top < c.bottom));
+})();
+</script>"""
+CLICK_ENTRY = """<script>
+(function () {
+  document.querySelector('#transcript li.entry[data-node="%s"]').dispatchEvent(new MouseEvent("click", {bubbles: true}));
+  var sel = document.querySelectorAll("g.node.selected");
+  document.body.setAttribute("data-t-selected", sel.length + ":" + sel[0].getAttribute("data-id"));
+})();
+</script>"""
+PICK = """<script>
+(function () {
+  var f = document.getElementById("f-structure");
+  f.value = "%s";
+  f.dispatchEvent(new Event("change"));
+  var items = document.querySelectorAll("#picker-list li.pick");
+  document.body.setAttribute("data-t-listed", String(items.length));
+  items[0].dispatchEvent(new MouseEvent("click", {bubbles: true}));
+})();
+</script>"""
+
+
+def with_script(page: Path, script: str, out: Path) -> Path:
+    text = page.read_text(encoding="utf-8")
+    out.write_text(text.replace("</body>", script + "\n</body>"), encoding="utf-8")
+    return out
+
+
+def attr(dom: str, name: str) -> str:
+    match = re.search(rf'{name}="([^"]*)"', dom)
+    assert match, f"{name} not set: the test script did not run"
+    return match.group(1)
+
+
+def test_clicking_a_node_scrolls_the_transcript_to_its_entry(dr_scaffolded_session, tmp_path):
+    graph = load_graph(dr_scaffolded_session)
+    last = max(graph.nodes, key=lambda n: n.extra["seq"]).id  # its entry starts far down
+    page = with_script(write_view(graph, tmp_path / "s.html"), CLICK_NODE % last,
+                       tmp_path / "click.html")
+    dom, console = open_in_browser(page, tmp_path / "profile")
+    assert not [m for m in console if not m.startswith("collabsim-view:")], console
+    assert attr(dom, "data-t-active") == f"1:{last}"
+    assert attr(dom, "data-t-before") == "0" and float(attr(dom, "data-t-after")) > 0
+    assert attr(dom, "data-t-visible") == "true"
+    assert f'data-selected-node="{last}"' in dom
+
+
+def test_clicking_a_transcript_entry_selects_its_node(dr_scaffolded_session, tmp_path):
+    graph = load_graph(dr_scaffolded_session)
+    node = graph.nodes[len(graph.nodes) // 2].id
+    page = with_script(write_view(graph, tmp_path / "s.html"), CLICK_ENTRY % node,
+                       tmp_path / "click.html")
+    dom, _ = open_in_browser(page, tmp_path / "profile")
+    assert attr(dom, "data-t-selected") == f"1:{node}"
+
+
+def test_a_url_fragment_opens_a_session_and_node(kolab_sessions_path, tmp_path):
+    out = tmp_path / "kolab.html"
+    proc = subprocess.run([sys.executable, "-m", "collabsim.cli.main", "view", str(kolab_sessions_path), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    dom, _ = open_in_browser(out, tmp_path / "profile", "#s=1&node=n3")
+    assert 'data-session="p1|session2"' in dom and 'data-selected-node="n3"' in dom
+    assert re.search(r'<li class="entry [^"]*active[^"]*"[^>]*data-node="n3"', dom)
+
+
+def test_sweep_picker_filters_and_switches_sessions(viewer_job, tmp_path):
+    out = tmp_path / "sweep.html"
+    proc = subprocess.run([sys.executable, "-m", "collabsim.cli.main", "view", str(viewer_job), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    dom, console = open_in_browser(out, tmp_path / "profile")
+    assert not [m for m in console if not m.startswith("collabsim-view:")], console
+    assert len(re.findall(r'<li class="pick ', dom)) == 2
+    first = attr(dom, "data-session")
+    page = with_script(out, PICK % "scaffolded", tmp_path / "pick.html")
+    dom, _ = open_in_browser(page, tmp_path / "profile")
+    assert attr(dom, "data-t-listed") == "1"
+    picked = attr(dom, "data-session")
+    assert picked.endswith("|DR|scaffolded|seed0") and picked != first
+    assert "<svg" in dom and len(re.findall(r'<g class="node ', dom)) > 3

@@ -1,4 +1,4 @@
-"""The session page: what it embeds, what it reads, and how the command fails."""
+"""The session page: what it embeds, what it reads, what it tells, and how the command fails."""
 
 from __future__ import annotations
 
@@ -21,10 +21,17 @@ from collabsim.viewer import (
 )
 
 
-def embedded_payload(page: str) -> dict:
-    match = re.search(r'<script type="application/json" id="collabsim-data">(.*?)</script>',
+def embedded_payload(page: str, i: int = 0) -> dict:
+    match = re.search(rf'<script type="application/json" id="collabsim-session-{i}">(.*?)</script>',
                       page, re.S)
-    assert match, "no embedded graph"
+    assert match, f"no embedded session {i}"
+    return json.loads(match.group(1))
+
+
+def embedded_index(page: str) -> list[dict]:
+    match = re.search(r'<script type="application/json" id="collabsim-index">(.*?)</script>',
+                      page, re.S)
+    assert match, "no session index"
     return json.loads(match.group(1))
 
 
@@ -62,7 +69,7 @@ def test_page_is_self_contained_and_embeds_the_graph():
 def test_text_that_closes_a_script_cannot_break_out_of_the_data_block():
     page = render_html(small_graph(label="</script><script>alert(1)</script>"))
     assert embedded_payload(page)["nodes"][1]["label"] == "</script><script>alert(1)</script>"
-    assert page.count("<script") == 2
+    assert page.count("<script") == 3  # the index, the session, the viewer
 
 
 def test_trace_folder_and_explorer_session_are_read(dr_scaffolded_session, kolab_sessions_path):
@@ -130,3 +137,106 @@ def test_every_kolab_session_renders(kolab_sessions_path):
         payload = embedded_payload(render_html(graph))
         assert payload["counts"]["nodes"] == len(graph)
         assert payload["counts"]["edges"] == len(graph.edges)
+
+
+# --------------------------------------------------------------------------- the story
+
+
+def test_session_page_tells_question_hypothesis_performance_and_factors(viewer_job,
+                                                                       dr_scaffolded_session):
+    import pandas as pd
+
+    out = viewer_job / "one.html"
+    proc = run_view(str(dr_scaffolded_session), "--out", str(out), cwd=viewer_job)
+    assert proc.returncode == 0, proc.stderr
+    header = embedded_payload(out.read_text(encoding="utf-8"))["header"]
+    row = pd.read_csv(viewer_job / "sessions.csv").set_index("structure").loc["scaffolded"]
+    result = json.loads((dr_scaffolded_session / "result.json").read_text(encoding="utf-8"))
+    facts = dict(header["facts"])
+    assert facts["team"] == "DR" and facts["structure"] == "scaffolded"
+    assert facts["task"] == row["task_id"]
+    assert header["question"].endswith("?") and len(header["question"]) > 20
+    start = json.loads((dr_scaffolded_session / "trace.jsonl").read_text().splitlines()[0])
+    assert start["args"]["query"] == header["question"]  # the trace records the question
+    assert header["hypothesis"] == result["submitted_hypothesis"] != ""
+    assert header["performance"] == pytest.approx(row["Performance"])
+    factors = {f["label"]: f["value"] for f in header["factors"]}
+    assert factors == pytest.approx({"context": row["context"],
+                                     "variable F1": row["variable_f1"],
+                                     "relation": row["relation"]})
+    assert "gold" not in header
+
+
+def test_gold_hypothesis_only_with_show_gold(viewer_job, dr_scaffolded_session):
+    plain, shown = viewer_job / "plain.html", viewer_job / "gold.html"
+    for args, out in (((), plain), (("--show-gold",), shown)):
+        proc = run_view(str(dr_scaffolded_session), *args, "--out", str(out), cwd=viewer_job)
+        assert proc.returncode == 0, proc.stderr
+    header = embedded_payload(shown.read_text(encoding="utf-8"))["header"]
+    gold = header["gold"]
+    assert gold and not gold.startswith("(") and gold != header["hypothesis"]
+    page = plain.read_text(encoding="utf-8")
+    assert "gold" not in embedded_payload(page)["header"]
+    # the team may have written the gold's words in a draft (the transcript shows it); the
+    # page with --show-gold holds exactly one copy more: the header's
+    escaped = json.dumps(gold, ensure_ascii=False)[1:-1].replace("<", "\\u003c")
+    assert page.count(escaped) == shown.read_text(encoding="utf-8").count(escaped) - 1
+
+
+def test_transcript_is_chronological_and_links_every_node(dr_scaffolded_session):
+    from collabsim.viewer import load_view_sessions
+
+    (view,) = load_view_sessions(dr_scaffolded_session)
+    entries = view.payload["transcript"]
+    assert [e["seq"] for e in entries] == sorted(e["seq"] for e in entries)
+    linked = [e["node"] for e in entries if e["node"]]
+    assert sorted(linked) == sorted(n["id"] for n in view.payload["nodes"])  # one entry each
+    code = [e for e in entries if e["act"] == "EXECUTE_CODE" and e["node"]]
+    assert code and all(e["text"] and e["out"] for e in code)  # what ran, and its output
+    said = [e for e in entries if e["act"] == "SEND_TEAMMATE_MESSAGE"]
+    assert {e["who"] for e in said} == {"ai", "human"} and all(e["text"] for e in said)
+    assert any(e["act"] == "EDITOR_UPDATE" and e["text"] for e in entries)
+
+
+def test_job_folder_gives_one_page_with_a_picker(viewer_job):
+    out = viewer_job / "sweep.html"
+    proc = run_view(str(viewer_job), "--out", str(out), cwd=viewer_job)
+    assert proc.returncode == 0, proc.stderr
+    page = out.read_text(encoding="utf-8")
+    index = embedded_index(page)
+    assert sorted(s["structure"] for s in index) == ["default", "scaffolded"]
+    assert {s["team"] for s in index} == {"DR"}
+    assert all(s["outcome"] in ("correct", "partial", "wrong", "not scored") for s in index)
+    for i, entry in enumerate(index):
+        payload = embedded_payload(page, i)
+        assert payload["session"]["session_id"] == entry["id"]
+        assert payload["header"]["performance"] == entry["perf"]
+    assert 'id="picker"' in page and 'class="many"' in page
+    assert "<script src" not in page and "<link" not in page
+
+
+def test_explorer_file_without_session_gives_every_session_with_metric_cards(
+        tmp_path, kolab_sessions_path):
+    out = tmp_path / "kolab.html"
+    proc = run_view(str(kolab_sessions_path), "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    page = out.read_text(encoding="utf-8")
+    index = embedded_index(page)
+    assert len(index) == 31 and index[0]["id"] == "p1|session1"
+    cards = {c["label"]: c["value"] for c in embedded_payload(page, 0)["header"]["cards"]}
+    # the figures the Kolab explorer prints for p1|session1
+    assert cards["edges"] == "25" and cards["crossing share"] == "0.24"
+    assert cards["branch \u00b7 merge \u00b7 loop"] == "2 \u00b7 2 \u00b7 2"
+    assert "step ratings" in cards
+
+
+def test_report_session_pages_carry_performance_and_no_gold(viewer_job, tmp_path):
+    from collabsim.experiment.sweep_report import build_report
+
+    report = build_report([viewer_job], tmp_path / "r")
+    assert report.views == 2
+    for _, row in report.sessions.iterrows():
+        header = embedded_payload((tmp_path / "r" / row["view"]).read_text(encoding="utf-8"))[
+            "header"]
+        assert header["performance"] == pytest.approx(row["Performance"])
+        assert header["hypothesis"] == row["hypothesis"] and "gold" not in header

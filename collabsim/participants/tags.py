@@ -1,0 +1,187 @@
+"""The coordination tags teammates put in chat, as format / parse pairs.
+
+Scripted participants and the gym macro wrapper
+(:mod:`collabsim.envs.macro`) talk about drafts through short machine-readable tags at the
+end of a readable chat message; this module is the only place that spells them:
+
+========================================  =================================================
+``[lead]``                                a collaborator opens the session alone and will
+                                          say when the agent starts (:func:`format_lead`)
+``[kickoff]``                             ... and this is it asking the agent to start
+``[draft=<fp>]``                          the agent announces the draft ``<fp>``
+``[check draft=<fp>]``                    a teammate checked the draft ``<fp>``
+``[issue kind=<kind> fix=<k:v,...>]``     one problem found, with the plan fix it suggests
+``[edit draft=<fp>]``                     the sender writes the editor text ``<fp>``
+``[keep draft=<fp>]``                     the agent keeps the draft ``<fp>`` despite issues
+``[handover FINISH draft=<fp>]``          the agent leaves the submission to the owner
+========================================  =================================================
+
+``<fp>`` is :func:`draft_fingerprint` of the text. Besides the tags, two English phrases are
+read back: the proposal ``I would write instead: "..."`` (:func:`format_proposal`) and the
+team memory's trust line ``rely on <name> for <what>`` (:func:`format_trust`).
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+
+__all__ = [
+    "MessageTags", "announced_drafts", "checked_drafts", "draft_fingerprint", "edited_drafts",
+    "format_check", "format_draft", "format_edit", "format_handover", "format_issue",
+    "format_keep", "format_kickoff", "format_lead", "format_proposal", "format_trust",
+    "hands_over", "kept_drafts", "parse_issues", "parse_trust", "proposal", "says_kickoff",
+    "says_lead",
+]
+
+_LEAD = "[lead]"
+_KICKOFF = "[kickoff]"
+_HANDOVER = "[handover FINISH"
+_ISSUE_RE = re.compile(r"\[issue kind=(\w+)(?: fix=([^\]\s]*))?\]")
+_CHECK_RE = re.compile(r"\[check draft=([0-9a-f]{8})\]")
+_DRAFT_RE = re.compile(r"\[draft=([0-9a-f]{8})\]")
+_EDIT_RE = re.compile(r"\[edit draft=([0-9a-f]{8})\]")
+_KEEP_RE = re.compile(r"\[keep draft=([0-9a-f]{8})\]")
+_PROPOSAL_RE = re.compile(r'I would write instead: "(.*?)" \[', re.S)
+_TRUST_RE = re.compile(r"rely on (\w+) for (.*)", re.IGNORECASE)
+
+
+def draft_fingerprint(text: str) -> str:
+    """Stable 8-hex-digit fingerprint of a draft's text (whitespace-trimmed)."""
+    return f"{zlib.crc32(text.strip().encode('utf-8')):08x}"
+
+
+# ---------------------------------------------------------------------------- lead-in
+def format_lead() -> str:
+    """The tag of a collaborator saying it looks at the data first."""
+    return _LEAD
+
+
+def says_lead(text: str) -> bool:
+    """Whether a message announces a lead-in."""
+    return _LEAD in text
+
+
+def format_kickoff() -> str:
+    """The tag of a leading collaborator asking the agent to start."""
+    return _KICKOFF
+
+
+def says_kickoff(text: str) -> bool:
+    """Whether a message asks the agent to start."""
+    return _KICKOFF in text
+
+
+# ----------------------------------------------------------------------------- drafts
+def format_draft(fp: str) -> str:
+    """The tag announcing the draft ``fp``."""
+    return f"[draft={fp}]"
+
+
+def announced_drafts(text: str) -> tuple[str, ...]:
+    """Draft fingerprints a message announces (``[draft=...]``)."""
+    return tuple(_DRAFT_RE.findall(text or ""))
+
+
+def format_check(fp: str) -> str:
+    """The tag saying the message is a check of the draft ``fp``."""
+    return f"[check draft={fp}]"
+
+
+def checked_drafts(text: str) -> tuple[str, ...]:
+    """Draft fingerprints a message says it checked."""
+    return tuple(_CHECK_RE.findall(text or ""))
+
+
+def format_edit(fp: str) -> str:
+    """The tag saying the sender writes the editor text ``fp``."""
+    return f"[edit draft={fp}]"
+
+
+def edited_drafts(text: str) -> tuple[str, ...]:
+    """Fingerprints of editor texts a message says its sender wrote (``[edit draft=...]``)."""
+    return tuple(_EDIT_RE.findall(text or ""))
+
+
+def format_keep(fp: str) -> str:
+    """The tag of the agent keeping the draft ``fp`` although a teammate raised issues."""
+    return f"[keep draft={fp}]"
+
+
+def kept_drafts(text: str) -> tuple[str, ...]:
+    """Draft fingerprints a message says the agent keeps (``[keep draft=...]``)."""
+    return tuple(_KEEP_RE.findall(text or ""))
+
+
+def format_handover(fp: str) -> str:
+    """The tag of the agent handing the submission of the draft ``fp`` to the FINISH owner."""
+    return f"{_HANDOVER} draft={fp}]"
+
+
+def hands_over(text: str) -> bool:
+    """Whether a message hands the submission over to the FINISH owner."""
+    return _HANDOVER in text
+
+
+# ----------------------------------------------------------------------------- issues
+def format_issue(kind: str, fix: tuple[tuple[str, str], ...] = ()) -> str:
+    """The tag of one issue of ``kind`` with its suggested plan fix (``(key, value)`` pairs)."""
+    pairs = ",".join(f"{k}:{v}" for k, v in fix)
+    return f"[issue kind={kind}" + (f" fix={pairs}]" if pairs else "]")
+
+
+def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
+    """``(kind, fix)`` pairs from the issue tags in a chat message."""
+    out: list[tuple[str, dict[str, str]]] = []
+    for kind, fix in _ISSUE_RE.findall(text or ""):
+        pairs = dict(p.split(":", 1) for p in fix.split(",") if ":" in p) if fix else {}
+        out.append((kind, pairs))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------------- phrases
+def format_proposal(version: str) -> str:
+    """The phrase proposing ``version`` instead of a draft (tags must follow it)."""
+    return f'I would write instead: "{version.strip()}"'
+
+
+def proposal(text: str) -> str | None:
+    """The alternative text a collaborator proposed in a message, if any."""
+    match = _PROPOSAL_RE.search(text or "")
+    return match.group(1) if match else None
+
+
+def format_trust(name: str, what: str) -> str:
+    """The team memory's line recording that ``name`` is to be relied on for ``what``."""
+    return f"Trust: rely on {name} for {what}."
+
+
+def parse_trust(line: str) -> tuple[str, str] | None:
+    """``(name, what)`` of a trust line (``what`` lower-cased), None for another line."""
+    match = _TRUST_RE.search(line)
+    if match is None:
+        return None
+    return match.group(1), match.group(2).lower()
+
+
+# ---------------------------------------------------------------------- all at once
+@dataclass(frozen=True)
+class MessageTags:
+    """Every tag of one chat message, parsed once (see the format / parse pairs above)."""
+
+    issues: tuple[tuple[str, dict[str, str]], ...]
+    checked: tuple[str, ...]
+    announced: tuple[str, ...]
+    edited: tuple[str, ...]
+    kept: tuple[str, ...]
+    handover: bool
+    lead: bool
+    kickoff: bool
+
+    @classmethod
+    def of(cls, text: str) -> MessageTags:
+        """The tags of a message's text."""
+        return cls(parse_issues(text), checked_drafts(text), announced_drafts(text),
+                   edited_drafts(text), kept_drafts(text), hands_over(text), says_lead(text),
+                   says_kickoff(text))
