@@ -50,6 +50,7 @@ def _run(args: argparse.Namespace) -> int:
     from collabsim.experiment.collect import ReportInputError
     from collabsim.experiment.sweep_report import build_report
     from collabsim.reporting.paired import BaselineError, parse_baseline
+    from collabsim.viewer import write_view
 
     try:
         baselines = None if args.baseline is None else [parse_baseline(b) for b in args.baseline]
@@ -60,7 +61,8 @@ def _run(args: argparse.Namespace) -> int:
         # Written beside --out first and moved in at the end: a failure leaves it as it was.
         with StagedOutput(out) as staged:
             report = build_report(args.paths, staged.dir, tasks_roots=args.tasks_root,
-                                  views=not args.no_views, baselines=baselines)
+                                  views=None if args.no_views else write_view,
+                                  baselines=baselines)
             staged.publish()
     except (ReportInputError, BaselineError) as err:
         return user_error("report", str(err))

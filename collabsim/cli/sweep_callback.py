@@ -33,10 +33,12 @@ class SweepReportCallback(Callback):
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Build the report over ``hydra.sweep.dir`` into the same folder."""
         from collabsim.experiment.sweep_report import build_report
+        from collabsim.viewer import write_view
 
         sweep_dir = Path(str(config.hydra.sweep.dir))
         try:
-            report = build_report([sweep_dir], sweep_dir, views=self.views,
+            report = build_report([sweep_dir], sweep_dir,
+                                  views=write_view if self.views else None,
                                   title=f"collabsim sweep {sweep_dir}")
         except Exception as err:  # noqa: BLE001 - a report problem must not fail the sweep
             log.warning("sweep report not written: %s", err)

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -53,6 +54,11 @@ from collabsim.reporting.variants import (
 MAX_SESSION_ROWS_MD = 300
 PRIVATE_COLUMNS = (SETTINGS_COLUMN, OVERRIDES_COLUMN)
 
+# Writes one session's page: (graph, path, row=the session's metrics row). The report does not
+# import the viewer (which reads job folders through this package); the CLI passes
+# ``collabsim.viewer.write_view``.
+ViewWriter = Callable[..., Any]
+
 
 @dataclass
 class SweepReport:
@@ -68,9 +74,9 @@ class SweepReport:
     variants: Variants = field(default_factory=lambda: Variants((), ()))
 
 
-def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str]) -> list[str]:
+def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str],
+                 write_view: ViewWriter) -> list[str]:
     from collabsim.graphs.from_trace import TraceFormatError, graph_from_trace_file
-    from collabsim.viewer import write_view
 
     links = []
     failed = 0
@@ -279,7 +285,7 @@ def build_report(
     out_dir: str | Path,
     *,
     tasks_roots: Sequence[str | Path] = (),
-    views: bool = True,
+    views: ViewWriter | None = None,
     title: str = "collabsim report",
     baselines: Sequence[Mapping[str, str]] | None = None,
 ) -> SweepReport:
@@ -289,7 +295,8 @@ def build_report(
         paths: Job folders, multirun folders and/or result stores.
         out_dir: Output folder (created).
         tasks_roots: Extra task roots for sessions found only in a store.
-        views: Write one HTML session page per stored trace and link it.
+        views: Writer of one HTML session page per stored trace (e.g.
+            :func:`collabsim.viewer.write_view`), each linked from the tables; None = no pages.
         title: Report title.
         baselines: References of the paired differences (column -> value, see
             :func:`collabsim.reporting.paired.parse_baseline`); None = ``structure=default``
@@ -309,7 +316,7 @@ def build_report(
     for baseline in baselines:
         check_baseline(sessions, baseline)
     out_dir.mkdir(parents=True, exist_ok=True)
-    sessions["view"] = _write_views(sessions, out_dir, notes) if views else ""
+    sessions["view"] = _write_views(sessions, out_dir, notes, views) if views else ""
     by = list(variants.by)
     agg = aggregate(sessions, by=by)
     deltas = all_paired_differences(sessions, by, baselines)

@@ -64,7 +64,7 @@ def test_an_injected_sandbox_failure_is_infra_error_and_left_out_of_every_table(
     # the sweep report over the job leaves it out of its tables too
     from collabsim.experiment.sweep_report import build_report
 
-    built = build_report([job], tmp_path / "report", views=False)
+    built = build_report([job], tmp_path / "report", views=None)
     assert list(built.aggregate["n_sessions"]) == [3]
     assert "infra_error" in (tmp_path / "report" / "report.md").read_text()
 

@@ -13,6 +13,7 @@ import pytest
 from collabsim.experiment.collect import ReportInputError, collect_sessions, find_inputs
 from collabsim.experiment.sweep_report import build_report
 from collabsim.reporting.paired import paired_differences
+from collabsim.viewer import write_view
 
 ID = ["task_id", "team", "structure", "seed", "policy"]
 COMPARED = [*ID, "status", "turns", "W_human", "W_total", "M_team", "H_init_norm", "C_wf",
@@ -74,7 +75,7 @@ def test_report_aggregate_is_the_paper_table(sweep):
 
 
 def test_figures_are_written_embedded_and_sessions_linked_to_views(tmp_path, sweep):
-    report = build_report([sweep], tmp_path / "out")
+    report = build_report([sweep], tmp_path / "out", views=write_view)
     assert set(report.figures) == {"performance_by_structure_team", "h_init_by_structure",
                                    "activity", "performance_vs_h_init", "paired_differences"}
     for path in report.figures.values():

@@ -18,6 +18,7 @@ from collabsim.viewer import (
     load_graph,
     normalise_session_id,
     render_html,
+    write_view,
 )
 
 
@@ -233,7 +234,7 @@ def test_explorer_file_without_session_gives_every_session_with_metric_cards(
 def test_report_session_pages_carry_performance_and_no_gold(viewer_job, tmp_path):
     from collabsim.experiment.sweep_report import build_report
 
-    report = build_report([viewer_job], tmp_path / "r")
+    report = build_report([viewer_job], tmp_path / "r", views=write_view)
     assert report.views == 2
     for _, row in report.sessions.iterrows():
         header = embedded_payload((tmp_path / "r" / row["view"]).read_text(encoding="utf-8"))[
