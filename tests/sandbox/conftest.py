@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import descendants, state_of
+from sandbox_helpers import FAST, descendants, open_sandbox, state_of
 
-from collabsim.sandbox import zygote_pid
+from collabsim.sandbox import Sandbox, zygote_pid
 
 
 @pytest.fixture()
@@ -36,3 +37,18 @@ def no_worker_outlives_its_test():
         time.sleep(0.02)
         left = descendants(zygote)
     assert left == set(), {pid: state_of(pid) for pid in left}
+
+
+@pytest.fixture(params=["on", "off"])
+def hook(request: pytest.FixtureRequest) -> str:
+    """Whether the probe runs with the audit hook in place (``on``) or switched off."""
+    return request.param
+
+
+@pytest.fixture()
+def sandbox(hook: str) -> Iterator[Sandbox]:
+    sb = open_sandbox(FAST, hook)
+    try:
+        yield sb
+    finally:
+        sb.close()

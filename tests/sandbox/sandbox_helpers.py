@@ -6,7 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from collabsim.sandbox import SandboxLimits
+from collabsim.sandbox import Sandbox, SandboxLimits
 
 FAST = SandboxLimits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=512, output_chars=400, file_mb=5)
 
@@ -55,3 +55,22 @@ def gone(pid: int, timeout: float = 3.0) -> bool:
             return True
         time.sleep(0.01)
     return state_of(pid) is None
+
+
+# One line through gc.get_objects() switches a worker's audit hook off.
+DISABLE_HOOK = (
+    "import gc\n"
+    "from collabsim.sandbox.policy import AuditPolicy\n"
+    "next(o for o in gc.get_objects() if isinstance(o, AuditPolicy)).internal = 1\n"
+    "print('hook off')"
+)
+
+
+def open_sandbox(limits: SandboxLimits, hook: str, files: tuple[Path, ...] = ()) -> Sandbox:
+    """A sandbox with ``limits``; with ``hook="off"`` its audit hook is switched off first
+    (then only the kernel layers and the parent's own checks stand in the way)."""
+    sb = Sandbox(list(files), limits)
+    if hook == "off":
+        result = sb.execute(DISABLE_HOOK)
+        assert result.output == "hook off\n", result
+    return sb

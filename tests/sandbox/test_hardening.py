@@ -16,45 +16,15 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_helpers import FAST, gone, state_of
+from sandbox_helpers import FAST, gone, open_sandbox, state_of
 
 from collabsim.sandbox import ExecResult, Sandbox, SandboxLimits
 from collabsim.sandbox.workdirs import WORKDIR_PREFIX, process_start_time
 
-DISABLE_HOOK = (
-    "import gc\n"
-    "from collabsim.sandbox.policy import AuditPolicy\n"
-    "next(o for o in gc.get_objects() if isinstance(o, AuditPolicy)).internal = 1\n"
-    "print('hook off')"
-)
 AS_ROOT = os.geteuid() == 0
-
-
-def _open(limits: SandboxLimits, hook: str, files: tuple[Path, ...] = ()) -> Sandbox:
-    sb = Sandbox(list(files), limits)
-    if hook == "off":
-        result = sb.execute(DISABLE_HOOK)
-        assert result.output == "hook off\n", result
-    return sb
-
-
-@pytest.fixture(params=["on", "off"])
-def hook(request: pytest.FixtureRequest) -> str:
-    """Whether the probe runs with the audit hook in place (``on``) or switched off."""
-    return request.param
-
-
-@pytest.fixture()
-def sandbox(hook: str) -> Iterator[Sandbox]:
-    sb = _open(FAST, hook)
-    try:
-        yield sb
-    finally:
-        sb.close()
 
 
 def _refused(result: ExecResult, leak: str = "") -> None:
@@ -103,7 +73,7 @@ def test_task_files_and_folders_stay_readable(hook: str, tmp_path: Path) -> None
     (folder / "sub").mkdir(parents=True)
     (folder / "sub" / "notes.txt").write_text("hello")
     folder.chmod(0o700)
-    with _open(FAST, hook, (table, folder)) as sb:
+    with open_sandbox(FAST, hook, (table, folder)) as sb:
         result = sb.execute(
             "print(pd.read_csv('table.csv')['count'].sum())\n"
             "print(open('extra/sub/notes.txt').read())\n"
@@ -177,7 +147,7 @@ def test_resource_limits_cannot_be_changed(sandbox: Sandbox, code: str) -> None:
 
 def test_cell_ignoring_its_cpu_signals_is_stopped_by_the_parent(hook: str) -> None:
     limits = SandboxLimits(wall_seconds=60, cpu_seconds=1, memory_mb=512, output_chars=400)
-    with _open(limits, hook) as sb:
+    with open_sandbox(limits, hook) as sb:
         start = time.monotonic()
         result = sb.execute(
             "import signal\n"
@@ -200,7 +170,7 @@ def test_thread_left_burning_gets_no_cpu_between_cells_and_is_stopped_in_the_nex
 ) -> None:
     # generous wall limits: on a loaded machine a thread may get a small share of a core
     limits = SandboxLimits(wall_seconds=90, cpu_seconds=1, memory_mb=512, output_chars=400)
-    with _open(limits, hook) as sb:
+    with open_sandbox(limits, hook) as sb:
         started = sb.execute(
             "import signal, threading\n"
             "for s in (signal.SIGPROF, signal.SIGXCPU):\n"
@@ -232,7 +202,7 @@ def test_disk_quota_default_is_256_mb() -> None:
 
 def test_cell_writing_past_the_disk_quota_gets_disk_limit(hook: str, task_csv: Path) -> None:
     limits = SandboxLimits(wall_seconds=10, cpu_seconds=10, memory_mb=512, file_mb=5, disk_mb=4)
-    with _open(limits, hook, (task_csv,)) as sb:
+    with open_sandbox(limits, hook, (task_csv,)) as sb:
         assert sb.execute("open('small.txt', 'w').write('x' * 1000)").status == "ok"
         result = sb.execute(
             "for i in range(3):\n    open(f'big{i}.bin', 'wb').write(b'x' * 2_000_000)"
@@ -246,7 +216,7 @@ def test_cell_writing_past_the_disk_quota_gets_disk_limit(hook: str, task_csv: P
 
 def test_cell_that_keeps_writing_is_stopped_while_it_runs(hook: str) -> None:
     limits = SandboxLimits(wall_seconds=30, cpu_seconds=30, memory_mb=512, file_mb=5, disk_mb=8)
-    with _open(limits, hook) as sb:
+    with open_sandbox(limits, hook) as sb:
         start = time.monotonic()
         result = sb.execute(
             "import itertools\n"

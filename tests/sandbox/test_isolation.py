@@ -8,44 +8,11 @@ both ways: the kernel layers and the parent's own checks must hold without the h
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from sandbox_helpers import FAST
+from sandbox_helpers import FAST, open_sandbox
 
 from collabsim.sandbox import Sandbox, SandboxLimits, SandboxPool
-
-DISABLE_HOOK = (
-    "import gc\n"
-    "from collabsim.sandbox.policy import AuditPolicy\n"
-    "next(o for o in gc.get_objects() if isinstance(o, AuditPolicy)).internal = 1\n"
-    "print('hook off')"
-)
-
-
-def _open(limits: SandboxLimits, hook: str, files: tuple[Path, ...] = ()) -> Sandbox:
-    sb = Sandbox(list(files), limits)
-    if hook == "off":
-        result = sb.execute(DISABLE_HOOK)
-        assert result.output == "hook off\n", result
-    return sb
-
-
-@pytest.fixture(params=["on", "off"])
-def hook(request: pytest.FixtureRequest) -> str:
-    """Whether the probe runs with the audit hook in place (``on``) or switched off."""
-    return request.param
-
-
-@pytest.fixture()
-def sandbox(hook: str) -> Iterator[Sandbox]:
-    sb = _open(FAST, hook)
-    try:
-        yield sb
-    finally:
-        sb.close()
-
 
 # -- 7. System V IPC -------------------------------------------------------------------------
 _IPC = textwrap.dedent(
@@ -92,7 +59,7 @@ _UNLINKED = textwrap.dedent(
 
 def test_files_removed_while_open_count_against_the_disk_quota(hook: str) -> None:
     limits = SandboxLimits(wall_seconds=10, cpu_seconds=10, memory_mb=512, file_mb=5, disk_mb=4)
-    with _open(limits, hook) as sb:
+    with open_sandbox(limits, hook) as sb:
         result = sb.execute(_UNLINKED)
         assert result.status == "disk_limit", result
         assert "4 MB" in (result.error or "")
@@ -189,7 +156,7 @@ def test_a_worker_with_an_added_audit_hook_is_not_reused(task_csv: Path) -> None
 def test_a_worker_whose_audit_hook_was_disabled_and_replaced_is_not_reused(
     task_csv: Path,
 ) -> None:
-    with _open(FAST, "off", (task_csv,)) as sb:
+    with open_sandbox(FAST, "off", (task_csv,)) as sb:
         sb.execute("import sys\nsys.addaudithook(lambda e, a: None)")
         pid = sb.pid
         sb.reset([task_csv])
