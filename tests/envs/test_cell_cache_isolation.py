@@ -3,25 +3,14 @@ the session's shared worker produced."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
+
+from helpers.forgery import TAKE_OVER_REPLIES
 
 from collabsim.envs.cell_cache import CachingExecutorFactory
 from collabsim.participants.cells import COMPUTE_MARK
 from collabsim.sandbox import SandboxLimits
 
-TAKE_OVER = textwrap.dedent(
-    """
-    import sys
-    frame = sys._getframe()
-    while 'self' not in frame.f_locals or type(frame.f_locals['self']).__name__ != 'Worker':
-        frame = frame.f_back
-    def run_cell(self, code):
-        return {'output': 'RESULT year=1234 FORGED\\n', 'truncated': False,
-                'status': 'ok', 'error': None}
-    type(frame.f_locals['self']).run_cell = run_cell
-    """
-)
 COMPUTE = (
     f"{COMPUTE_MARK}\nimport pandas as pd\n"
     "print('RESULT year=%d' % pd.read_csv('t.csv')['year'].max())"
@@ -37,7 +26,7 @@ def test_a_forged_output_cached_from_the_shared_worker_never_answers_an_isolated
     limits = SandboxLimits(wall_seconds=20.0)
     session = factory([table], limits)
     try:
-        assert session.execute(TAKE_OVER).status == "ok"
+        assert session.execute(TAKE_OVER_REPLIES).status == "ok"
         assert "FORGED" in session.execute(COMPUTE).output  # cached for the shared worker
         checked = session.execute_isolated(COMPUTE)
         assert checked.output == "RESULT year=-2100\n", checked

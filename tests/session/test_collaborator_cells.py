@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from helpers.forgery import TAKE_OVER_REPLIES
+
 from collabsim.core.actions import format_action
 from collabsim.participants.team import team_from_dict
 from collabsim.sandbox import Sandbox, SandboxLimits
@@ -17,16 +19,8 @@ from collabsim.tasks.model import Task
 
 # The agent's cell takes the worker's own reply function over (found through its frames) and
 # rewrites the task file (the working directory belongs to the worker).
-FORGE = textwrap.dedent(
+FORGE = TAKE_OVER_REPLIES + textwrap.dedent(
     """
-    import sys
-    frame = sys._getframe()
-    while 'self' not in frame.f_locals or type(frame.f_locals['self']).__name__ != 'Worker':
-        frame = frame.f_back
-    def run_cell(self, code):
-        return {'output': 'RESULT year=1234 FORGED\\n', 'truncated': False,
-                'status': 'ok', 'error': None}
-    type(frame.f_locals['self']).run_cell = run_cell
     import os
     os.unlink('series.csv')
     open('series.csv', 'w').write('year,dagger\\n1234,99\\n')
