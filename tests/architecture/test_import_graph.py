@@ -14,7 +14,7 @@ import importlib
 import importlib.util
 import pkgutil
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import networkx as nx
@@ -48,14 +48,15 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _imported(module: str, path: Path) -> set[str]:
-    """Absolute names of the collabsim modules ``module`` imports (relative ones resolved)."""
+def _imports(module: str, path: Path) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """Each import statement of ``module`` as (absolute module name, names imported from it;
+    empty for ``import x``), relative imports resolved."""
     is_package = path.name == "__init__.py"
     package = module if is_package else module.rpartition(".")[0]
-    found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
+            for alias in node.names:
+                yield alias.name, ()
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -63,8 +64,15 @@ def _imported(module: str, path: Path) -> set[str]:
                 name = ".".join(base + ([node.module] if node.module else []))
             else:
                 name = node.module or ""
-            found.add(name)
-            found.update(f"{name}.{a.name}" for a in node.names)
+            yield name, tuple(a.name for a in node.names)
+
+
+def _imported(module: str, path: Path) -> set[str]:
+    """Absolute names of the collabsim modules ``module`` imports (relative ones resolved)."""
+    found: set[str] = set()
+    for name, names in _imports(module, path):
+        found.add(name)
+        found.update(f"{name}.{n}" for n in names)
     return {n for n in found if n == "collabsim" or n.startswith("collabsim.")}
 
 
@@ -90,22 +98,11 @@ def package_graph() -> tuple[nx.DiGraph, dict[tuple[str, str], set[str]]]:
 
 def _module_targets(module: str, path: Path, known: Mapping[str, Path]) -> set[str]:
     """The modules of ``known`` that ``module`` imports: ``from pkg import mod`` is ``pkg.mod``."""
-    is_package = path.name == "__init__.py"
-    package = module if is_package else module.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                name = ".".join(base + ([node.module] if node.module else []))
-            else:
-                name = node.module or ""
-            for alias in node.names:
-                sub = f"{name}.{alias.name}"
-                found.add(sub if sub in known else name)
+    for name, names in _imports(module, path):
+        if not names:
+            found.add(name)
+        found.update(f"{name}.{n}" if f"{name}.{n}" in known else name for n in names)
     return {n for n in found if n in known and n != module}
 
 
