@@ -284,7 +284,7 @@ class WandbTracker:
                     **variant_summary(row, metrics),
                     "sessions_run": outcome.summary.ran,
                     "sessions_reused": outcome.summary.reused,
-                    "sessions_infra_error": int(getattr(outcome.summary, "infra_errors", 0)),
+                    "sessions_infra_error": outcome.summary.infra_errors,
                     "wall_seconds": outcome.wall_seconds,
                 })
                 files = [self._output_dir / f for f in JOB_FILES

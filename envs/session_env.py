@@ -48,7 +48,8 @@ from collabsim.participants.team import team_from_dict
 from collabsim.sandbox import SandboxError, SandboxPool, add_preload_files
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import session_result
-from collabsim.session.orchestrator import Orchestrator, Turn
+from collabsim.session.observations import Turn
+from collabsim.session.orchestrator import Orchestrator
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import default_suite_root

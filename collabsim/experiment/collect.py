@@ -245,7 +245,7 @@ def _job_rows(job: Path, notes: list[str], override_keys: Sequence[str] = ()) ->
     return rows
 
 
-class _TaskFinder:
+class TaskFinder:
     """Finds the exact task a stored session ran by recomputing its store key."""
 
     def __init__(self, roots: Sequence[Path], specs: Sequence[dict[str, Any]]) -> None:
@@ -285,7 +285,7 @@ class _TaskFinder:
         return None
 
 
-def _store_rows(store: Path, known: set[str], finder: _TaskFinder, notes: list[str]) -> pd.DataFrame:
+def _store_rows(store: Path, known: set[str], finder: TaskFinder, notes: list[str]) -> pd.DataFrame:
     from collabsim.core.redaction import Redactor
     from collabsim.experiment.integrity import trace_mismatch
     from collabsim.metrics.reference import load_reference
@@ -381,7 +381,7 @@ def collect_sessions(
     known = {k for f in frames for k in f["session_key"]}
     specs = [cfg["tasks"] for job in inputs.jobs
              if (cfg := job_config(job)) is not None and isinstance(cfg.get("tasks"), dict)]
-    finder = _TaskFinder([Path(r) for r in tasks_roots], specs)
+    finder = TaskFinder([Path(r) for r in tasks_roots], specs)
     for store in inputs.stores:
         frame = _store_rows(store, known, finder, notes)
         if len(frame):

@@ -25,7 +25,8 @@ from collabsim.session.config import (
     SessionConfig,
     default_executor_factory,
 )
-from collabsim.session.orchestrator import Orchestrator, Turn
+from collabsim.session.observations import Turn
+from collabsim.session.orchestrator import Orchestrator
 from collabsim.session.results import SessionResult
 
 log = logging.getLogger(__name__)

@@ -131,11 +131,11 @@ class _Tasks:
     """Finds the task a stored session ran (for its question in old traces, or the gold)."""
 
     def __init__(self, jobs: Sequence[Path], tasks_roots: Sequence[Path]) -> None:
-        from collabsim.experiment.collect import _TaskFinder, job_config
+        from collabsim.experiment.collect import TaskFinder, job_config
 
         specs = [cfg["tasks"] for job in jobs
                  if (cfg := job_config(job)) is not None and isinstance(cfg.get("tasks"), dict)]
-        self._finder = _TaskFinder(list(tasks_roots), specs)
+        self._finder = TaskFinder(list(tasks_roots), specs)
 
     def find(self, session_dir: Path) -> Any | None:
         plan = _read_json(session_dir / "plan.json")

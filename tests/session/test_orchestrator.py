@@ -14,7 +14,8 @@ from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
-from collabsim.session.orchestrator import Orchestrator, Turn
+from collabsim.session.observations import Turn
+from collabsim.session.orchestrator import Orchestrator
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.model import Task
 
