@@ -140,10 +140,7 @@ class Sandbox:
             RuntimeError: The sandbox is closed (or used from a forked child process).
         """
         with self._lock:
-            if self._closed:
-                raise RuntimeError("Sandbox is closed")
-            if os.getpid() != self._owner:
-                raise RuntimeError("a Sandbox cannot be used from a forked child process")
+            self._check_usable()
             start = time.monotonic()
             own = clean is None
             if clean is None:
@@ -214,12 +211,16 @@ class Sandbox:
             self._populate(self._files)
             self._disk_base = disk_usage(self._workdir)
 
+    def _check_usable(self) -> None:
+        """Raise if the sandbox is closed or used from a forked child (caller holds the lock)."""
+        if self._closed:
+            raise RuntimeError("Sandbox is closed")
+        if os.getpid() != self._owner:
+            raise RuntimeError("a Sandbox cannot be used from a forked child process")
+
     def _request(self, op: str, code: str) -> ExecResult:
         with self._lock:
-            if self._closed:
-                raise RuntimeError("Sandbox is closed")
-            if os.getpid() != self._owner:
-                raise RuntimeError("a Sandbox cannot be used from a forked child process")
+            self._check_usable()
             start = time.monotonic()
             if len(code) > MAX_CODE_CHARS:
                 error = f"ValueError: the cell is too long ({len(code)} > {MAX_CODE_CHARS} chars)"
