@@ -145,7 +145,8 @@ def _slug_prefix(task_id: str, team: str, structure: str, seed: Any) -> str:
     return f"{task}__{team}__{structure}__s{int(seed)}__"
 
 
-def _read_json(path: Path) -> dict[str, Any] | None:
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in ``path``, or None when it is unreadable or not an object."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -162,13 +163,13 @@ def _match_folder(candidates: list[Path], row: pd.Series, settings: str | None) 
         return candidates[0]
     if settings is not None:
         same = [c for c in candidates
-                if _canonical((_read_json(c / "plan.json") or {}).get("settings")) == settings]
+                if _canonical((read_json_object(c / "plan.json") or {}).get("settings")) == settings]
         if len(same) == 1:
             return same[0]
         candidates = same or candidates
     # same identifiers under other settings: the result record must agree with the row
     agree = [c for c in candidates
-             if (r := _read_json(c / "result.json")) is not None
+             if (r := read_json_object(c / "result.json")) is not None
              and r.get("status") == row.get("status")
              and (r.get("submitted_hypothesis") or "") == (row.get("hypothesis") or "")]
     return agree[0] if len(agree) == 1 else None
@@ -221,7 +222,7 @@ def _job_rows(job: Path, notes: list[str], override_keys: Sequence[str] = ()) ->
     keys, dirs, settings = [], [], []
     for (_, row), folder in zip(rows.iterrows(), folders, strict=True):
         prefix = _slug_prefix(row["task_id"], row["team"], row["structure"], row["seed"])
-        plan = _read_json(folder / "plan.json") if folder is not None else None
+        plan = read_json_object(folder / "plan.json") if folder is not None else None
         if plan is None or not plan.get("key"):
             notes.append(f"{job}: no session folder for {prefix.rstrip('_')}; "
                          "kept without a store key")
@@ -297,8 +298,8 @@ def _store_rows(store: Path, known: set[str], finder: TaskFinder, notes: list[st
     redact = Redactor()
     references: dict[str, Any] = {}
     for folder in sorted((store / "sessions").iterdir()):
-        plan = _read_json(folder / "plan.json")
-        result = _read_json(folder / "result.json")
+        plan = read_json_object(folder / "plan.json")
+        result = read_json_object(folder / "result.json")
         if plan is None or result is None or not plan.get("key") or plan["key"] in known:
             continue
         trace = folder / "trace.jsonl"

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from collabsim.experiment.collect import read_json_object
 from collabsim.graphs.model import WorkflowGraph
 from collabsim.viewer.payload import graph_payload
 from collabsim.viewer.sources import GraphSourceError, load_graph
@@ -44,14 +45,6 @@ class ViewSession:
 
     index: dict[str, Any]
     payload: dict[str, Any]
-
-
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
 
 
 def _clean(row: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -100,7 +93,7 @@ def session_from_graph(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             events = read_trace(trace)
-        result = _read_json(trace.parent / "result.json")
+        result = read_json_object(trace.parent / "result.json")
         header = simulated_header(graph, result, row, question=question, gold=gold)
         payload["transcript"] = transcript_from_trace(events, graph)
     else:
@@ -138,7 +131,7 @@ class _Tasks:
         self._finder = TaskFinder(list(tasks_roots), specs)
 
     def find(self, session_dir: Path) -> Any | None:
-        plan = _read_json(session_dir / "plan.json")
+        plan = read_json_object(session_dir / "plan.json")
         if not plan or not plan.get("key"):
             return None
         try:
