@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from collabsim.core.knowledge import Fact
+
 
 @dataclass(frozen=True)
 class ColumnInfo:
@@ -30,7 +32,12 @@ class DatasetInfo:
 
 @dataclass(frozen=True)
 class TaskBrief:
-    """What a participant may see of a task: everything except gold and reference graph."""
+    """What a participant may see of a task: everything except gold and reference graph.
+
+    ``facts`` are the task's facts this participant holds (see
+    :mod:`collabsim.core.knowledge`); ``domain_knowledge`` is empty for a participant who
+    does not hold domain knowledge.
+    """
 
     task_id: str
     query: str
@@ -39,3 +46,4 @@ class TaskBrief:
     domain_knowledge: str
     workflow_tags: str
     datasets: tuple[DatasetInfo, ...]
+    facts: tuple[Fact, ...] = ()

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from collabsim.core.csvsafe import safe_frame
+from collabsim.core.knowledge import knowledge_split
 from collabsim.core.outputs import atomic_file, atomic_write_text
 from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS, SessionPlan, plan_sessions
@@ -81,6 +82,10 @@ def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
         "structure_overrides": dict((cfg.get("structure") or {}).get("overrides") or {}),
         "profiles": dict((cfg.get("team") or {}).get("profiles") or {}),
     }
+    knowledge = (cfg.get("tasks") or {}).get("knowledge", "everyone")
+    if knowledge != "everyone":
+        # only when set: stores written before knowledge splits keep their keys
+        settings["knowledge"] = knowledge
     if policy.get("name") == "llm":
         llm = dict(cfg.get("llm") or {})
         keys = ("agent", "collaborator", "budget")
@@ -215,6 +220,7 @@ def _session_config(plan: SessionPlan) -> SessionConfig:
         max_turns=int(settings["max_turns"]),
         max_time=float(settings["max_virtual_seconds"]),
         policy=str((settings.get("policy") or {}).get("name", "")),
+        knowledge=knowledge_split(settings.get("knowledge")),
     )
 
 

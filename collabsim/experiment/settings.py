@@ -34,6 +34,7 @@ from pydantic import (
     model_validator,
 )
 
+from collabsim.core.knowledge import KnowledgeError, knowledge_split
 from collabsim.experiment.agent_turns import FINISH_MARGIN_KEY
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
@@ -58,6 +59,18 @@ class _TaskFilters(_Section):
     limit: PositiveInt | None = None
     ids: list[str] | None = None
     datasets: list[str] | None = None
+    # who holds which kind of the tasks' facts: everyone, by_profile or kind -> holders
+    knowledge: str | dict[str, list[str] | str] = "everyone"
+
+    @field_validator("knowledge")
+    @classmethod
+    def _knowledge_splits(cls, value: str | dict[str, list[str] | str]
+                          ) -> str | dict[str, list[str] | str]:
+        try:
+            knowledge_split(value)
+        except KnowledgeError as exc:
+            raise ValueError(str(exc)) from None
+        return value
 
 
 class GeneratedTasks(_TaskFilters):

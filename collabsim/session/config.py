@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from collabsim.core.knowledge import EVERYONE, KnowledgeSplit
 from collabsim.core.team import TeamSpec
 from collabsim.session.clock import ClockSpec
 from collabsim.session.structures import StructureSpec, builtin_structure
@@ -67,6 +68,7 @@ class SessionConfig:
         policy: Policy label for the result record ("" = derived from participant classes).
         trace_observation_chars: Trace ``observation`` fields are cut to this length.
         cell_output_chars: Code-cell outputs in the workspace are cut to this length.
+        knowledge: Who holds which kind of the task's facts (``tasks.knowledge``).
     """
 
     task: Task
@@ -80,6 +82,7 @@ class SessionConfig:
     policy: str = ""
     trace_observation_chars: int = 2000
     cell_output_chars: int = 4000
+    knowledge: KnowledgeSplit = EVERYONE
 
     def __post_init__(self) -> None:
         if self.structure.solo and self.team.collaborators:

@@ -50,7 +50,7 @@ def observe(s: SessionState, name: str, t: float) -> Observation:
         time=t,
         structure=s.structure.name,
         phase=s.phase,  # type: ignore[arg-type]
-        task=s.brief,
+        task=s.briefs[name],
         chat=tuple(s.ws.chat),
         code_cells=tuple(s.ws.cells),
         editor_text=s.ws.editor_text,

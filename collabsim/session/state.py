@@ -49,7 +49,9 @@ class SessionState:
         self.cfg = config
         self.team = config.team
         self.members = self.team.members
-        self.brief = config.task.brief()
+        # what each member sees of the task: the facts it holds under the knowledge split
+        self.briefs = {m: config.task.brief(self.holder(m), config.knowledge)
+                       for m in self.members}
         self.structure = config.structure
         self.ws = Workspace(
             cell_output_chars=config.cell_output_chars,
@@ -77,6 +79,11 @@ class SessionState:
         self.end_time = 0.0
         self.error: str | None = None
         self.submitted = ""
+
+    def holder(self, name: str) -> str:
+        """The knowledge holder ``name`` stands for: ``agent`` or its profile key."""
+        profile = self.team.profile(name)
+        return "agent" if profile is None else profile.key
 
     def preassigned(self) -> dict[str, str]:
         """Gates the structure fixes for this team."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from collabsim.core.knowledge import EVERYONE, Fact, KnowledgeSplit, facts_held
 from collabsim.core.task import ColumnInfo, DatasetInfo, TaskBrief
 
 __all__ = ["ColumnInfo", "DatasetInfo", "Task", "TaskBrief", "TaskSource", "make_task_id"]
@@ -38,6 +39,8 @@ class Task:
         gold_hypothesis: The gold answer, when an answer key has one.
         reference_workflow_path: Path of the reference workflow graph JSON, when one exists.
         metadata_path: The metadata file the task was read from.
+        facts: Facts that decide the answer (see :mod:`collabsim.core.knowledge`); who
+            sees which is the session's knowledge split.
     """
 
     task_id: str
@@ -54,17 +57,26 @@ class Task:
     gold_hypothesis: str | None = None
     reference_workflow_path: Path | None = None
     metadata_path: Path | None = None
+    facts: tuple[Fact, ...] = ()
 
-    def brief(self) -> TaskBrief:
-        """Return the participant-visible view of this task (no gold, no reference graph)."""
+    def brief(self, participant: str = "agent",
+              knowledge: KnowledgeSplit = EVERYONE) -> TaskBrief:
+        """Return what ``participant`` sees of this task (no gold, no reference graph).
+
+        Args:
+            participant: ``agent`` or a collaborator's profile key (``D``, ``R``).
+            knowledge: Who holds which kind of fact; the default shows everything.
+        """
         return TaskBrief(
             task_id=self.task_id,
             query=self.query,
             question_type=self.question_type,
             domain=self.domain,
-            domain_knowledge=self.domain_knowledge,
+            domain_knowledge=(self.domain_knowledge if knowledge.holds(participant, "domain")
+                              else ""),
             workflow_tags=self.workflow_tags,
             datasets=self.datasets,
+            facts=facts_held(self.facts, knowledge, participant),
         )
 
 
