@@ -31,10 +31,10 @@ from collabsim.participants.plan import (
     AnalysisPlan,
     apply_mistakes,
     misread_semantics,
-    resolve_plan,
     seeded_rng,
 )
-from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.query import QuerySemantics
+from collabsim.participants.reading import read_brief
 from collabsim.participants.scripted_common import (
     WAIT,
     ChatLog,
@@ -112,10 +112,10 @@ class ScriptedCollaborator:
     def reading(self, brief: TaskBrief) -> Reading:
         """This person's own (possibly mistaken) reading of a task, drawn per session."""
         if brief.task_id not in self._cache:
-            truth = parse_query(brief)
+            truth, correct = read_brief(brief)  # the query read with my facts
             mistakes = self.human.draw_mistakes(self.seed, self.name, brief.task_id)
             semantics = misread_semantics(truth, mistakes)
-            plan = apply_mistakes(resolve_plan(brief, truth), mistakes)
+            plan = apply_mistakes(correct, mistakes)
             self._cache[brief.task_id] = Reading(semantics, plan, mistakes)
         return self._cache[brief.task_id]
 
