@@ -139,9 +139,14 @@ def plant_task(
     else:
         variables = (targets[0].key,)
     planted: dict[str, tuple[list[np.ndarray], int]] = {}
-    for variant in variants:
-        for _ in range(200):
-            arrays, answer = _plant_shape(rng, n, shape, ordinal, directions, window_idx)
+    if window_idx is not None:  # the window is shared: spread the variants' answers in it
+        insides = _spread(rng, window_idx[0] + 1, window_idx[1] - 1, len(variants))
+        for variant, inside in zip(variants, insides, strict=True):
+            g = _growth_series(rng, n, shape == "growth_max", window_idx, inside)
+            planted[variant] = ([g], inside)
+    for variant in variants[len(planted):]:
+        for _ in range(200):  # a fresh layout until the answers lie apart (a few tries)
+            arrays, answer = _plant_shape(rng, n, shape, ordinal, directions)
             if all(abs(answer - other) >= VARIANT_GAP for _, other in planted.values()):
                 break
         planted[variant] = (arrays, answer)
@@ -184,21 +189,25 @@ def _columns(rng: np.random.Generator, ce: np.ndarray, series: dict[str, np.ndar
 
 
 def _plant_shape(rng: np.random.Generator, n: int, shape: str, ordinal: int,
-                 directions: tuple[str, ...], window: tuple[int, int] | None
-                 ) -> tuple[list[np.ndarray], int]:
+                 directions: tuple[str, ...]) -> tuple[list[np.ndarray], int]:
     """One variant of the asked series: ``(series per asked variable, answer bin)``."""
     if shape in ("rise", "fall"):
         values, answer = _steps_series(rng, n, shape, ordinal)
         return [values], answer
-    if shape in ("peak", "plateau"):
-        values, spike, plateau = _peak_plateau_series(rng, n)
-        return [values], spike if shape == "peak" else plateau
     if shape == "simultaneous":
         xs, ys, answer = _simultaneous_series(rng, n, directions, ordinal)
         return [xs, ys], answer
-    assert window is not None
-    growth, answer = _growth_series(rng, n, shape == "growth_max", window)
-    return [growth], answer
+    values, spike, plateau = _peak_plateau_series(rng, n)
+    return [values], spike if shape == "peak" else plateau
+
+
+def _spread(rng: np.random.Generator, first: int, last: int, k: int) -> list[int]:
+    """``k`` bins in ``[first, last]`` pairwise at least :data:`VARIANT_GAP` apart, in random
+    order (the window is wide enough: ``last - first >= VARIANT_GAP * (k - 1)``)."""
+    slack = last - first - VARIANT_GAP * (k - 1)
+    cuts = np.sort(rng.integers(0, slack + 1, k))
+    spaced = [int(first + c + VARIANT_GAP * i) for i, c in enumerate(cuts)]
+    return [spaced[int(i)] for i in rng.permutation(k)]
 
 
 # ------------------------------------------------------------------------------ series shapes
@@ -302,17 +311,16 @@ def _growth_base(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def _growth_series(
-    rng: np.random.Generator, n: int, highest: bool, window: tuple[int, int]
-) -> tuple[np.ndarray, int]:
+    rng: np.random.Generator, n: int, highest: bool, window: tuple[int, int], inside: int
+) -> np.ndarray:
     g = _growth_base(rng, n)
     lo, hi = window
     sign = 1.0 if highest else -1.0
-    inside = int(rng.integers(lo + 1, hi))
     g[inside] = (g.max() if highest else g.min()) + sign * rng.uniform(0.9, 1.6)
     outside_choices = [i for i in range(1, n) if i <= lo - 2 or i >= hi + 2]
     outside = outside_choices[int(rng.integers(0, len(outside_choices)))]
     g[outside] = g[inside] + sign * rng.uniform(1.0, 2.0)
-    return g, inside
+    return g
 
 
 def _with_gaps(rng: np.random.Generator, values: np.ndarray, forced: list[int]) -> np.ndarray:
