@@ -42,10 +42,12 @@ def task_with_facts() -> Task:
     )
 
 
-def prompts(split: KnowledgeSplit, team_label: str = "DR") -> dict[str, str]:
+def prompts(split: KnowledgeSplit, team_label: str = "DR",
+            renderer: PromptRenderer | None = None) -> dict[str, str]:
     """Member -> everything its model call would carry (system, turn with state block,
     repair), as the engine shows it the task under ``split``."""
-    task, team, renderer = task_with_facts(), team_from_dict(team_label), PromptRenderer()
+    task, team = task_with_facts(), team_from_dict(team_label)
+    renderer = renderer or PromptRenderer()
     out = {}
     for name in team.members:
         profile = team.profile(name)
@@ -103,7 +105,10 @@ def test_the_agent_is_told_it_may_ask_and_collaborators_how_to_answer() -> None:
 
 
 def test_everyone_sees_every_fact_and_nobody_is_told_to_ask_in_the_published_setting() -> None:
-    seen = prompts(EVERYONE)
+    # one renderer for both splits, as in a sweep: its cached system prompts must not mix them
+    renderer = PromptRenderer()
+    assert READING.text not in prompts(BY_PROFILE, renderer=renderer)["agent"]
+    seen = prompts(EVERYONE, renderer=renderer)
     for name, text in seen.items():
         assert READING.text in text and CONVENTION.text in text and DOMAIN in text, name
         assert "What everyone in the team knows about this task" in text
