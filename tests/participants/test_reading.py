@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ import pytest
 from collabsim.core.knowledge import BY_PROFILE, EVERYONE, Fact
 from collabsim.core.records import Profile
 from collabsim.metrics.judge_rules import RuleJudge
-from collabsim.participants.cells import compute_cell, parse_result
+from collabsim.participants.cells import AnalysisResult, compute_cell, parse_result
+from collabsim.participants.claims import check_numbers
 from collabsim.participants.plan import resolve_plan
 from collabsim.participants.query import parse_query
 from collabsim.participants.reading import apply_facts, open_topics, read_brief
@@ -166,3 +168,15 @@ def test_scripted_readers_use_the_facts_of_their_brief(suite120: tuple[Task, ...
         name = "R" if fact.kind == "reading" else "D"
         assert holder.reading(task.brief(name, BY_PROFILE)).plan == full
     assert differ >= 14
+
+
+def test_d_objecting_to_the_wrong_dating_variant_does_not_call_it_raw() -> None:
+    ours = AnalysisResult("peak", 1, ("Amber_recal_inter",), None, -3200)
+    theirs = AnalysisResult("peak", 1, ("Amber_inter",), None, -4100)
+    (issue,) = check_numbers("Around 4100 BCE, amber peaked.", ours, theirs)
+    assert issue.kind == "wrong_column_variant" and "raw" not in issue.message
+    assert "Amber_inter" in issue.message and issue.fix == (("column", "Amber_recal_inter"),)
+    raw = AnalysisResult("peak", 1, ("Amber",), None, -4100)
+    (issue,) = check_numbers("Around 4100 BCE, amber peaked.", replace(ours, columns=(
+        "Amber_inter",)), raw)
+    assert "the raw column has gaps" in issue.message
