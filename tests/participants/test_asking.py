@@ -198,10 +198,11 @@ def test_under_everyone_the_fact_settles_the_topic_and_nobody_is_asked(
     assert not any("[ask " in e["args"]["message"] for e in _messages(events, "agent"))
 
 
-def test_the_default_agent_reads_no_open_topic_and_never_asks(task: Task,
-                                                              tmp_path: Path) -> None:
+def test_with_the_whole_brief_the_default_agent_never_asks(task: Task, tmp_path: Path) -> None:
+    """Under ``everyone`` the agent holds every fact: nothing is left open, nobody is asked
+    (the default reader of open topics, whichever is wired in)."""
     agent = ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "ask_propensity": 1.0})
-    _, events = _run(task, "DR", "default", agent, tmp_path / "t.jsonl")
+    _, events = _run(task, "DR", "default", agent, tmp_path / "t.jsonl", knowledge=EVERYONE)
     assert not any("[ask " in e["args"]["message"] for e in _messages(events, "agent"))
 
 
