@@ -107,6 +107,7 @@ class ScriptedAgent:
         self.mistakes = mistakes or self.params.mistakes
         self.name = name
         self._cache: dict[str, TaskContext] = {}
+        self._open: dict[str, tuple[str, ...]] = {}  # task id -> topics its query leaves open
         self._inspect_cells: set[str] = set()
         self._said = Said()
         self._chat = ChatLog()
@@ -326,12 +327,16 @@ class ScriptedAgent:
         For each topic :attr:`open_topics` reads from my brief that no fact in the memory or
         in chat settles, I ask - with probability ``ask_propensity``, drawn once per session
         and topic - the teammate whose area covers it (:func:`~collabsim.participants.asking.
-        whom_to_ask`); after an "I don't know" the next teammate, one question at a time."""
+        whom_to_ask`); after an "I don't know" the next teammate (one open question per
+        topic at a time)."""
         if (not obs.teammates or not allowed(obs, "SEND_TEAMMATE_MESSAGE")
                 or obs.turn >= self._finish_by_turn or self.params.ask_propensity <= 0):
             return None
-        ctx = self.context(obs.task)
-        topics = self.open_topics(obs.task, ctx.semantics, ctx.plan)
+        task_id = obs.task.task_id
+        if task_id not in self._open:
+            ctx = self.context(obs.task)
+            self._open[task_id] = tuple(self.open_topics(obs.task, ctx.semantics, ctx.plan))
+        topics = self._open[task_id]
         if not topics:
             return None
         asks = self._my_asks(obs)
@@ -340,7 +345,7 @@ class ScriptedAgent:
         for topic in topics:
             if topic in settled or any(a[1] == topic and a[3] is None for a in asks):
                 continue  # known, or a question on it is still open
-            u = seeded_rng(self.seed, self.name, obs.task.task_id, topic, "ask").random()
+            u = seeded_rng(self.seed, self.name, task_id, topic, "ask").random()
             if u >= self.params.ask_propensity:
                 continue
             asked = {a[2] for a in asks if a[1] == topic}
