@@ -17,9 +17,12 @@ from typing import Any
 
 import pytest
 from helpers.executors import InProcessExecutor
+from helpers.observations import sample_observation
 from helpers.participants import CAREFUL_AGENT
 
 from collabsim.core.knowledge import BY_PROFILE, EVERYONE, Fact
+from collabsim.core.observation import Observation
+from collabsim.core.records import ChatMessage
 from collabsim.participants.asking import fact_on, whom_to_ask
 from collabsim.participants.cells import compute_cell
 from collabsim.participants.plan import AnalysisPlan, resolve_plan
@@ -272,3 +275,31 @@ def test_memory_records_the_holders_facts_and_the_agent_applies_them(task: Task,
                  f"{format_fact('column', COLUMN_FACT.setting)}") in entries
     assert _computed(events)[0] == compute_cell(
         _default_plan(task).with_fix({"ordinal": "2", "column": "Dagger_inter"}))
+
+
+# ------------------------------------------------- facts in chat follow the structure
+def _obs_with_chat(*messages: tuple[str, str], gates: dict[str, str] | None = None
+                   ) -> Observation:
+    chat = tuple(ChatMessage(i, float(i), sender, text)
+                 for i, (sender, text) in enumerate(messages))
+    return dataclasses.replace(sample_observation(), teammates=("D", "R"), chat=chat,
+                               structure="default", gates=gates or {}, time=100.0)
+
+
+def _ordinal(agent: ScriptedAgent, obs: Observation) -> int:
+    return agent.current_plan(obs)[0].ordinal
+
+
+def test_a_volunteered_fact_is_weighed_like_an_objection_and_an_answer_is_applied() -> None:
+    told = ("R", f"It is the second one. {format_fact('ordinal', (('ordinal', '2'),))}")
+    stubborn = ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "deference": 0.0})
+    deferent = ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "deference": 1.0})
+    assert _ordinal(deferent, _obs_with_chat(told)) == 2
+    assert _ordinal(stubborn, _obs_with_chat(told)) == 1     # advice, not followed
+    assert _ordinal(stubborn, _obs_with_chat(told, gates={"EDITOR_UPDATE": "R"})) == 2  # binds
+    # the answer to my own question is applied whatever my deference
+    asked = ("agent", f"R, which one? {format_ask('ordinal', 'R')}")
+    assert _ordinal(stubborn, _obs_with_chat(asked, told)) == 2
+    # "I don't know" changes nothing
+    unknown = ("R", f"No idea. {format_fact('ordinal', None)}")
+    assert _ordinal(stubborn, _obs_with_chat(asked, unknown)) == 1
