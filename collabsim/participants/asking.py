@@ -27,7 +27,7 @@ from collabsim.tasks.model import TaskBrief
 
 __all__ = [
     "EXPERTISE_OF_FACT_AREA", "TOPIC_AREA", "OpenTopics", "believed_setting",
-    "fact_expertise", "fact_on",
+    "fact_expertise", "fact_on", "variants",
     "fact_sentence", "no_open_topics", "topic_kind", "whom_to_ask", "wrong_setting",
 ]
 
@@ -123,14 +123,14 @@ def _wrong_value(key: str, value: str, brief: TaskBrief, rng: object) -> str:
         parts = value.split("+")
         names = [c.name for d in brief.datasets for c in d.columns]
         for i, part in enumerate(parts):
-            others = _variants(part, names)
+            others = variants(part, names)
             if others:
                 parts[i] = others[0]
                 return "+".join(parts)
     return value
 
 
-def _variants(column: str, names: Sequence[str]) -> list[str]:
+def variants(column: str, names: Sequence[str]) -> list[str]:
     """The other variants of a column's variable in the data (gap-filled ones first)."""
     stem = column.split("_")[0]
     same = [n for n in names if n != column and (n == stem or n.startswith(stem + "_"))]

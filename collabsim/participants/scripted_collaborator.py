@@ -16,6 +16,7 @@ from collabsim.participants.asking import (
     fact_expertise,
     fact_on,
     fact_sentence,
+    variants,
 )
 from collabsim.participants.cells import (
     AnalysisResult,
@@ -254,7 +255,7 @@ class ScriptedCollaborator:
     def _decide_code_request(self, t: CollaboratorTurn) -> str:
         assert t.request is not None
         return self._decide_code(t.request.request_id, str(t.request.args.get("code", "")),
-                                 t.plan)
+                                 t.plan, t.obs.task)
 
     def _recompute(self, t: CollaboratorTurn) -> str:
         return format_action("EXECUTE_CODE", code=compute_cell(t.plan))
@@ -567,10 +568,15 @@ class ScriptedCollaborator:
     def _posted(self, obs: Observation, fp: str) -> bool:
         return bool(self._said.in_chat(obs, "check", fp))
 
-    def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan) -> str:
+    def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan,
+                     brief: TaskBrief | None = None) -> str:
         if not self.params.review_code:
             return format_action("APPROVE", request_id=request_id)
         used = compute_cell_columns(code)
+        known = self._column_fact_issue(brief, used) if brief is not None else None
+        if known is not None:
+            return format_action("REJECT", request_id=request_id,
+                                 reason=f"{known.message} {known.tag()}")
         if used is not None:
             raw = sorted(c.removesuffix("_inter") for c in plan.columns
                          if c.endswith("_inter") and c.removesuffix("_inter") in used)
@@ -582,6 +588,24 @@ class ScriptedCollaborator:
                 return format_action("REJECT", request_id=request_id,
                                      reason=f"{issue.message} {issue.tag()}")
         return format_action("APPROVE", request_id=request_id)
+
+    def _column_fact_issue(self, brief: TaskBrief, used: Any) -> Issue | None:
+        """A column-convention fact I hold (as I believe it) that the cell's columns break:
+        it uses another variant of a column the fact names as the valid one."""
+        if used is None or not brief.facts:
+            return None
+        names = [c.name for d in brief.datasets for c in d.columns]
+        for fact, setting in self.believed_facts(brief):
+            valid = [c for c in dict(setting).get("column", "").split("+") if c]
+            wrong = sorted(u for u in used if u not in valid
+                           and any(u in variants(c, names) for c in valid))
+            if wrong:
+                said = (fact.text if setting == fact.setting
+                        else fact_sentence(fact.topic, setting))
+                return Issue("wrong_column_variant",
+                             f"The cell uses {', '.join(wrong)}; use {'+'.join(valid)}. "
+                             f"What I know: {said}", (("column", "+".join(valid)),))
+        return None
 
     def _knowledge_entries(self, obs: Observation) -> list[tuple[str, str]]:
         """One memory entry per fact of my brief, as I believe it, with its fact tag: in the

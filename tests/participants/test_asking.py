@@ -303,3 +303,15 @@ def test_a_volunteered_fact_is_weighed_like_an_objection_and_an_answer_is_applie
     # "I don't know" changes nothing
     unknown = ("R", f"No idea. {format_fact('ordinal', None)}")
     assert _ordinal(stubborn, _obs_with_chat(asked, unknown)) == 1
+
+
+def test_a_code_gate_owner_holding_a_column_convention_rejects_another_variant(
+        task: Task) -> None:
+    plan = _default_plan(task)
+    raw = compute_cell(dataclasses.replace(plan, columns=("Dagger",)))
+    d = ScriptedCollaborator(load_profile("D"), seed=0, params={**EXACT, "behaviour": None})
+    decision = d._decide_code("g1", raw, plan, task.brief("D", BY_PROFILE))
+    assert decision.startswith("REJECT")
+    assert COLUMN_FACT.text in decision and "fix=column:Dagger_inter" in decision
+    assert d._decide_code("g2", compute_cell(plan), plan,
+                          task.brief("D", BY_PROFILE)).startswith("APPROVE")
