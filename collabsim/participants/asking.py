@@ -28,7 +28,7 @@ from collabsim.tasks.model import TaskBrief
 __all__ = [
     "EXPERTISE_OF_FACT_AREA", "TOPIC_AREA", "OpenTopics", "believed_setting",
     "fact_expertise", "fact_on", "variants",
-    "fact_sentence", "no_open_topics", "topic_kind", "whom_to_ask", "wrong_setting",
+    "fact_sentence", "topic_kind", "whom_to_ask", "wrong_setting",
 ]
 
 # A fact's area (core.knowledge.FACT_AREA) as a collaborator's area of expertise
@@ -49,15 +49,6 @@ _OTHER_RELATION: dict[str, str] = {"peak": "plateau", "plateau": "peak", "rise":
                                    "growth_min": "growth_max"}
 
 OpenTopics = Callable[[TaskBrief, QuerySemantics, AnalysisPlan], tuple[str, ...]]
-
-
-def no_open_topics(brief: TaskBrief, semantics: QuerySemantics, plan: AnalysisPlan
-                   ) -> tuple[str, ...]:
-    """The scripted agent's default reader of open topics until the query reader's
-    ``open_topics`` (generated suite v2, issue 20 piece A) is wired in: none, so the agent
-    never asks. Pass ``open_topics=`` to :class:`~collabsim.participants.scripted_agent.
-    ScriptedAgent` to use another."""
-    return ()
 
 
 def topic_kind(topic: str) -> str:

@@ -12,7 +12,6 @@ from collabsim.core.observation import Observation, Role
 from collabsim.core.records import ChatMessage, CodeCell
 from collabsim.participants.asking import (
     OpenTopics,
-    no_open_topics,
     topic_kind,
     whom_to_ask,
 )
@@ -28,6 +27,7 @@ from collabsim.participants.plan import (
     MistakeModel,
     seeded_rng,
 )
+from collabsim.participants.reading import open_topics as reading_open_topics
 from collabsim.participants.scripted_common import (
     WAIT,
     ChatLog,
@@ -86,7 +86,7 @@ class ScriptedAgent:
         name: Participant name.
         open_topics: Reads the topics a task's query leaves open for the agent and no fact
             of its brief settles (``(brief, semantics, plan) -> topics``); it asks about
-            those (default: :func:`~collabsim.participants.asking.no_open_topics`).
+            those (default: :func:`~collabsim.participants.reading.open_topics`).
     """
 
     role: Role = "agent"
@@ -102,7 +102,7 @@ class ScriptedAgent:
         open_topics: OpenTopics | None = None,
     ) -> None:
         self.seed = int(seed)
-        self.open_topics = open_topics or no_open_topics
+        self.open_topics = open_topics or reading_open_topics
         self.params = AgentParams.from_mapping(params)
         self.mistakes = mistakes or self.params.mistakes
         self.name = name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from collabsim.core.actions import format_action, format_wait
@@ -16,6 +16,7 @@ from collabsim.participants.asking import (
     fact_expertise,
     fact_on,
     fact_sentence,
+    topic_kind,
     variants,
 )
 from collabsim.participants.cells import (
@@ -61,6 +62,7 @@ from collabsim.participants.tags import (
     format_kickoff,
     format_lead,
     format_trust,
+    parse_facts,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.tasks.model import TaskBrief
@@ -121,8 +123,14 @@ class ScriptedCollaborator:
     def reading(self, brief: TaskBrief) -> Reading:
         """This person's own (possibly mistaken) reading of a task, drawn per session."""
         if brief.task_id not in self._cache:
-            truth, correct = read_brief(brief)  # the query read with my facts
-            mistakes = self.human.draw_mistakes(self.seed, self.name, brief.task_id)
+            # the query read with my facts as I believe them: one belief per person, the
+            # same I state when asked or record in memory (believed_facts); a fact I hold
+            # settles its topic, so my reading mistakes of that topic's kind do not apply
+            believed = tuple(replace(f, setting=s) for f, s in self.believed_facts(brief))
+            truth, correct = read_brief(replace(brief, facts=believed))
+            settled = {topic_kind(f.topic) for f in brief.facts if f.setting}
+            mistakes = frozenset(m for m in self.human.draw_mistakes(
+                self.seed, self.name, brief.task_id) if m not in settled)
             semantics = misread_semantics(truth, mistakes)
             plan = apply_mistakes(correct, mistakes)
             self._cache[brief.task_id] = Reading(semantics, plan, mistakes)
@@ -609,11 +617,21 @@ class ScriptedCollaborator:
 
     def _knowledge_entries(self, obs: Observation) -> list[tuple[str, str]]:
         """One memory entry per fact of my brief, as I believe it, with its fact tag: in the
-        ``knowledge`` section where the memory has one, else under ``expertise``."""
+        ``knowledge`` section where the memory has one, else under ``expertise``; none when
+        everyone holds every fact, and none for a fact a teammate recorded as I believe it."""
+        if obs.task.knowledge == "everyone":
+            return []  # every teammate holds every fact: nothing to record for them
         sections = obs.memory.sections if obs.memory is not None else {}
         section = "knowledge" if "knowledge" in sections else "expertise"
+        # a fact a teammate already recorded as I believe it is not written twice (under
+        # tasks.knowledge=everyone every collaborator holds it)
+        recorded = {(topic, tuple(sorted((setting or {}).items())))
+                    for texts in sections.values() for text in texts
+                    for topic, setting in parse_facts(text)}
+        beliefs = dict(self.believed_facts(obs.task))
         return [(section, f"Knowledge ({self.name}): {self.statement(obs.task, fact.topic)}")
-                for fact in obs.task.facts]
+                for fact in obs.task.facts
+                if (fact.topic, tuple(sorted(beliefs[fact]))) not in recorded]
 
     def _memory_entries(self) -> list[tuple[str, str]]:
         if self.params.memory_entries:
