@@ -37,16 +37,19 @@ from collabsim.core.observation import Observation
 from collabsim.core.records import CodeCell
 from collabsim.domain.time_expr import format_window
 from collabsim.envs.session_env import SessionEnv
+from collabsim.participants.asking import question_text, statement, whom_to_ask
 from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
 from collabsim.participants.claims import Issue, format_check_message
 from collabsim.participants.plan import AnalysisPlan, apply_mistakes
 from collabsim.participants.query import QuerySemantics
-from collabsim.participants.reading import read_brief
+from collabsim.participants.reading import open_topics, read_brief
 from collabsim.participants.tags import (
     announced_drafts,
     checked_drafts,
     draft_fingerprint,
     format_draft,
+    parse_asks,
+    parse_facts,
     parse_issues,
 )
 from collabsim.participants.wording import draft_hypothesis
@@ -55,13 +58,19 @@ VARIANT_MISTAKES = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", 
 N_VARIANTS = 1 + len(VARIANT_MISTAKES)
 ISSUE_KINDS = ("wrong_year", "missing_year", "wrong_column_variant", "wrong_ordinal",
                "peak_vs_plateau", "wrong_window", "wrong_relation")
+# The kinds of fact the agent can ask a teammate about, and the topics of each (the topics
+# reading.open_topics finds: a reading of the query's wording, or the data's convention).
+ASK_KINDS: dict[str, tuple[str, ...]] = {"reading": ("ordinal", "relation", "window"),
+                                         "convention": ("column",)}
+_KIND_OF_TOPIC = {topic: kind for kind, topics in ASK_KINDS.items() for topic in topics}
 AGENT_MACROS: tuple[str, ...] = (
     "wait", "inspect_data", *(f"analyse_variant_{k}" for k in range(N_VARIANTS)),
     "update_editor", "ask_check", "approve", "reject", "finish",
+    *(f"ask_{kind}" for kind in ASK_KINDS),
 )
 COLLABORATOR_MACROS: tuple[str, ...] = (
     "wait", "recompute", "confirm_draft", *(f"concern_{k}" for k in ISSUE_KINDS),
-    "approve", "reject",
+    "approve", "reject", "answer",
 )
 ACTION_NAMES = tuple(a.value for a in ActionName)
 FEATURES: tuple[str, ...] = (
@@ -74,6 +83,9 @@ FEATURES: tuple[str, ...] = (
     *(f"objections_{k}" for k in ISSUE_KINDS), "objections_other",
     "chat_messages", "gates_in_force", "role_is_agent", "feedback",
     *(f"can_{a.lower()}" for a in ACTION_NAMES),
+    *(f"{what}_{kind}" for kind in ASK_KINDS
+      for what in ("open", "asked", "answered", "unknown")),
+    "question_for_me",
 )
 N_FEATURES = len(FEATURES)
 _TIME_USED, _TURNS_USED = FEATURES.index("time_used"), FEATURES.index("turns_used")
@@ -83,6 +95,8 @@ _WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
 _compute_cell = functools.lru_cache(maxsize=4096)(compute_cell)
 _parse_result = functools.lru_cache(maxsize=4096)(parse_result)
 _parse_issues = functools.lru_cache(maxsize=4096)(parse_issues)
+_parse_asks = functools.lru_cache(maxsize=4096)(parse_asks)
+_parse_facts = functools.lru_cache(maxsize=4096)(parse_facts)
 _announced_drafts = functools.lru_cache(maxsize=4096)(announced_drafts)
 _checked_drafts = functools.lru_cache(maxsize=4096)(checked_drafts)
 _draft_fingerprint = functools.lru_cache(maxsize=256)(draft_fingerprint)
@@ -107,6 +121,7 @@ class MacroActions(gym.Wrapper):
         self.action_space = spaces.Discrete(len(self.macros))
         self.observation_space = spaces.Box(0.0, 1.0, (N_FEATURES,), np.float32)
         self._plans: dict[str, tuple[QuerySemantics, tuple[AnalysisPlan, ...]]] = {}
+        self._open: dict[str, tuple[str, ...]] = {}  # task id -> topics its brief leaves open
         # (task, teammates' fixes in chat order) -> plans of the variants
         self._variants: dict[tuple[Any, ...], tuple[AnalysisPlan, ...]] = {}
         # Every step asks the same questions of one observation several times (the mask
@@ -130,7 +145,75 @@ class MacroActions(gym.Wrapper):
         if key not in self._plans:
             semantics, plan = read_brief(obs.task)  # the query read with the seat's facts
             self._plans[key] = (semantics, (plan,))
+            self._open[key] = open_topics(obs.task, semantics, plan)
         return self._plans[key]
+
+    def open_topics(self, obs: Observation) -> tuple[str, ...]:
+        """The topics the learner's brief leaves open (:func:`~collabsim.participants.
+        reading.open_topics`: from the query and the data, no fact of the brief settles them)."""
+        self._task_plans(obs)
+        return self._open[obs.task.task_id]
+
+    def asks(self, obs: Observation) -> list[tuple[str, str, dict[str, str] | None | bool]]:
+        """The learner's questions in chat: ``(topic, teammate, answer)`` with the answer's
+        setting, None for "I don't know", or False while unanswered."""
+        memo = self._per_obs(obs)
+        found = memo.get("asks")
+        if found is None:
+            found = []
+            chat = obs.chat
+            for i, message in enumerate(chat):
+                if message.sender != obs.me:
+                    continue
+                for topic, whom in _parse_asks(message.text):
+                    answer: dict[str, str] | None | bool = False
+                    for later in chat[i + 1:]:
+                        if later.sender == whom:
+                            said = [f for t, f in _parse_facts(later.text) if t == topic]
+                            if said:
+                                answer = said[0]
+                                break
+                    found.append((topic, whom, answer))
+            memo["asks"] = found
+        return found
+
+    def question(self, obs: Observation, kind: str) -> tuple[str, str] | None:
+        """``(topic, teammate)`` the ``ask_<kind>`` macro asks about, None: none to ask.
+
+        The first topic of ``kind`` the learner's brief leaves open that no teammate's fact
+        settles and no question of the learner's is waiting on, to the teammate whose area
+        covers it (:func:`~collabsim.participants.asking.whom_to_ask`) or, after "I don't
+        know", the next one not asked yet."""
+        if not obs.teammates or not obs.task.datasets:
+            return None
+        asks = self.asks(obs)
+        told = {t for m in obs.chat if m.sender != obs.me
+                for t, f in _parse_facts(m.text) if f}
+        for topic in self.open_topics(obs):
+            if _KIND_OF_TOPIC.get(topic) != kind or topic in told:
+                continue
+            if any(t == topic and a is False for t, _, a in asks):
+                continue  # a question on it is waiting for its answer
+            asked = {w for t, w, _ in asks if t == topic}
+            whom = next((w for w in whom_to_ask(topic, obs.teammates) if w not in asked), None)
+            if whom is not None:
+                return topic, whom
+        return None
+
+    def pending_question(self, obs: Observation) -> str | None:
+        """The topic of the oldest question a teammate put to the learner that the learner
+        has not answered (a later message of the learner with a fact tag on it)."""
+        chat = obs.chat
+        for i, message in enumerate(chat):
+            if message.sender == obs.me:
+                continue
+            for topic, whom in _parse_asks(message.text):
+                if whom == obs.me and not any(
+                        later.sender == obs.me and any(t == topic for t, _ in
+                                                       _parse_facts(later.text))
+                        for later in chat[i + 1:]):
+                    return topic
+        return None
 
     def variants(self, obs: Observation) -> list[AnalysisPlan]:
         """Plans of hypothesis variants 0..4 (variant 0 with teammates' fixes applied)."""
@@ -141,7 +224,8 @@ class MacroActions(gym.Wrapper):
         plans = memo.get("variants")
         if plans is None:
             fixes = tuple(tuple(fix.items()) for message in obs.chat if message.sender != obs.me
-                          for _, fix in _parse_issues(message.text))
+                          for fix in (*(f for _, f in _parse_issues(message.text)),
+                                      *(f for _, f in _parse_facts(message.text) if f)))
             key = (obs.task.task_id, fixes)
             plans = self._variants.get(key)
             if plans is None:
@@ -233,6 +317,20 @@ class MacroActions(gym.Wrapper):
             if claim is None or claim.strip() == editor or "EDITOR_UPDATE" not in can:
                 return None, False
             return action("EDITOR_UPDATE", text=claim)
+        if name.startswith("ask_") and name != "ask_check" or name == "answer":
+            if "SEND_TEAMMATE_MESSAGE" not in can:
+                return None, False
+            if name == "answer":
+                topic = self.pending_question(obs)
+                if topic is None:
+                    return None, False
+                return action("SEND_TEAMMATE_MESSAGE",
+                              message=statement(obs.task, topic) if text else "")
+            question = self.question(obs, name.removeprefix("ask_"))
+            if question is None:
+                return None, False
+            return action("SEND_TEAMMATE_MESSAGE",
+                          message=question_text(*question) if text else "")
         if "SEND_TEAMMATE_MESSAGE" not in can or not editor or not obs.teammates:
             return None, False
         if name == "ask_check":
@@ -357,6 +455,17 @@ class MacroActions(gym.Wrapper):
             bool(obs.feedback),
         ]
         values += [a in can for a in ACTION_NAMES]
+        asks = self.asks(obs)
+        told = [(t, f) for m in others for t, f in _parse_facts(m.text)]
+        open_now = self.open_topics(obs) if obs.task.datasets else ()
+        for topics in ASK_KINDS.values():
+            values += [
+                min(sum(t in topics for t in open_now), 3) / 3,
+                any(t in topics for t, _, _ in asks),
+                any(t in topics and f for t, f in told),
+                any(t in topics and f is None for t, f in told),
+            ]
+        values.append(self.pending_question(obs) is not None)
         out[:] = np.asarray(values, dtype=np.float32)
         return out
 

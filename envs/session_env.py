@@ -34,6 +34,7 @@ import gymnasium as gym
 import numpy as np
 
 from collabsim.core.errors import SessionAbort
+from collabsim.core.knowledge import KnowledgeSplit, knowledge_split
 from collabsim.core.observation import Observation, Participant
 from collabsim.envs.cell_cache import CachingExecutorFactory
 from collabsim.envs.rewards import RewardConfig, finite
@@ -126,6 +127,10 @@ class SessionEnv(gym.Env[str, str]):
         split_seed: Seed of the train/test partition.
         team: Collaborators: ``"single"``, ``"D"``, ``"R"`` or ``"DR"`` (or a team mapping).
         structure: Collaboration structure (``single`` is implied for ``team="single"``).
+        knowledge: Who holds which kind of the tasks' facts (the ``tasks.knowledge``
+            setting: ``"everyone"``, ``"by_profile"`` or a mapping fact kind -> holders,
+            :func:`~collabsim.core.knowledge.knowledge_split`); every seat's observation
+            shows the facts it holds.
         max_turns: Decisions per participant before the session ends (``terminated``:
             the limit is part of the task).
         opponents: Member -> policy for the seats the learner does not hold: ``"scripted"``
@@ -158,6 +163,7 @@ class SessionEnv(gym.Env[str, str]):
         split_seed: int = 0,
         team: str | Mapping[str, Any] = "DR",
         structure: str = "default",
+        knowledge: str | Mapping[str, Any] | KnowledgeSplit | None = "everyone",
         max_turns: int = 30,
         opponents: Mapping[str, str | Participant] | None = None,
         opponent_params: Mapping[str, Mapping[str, Any]] | None = None,
@@ -170,6 +176,7 @@ class SessionEnv(gym.Env[str, str]):
         self.tasks: list[Task] = select_tasks(tasks, split, task_ids, test_fraction, split_seed)
         self.team = team_from_dict("single" if team == "single" else team)
         self.structure = builtin_structure("single" if team == "single" else structure)
+        self.knowledge = knowledge_split(knowledge)
         if learner not in self.team.members:
             raise ValueError(f"learner {learner!r} is not a member of team {self.team.members}")
         self.learner = learner
@@ -232,7 +239,7 @@ class SessionEnv(gym.Env[str, str]):
         self._policies = {m: self._policy(m, seed) for m in self.team.members if m != self.learner}
         config = SessionConfig(
             task=task, team=self.team, structure=self.structure, seed=seed,
-            max_turns=self.max_turns, policy="gym",
+            max_turns=self.max_turns, policy="gym", knowledge=self.knowledge,
         )
         self._wall_start = time.perf_counter()
         self._orch = Orchestrator(config, executor_factory=self._executors)

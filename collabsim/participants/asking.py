@@ -23,11 +23,12 @@ from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.time_expr import format_window, parse_window, year_text
 from collabsim.participants.plan import AnalysisPlan, seeded_rng
 from collabsim.participants.query import QuerySemantics
+from collabsim.participants.tags import format_ask, format_fact
 from collabsim.tasks.model import TaskBrief
 
 __all__ = [
     "EXPERTISE_OF_FACT_AREA", "TOPIC_AREA", "OpenTopics", "believed_setting",
-    "fact_expertise", "fact_on", "variants",
+    "fact_expertise", "fact_on", "variants", "question_text", "statement",
     "fact_sentence", "topic_kind", "whom_to_ask", "wrong_setting",
 ]
 
@@ -160,3 +161,24 @@ def fact_sentence(topic: str, setting: tuple[tuple[str, str], ...]) -> str:
         if key in value:
             return sentence(value[key])
     return f"That is what I know about the {topic}."
+
+
+def question_text(topic: str, whom: str) -> str:
+    """The chat message asking teammate ``whom`` what the task means on ``topic`` (ends
+    with its ask tag)."""
+    return (f"{whom}, before I compute: what does the task mean on the {topic}? You may know "
+            f"it and I do not. {format_ask(topic, whom)}")
+
+
+def statement(brief: TaskBrief, topic: str,
+              believed: Callable[[Fact], tuple[tuple[str, str], ...]] | None = None) -> str:
+    """What a participant says when asked about ``topic``: the fact of its ``brief`` on it
+    as it believes it (``believed(fact)`` gives the setting it states, default the fact's
+    own; the fact's text when that is the fact's setting, else :func:`fact_sentence`), or
+    that it does not know; ends with the fact tag."""
+    fact = fact_on(brief.facts, topic)
+    if fact is None:
+        return f"I don't know what the task means on the {topic}. {format_fact(topic, None)}"
+    setting = believed(fact) if believed is not None else fact.setting
+    said = fact.text if setting == fact.setting else fact_sentence(topic, setting)
+    return f"{said} {format_fact(topic, setting)}"

@@ -12,6 +12,7 @@ from collabsim.core.observation import Observation, Role
 from collabsim.core.records import ChatMessage, CodeCell
 from collabsim.participants.asking import (
     OpenTopics,
+    question_text,
     topic_kind,
     whom_to_ask,
 )
@@ -42,7 +43,6 @@ from collabsim.participants.scripted_common import (
 from collabsim.participants.scripted_params import AgentParams
 from collabsim.participants.tags import (
     draft_fingerprint,
-    format_ask,
     format_draft,
     format_handover,
     format_keep,
@@ -246,9 +246,7 @@ class ScriptedAgent:
         question = self.question(t.obs)
         assert question is not None
         topic, whom = question
-        return self._said.post("ask", f"{topic}:{whom}", (
-            f"{whom}, before I compute: what does the task mean on the {topic}? You may know "
-            f"it and I do not. {format_ask(topic, whom)}"))
+        return self._said.post("ask", f"{topic}:{whom}", question_text(topic, whom))
 
     def _wait_for_answer(self, t: AgentTurn) -> str:
         return format_wait(self._answer_wait(t.obs))

@@ -14,8 +14,8 @@ from collabsim.core.records import GateRequest, Profile
 from collabsim.participants.asking import (
     believed_setting,
     fact_expertise,
-    fact_on,
     fact_sentence,
+    statement,
     topic_kind,
     variants,
 )
@@ -58,7 +58,6 @@ from collabsim.participants.scripted_common import (
 from collabsim.participants.scripted_params import CollaboratorParams
 from collabsim.participants.tags import (
     draft_fingerprint,
-    format_fact,
     format_kickoff,
     format_lead,
     format_trust,
@@ -148,13 +147,7 @@ class ScriptedCollaborator:
     def statement(self, brief: TaskBrief, topic: str) -> str:
         """What I say when asked about ``topic``: the fact I hold as I believe it (its own
         text when I have it right), else that I do not know; ends with its fact tag."""
-        fact = fact_on(brief.facts, topic)
-        if fact is None:
-            return (f"I don't know what the task means on the {topic}. "
-                    f"{format_fact(topic, None)}")
-        setting = dict(self.believed_facts(brief))[fact]
-        said = fact.text if setting == fact.setting else fact_sentence(topic, setting)
-        return f"{said} {format_fact(topic, setting)}"
+        return statement(brief, topic, dict(self.believed_facts(brief)).__getitem__)
 
     def _task(self, brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
         reading = self.reading(brief)
