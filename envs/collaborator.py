@@ -27,6 +27,11 @@ wording and relations for R), ``alignment=0.25`` by default; the shaped terms of
 the virtual-time budget; ``truncated`` on an error; ``max_episode_steps=100``.
 
 ## Version history
+* v1 (issue 20, same id: the default episodes are unchanged): ``knowledge=`` says who
+  holds the tasks' decisive facts (``"by_profile"``: D the data conventions, R the readings).
+  The macro interface gained ``answer`` (at the end of the macros) and nine features (at
+  the end); its spaces grew, so a policy trained on the earlier macro interface does not
+  fit it.
 * v1: turn-limit and time-budget endings are ``terminated`` (in v0 they were ``truncated``).
   The package moved from ``collabsim_envs`` to ``collabsim.envs``. The scripted AI agent
   opponent stops waiting for its teammates from decision ``max_turns`` less its

@@ -32,9 +32,14 @@ registration also sets ``max_episode_steps=100`` (TimeLimit, ``truncated``) as a
 
 ## Arguments
 See :class:`collabsim.envs.session_env.SessionEnv` (``tasks``, ``split``, ``team``,
-``structure``, ``opponents``, ``max_turns``, ``reward``, ...).
+``structure``, ``knowledge``, ``opponents``, ``max_turns``, ``reward``, ...).
 
 ## Version history
+* v1 (issue 20, same id: the default episodes are unchanged): ``knowledge=`` says who
+  holds the tasks' decisive facts (default ``"everyone"``; ``"by_profile"``: the agent holds
+  none and must ask). The macro interface gained ``ask_reading`` / ``ask_convention`` (at
+  the end of the macros) and nine features (at the end); its spaces grew, so a policy
+  trained on the earlier macro interface does not fit it.
 * v1: turn-limit and virtual-time-budget endings are ``terminated`` (in v0 they were
   ``truncated``, so SB3's PPO added a continuation value to their final reward and learned
   never to ``FINISH``); observations and rewards are unchanged. The package moved from

@@ -10,13 +10,25 @@ for learners that need numeric spaces (stable-baselines3, any MLP policy):
   k=1..4: that plan with one alternative reading - raw instead of gap-filled columns, the
   other ordinal, peak vs plateau, without the period); update the editor with the claim of
   the learner's latest result; ask teammates to check the draft; approve / reject the first
-  pending request; finish. Collaborator seat (:data:`COLLABORATOR_MACROS`): wait; recompute
+  pending request; finish; ask a teammate about a kind of fact (:data:`ASK_KINDS`:
+  ``ask_reading`` - what an ambiguous term of the query means: ordinal, relation, period -
+  and ``ask_convention`` - which column variant is valid), valid while the learner's brief
+  leaves a topic of that kind open (:func:`~collabsim.participants.reading.open_topics`), no
+  teammate's fact settles it and no question on it waits for its answer; it goes to the
+  teammate whose area covers it (:func:`~collabsim.participants.asking.whom_to_ask`: R for
+  readings, D for conventions), after "I don't know" to the next one not asked yet. Variant
+  0 applies teammates' facts (``[fact ...]`` answers and volunteered facts) as it applies
+  their issue fixes. Collaborator seat (:data:`COLLABORATOR_MACROS`): wait; recompute
   the answer; confirm the draft; message a concern of kind k (:data:`ISSUE_KINDS`) about the
-  draft to the team, with the fix from the learner's own plan; approve / reject.
+  draft to the team, with the fix from the learner's own plan; approve / reject; answer the
+  oldest question a teammate put to the learner from the facts of its brief (the fact's
+  text and tag, or "I don't know": :func:`~collabsim.participants.asking.statement`, what a
+  scripted collaborator says when it has the fact right).
 * **observation space** ``Box(0, 1, (N_FEATURES,), float32)``: see :data:`FEATURES`
   (phase, time and turns used, pending requests, editor state, which variants were computed
   and whether their results agree, checks received, counts of objections by kind, available
-  actions).
+  actions; per kind of fact: topics open, asked, answered with a value, answered "I don't
+  know"; a question waiting for the learner's answer).
 * ``info["action_mask"]``: a bool array, True for macros valid now. An invalid macro is
   played as ``wait`` (it never raises), so learners without masking still work.
 

@@ -3,6 +3,7 @@
     pip install 'collabsim[rl]'          # stable-baselines3 + torch (CPU)
     collabsim train --timesteps 20000
     collabsim train --learner D --timesteps 20000   # a simulated collaborator
+    collabsim train --knowledge by_profile          # teammates hold the decisive facts
 
 (the same as ``python -m collabsim.experiments.train_agent ...``, or
 ``python experiments/train_agent.py ...`` in a checkout). Trains ``PPO("MlpPolicy")`` on
@@ -10,17 +11,25 @@
 (``--learner D|R``) in the macro interface, on the ``train`` split of the generated tasks. Then
 evaluates, on the held-out ``test`` split and on the real DiscoveryBench tasks
 (``--real-tasks``; by default the copy ``collabsim data fetch discoverybench`` keeps, else a
-checkout's ``../shared/data/discoverybench``), three policies in the learner's seat on the same
+checkout's ``../shared/data/discoverybench``), these policies in the learner's seat on the same
 (task, seed) episodes:
 
 * ``ppo``: the trained policy (deterministic actions);
 * ``random``: a uniformly random *valid* macro each step (the chance level);
-* ``scripted``: collabsim's scripted policy for that seat.
+* ``scripted``: collabsim's scripted policy for that seat;
+* agent seat only: ``ignore``, the teammate-ignoring three-step policy (``analyse_variant_0``,
+  ``update_editor``, ``finish``), and ``ask_first``, which asks the right teammate about each
+  open kind of fact first (:mod:`collabsim.experiments.macro_policies`).
+
+``--knowledge`` says who holds the tasks' decisive facts (``everyone``, the default and the
+published setting, or ``by_profile``: D holds the data conventions, R the readings, the agent
+nothing - :mod:`collabsim.core.knowledge`).
 
 It prints each policy's mean judge Performance (and, for a collaborator, its episode return
-including the alignment term) with a 95 % bootstrap CI, and the paired PPO - random
-difference with its 95 % CI, and writes to ``--out``: ``learning_curve.png`` (training episode
-Performance, rolling mean, vs timesteps), ``evaluation.csv`` (one row per episode),
+including the alignment term) with a 95 % bootstrap CI, the paired PPO - random and (agent
+seat) PPO - ignore differences with their 95 % CIs, and in how many episodes each policy
+asked a teammate about a fact; it writes to ``--out``: ``learning_curve.png`` (training
+episode Performance, rolling mean, vs timesteps), ``evaluation.csv`` (one row per episode),
 ``summary.json`` and the SB3 model. ``--tracking wandb`` logs the curve and the summary to a
 wandb run (offline unless ``--wandb-mode online``).
 """
@@ -65,6 +74,9 @@ def build_parser(add_help: bool = True) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--team", default="DR", choices=["single", "D", "R", "DR"])
     p.add_argument("--structure", default="default")
+    p.add_argument("--knowledge", default="everyone", choices=["everyone", "by_profile"],
+                   help="who holds the tasks' decisive facts (tasks.knowledge): everyone, or "
+                        "by_profile (D: data conventions, R: readings; the agent nothing)")
     p.add_argument("--max-turns", type=int, default=20)
     p.add_argument("--eval-seeds", type=int, default=3, help="episodes per held-out task")
     p.add_argument("--real-seeds", type=int, default=1, help="episodes per real task")
@@ -111,7 +123,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def env_kwargs(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
     """Keyword arguments of the learner's env."""
     kw: dict[str, Any] = dict(team=args.team, structure=args.structure,
-                              max_turns=args.max_turns, cell_cache=True, **extra)
+                              knowledge=args.knowledge, max_turns=args.max_turns,
+                              cell_cache=True, **extra)
     if args.learner != "agent":
         kw["role"] = args.learner
         if args.agent_mistake_rate:
@@ -140,11 +153,13 @@ def bootstrap_ci(values: np.ndarray, seed: int = 0, n: int = 5000) -> tuple[floa
 def run_episode(env: Any, policy: str, task_id: str, seed: int, model: Any = None,
                 rng: np.random.Generator | None = None) -> dict[str, Any]:
     """One evaluation episode of ``policy`` in the learner's seat."""
+    from collabsim.experiments.macro_policies import REFERENCE_POLICIES
     from collabsim.participants.scripted import build_scripted
 
     obs, info = env.reset(seed=seed, options={"task_id": task_id})
     base = env.base
     scripted = None
+    reference = REFERENCE_POLICIES[policy]() if policy in REFERENCE_POLICIES else None
     if policy == "scripted":
         seat = base.learner
         profile = next((p for p in base.team.collaborators if p.key == seat), None)
@@ -159,15 +174,19 @@ def run_episode(env: Any, policy: str, task_id: str, seed: int, model: Any = Non
         else:
             if policy == "ppo":
                 action, _ = model.predict(obs, deterministic=True)
+            elif reference is not None:
+                action = reference.act(obs, info["action_mask"])
             else:
                 action = rng.choice(np.flatnonzero(info["action_mask"]))
             obs, reward, terminated, truncated, info = env.step(int(action))
         total += float(reward)
         steps += 1
         done = terminated or truncated
+    # the learner's questions about facts, as its last observation (where it ended) shows
+    asked = len(env.asks(base.last_observation)) if base.last_observation is not None else 0
     return {"policy": policy, "task_id": task_id, "seed": seed, "return": total,
             "performance": info["performance"], "A_profile": info["metrics"].get("A_profile"),
-            "status": info["status"], "steps": steps}
+            "status": info["status"], "steps": steps, "asked": asked}
 
 
 def evaluate(args: argparse.Namespace, model: Any, task_set: str, n_seeds: int,
@@ -180,28 +199,40 @@ def evaluate(args: argparse.Namespace, model: Any, task_set: str, n_seeds: int,
     for task_id in tasks:
         for k in range(n_seeds):
             seed = 10_000 + 97 * k
-            for policy in ("ppo", "random", "scripted"):
+            for policy in policies(args):
                 row = run_episode(env, policy, task_id, seed, model, rng)
                 rows.append({"task_set": task_set, **row})
     env.close()
     return rows
 
 
+def policies(args: argparse.Namespace) -> tuple[str, ...]:
+    """The evaluated policies of the learner's seat (see module docstring)."""
+    base = ("ppo", "random", "scripted")
+    return (*base, "ignore", "ask_first") if args.learner == "agent" else base
+
+
 def summarise(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
-    """Means with 95 % CIs per policy, and the paired ppo - random difference."""
+    """Means with 95 % CIs per policy, the share of episodes in which each asked a teammate
+    (``asks``), and the paired ppo - random (and ppo - ignore) differences."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
     out: dict[str, Any] = {"n_episodes": int((df.policy == "ppo").sum())}
-    for policy, group in df.groupby("policy"):
+    for policy, group in df.groupby("policy", sort=False):
         values = group[key].to_numpy(dtype=float)
         lo, hi = bootstrap_ci(values)
-        out[policy] = {"mean": float(values.mean()), "ci95": [lo, hi]}
+        out[policy] = {"mean": float(values.mean()), "ci95": [lo, hi],
+                       "asks": {"episodes": int((group["asked"] > 0).sum()),
+                                "of": int(len(group))}}
     wide = df.pivot_table(index=["task_id", "seed"], columns="policy", values=key)
-    diff = (wide["ppo"] - wide["random"]).to_numpy(dtype=float)
-    lo, hi = bootstrap_ci(diff)
-    out["ppo_minus_random"] = {"mean": float(diff.mean()), "ci95": [lo, hi],
-                               "excludes_zero": bool(lo > 0 or hi < 0)}
+    for other in ("random", "ignore"):
+        if other not in wide:
+            continue
+        diff = (wide["ppo"] - wide[other]).to_numpy(dtype=float)
+        lo, hi = bootstrap_ci(diff)
+        out[f"ppo_minus_{other}"] = {"mean": float(diff.mean()), "ci95": [lo, hi],
+                                     "excludes_zero": bool(lo > 0 or hi < 0)}
     return out
 
 
@@ -228,6 +259,32 @@ def learning_curve(monitor_csv: Path, png: Path, title: str) -> list[dict[str, f
     fig.savefig(png, dpi=120)
     plt.close(fig)
     return df[["timesteps", "performance", "rolling"]].to_dict("records")
+
+
+def print_report(args: argparse.Namespace, summary: dict[str, Any], seat: str,
+                 train_wall: float, train_cpu: float) -> None:
+    """Print the training time and, per task set, each policy's figures (see module)."""
+    print(f"PPO on {seat}: {args.timesteps} steps in {train_wall:.0f} s wall / "
+          f"{train_cpu:.0f} s CPU (this process; sandbox workers not included)")
+    sets = [k for k, v in summary.items() if isinstance(v, dict) and "performance" in v]
+    for task_set in sets:
+        for k, s in summary[task_set].items():
+            print(f"\n{task_set} tasks, {k} ({s['n_episodes']} episodes per policy; "
+                  f"random = chance level; knowledge={args.knowledge}):")
+            for policy in policies(args):
+                m, (lo, hi) = s[policy]["mean"], s[policy]["ci95"]
+                print(f"  {policy:9s} {m:.3f}  95% CI [{lo:.3f}, {hi:.3f}]")
+            for other in ("random", "ignore"):
+                if f"ppo_minus_{other}" not in s:
+                    continue
+                d = s[f"ppo_minus_{other}"]
+                verdict = "excludes 0" if d["excludes_zero"] else "does NOT exclude 0"
+                print(f"  ppo - {other} (paired) {d['mean']:+.3f}  95% CI "
+                      f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] - {verdict}")
+            others = ", ".join(f"{p} {s[p]['asks']['episodes']}" for p in policies(args)[1:])
+            asks = s["ppo"]["asks"]
+            print(f"  ppo asks a teammate in {asks['episodes']} of {asks['of']} episodes "
+                  f"({others})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -267,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
     pd.DataFrame(rows).to_csv(args.out / "evaluation.csv", index=False)
     summary: dict[str, Any] = {
         "learner": args.learner, "team": args.team, "structure": args.structure,
-        "timesteps": args.timesteps, "seed": args.seed,
+        "knowledge": args.knowledge, "timesteps": args.timesteps, "seed": args.seed,
         "train_wall_seconds": round(train_wall, 1), "train_cpu_seconds": round(train_cpu, 1),
         "total_wall_seconds": round(time.perf_counter() - wall, 1),
         "total_cpu_seconds": round(time.process_time() - cpu, 1),
@@ -277,20 +334,7 @@ def run(args: argparse.Namespace) -> int:
         part = [r for r in rows if r["task_set"] == task_set]
         summary[task_set] = {k: summarise(part, k) for k in keys}
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2))
-    print(f"PPO on {seat}: {args.timesteps} steps in {train_wall:.0f} s wall / "
-          f"{train_cpu:.0f} s CPU (this process; sandbox workers not included)")
-    for task_set in dict.fromkeys(r["task_set"] for r in rows):
-        for k in keys:
-            s = summary[task_set][k]
-            print(f"\n{task_set} tasks, {k} ({s['n_episodes']} episodes per policy; "
-                  "random = chance level):")
-            for policy in ("ppo", "random", "scripted"):
-                m, (lo, hi) = s[policy]["mean"], s[policy]["ci95"]
-                print(f"  {policy:9s} {m:.3f}  95% CI [{lo:.3f}, {hi:.3f}]")
-            d = s["ppo_minus_random"]
-            verdict = "excludes 0" if d["excludes_zero"] else "does NOT exclude 0"
-            print(f"  ppo - random (paired) {d['mean']:+.3f}  95% CI "
-                  f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}] - {verdict}")
+    print_report(args, summary, seat, train_wall, train_cpu)
     print(f"\nwrote {args.out}/learning_curve.png, evaluation.csv, summary.json, model.zip")
     if args.tracking == "wandb":
         import wandb

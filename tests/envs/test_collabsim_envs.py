@@ -68,6 +68,18 @@ def test_gymnasium_check_env_passes(make, interface):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("make", [collabsim.envs.make_discovery_team,
+                                  collabsim.envs.make_collaborator])
+def test_gymnasium_check_env_passes_for_the_macro_form_under_by_profile(make):
+    """With the teammates holding the facts (ask and answer macros in play)."""
+    env = make(interface="macro", max_turns=5, cell_cache=True, knowledge="by_profile")
+    try:
+        check_env(env, skip_render_check=True)
+    finally:
+        env.close()
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("role", ["D", "R"])
 def test_stable_baselines3_check_env_passes_for_the_macro_form(role):
     """SB3 needs numeric spaces: only the macro form is checked (text spaces are refused)."""
@@ -240,7 +252,12 @@ def test_a_judged_turn_limit_ending_is_terminated_and_a_failed_session_truncated
 
 @pytest.mark.parametrize(("env_id", "kwargs", "min_valid"), [
     ("DiscoveryTeam-v1", {"team": "DR", "structure": "scaffolded"}, 7),
-    ("Collaborator-v1", {"role": "R", "team": "DR", "structure": "preassigned_gates"},
+    # with the facts held by the teammates the ask macros come into play
+    ("DiscoveryTeam-v1", {"team": "DR", "knowledge": "by_profile"}, 10),
+    # the scripted agent asks R whenever its query leaves a reading open: `answer` is valid
+    ("Collaborator-v1", {"role": "R", "team": "DR", "structure": "preassigned_gates",
+                         "knowledge": "by_profile",
+                         "opponent_params": {"agent": {"ask_propensity": 1.0}}},
      len(COLLABORATOR_MACROS)),
 ])
 def test_the_action_mask_marks_exactly_the_macros_that_expand_to_an_action(

@@ -37,19 +37,26 @@ def test_a_missing_real_task_folder_is_one_line_and_exit_2(tmp_path):
 @pytest.mark.slow
 def test_short_training_run_writes_curve_evaluation_and_cis(tmp_path):
     out = tmp_path / "run"
-    done = _train("--timesteps", "256", "--eval-seeds", "1", "--no-real", "--team", "D",
-                "--max-turns", "8", "--out", str(out), cwd=tmp_path)
+    done = _train("--timesteps", "256", "--eval-seeds", "1", "--no-real", "--team", "DR",
+                "--max-turns", "12", "--knowledge", "by_profile", "--out", str(out), cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ppo - random (paired)" in done.stdout and "95% CI" in done.stdout
+    assert "ppo - ignore (paired)" in done.stdout
+    assert "ppo asks a teammate in " in done.stdout and " of 10 episodes" in done.stdout
     for name in ("learning_curve.png", "evaluation.csv", "summary.json", "model.zip"):
         assert (out / name).exists(), name
     summary = json.loads((out / "summary.json").read_text())
+    assert summary["knowledge"] == "by_profile"
     held = summary["held-out generated"]["performance"]
     assert held["n_episodes"] == 10
-    for policy in ("ppo", "random", "scripted"):
+    for policy in ("ppo", "random", "scripted", "ignore", "ask_first"):
         lo, hi = held[policy]["ci95"]
         assert 0.0 <= lo <= held[policy]["mean"] <= hi <= 1.0
-    assert held["scripted"]["mean"] > held["random"]["mean"], "the scripted agent beats chance"
+        assert 0 <= held[policy]["asks"]["episodes"] <= held[policy]["asks"]["of"] == 10
+    assert held["ignore"]["asks"]["episodes"] == 0
+    assert held["ask_first"]["asks"]["episodes"] == 10, "every held-out task leaves a topic open"
+    assert held["ask_first"]["mean"] > held["ignore"]["mean"], "the teammates hold the facts"
+    assert set(held["ppo_minus_ignore"]) == {"mean", "ci95", "excludes_zero"}
 
 
 def test_installed_collabsim_train_lists_the_training_options(tmp_path):
