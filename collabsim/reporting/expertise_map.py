@@ -252,6 +252,12 @@ def plot(cells: pd.DataFrame, path: Path) -> Path:
             if c == 0:
                 top.set_ylabel("Performance − single\n(95 % paired CI)", fontsize=8)
                 bottom.set_ylabel("wrong objections\n(share, 95 % CI)", fontsize=8)
+    # one scale for every difference panel, so that panels compare at a glance
+    low, high = float(cells["ci_low"].min()), float(cells["ci_high"].max())
+    pad = 0.05 * ((high - low) or 1.0)
+    for row in axes[: len(splits)]:
+        for ax in row:
+            ax.set_ylim(min(low, 0.0) - pad, max(high, 0.0) + pad)
     for ax in axes[-1]:
         ax.set_xlabel("collaborators' in-area error", fontsize=8)
     axes[0][-1].legend(loc="best", fontsize=7, title="team", title_fontsize=7)
