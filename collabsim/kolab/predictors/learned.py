@@ -34,8 +34,10 @@ given seed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse, stats
@@ -118,6 +120,20 @@ def lsa_components(docs: sparse.csr_matrix, fit_rows: np.ndarray, k: int) -> np.
     return (products @ eigvecs) / np.sqrt(eigvals)
 
 
+def _text_block(matrix: sparse.csr_matrix, fit_rows: np.ndarray, k_max: int) -> np.ndarray | None:
+    """TF-IDF, LSA and scaling of one text column fitted on ``fit_rows`` (None: no block)."""
+    train = matrix[fit_rows]
+    keep = np.flatnonzero(np.asarray((train > 0).sum(axis=0)).ravel() >= _MIN_DF)
+    if keep.size < 2:
+        return None  # e.g. the response text outside 1a
+    tfidf = TfidfTransformer(sublinear_tf=True).fit(train[:, keep])
+    comps = lsa_components(tfidf.transform(matrix[:, keep]), fit_rows, k_max)
+    if comps.shape[1] == 0:
+        return None
+    scaler = StandardScaler().fit(comps[fit_rows])
+    return scaler.transform(comps)
+
+
 class FoldFeaturizer:
     """TF-IDF + LSA per text column and scaling per group, fitted on training rows only.
 
@@ -127,6 +143,9 @@ class FoldFeaturizer:
         fit_rows: Indices of the training rows (the only rows any statistic comes from).
         k_max: LSA components computed (configurations use the first ``k``).
         seed: Kept for interface stability (the LSA is exact and needs no randomness).
+        known: Text column -> its scaled LSA block (None: the column has no block), taken
+            as given instead of being fitted: another featurizer's :attr:`text_blocks` for
+            the same documents and training rows (another task over the same windows).
     """
 
     def __init__(
@@ -136,20 +155,17 @@ class FoldFeaturizer:
         fit_rows: np.ndarray,
         k_max: int,
         seed: int,
+        known: dict[str, np.ndarray | None] | None = None,
     ) -> None:
         self.fit_rows = np.asarray(fit_rows)
-        lsa: dict[str, np.ndarray] = {}
+        self.text_blocks: dict[str, np.ndarray | None] = {}
+        """Text column -> scaled LSA block of every row (None: too few n-grams or components)."""
         for col, matrix in counts.items():
-            train = matrix[self.fit_rows]
-            keep = np.flatnonzero(np.asarray((train > 0).sum(axis=0)).ravel() >= _MIN_DF)
-            if keep.size < 2:
-                continue  # e.g. the response text outside 1a
-            tfidf = TfidfTransformer(sublinear_tf=True).fit(train[:, keep])
-            comps = lsa_components(tfidf.transform(matrix[:, keep]), self.fit_rows, k_max)
-            if comps.shape[1] == 0:
-                continue
-            scaler = StandardScaler().fit(comps[self.fit_rows])
-            lsa[col] = scaler.transform(comps)
+            if known is not None and col in known:
+                self.text_blocks[col] = known[col]
+            else:
+                self.text_blocks[col] = _text_block(matrix, self.fit_rows, k_max)
+        lsa = {col: block for col, block in self.text_blocks.items() if block is not None}
         numeric: dict[str, np.ndarray] = {}
         for group, block in table.blocks.items():
             if block.shape[1]:
@@ -306,6 +322,11 @@ class LearnedPredictor:
         self._prepared: tuple[tuple[str, ...], FeatureTable, dict[str, sparse.csr_matrix]] | None
         self._prepared = None
         self._fold_cache: dict[bytes, FoldFeaturizer] = {}
+        self._text_keys: dict[str, bytes] = {}
+        # (documents digest, training rows) -> scaled LSA block: tasks over the same windows
+        # (1a, 1b, 1b+h and 1d; 1c-k1 and 1c-k2) have the same documents, so each block is
+        # fitted once per report
+        self._text_cache: dict[tuple[bytes, bytes], np.ndarray | None] = {}
 
     @staticmethod
     def uses_history_for(task: str) -> bool:
@@ -331,6 +352,10 @@ class LearnedPredictor:
                 counts[col] = matrix[:, np.flatnonzero(df >= _MIN_DF)].tocsr()
             self._prepared = (ids, table, counts)
             self._fold_cache = {}
+            self._text_keys = {
+                col: hashlib.sha256("\0".join(docs).encode()).digest() + str(len(docs)).encode()
+                for col, docs in table.texts.items()
+            }  # fmt: skip
         return self._prepared[1], self._prepared[2]
 
     def _featurizer(
@@ -338,8 +363,15 @@ class LearnedPredictor:
     ) -> FoldFeaturizer:
         key = np.sort(rows).astype(np.int64).tobytes()
         if key not in self._fold_cache:
-            self._fold_cache[key] = FoldFeaturizer(table, counts, rows, self.k_max, self.seed)
+            self._fold_cache[key] = FoldFeaturizer(table, counts, rows, self.k_max, self.seed,
+                                                   self._known_text(rows))  # fmt: skip
         return self._fold_cache[key]
+
+    def _known_text(self, rows: np.ndarray) -> dict[str, np.ndarray | None]:
+        """Text blocks already fitted on ``rows`` for the same documents (by another task)."""
+        key = _rows_key(rows)
+        return {col: self._text_cache[(digest, key)] for col, digest in self._text_keys.items()
+                if (digest, key) in self._text_cache}  # fmt: skip
 
     def _grid(self, kind: TaskKind, history: bool) -> tuple[ModelConfig, ...]:
         """The selection grid with switched-off groups removed from every configuration."""
@@ -456,10 +488,13 @@ class LearnedPredictor:
             self.stage.add_total(len(todo) + len(folds))
         tick = None if self.stage is None else self.stage.update
         with Clock(self.timings, "featurizers"):
-            built = fork_map(_build_featurizer, (table, counts, self.k_max, self.seed), todo,
+            state = (table, counts, self.k_max, self.seed, self._known_text)
+            built = fork_map(_build_featurizer, state, todo,
                              jobs=self.jobs, on_done=tick)  # fmt: skip
         for rows, feats in zip(todo, built, strict=True):
             self._fold_cache[_rows_key(rows)] = feats
+            for col, block in feats.text_blocks.items():
+                self._text_cache[(self._text_keys[col], _rows_key(rows))] = block
         with Clock(self.timings, "fits"):
             results = fork_map(_outer_fold, (self, fold), folds, jobs=self.jobs, on_done=tick)
         predictions = np.empty(ys.shape, dtype=np.int64 if kind == "adoption" else float)
@@ -497,15 +532,7 @@ class LearnedPredictor:
             None if fold.offsets is None else fold.offsets[fit],
             None if fold.offsets is None else fold.offsets[pred],
         )
-        out: list[np.ndarray] = [np.empty(0)] * len(configs)
-        designs: dict[tuple[tuple[str, ...], int], list[int]] = {}
-        for pos, cfg in enumerate(configs):
-            designs.setdefault((cfg.groups, cfg.k), []).append(pos)
-        for positions in designs.values():
-            preds = problem.predict(configs[positions[0]], [configs[p].alpha for p in positions])
-            for p, values in zip(positions, preds, strict=True):
-                out[p] = values
-        return out  # every position is filled: each config belongs to one design
+        return problem.predict_many(configs)
 
     def _needs_selection(self, train: np.ndarray, fold: _FoldData) -> bool:
         return len(fold.grid) > 1 and len(set(fold.groups[train].tolist())) >= 2
@@ -564,10 +591,11 @@ def _rows_key(rows: np.ndarray) -> bytes:
 
 
 def _build_featurizer(
-    state: tuple[FeatureTable, dict[str, sparse.csr_matrix], int, int], rows: np.ndarray
+    state: tuple[FeatureTable, dict[str, sparse.csr_matrix], int, int, Callable[..., Any]],
+    rows: np.ndarray,
 ) -> FoldFeaturizer:
-    table, counts, k_max, seed = state
-    return FoldFeaturizer(table, counts, rows, k_max, seed)
+    table, counts, k_max, seed, known = state
+    return FoldFeaturizer(table, counts, rows, k_max, seed, known(rows))
 
 
 def _outer_fold(
