@@ -485,7 +485,7 @@ class LearnedPredictor:
                     needed.setdefault(_rows_key(train[inner_train]), train[inner_train])
         todo = [rows for key, rows in needed.items() if key not in self._fold_cache]
         if self.stage is not None:
-            self.stage.add_total(len(todo) + len(folds))
+            self.stage.add_total(len(todo) + len(self._inner_plan(folds, fold)) + len(folds))
         tick = None if self.stage is None else self.stage.update
         with Clock(self.timings, "featurizers"):
             state = (table, counts, self.k_max, self.seed, self._known_text)
@@ -496,10 +496,12 @@ class LearnedPredictor:
             for col, block in feats.text_blocks.items():
                 self._text_cache[(self._text_keys[col], _rows_key(rows))] = block
         with Clock(self.timings, "fits"):
-            results = fork_map(_outer_fold, (self, fold), folds, jobs=self.jobs, on_done=tick)
+            choices = self._select_all(folds, fold, tick)
+            splits = [(tr, te, choice) for (tr, te), choice in zip(folds, choices, strict=True)]
+            results = fork_map(_outer_fold, (self, fold), splits, jobs=self.jobs, on_done=tick)
         predictions = np.empty(ys.shape, dtype=np.int64 if kind == "adoption" else float)
         self.selected = []
-        for (_, test), (values, choice) in zip(folds, results, strict=True):
+        for (_, test), values, choice in zip(folds, results, choices, strict=True):
             predictions[test] = values
             self.selected.append(fold.grid[int(choice[0])])
         if kind == "adoption":
@@ -548,42 +550,76 @@ class LearnedPredictor:
             inner = GroupKFold(n_splits=min(self.inner_folds, len(set(groups.tolist()))))
         return list(inner.split(train, groups=groups))
 
-    def _select(self, train: np.ndarray, fold: _FoldData) -> np.ndarray:
-        """Pick a configuration per target set by grouped inner cross-validation on ``train``.
+    def _inner_plan(
+        self, folds: Sequence[tuple[np.ndarray, np.ndarray]], fold: _FoldData
+    ) -> list[tuple[np.ndarray, list[tuple[int, np.ndarray]]]]:
+        """Every distinct inner training set with the (outer fold, inner validation
+        positions) it serves.
+
+        With leave-one-participant-out inner folds, outer fold ``i``'s inner fold ``j`` and
+        outer fold ``j``'s inner fold ``i`` train on the same rows with the same targets:
+        the same model, asked about participant ``j`` in one and ``i`` in the other. Each
+        distinct training set is therefore fitted once for all the rows it predicts.
+        """
+        plan: dict[bytes, tuple[np.ndarray, list[tuple[int, np.ndarray]]]] = {}
+        for o, (train, _) in enumerate(folds):
+            if self._needs_selection(train, fold):
+                for inner_train, inner_val in self._inner_splits(train, fold):
+                    fit = train[inner_train]
+                    plan.setdefault(_rows_key(fit), (fit, []))[1].append((o, inner_val))
+        return list(plan.values())
+
+    def _select_all(
+        self,
+        folds: Sequence[tuple[np.ndarray, np.ndarray]],
+        fold: _FoldData,
+        tick: Callable[..., Any] | None,
+    ) -> list[np.ndarray]:
+        """Pick a configuration per target set and outer fold by grouped inner
+        cross-validation on the outer training set (nested selection).
 
         Returns:
-            Index into the grid of each target set's configuration (ties: the earlier,
-            simpler one).
+            Per outer fold, the index into the grid of each target set's configuration
+            (ties: the earlier, simpler one).
         """
-        grid = fold.grid
-        codes = fold.codes[train]
-        if not self._needs_selection(train, fold):
-            return np.zeros(codes.shape[1], dtype=np.int64)
-        pooled = np.empty((len(grid), *codes.shape), dtype=fold.codes.dtype)
-        for inner_train, inner_val in self._inner_splits(train, fold):
-            preds = self._fit_rows(
-                fold, train[inner_train], train[inner_val], grid, codes[inner_train]
-            )
-            for out, values in zip(pooled, preds, strict=True):
-                out[inner_val] = values
-        return np.argmax(_scores(fold.kind, codes, pooled), axis=0)
+        plan = self._inner_plan(folds, fold)
+        items = [(fit, np.concatenate([folds[o][0][val] for o, val in uses])) for fit, uses in plan]
+        fitted = fork_map(_inner_fit, (self, fold), items, jobs=self.jobs, on_done=tick)
+        n_sets = fold.codes.shape[1]
+        pooled: dict[int, np.ndarray] = {}
+        for (_, uses), preds in zip(plan, fitted, strict=True):
+            start = 0
+            for o, val in uses:
+                if o not in pooled:
+                    pooled[o] = np.empty((len(fold.grid), len(folds[o][0]), n_sets),
+                                         dtype=fold.codes.dtype)  # fmt: skip
+                pooled[o][:, val] = preds[:, start : start + len(val)]
+                start += len(val)
+        choices = []
+        for o, (train, _) in enumerate(folds):
+            if o in pooled:
+                scores = _scores(fold.kind, fold.codes[train], pooled.pop(o))
+                choices.append(np.argmax(scores, axis=0))
+            else:
+                choices.append(np.zeros(n_sets, dtype=np.int64))
+        return choices
 
     def _fit_predict(
-        self, train: np.ndarray, test: np.ndarray, fold: _FoldData
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Select on ``train`` (nested), refit there and predict ``test`` (one outer fold).
+        self, train: np.ndarray, test: np.ndarray, fold: _FoldData, choice: np.ndarray
+    ) -> np.ndarray:
+        """Refit each target set's chosen configuration on ``train`` and predict ``test``
+        (one outer fold).
 
         Returns:
-            Predictions ``(len(test), n_sets)`` and each set's chosen configuration index.
+            Predictions ``(len(test), n_sets)``.
         """
-        choice = self._select(train, fold)
         chosen = sorted(set(choice.tolist()))
         preds = self._fit_rows(fold, train, test, [fold.grid[c] for c in chosen], fold.codes[train])
         out = np.empty((len(test), len(choice)), dtype=preds[0].dtype)
         for pos, c in enumerate(chosen):
             cols = np.flatnonzero(choice == c)
             out[:, cols] = preds[pos][:, cols]
-        return out, choice
+        return out
 
 
 def _rows_key(rows: np.ndarray) -> bytes:
@@ -598,8 +634,20 @@ def _build_featurizer(
     return FoldFeaturizer(table, counts, rows, k_max, seed, known(rows))
 
 
-def _outer_fold(
-    state: tuple[LearnedPredictor, _FoldData], split: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
+def _inner_fit(
+    state: tuple[LearnedPredictor, _FoldData], item: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """Every grid configuration fitted on ``item[0]``, predicting ``item[1]``:
+    ``(configurations, rows, target sets)``."""
     predictor, fold = state
-    return predictor._fit_predict(split[0], split[1], fold)
+    fit, pred = item
+    preds = predictor._fit_rows(fold, fit, pred, fold.grid, fold.codes[fit])
+    return np.stack(preds).astype(fold.codes.dtype, copy=False)
+
+
+def _outer_fold(
+    state: tuple[LearnedPredictor, _FoldData],
+    split: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
+    predictor, fold = state
+    return predictor._fit_predict(split[0], split[1], fold, split[2])
