@@ -9,14 +9,20 @@ own weighted Gram matrix and needs its own factorisation. Two facts make that ch
   ``G + alpha I`` is the leading block of the factor of the whole, so one factorisation
   serves every design of the chain (:func:`design_chains` covers a grid's designs with
   few chains).
-* **Only predictions are needed.** With ``A = L L^T``, right-hand side ``r`` and centred
-  test rows ``Q`` (one column per row), the ridge scores are
+* **The intercept is a pivot.** With an unpenalised intercept, the normal equations over
+  ``[1, x]`` are ``[[s, s m^T], [s m, X^T W X + alpha I]]`` (``s`` the weight sum, ``m``
+  the weighted mean); eliminating the first row leaves ``Xc^T W Xc + alpha I``, the
+  centred system. So the uncentred weighted Gram matrix of ``[1, x]``, whose lower
+  triangle for every target column at once is one matrix product of the weights with the
+  rows' outer products, is factorised with the intercept first and nothing is centred.
+* **Only predictions are needed.** With ``A = L L^T``, right-hand side ``r`` and test rows
+  ``Q = [1, x]^T`` (one column per row), the scores (intercept included) are
   ``Q^T A^{-1} r = (L^{-1} Q)^T (L^{-1} r)``, and the leading ``k`` entries of ``L^{-1} r``
   are those of the design made of the first ``k`` columns. Factorising the bordered matrix
-  ``[[A, B], [B^T, c I]]`` with ``B = [r, Q]`` yields ``L^{-1} B`` as the transposed lower
-  border of the factor (the block below ``L``), so one ``potrf`` call per target set,
-  chain and penalty gives the scores of every design of the chain; ``c`` only has to keep
-  the bordered matrix positive definite and changes no entry used.
+  ``[[A, B^T], [B, c I]]`` with ``B = [r, Q]^T`` yields ``(L^{-1} B^T)^T`` as its lower
+  border (the block below ``L``), so one ``potrf`` call per target set, chain and penalty
+  gives the scores of every design of the chain; ``c`` (huge) only keeps the bordered
+  matrix positive definite and changes no entry used.
 
 The results equal a separate solve per design up to floating-point rounding (the sums run
 in another order); ``tests/kolab/test_chains.py`` checks them against direct solves.
@@ -103,82 +109,105 @@ def cholesky_lower_inplace(a: np.ndarray) -> None:
             raise np.linalg.LinAlgError(f"matrix {i} is not positive definite (potrf info {info})")
 
 
+_BIG = 1e100
+"""Diagonal of the bordered matrix's last block: keeps it positive definite, never read."""
+
+
 @dataclass(frozen=True)
 class WeightedRows:
     """Rows of one training set under a batch of row weightings (one per target column).
 
+    Column 0 of the extended design ``[1, x]`` is the (unpenalised) intercept.
+
     Attributes:
-        x: Design rows, ``(rows, D)``.
-        weights: Row weights, ``(batch, rows)``.
-        total: Weight sums, ``(batch,)``.
-        x_mean: Weighted column means, ``(batch, D)``.
-        rhs: Right-hand sides ``Xc^T W (t - t_mean)``, ``(batch, D, K)``.
-        queries: Centred rows to score, ``x - x_mean``, ``(batch, m, D)``.
+        gram: Lower triangle of ``[1, x]^T W [1, x]``, packed row by row (entry ``(i, j)``,
+            ``i >= j``, at ``i (i + 1) / 2 + j``), ``(batch, (D + 1) (D + 2) / 2)``.
+        rhs: ``[1, x]^T W t``, ``(batch, D + 1, K)``.
+        queries: Rows to score, ``[1, x]``, ``(m, D + 1)`` (the same for the whole batch).
     """
 
-    x: np.ndarray
-    weights: np.ndarray
-    total: np.ndarray
-    x_mean: np.ndarray
+    gram: np.ndarray
     rhs: np.ndarray
     queries: np.ndarray
+
+
+def weighted_rows(
+    x: np.ndarray, weights: np.ndarray, targets: np.ndarray, x_query: np.ndarray
+) -> WeightedRows:
+    """:class:`WeightedRows` of design rows ``x`` under ``weights`` with ``targets``.
+
+    Args:
+        x: Design rows, ``(rows, D)``.
+        weights: Row weights, ``(batch, rows)``.
+        targets: Targets, ``(batch, K, rows)``.
+        x_query: Rows to score, ``(m, D)``.
+    """
+    x1 = np.hstack([np.ones((x.shape[0], 1)), x])
+    low_i, low_j = np.tril_indices(x1.shape[1])
+    gram = weights @ (x1[:, low_i] * x1[:, low_j])
+    rhs = ((targets * weights[:, None, :]) @ x1).transpose(0, 2, 1)
+    return WeightedRows(gram, rhs, np.hstack([np.ones((x_query.shape[0], 1)), x_query]))
 
 
 def chain_scores(
     rows: WeightedRows, chain: Chain, sizes_by_alpha: dict[float, Sequence[int]]
 ) -> dict[float, list[np.ndarray]]:
-    """Ridge scores ``q^T (Xc^T W Xc + alpha I)^{-1} r`` of leading designs of one chain.
+    """Ridge scores (intercept included) of leading designs of one chain.
 
-    The weighted centred Gram matrix of the chain's columns is ``sum_i w_i x_i x_i^T -
-    s m m^T`` (``s`` the weight sum, ``m`` the weighted mean); its lower triangle for the
-    whole batch is one matrix product of the weights with the rows' outer products. It is
-    bordered with the right-hand sides and queries once and factorised once per penalty.
+    The Gram block of the chain's columns, with the intercept first, is gathered from
+    :attr:`WeightedRows.gram`, bordered with the right-hand sides and queries, and
+    factorised once per penalty (the intercept unpenalised).
 
     Args:
-        rows: The training rows, weights, right-hand sides and queries.
+        rows: The weighted Gram matrices, right-hand sides and queries.
         chain: The chain; sizes count its leading columns.
         sizes_by_alpha: Ridge penalty -> numbers of leading chain columns whose design is
             wanted with it (each at most the chain's length).
 
     Returns:
         Penalty -> one ``(batch, m, K)`` array per size: the scores of the design made of
-        the first ``size`` chain columns.
+        the intercept and the first ``size`` chain columns.
     """
-    d = max(max(sizes) for sizes in sizes_by_alpha.values())
-    order = chain.order[:d]
-    batch, k, m = rows.weights.shape[0], rows.rhs.shape[2], rows.queries.shape[1]
+    d = max(max(sizes) for sizes in sizes_by_alpha.values()) + 1  # with the intercept
+    order = np.concatenate([[0], chain.order[: d - 1] + 1])
+    batch, k, m = rows.gram.shape[0], rows.rhs.shape[2], rows.queries.shape[0]
     size = d + k + m
     low_i, low_j = np.tril_indices(d)
-    xo, mean = rows.x[:, order], rows.x_mean[:, order]
-    gram = rows.weights @ (xo[:, low_i] * xo[:, low_j])  # (batch, d (d + 1) / 2)
-    gram -= rows.total[:, None] * (mean[:, low_i] * mean[:, low_j])
-    border = np.concatenate([rows.rhs[:, order, :].transpose(0, 2, 1),
-                             rows.queries[:, :, order]], axis=1)  # (batch, k + m, d)  # fmt: skip
-    # any c > ||A^{-1/2} B||^2 keeps the bordered matrix positive definite; A >= alpha I, so
-    # the squared Frobenius norm of B over the smallest alpha, plus one, is enough
-    bound = 1.0 + (border**2).sum(axis=(1, 2)) / min(sizes_by_alpha)
+    big, small = np.maximum(order[low_i], order[low_j]), np.minimum(order[low_i], order[low_j])
+    gram = rows.gram[:, big * (big + 1) // 2 + small]  # the chain's block, packed
+    border = np.empty((batch, k + m, d))
+    border[:, :k] = rows.rhs[:, order, :].transpose(0, 2, 1)
+    border[:, k:] = rows.queries[None, :, order]
     flat_low = low_i * size + low_j
-    diag, extra = np.arange(d), np.arange(d, size)
+    penalised, extra = np.arange(1, d), np.arange(d, size)
     out: dict[float, list[np.ndarray]] = {
         alpha: [np.empty((batch, m, k)) for _ in sizes] for alpha, sizes in sizes_by_alpha.items()
     }
+    aug = np.zeros((min(_CHUNK, batch), size, size))
+    flat = aug.reshape(len(aug), size * size)
     for start in range(0, batch, _CHUNK):  # a chunk's matrices stay in the CPU cache
         part = slice(start, min(start + _CHUNK, batch))
         n_part = part.stop - part.start
-        base = np.zeros((n_part, size, size))
-        # only the lower triangle is read: the Gram block, then the border B = [r, q] below it
-        base.reshape(n_part, size * size)[:, flat_low] = gram[part]
-        base[:, d:, :d] = border[part]
-        base[:, extra, extra] = bound[part, None]
-        aug = np.empty_like(base)
         for alpha, sizes in sizes_by_alpha.items():
-            np.copyto(aug, base)
-            aug[:, diag, diag] += alpha
-            cholesky_lower_inplace(aug)
-            z_rhs, z_query = aug[:, d : d + k, :d], aug[:, d + k :, :d]  # rows of (L^{-1} B)^T
+            # only the lower triangle is read (and overwritten by the factor): the Gram
+            # block, the border below it and the last block's diagonal
+            flat[:n_part, flat_low] = gram[part]
+            aug[:n_part, penalised, penalised] += alpha
+            aug[:n_part, d:, :d] = border[part]
+            aug[:n_part, d:, d:] = 0.0
+            aug[:n_part, extra, extra] = _BIG
+            cholesky_lower_inplace(aug[:n_part])
+            z_rhs, z_query = aug[:n_part, d : d + k, :d], aug[:n_part, d + k :, :d]
             for s, target in zip(sizes, out[alpha], strict=True):
-                target[part] = z_query[:, :, :s] @ z_rhs[:, :, :s].transpose(0, 2, 1)
+                target[part] = z_query[:, :, : s + 1] @ z_rhs[:, :, : s + 1].transpose(0, 2, 1)
     return out
 
 
-__all__ = ["Chain", "WeightedRows", "chain_scores", "cholesky_lower_inplace", "design_chains"]
+__all__ = [
+    "Chain",
+    "WeightedRows",
+    "chain_scores",
+    "cholesky_lower_inplace",
+    "design_chains",
+    "weighted_rows",
+]

@@ -26,7 +26,7 @@ import numpy as np
 
 from collabsim.kolab.evaluate import LABELS
 from collabsim.kolab.predictors.base import TaskKind
-from collabsim.kolab.predictors.chains import Chain, WeightedRows, chain_scores, design_chains
+from collabsim.kolab.predictors.chains import Chain, chain_scores, design_chains, weighted_rows
 
 
 class DesignSource(Protocol):
@@ -135,10 +135,8 @@ class FitProblem:
         """Target columns grouped by the classes present, with each group's weighted rows.
 
         A group is ``(columns, constant)`` when fewer than two classes are present, else
-        ``(columns, (classes, t_mean, rows))`` with one leading batch axis, ``rows`` a
-        :class:`~collabsim.kolab.predictors.chains.WeightedRows`. The right-hand side of
-        class ``c`` (targets +-1) is ``2 sum_{y_i = c} w_i x_i - s m (1 + t_c)``, ``s`` the
-        weight sum, ``m`` the weighted mean and ``t_c`` the weighted target mean.
+        ``(columns, (classes, t_mean, rows))`` with one leading batch axis: the weighted
+        target means and a :class:`~collabsim.kolab.predictors.chains.WeightedRows`.
         """
         k = len(LABELS)
         n = codes.shape[0]
@@ -158,15 +156,9 @@ class FitProblem:
             n_class = np.zeros((len(cols), k))
             n_class[:, present] = len(present) * counts[np.ix_(cols, present)]
             weights = n / np.take_along_axis(n_class, c, axis=1)  # (group, rows)
-            total = weights.sum(axis=1)
-            x_mean = (weights / total[:, None]) @ x  # (group, features)
-            member = c[:, None, :] == present[None, :, None]  # (group, classes, rows)
-            by_class = np.where(member, weights[:, None, :], 0.0)
-            t_mean = 2.0 * by_class.sum(axis=2) / total[:, None] - 1.0  # (group, classes)
-            rhs = 2.0 * (by_class @ x) - (total[:, None] * (1.0 + t_mean))[:, :, None] * x_mean[
-                :, None, :]  # fmt: skip
-            queries = self.x_pred[None, :, :] - x_mean[:, None, :]
-            rows = WeightedRows(x, weights, total, x_mean, rhs.transpose(0, 2, 1), queries)
+            targets = np.where(c[:, None, :] == present[None, :, None], 1.0, -1.0)
+            rows = weighted_rows(x, weights, targets, self.x_pred)
+            t_mean = rows.rhs[:, 0, :] / weights.sum(axis=1)[:, None]  # (group, classes)
             groups.append((cols, (present, t_mean, rows)))
         return groups
 
@@ -231,7 +223,7 @@ class FitProblem:
                 scores = chain_scores(rows, chain, sizes)
                 for alpha, members in wanted.items():
                     for (p, _), score in zip(members, scores[alpha], strict=True):
-                        best = np.argmax(score + t_mean[:, None, :], axis=2)
+                        best = np.argmax(score, axis=2)
                         out[p][:, targets] = classes[best].T
         return out
 
