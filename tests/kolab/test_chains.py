@@ -1,7 +1,7 @@
 """The nested-design solver of the learned adoption model: chains of nested designs, the
-bordered Cholesky that gives every design's ridge scores from one factorisation, and the
-class-weighted Gram matrices built from the rows' outer products, each checked against a
-direct solve (and one case by hand)."""
+bordered Cholesky (intercept as the first pivot) that gives every design's ridge scores from
+one factorisation, and the class-weighted Gram matrices built from the rows' outer products,
+each checked against a direct centred solve (and one case by hand)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from collabsim.kolab.predictors.chains import (
-    WeightedRows,
     chain_scores,
     cholesky_lower_inplace,
     design_chains,
+    weighted_rows,
 )
 from collabsim.kolab.predictors.learned import ModelConfig
 from collabsim.kolab.predictors.ridge import FitProblem
@@ -39,18 +39,12 @@ def test_a_two_by_two_case_worked_by_hand() -> None:
     # scores (5/4) (22/15) + (-3/4) (-2/15) + 1/2 = 73/30. The first column alone:
     # beta = (3/2) / (3/4 + 1/4) = 3/2, and the query scores (5/4) (3/2) + 1/2 = 19/8.
     x = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    weights = np.array([[1.0, 1.0, 2.0]])
-    total = weights.sum(axis=1)
-    x_mean = (weights / total[:, None]) @ x
-    t = np.array([1.0, -1.0, 1.0])
-    rhs = (((x - x_mean[0]) * (t - 0.5)[:, None]) * weights[0][:, None]).sum(axis=0)
-    np.testing.assert_allclose(rhs, [1.5, -0.5])
-    queries = np.array([[[2.0, 0.0]]]) - x_mean[:, None, :]
-    rows = WeightedRows(x, weights, total, x_mean, rhs[None, :, None], queries)
+    rows = weighted_rows(x, np.array([[1.0, 1.0, 2.0]]), np.array([[[1.0, -1.0, 1.0]]]),
+                         np.array([[2.0, 0.0]]))  # fmt: skip
     chain = design_chains([np.array([0, 1]), np.array([0])])[0]
-    scores = chain_scores(rows, chain, {0.25: [2, 1]})[0.25]
-    assert scores[0][0, 0, 0] + 0.5 == pytest.approx(73 / 30, abs=1e-14)
-    assert scores[1][0, 0, 0] + 0.5 == pytest.approx(19 / 8, abs=1e-14)
+    both, first = chain_scores(rows, chain, {0.25: [2, 1]})[0.25]
+    assert both[0, 0, 0] == pytest.approx(73 / 30, abs=1e-14)
+    assert first[0, 0, 0] == pytest.approx(19 / 8, abs=1e-14)
 
 
 def test_chains_cover_the_default_grid_with_three_factorisations() -> None:
@@ -70,27 +64,22 @@ def test_chains_cover_the_default_grid_with_three_factorisations() -> None:
 def test_chain_scores_equal_a_direct_solve_per_design_and_penalty() -> None:
     rng = np.random.default_rng(0)
     n, d, batch, m = 30, 7, 5, 4
-    x = rng.standard_normal((n, d))
+    x = rng.standard_normal((n, d)) + 0.5  # not centred: the intercept pivot centres it
     weights = rng.choice([0.6, 1.3, 2.9], size=(batch, n))  # three class weights, as balanced
-    t = rng.choice([-1.0, 1.0], size=(batch, n, 2))
-    total = weights.sum(axis=1)
-    x_mean = (weights / total[:, None]) @ x
-    t_mean = np.einsum("bn,bnk->bk", weights / total[:, None], t)
-    rhs = np.einsum("bn,bnd,bnk->bdk", weights, x[None] - x_mean[:, None], t - t_mean[:, None])
+    t = rng.choice([-1.0, 1.0], size=(batch, 2, n))
     raw = rng.standard_normal((m, d))
-    rows = WeightedRows(x, weights, total, x_mean, rhs, raw[None] - x_mean[:, None])
+    rows = weighted_rows(x, weights, t, raw)
     designs = [np.array([4, 0, 2]), np.array([4, 0, 2, 6, 1]), np.array([3]), np.arange(7)]
-    chains = design_chains(designs)
     seen = set()
-    for chain in chains:
+    for chain in design_chains(designs):
         sizes = [size for _, size in chain.members]
         for alpha in (0.5, 30.0):
             got = chain_scores(rows, chain, {alpha: sizes, 2 * alpha: sizes})
             for (i, _), score in zip(chain.members, got[alpha], strict=True):
                 seen.add(i)
                 for b in range(batch):
-                    want = _direct_scores(x, weights[b], t[b], raw, designs[i], alpha)
-                    np.testing.assert_allclose(score[b] + t_mean[b], want, rtol=0, atol=1e-12)
+                    want = _direct_scores(x, weights[b], t[b].T, raw, designs[i], alpha)
+                    np.testing.assert_allclose(score[b], want, rtol=0, atol=1e-12)
     assert seen == {0, 1, 2, 3}
 
 
