@@ -39,8 +39,9 @@ from collabsim.domain.time_expr import format_window
 from collabsim.envs.session_env import SessionEnv
 from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
 from collabsim.participants.claims import Issue, format_check_message
-from collabsim.participants.plan import AnalysisPlan, apply_mistakes, resolve_plan
-from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.plan import AnalysisPlan, apply_mistakes
+from collabsim.participants.query import QuerySemantics
+from collabsim.participants.reading import read_brief
 from collabsim.participants.tags import (
     announced_drafts,
     checked_drafts,
@@ -127,8 +128,8 @@ class MacroActions(gym.Wrapper):
     def _task_plans(self, obs: Observation) -> tuple[QuerySemantics, tuple[AnalysisPlan, ...]]:
         key = obs.task.task_id
         if key not in self._plans:
-            semantics = parse_query(obs.task)
-            self._plans[key] = (semantics, (resolve_plan(obs.task, semantics),))
+            semantics, plan = read_brief(obs.task)  # the query read with the seat's facts
+            self._plans[key] = (semantics, (plan,))
         return self._plans[key]
 
     def variants(self, obs: Observation) -> list[AnalysisPlan]:

@@ -252,42 +252,51 @@ def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
     return [[options[i % len(options)] for options in values] for i in range(longest)]
 
 
-def _check_launcher(overrides: Sequence[str], config_name: str) -> None:
-    """Raise a UserError when the sweep's launcher cannot run on this machine (SLURM off a
-    cluster), before Hydra writes the sweep folder."""
+def _hydra_node(overrides: Sequence[str], config_name: str) -> Any:
+    """The ``hydra`` node of the config composed from the command line's plain overrides
+    (sweep values left out: they do not compose), or None when it does not compose
+    (:func:`compose_config` names the bad setting afterwards). Composed once per command
+    line: the run mode, the launcher and the sweeper are all read from it."""
     from hydra import compose, initialize_config_dir
-    from hydra.errors import HydraException
-    from omegaconf.errors import OmegaConfBaseException
-
-    from collabsim.cli.launchers import launcher_unusable_here
 
     try:
         with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-            cfg = compose(config_name=config_name, overrides=list(overrides),
-                          return_hydra_config=True)
-        target = str(OmegaConf.select(cfg, "hydra.launcher._target_", default=""))
-    except (HydraException, OmegaConfBaseException):
-        return  # compose_config names the bad setting
+            plain = [o for o in overrides if "(" not in o and "," not in o]
+            cfg = compose(config_name=config_name, overrides=plain, return_hydra_config=True)
+    except Exception:  # noqa: BLE001 - compose_config reports the bad setting
+        return None
+    return cfg.hydra
+
+
+def _multirun(parsed: Any, hydra_node: Any) -> bool:
+    """``-m`` on the command line, or ``hydra.mode: MULTIRUN`` in the config (an
+    ``experiment=`` config that sweeps, e.g. ``experiment=expertise_map``)."""
+    if parsed.multirun:
+        return True
+    mode = None if hydra_node is None else OmegaConf.select(hydra_node, "mode", default=None)
+    return str(mode).endswith("MULTIRUN")
+
+
+def _check_launcher(hydra_node: Any) -> None:
+    """Raise a UserError when the sweep's launcher cannot run on this machine (SLURM off a
+    cluster), before Hydra writes the sweep folder."""
+    from collabsim.cli.launchers import launcher_unusable_here
+
+    if hydra_node is None:
+        return
+    target = str(OmegaConf.select(hydra_node, "launcher._target_", default=""))
     problem = launcher_unusable_here(target)
     if problem:
         raise UserError(problem.removeprefix("collabsim run: "))
 
 
-def _runs_the_listed_jobs(overrides: Sequence[str], config_name: str | None) -> bool:
+def _runs_the_listed_jobs(overrides: Sequence[str], hydra_node: Any) -> bool:
     """Whether a multirun runs exactly the jobs :func:`_sweep_jobs` lists: Hydra's basic
     sweeper, no sweep parameters set in the config (``experiment=sensitivity``), no
     ``interval()`` (only other sweepers sample it)."""
-    from hydra import compose, initialize_config_dir
-
-    try:
-        with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-            # sweep overrides do not compose; the sweeper's settings are in the others
-            plain = [o for o in overrides if "(" not in o and "," not in o]
-            cfg = compose(config_name=config_name or "config", overrides=plain,
-                          return_hydra_config=True)
-    except Exception:  # noqa: BLE001 - only a progress total depends on it
+    if hydra_node is None:
         return False
-    sweeper = cfg.hydra.sweeper
+    sweeper = hydra_node.sweeper
     return (str(sweeper.get("_target_", "")).endswith("BasicSweeper")
             and not sweeper.get("params") and not any("interval(" in o for o in overrides))
 
@@ -322,9 +331,11 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     _refuse_credentials(parsed.overrides, None)
     n_tasks: dict[str, int] = {}
     planned = 0
-    jobs = _sweep_jobs(parsed.overrides, bool(parsed.multirun))
-    if parsed.multirun and jobs:
-        _check_launcher([o for o in jobs[0] if "(" not in o], parsed.config_name or "config")
+    hydra_node = _hydra_node(parsed.overrides, parsed.config_name or "config")
+    multirun = _multirun(parsed, hydra_node)
+    jobs = _sweep_jobs(parsed.overrides, multirun)
+    if multirun and jobs:
+        _check_launcher(hydra_node)
     for overrides in jobs:
         # Configs from --config-dir / --config-path are composed the way Hydra will compose
         # them, so their bad settings are refused before Hydra writes .hydra/ and the log.
@@ -340,9 +351,9 @@ def validate_command_line(args: Sequence[str]) -> int | None:
             raise UserError(_one_line(str(err))) from None
         pairs = variants(settings.team.compositions, settings.structure.names)
         planned += n_tasks[tasks_key] * len(pairs) * len(settings.seeds)
-    if parsed.multirun and _runs_the_listed_jobs(parsed.overrides, parsed.config_name):
+    if multirun and _runs_the_listed_jobs(parsed.overrides, hydra_node):
         return planned
-    return None if parsed.multirun else planned
+    return None if multirun else planned
 
 
 def summary_line(summary: Any, wall_seconds: float, output_dir: Path) -> str:

@@ -36,7 +36,9 @@ class TaskBrief:
 
     ``facts`` are the task's facts this participant holds (see
     :mod:`collabsim.core.knowledge`); ``domain_knowledge`` is empty for a participant who
-    does not hold domain knowledge.
+    does not hold domain knowledge. ``knowledge`` names the session's knowledge split
+    (``everyone``, ``by_profile`` or ``custom``): whether teammates may hold facts this
+    participant does not see (never which facts or what they say).
     """
 
     task_id: str
@@ -47,3 +49,4 @@ class TaskBrief:
     workflow_tags: str
     datasets: tuple[DatasetInfo, ...]
     facts: tuple[Fact, ...] = ()
+    knowledge: str = "everyone"

@@ -187,11 +187,25 @@ class _Dataset(Protocol):
     columns: Sequence[_Column]
 
 
+#: Dating variants a series may come in besides the standard one (generated suites:
+#: ``Dagger_recal_inter`` is the gap-filled daggers series on recalibrated dates,
+#: ``Dagger_model_inter`` on the Bayesian site model's dates; see
+#: :mod:`collabsim.tasks.generator`). Which variant is valid is a data convention of the task.
+COLUMN_VARIANTS: tuple[str, ...] = ("recal", "model")
+_VARIANT_RE = re.compile(r"(?:_(?:" + "|".join(COLUMN_VARIANTS) + r"))?(?:_inter)?$")
+
+
+def column_stem(column: str) -> str:
+    """The series a column holds, without its gap-filling and dating variant suffixes
+    (``Dagger_recal_inter`` -> ``Dagger``, ``Dagger_inter`` -> ``Dagger``)."""
+    return _VARIANT_RE.sub("", column, count=1) or column
+
+
 def canonical_column(column: str) -> str:
     """Canonical variable of a data column (``Dagger_inter`` -> ``Dagger``)."""
     if column in COLUMN_CANONICAL:
         return COLUMN_CANONICAL[column]
-    base = re.sub(r"_inter$", "", column)
+    base = column_stem(column)
     return COLUMN_CANONICAL.get(base, base)
 
 

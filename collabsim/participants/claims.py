@@ -135,10 +135,13 @@ def check_numbers(
     if agent is not None:
         if agent.columns != reference.columns:
             raw = [c for c in agent.columns if c not in reference.columns]
+            why = ("another gap-filled variant, not the valid one; use" if raw and all(
+                c.endswith("_inter") for c in raw)
+                else "the raw column has gaps (missing bins); use the interpolated")
             issues.append(Issue(
                 "wrong_column_variant",
-                f"{lead} You used {'+'.join(raw) or 'other columns'}: the raw column has gaps "
-                f"(missing bins); use the interpolated {'+'.join(reference.columns)}.",
+                f"{lead} You used {'+'.join(raw) or 'other columns'}: {why} "
+                f"{'+'.join(reference.columns)}.",
                 (("column", "+".join(reference.columns)),)))
         if agent.window != reference.window:
             issues.append(Issue(

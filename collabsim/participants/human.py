@@ -134,6 +134,13 @@ class HumanModel:
         """Probability of making mistake ``kind`` in one session."""
         return self.error_in_area if kind in AREAS[self.expertise] else self.error_outside
 
+    def area_error(self, area: str) -> float:
+        """This person's error rate in ``area`` (``computation`` / ``semantics``): its
+        ``error_in_area`` in its area of expertise, ``error_outside`` elsewhere (also the
+        probability of stating a fact of that area wrongly, see
+        :func:`collabsim.participants.asking.believed_setting`)."""
+        return self.error_in_area if area == self.expertise else self.error_outside
+
     def draw_mistakes(self, seed: int, name: str, task_id: str) -> frozenset[str]:
         """This person's own mistakes in the session of ``task_id`` (deterministic)."""
         rng = seeded_rng(seed, name, task_id, "own-mistakes")
@@ -204,6 +211,7 @@ class SessionTiming:
         self.name = name
         self.task_id: str | None = None
         self._sequences: dict[str, HumanTiming] = {}
+        self._answers: dict[str, HumanTiming] = {}
         self._actions: dict[str, int] = {}
 
     def sequence(self, task_id: str) -> HumanTiming | None:
@@ -219,6 +227,17 @@ class SessionTiming:
         """Think time before reacting to the k-th announced draft (0 without a model)."""
         timing = self.sequence(task_id)
         return 0.0 if timing is None else float(timing.think[k % TIMING_SEQUENCE])
+
+    def respond(self, task_id: str, k: int) -> float:
+        """Think time before answering the k-th question put to this person (0 without a
+        model): the calibrated think-time distribution, from a sequence of its own so that
+        questions leave the think times before drafts unchanged."""
+        if self.model is None:
+            return 0.0
+        if task_id not in self._answers:
+            rng = seeded_rng(self.seed, self.name, task_id, "answer-timing")
+            self._answers[task_id] = self.model.timing.sample(TIMING_SEQUENCE, rng)
+        return float(self._answers[task_id].think[k % TIMING_SEQUENCE])
 
     def duration(self, action: str) -> float | None:
         """Duration of this person's next action in the current session (None: the clock's)."""

@@ -114,6 +114,8 @@ def _system_key(obs: Observation) -> tuple[Any, ...]:
         obs.teammates,
         obs.memory is None,
         None if profile is None else (profile.title, profile.guidance),
+        obs.task.facts,
+        obs.task.knowledge,
     )
 
 

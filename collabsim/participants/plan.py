@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from collabsim.domain.time_expr import format_window, parse_window
-from collabsim.domain.variables import GROWTH
+from collabsim.domain.variables import GROWTH, column_stem
 from collabsim.participants.query import QuerySemantics
 from collabsim.tasks.model import DatasetInfo, TaskBrief
 
@@ -113,7 +113,12 @@ def seeded_rng(seed: int, *parts: object) -> np.random.Generator:
 
 
 def resolve_plan(brief: TaskBrief, semantics: QuerySemantics) -> AnalysisPlan:
-    """Pick the dataset and (correct, gap-filled) columns for the semantics."""
+    """Pick the dataset and (correct, gap-filled) columns for the semantics.
+
+    By default the standard gap-filled variant ``X_inter`` of each asked series; a held
+    ``column`` fact of the brief (a data convention, see :mod:`collabsim.core.knowledge`)
+    replaces it with the variant the fact names as valid.
+    """
     if not brief.datasets:
         return AnalysisPlan("describe", "", ())
     chosen: list[str] = []
@@ -132,12 +137,32 @@ def resolve_plan(brief: TaskBrief, semantics: QuerySemantics) -> AnalysisPlan:
     if not chosen:
         return AnalysisPlan("describe", brief.datasets[0].name, (), (), semantics.ordinal,
                             semantics.window)
+    if brief.facts:
+        chosen, raw = _held_columns(brief, dataset, chosen, raw)
     directions = semantics.directions[: len(chosen)] if semantics.directions else ()
     relation = semantics.relation
     if relation == "simultaneous" and len(chosen) < 2:
         relation = "describe"
     return AnalysisPlan(relation, dataset, tuple(chosen), directions, semantics.ordinal,
                         semantics.window, tuple(raw))
+
+
+def _held_columns(brief: TaskBrief, dataset: str, chosen: list[str], raw: list[str]
+                  ) -> tuple[list[str], list[str]]:
+    """The chosen columns with the variants a held ``column`` fact names as valid (a named
+    column replaces the chosen column of the same series; names absent from the dataset are
+    ignored), and their raw columns."""
+    names = {c.name for d in brief.datasets if d.name == dataset for c in d.columns}
+    valid = {column_stem(c): c for fact in brief.facts
+             for c in fact.fix.get("column", "").split("+") if c in names}
+    if not valid:
+        return chosen, raw
+    columns = [valid.get(column_stem(c), c) for c in chosen]
+    if columns == chosen:
+        return chosen, raw
+    raws = [c.removesuffix("_inter") for c in columns
+            if c.endswith("_inter") and c.removesuffix("_inter") in names]
+    return columns, raws
 
 
 def _pick_column(key: str, names: list[str], info: DatasetInfo) -> tuple[str | None, str | None]:

@@ -36,6 +36,13 @@ the ``FINISH`` owner (``[handover FINISH draft=...]``), who then submits its own
 build phases it adds plan / evidence criteria / expertise (and in ``scaffolded`` gate lines)
 and agrees.
 
+Asking (:mod:`collabsim.participants.asking`): after inspecting the data and before computing,
+the agent asks about each topic its ``open_topics`` reader finds left open by the query and
+by the facts it holds (``[ask topic=... to=...]``, with probability ``ask_propensity`` per
+session and topic) the teammate whose area covers it, waits for the answer up to
+``patience_seconds`` and computes with it; facts recorded in the team memory are applied as
+they stand, a fact a teammate volunteers is weighed like an objection.
+
 Collaborators: ``D`` (``recompute_claims``) recomputes the answer with its own ``EXECUTE_CODE``
 once there is a draft (or a request) to check and compares years; ``R`` (``check_wording``)
 compares the draft's wording with the query. Both are fallible people
@@ -45,7 +52,10 @@ despite disagreeing), edit it with their own version (modify) or propose it and 
 (reject; a reject whose check finds no issue puts its own version in place), take a think
 time before reacting and act with calibrated durations (:class:`~collabsim.participants.human.SessionTiming`). Both
 post concrete issues in chat, decide pending gate requests they own (``REJECT`` with reasons),
-contribute to memory in build phases and otherwise wait. The first collaborator by name may
+contribute to memory in build phases (one entry per fact they hold) and otherwise wait. A
+question put to them is answered after their think time from the facts of their brief
+(``[fact topic=... <key>=<value>]``; wrong at their error rate for the fact's area) or with
+"I don't know"; an objection whose fix sets what a fact they hold fixes quotes the fact. The first collaborator by name may
 open the work phase alone (its calibrated lead-in: ``[lead]``, one look at the data,
 ``[kickoff]``).
 """

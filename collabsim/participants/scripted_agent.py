@@ -10,6 +10,11 @@ from typing import Any
 from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import ChatMessage, CodeCell
+from collabsim.participants.asking import (
+    OpenTopics,
+    topic_kind,
+    whom_to_ask,
+)
 from collabsim.participants.cells import (
     compute_cell,
     inspect_cell,
@@ -22,6 +27,7 @@ from collabsim.participants.plan import (
     MistakeModel,
     seeded_rng,
 )
+from collabsim.participants.reading import open_topics as reading_open_topics
 from collabsim.participants.scripted_common import (
     WAIT,
     ChatLog,
@@ -36,14 +42,18 @@ from collabsim.participants.scripted_common import (
 from collabsim.participants.scripted_params import AgentParams
 from collabsim.participants.tags import (
     draft_fingerprint,
+    format_ask,
     format_draft,
     format_handover,
     format_keep,
+    parse_facts,
     parse_issues,
 )
 from collabsim.participants.wording import draft_hypothesis
 from collabsim.tasks.model import TaskBrief
 
+# The pseudo issue kind of an answer to the agent's own question: applied as asked for.
+ANSWER = "answer"
 # How much later the agent looks again when a teammate's action landed just as it was about
 # to finish: the time resolution of the Kolab graphs (1 s).
 LOOK_AGAIN_SECONDS = 1.0
@@ -74,6 +84,9 @@ class ScriptedAgent:
             or its config mapping; unknown keys are refused).
         mistakes: A :class:`MistakeModel` (overrides ``params.mistakes``).
         name: Participant name.
+        open_topics: Reads the topics a task's query leaves open for the agent and no fact
+            of its brief settles (``(brief, semantics, plan) -> topics``); it asks about
+            those (default: :func:`~collabsim.participants.reading.open_topics`).
     """
 
     role: Role = "agent"
@@ -86,12 +99,15 @@ class ScriptedAgent:
         *,
         mistakes: MistakeModel | None = None,
         name: str = "agent",
+        open_topics: OpenTopics | None = None,
     ) -> None:
         self.seed = int(seed)
+        self.open_topics = open_topics or reading_open_topics
         self.params = AgentParams.from_mapping(params)
         self.mistakes = mistakes or self.params.mistakes
         self.name = name
         self._cache: dict[str, TaskContext] = {}
+        self._open: dict[str, tuple[str, ...]] = {}  # task id -> topics its query leaves open
         self._inspect_cells: set[str] = set()
         self._said = Said()
         self._chat = ChatLog()
@@ -162,6 +178,15 @@ class ScriptedAgent:
         return (not any(c.code in self._inspect_cells for c in t.mine)
                 and allowed(t.obs, "EXECUTE_CODE"))
 
+    def _question_to_ask(self, t: AgentTurn) -> bool:
+        """A topic the query leaves open for me that I decided to ask about, and a teammate
+        to ask (see :meth:`question`)."""
+        return self.question(t.obs) is not None
+
+    def _awaiting_answer(self, t: AgentTurn) -> bool:
+        """A question of mine is unanswered and my patience for it has not run out."""
+        return self._answer_wait(t.obs) is not None
+
     def _not_computed(self, t: AgentTurn) -> bool:
         """My plan's computation has not run (and was not rejected too often)."""
         return (not t.computed
@@ -216,6 +241,17 @@ class ScriptedAgent:
         inspect = inspect_cell(t.plan)
         self._inspect_cells.add(inspect)
         return format_action("EXECUTE_CODE", code=inspect)
+
+    def _ask(self, t: AgentTurn) -> str:
+        question = self.question(t.obs)
+        assert question is not None
+        topic, whom = question
+        return self._said.post("ask", f"{topic}:{whom}", (
+            f"{whom}, before I compute: what does the task mean on the {topic}? You may know "
+            f"it and I do not. {format_ask(topic, whom)}"))
+
+    def _wait_for_answer(self, t: AgentTurn) -> str:
+        return format_wait(self._answer_wait(t.obs))
 
     def _compute(self, t: AgentTurn) -> str:
         return format_action("EXECUTE_CODE", code=compute_cell(t.plan))
@@ -285,6 +321,77 @@ class ScriptedAgent:
     def _max_rejections(self) -> int:
         return self.params.max_rejections
 
+    def question(self, obs: Observation) -> tuple[str, str] | None:
+        """``(topic, teammate)`` of my next question, None: none to ask.
+
+        For each topic :attr:`open_topics` reads from my brief that no fact in the memory or
+        in chat settles, I ask - with probability ``ask_propensity``, drawn once per session
+        and topic - the teammate whose area covers it (:func:`~collabsim.participants.asking.
+        whom_to_ask`); after an "I don't know" the next teammate (one open question per
+        topic at a time)."""
+        if (not obs.teammates or not allowed(obs, "SEND_TEAMMATE_MESSAGE")
+                or obs.turn >= self._finish_by_turn or self.params.ask_propensity <= 0):
+            return None
+        task_id = obs.task.task_id
+        if task_id not in self._open:
+            ctx = self.context(obs.task)
+            self._open[task_id] = tuple(self.open_topics(obs.task, ctx.semantics, ctx.plan))
+        topics = self._open[task_id]
+        if not topics:
+            return None
+        asks = self._my_asks(obs)
+        settled = {topic for topic, _ in self._memory_facts(obs)} | {
+            topic for _, topic, setting in self._told(obs) if setting is not None}
+        for topic in topics:
+            if topic in settled or any(a[1] == topic and a[3] is None for a in asks):
+                continue  # known, or a question on it is still open
+            u = seeded_rng(self.seed, self.name, task_id, topic, "ask").random()
+            if u >= self.params.ask_propensity:
+                continue
+            asked = {a[2] for a in asks if a[1] == topic}
+            whom = next((w for w in whom_to_ask(topic, obs.teammates) if w not in asked), None)
+            if whom is not None:
+                return topic, whom
+        return None
+
+    def _my_asks(self, obs: Observation
+                 ) -> list[tuple[ChatMessage, str, str, ChatMessage | None]]:
+        """My questions in chat: (message, topic, teammate, its answer or None)."""
+        out: list[tuple[ChatMessage, str, str, ChatMessage | None]] = []
+        log = self._chat.read(obs.chat)
+        for i, (message, tags) in enumerate(log):
+            if message.sender != obs.me:
+                continue
+            for topic, whom in tags.asks:
+                answer = next((m for m, later in log[i + 1:] if m.sender == whom
+                               and any(t == topic for t, _ in later.facts)), None)
+                out.append((message, topic, whom, answer))
+        return out
+
+    def _told(self, obs: Observation) -> list[tuple[ChatMessage, str, dict[str, str] | None]]:
+        """Teammates' fact tags in chat: (message, topic, setting or None: unknown)."""
+        return [(m, topic, setting) for m, tags in self._chat.others(obs)
+                for topic, setting in tags.facts]
+
+    @staticmethod
+    def _memory_facts(obs: Observation) -> list[tuple[str, dict[str, str]]]:
+        """The facts recorded in the team memory (fact tags of its entries, any section)."""
+        if obs.memory is None:
+            return []
+        return [(topic, setting) for lines in obs.memory.sections.values() for line in lines
+                for topic, setting in parse_facts(line) if setting]
+
+    def _answer_wait(self, obs: Observation) -> float | None:
+        """How many more seconds I wait for the answer to a question of mine (None: not at
+        all): up to ``patience_seconds`` after the latest unanswered one."""
+        if obs.turn >= self._finish_by_turn:
+            return None
+        open_asks = [a[0].time for a in self._my_asks(obs) if a[3] is None]
+        if not open_asks:
+            return None
+        left = self.params.patience_seconds - (obs.time - max(open_asks))
+        return left if left > 0 else None
+
     def current_plan(
         self, obs: Observation, careful: bool = False
     ) -> tuple[AnalysisPlan, list[str], list[str]]:
@@ -301,8 +408,13 @@ class ScriptedAgent:
         trusted = trusted_areas(obs)
         applied: list[str] = []
         ignored: list[str] = []
+        for _, setting in self._memory_facts(obs):
+            plan = plan.with_fix(setting)
         for message, issues in self._objections(obs):
             for kind, fix in issues:
+                if kind == ANSWER:
+                    plan = plan.with_fix(fix)  # what I asked for
+                    continue
                 if message.sender not in binding and (
                         ignore or not self._defers(obs, message, kind, trusted)):
                     ignored.append(kind)
@@ -316,8 +428,14 @@ class ScriptedAgent:
     def _objections(self, obs: Observation
                     ) -> list[tuple[ChatMessage, tuple[tuple[str, dict[str, str]], ...]]]:
         """Teammates' messages and the reasons of their gate ``REJECT`` decisions, by time,
-        with their issue tags: a rejection's reason names its fix as a chat objection does."""
-        out = [(m, tags.issues) for m, tags in self._chat.others(obs)]
+        with their issue tags: a rejection's reason names its fix as a chat objection does.
+        A fact a teammate states answering my question on its topic comes as an
+        :data:`ANSWER`; one it volunteers, as an issue of the kind its topic corrects."""
+        answers = {(a[3].seq, a[1]) for a in self._my_asks(obs) if a[3] is not None}
+        out = [(m, tags.issues + tuple(
+            (ANSWER if (m.seq, topic) in answers else topic_kind(topic), setting)
+            for topic, setting in tags.facts if setting))
+            for m, tags in self._chat.others(obs)]
         out += [(ChatMessage(h.seq, h.time, h.actor, h.summary), parse_issues(h.summary))
                 for h in obs.history if h.actor != obs.me and h.action_type == "REJECT"]
         return sorted(out, key=lambda pair: pair[0].time)
@@ -487,6 +605,8 @@ class ScriptedAgent:
         Rule("wait for my request's decision", _request_pending, _wait),
         Rule("leave the opening to teammates", _leaves_opening, _wait_for_lead),
         Rule("inspect the data", _not_inspected, _inspect),
+        Rule("ask a teammate what the task means", _question_to_ask, _ask),
+        Rule("wait for the answer to my question", _awaiting_answer, _wait_for_answer),
         Rule("run my computation", _not_computed, _compute),
         Rule("put my draft in the editor", _draft_not_in_editor, _write_draft),
         Rule("ask teammates to check the draft", _draft_unannounced, _announce),

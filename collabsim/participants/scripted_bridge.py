@@ -4,11 +4,12 @@ A scripted policy keeps per-run state (the messages it posted, the edits it made
 instance must serve exactly one run of one session. Instances are kept in an LRU keyed by
 the session as the observation identifies it (task, structure, teammates) together with the
 member (name, role, profile), seed and params, and each instance remembers the last turn it
-was asked for (``observation.turn``, the member's own turn count). A call continues the run
-whose instance last answered the turn before; a call for turn 0 (a run's first) starts a
-fresh instance. So the same session run twice in one process (a benchmark's serial and
-concurrent passes, a gym environment reset to the same seed) decides the same way both
-times, also when the two runs are interleaved. A repair call (``policy["repair"]``) goes to
+was asked for (``observation.turn``, the member's own turn count); the session key includes
+what the member knows of the task (its facts, domain knowledge and the knowledge split). A
+call continues the run whose instance last answered the turn before; a call for turn 0 (a
+run's first) starts a fresh instance. So the same session run twice in one process (a
+benchmark's serial and concurrent passes, a gym environment reset to the same seed) decides
+the same way both times, also when the two runs are interleaved. A repair call (``policy["repair"]``) goes to
 the instance that answered that turn.
 """
 
@@ -43,6 +44,11 @@ def _key(observation: Observation, seed: int, params: Mapping[str, Any]) -> str:
     profile = observation.profile
     payload = {
         "task": observation.task.task_id,
+        # what this member knows of the task: sessions that differ only in the knowledge
+        # split (run side by side in a sweep) must not share instances
+        "knowledge": observation.task.knowledge,
+        "facts": [[f.kind, f.topic, f.text, list(f.setting)] for f in observation.task.facts],
+        "domain_knowledge": observation.task.domain_knowledge,
         "structure": observation.structure,
         "teammates": list(observation.teammates),
         "name": observation.me,

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from collabsim.core.actions import format_action, format_wait
+from collabsim.core.knowledge import Fact
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import GateRequest, Profile
+from collabsim.participants.asking import (
+    believed_setting,
+    fact_expertise,
+    fact_on,
+    fact_sentence,
+    topic_kind,
+    variants,
+)
 from collabsim.participants.cells import (
     AnalysisResult,
     compute_cell,
@@ -31,10 +40,10 @@ from collabsim.participants.plan import (
     AnalysisPlan,
     apply_mistakes,
     misread_semantics,
-    resolve_plan,
     seeded_rng,
 )
-from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.query import QuerySemantics
+from collabsim.participants.reading import read_brief
 from collabsim.participants.scripted_common import (
     WAIT,
     ChatLog,
@@ -49,9 +58,11 @@ from collabsim.participants.scripted_common import (
 from collabsim.participants.scripted_params import CollaboratorParams
 from collabsim.participants.tags import (
     draft_fingerprint,
+    format_fact,
     format_kickoff,
     format_lead,
     format_trust,
+    parse_facts,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.tasks.model import TaskBrief
@@ -112,12 +123,38 @@ class ScriptedCollaborator:
     def reading(self, brief: TaskBrief) -> Reading:
         """This person's own (possibly mistaken) reading of a task, drawn per session."""
         if brief.task_id not in self._cache:
-            truth = parse_query(brief)
-            mistakes = self.human.draw_mistakes(self.seed, self.name, brief.task_id)
+            # the query read with my facts as I believe them: one belief per person, the
+            # same I state when asked or record in memory (believed_facts); a fact I hold
+            # settles its topic, so my reading mistakes of that topic's kind do not apply
+            believed = tuple(replace(f, setting=s) for f, s in self.believed_facts(brief))
+            truth, correct = read_brief(replace(brief, facts=believed))
+            settled = {topic_kind(f.topic) for f in brief.facts if f.setting}
+            mistakes = frozenset(m for m in self.human.draw_mistakes(
+                self.seed, self.name, brief.task_id) if m not in settled)
             semantics = misread_semantics(truth, mistakes)
-            plan = apply_mistakes(resolve_plan(brief, truth), mistakes)
+            plan = apply_mistakes(correct, mistakes)
             self._cache[brief.task_id] = Reading(semantics, plan, mistakes)
         return self._cache[brief.task_id]
+
+    def believed_facts(self, brief: TaskBrief) -> tuple[tuple[Fact, tuple[tuple[str, str], ...]], ...]:
+        """Each fact of my brief with the setting I state for it: the fact's own, or a wrong
+        one with my error rate for the fact's area (one draw per session and topic,
+        :func:`~collabsim.participants.asking.believed_setting`)."""
+        return tuple(
+            (f, believed_setting(f, brief, self.human.area_error(fact_expertise(f)),
+                                 self.seed, self.name))
+            for f in brief.facts)
+
+    def statement(self, brief: TaskBrief, topic: str) -> str:
+        """What I say when asked about ``topic``: the fact I hold as I believe it (its own
+        text when I have it right), else that I do not know; ends with its fact tag."""
+        fact = fact_on(brief.facts, topic)
+        if fact is None:
+            return (f"I don't know what the task means on the {topic}. "
+                    f"{format_fact(topic, None)}")
+        setting = dict(self.believed_facts(brief))[fact]
+        said = fact.text if setting == fact.setting else fact_sentence(topic, setting)
+        return f"{said} {format_fact(topic, setting)}"
 
     def _task(self, brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
         reading = self.reading(brief)
@@ -145,7 +182,7 @@ class ScriptedCollaborator:
         action of the first rule of :attr:`RULES` whose guard holds."""
         self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
-            return build_step(obs, self._memory_entries())
+            return build_step(obs, self._memory_entries() + self._knowledge_entries(obs))
         turn = self._turn(obs)
         return self._first_rule(turn).act(self, turn)
 
@@ -201,6 +238,11 @@ class ScriptedCollaborator:
         """Another gated action waits for my decision."""
         return t.request is not None
 
+    def _question_for_me(self, t: CollaboratorTurn) -> bool:
+        """A teammate asked me about a topic and I have not answered yet."""
+        return (allowed(t.obs, "SEND_TEAMMATE_MESSAGE")
+                and self._unanswered(t.obs) is not None)
+
     def _nothing_to_check(self, t: CollaboratorTurn) -> bool:
         """No draft, no way to talk about it, or the editor holds my own edit."""
         return (not t.fp or not allowed(t.obs, "SEND_TEAMMATE_MESSAGE")
@@ -221,7 +263,7 @@ class ScriptedCollaborator:
     def _decide_code_request(self, t: CollaboratorTurn) -> str:
         assert t.request is not None
         return self._decide_code(t.request.request_id, str(t.request.args.get("code", "")),
-                                 t.plan)
+                                 t.plan, t.obs.task)
 
     def _recompute(self, t: CollaboratorTurn) -> str:
         return format_action("EXECUTE_CODE", code=compute_cell(t.plan))
@@ -237,6 +279,32 @@ class ScriptedCollaborator:
 
     def _follow_up(self, t: CollaboratorTurn) -> str:
         return self._edit_or_insist(t.obs, t.fp, t.draft)
+
+    def _answer(self, t: CollaboratorTurn) -> str:
+        """Answer the oldest question put to me, after my think time (from when it was asked):
+        from the facts of my brief, fallibly, or "I don't know"."""
+        obs = t.obs
+        question = self._unanswered(obs)
+        assert question is not None
+        key, topic, asked_at, k = question
+        ready = asked_at + self.timing.respond(obs.task.task_id, k)
+        if obs.time < ready:
+            return format_wait(ready - obs.time)
+        return self._said.post("answer", key, self.statement(obs.task, topic))
+
+    def _unanswered(self, obs: Observation) -> tuple[str, str, float, int] | None:
+        """(key, topic, time asked, index among the questions put to me) of the oldest
+        question to me I have not answered."""
+        k = 0
+        for message, tags in self._chat.others(obs):
+            for topic, to in tags.asks:
+                if to != obs.me:
+                    continue
+                key = f"{message.seq}:{topic}"
+                if not self._said.in_chat(obs, "answer", key):
+                    return key, topic, message.time, k
+                k += 1
+        return None
 
     def _wait_until_read(self, t: CollaboratorTurn) -> str:
         return format_wait(self._ready_at(t.obs, t.fp) - t.obs.time)
@@ -464,7 +532,21 @@ class ScriptedCollaborator:
             agent = latest_result(obs, None, exclude=obs.me)
             found += [i for i in check_numbers(text, self._own_result(obs, plan), agent)
                       if all(i.kind != f.kind for f in found)]
+        if obs.task.facts:
+            found = [self._with_knowledge(obs.task, i) for i in found]
         return tuple(found)
+
+    def _with_knowledge(self, brief: TaskBrief, issue: Issue) -> Issue:
+        """An issue whose fix sets a parameter as a fact I hold (as I believe it) says what I
+        know: the fact's text follows the issue's message (volunteering the fact)."""
+        fix = dict(issue.fix)
+        for fact, setting in self.believed_facts(brief):
+            shared = [k for k, _ in setting if k in fix]
+            if shared and all(fix[k] == v for k, v in setting if k in fix):
+                said = fact.text if setting == fact.setting else fact_sentence(fact.topic,
+                                                                               setting)
+                return Issue(issue.kind, f"{issue.message} What I know: {said}", issue.fix)
+        return issue
 
     def _confirmation(self, semantics: QuerySemantics, own: AnalysisResult | None,
                       agrees: bool) -> str:
@@ -494,10 +576,15 @@ class ScriptedCollaborator:
     def _posted(self, obs: Observation, fp: str) -> bool:
         return bool(self._said.in_chat(obs, "check", fp))
 
-    def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan) -> str:
+    def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan,
+                     brief: TaskBrief | None = None) -> str:
         if not self.params.review_code:
             return format_action("APPROVE", request_id=request_id)
         used = compute_cell_columns(code)
+        known = self._column_fact_issue(brief, used) if brief is not None else None
+        if known is not None:
+            return format_action("REJECT", request_id=request_id,
+                                 reason=f"{known.message} {known.tag()}")
         if used is not None:
             raw = sorted(c.removesuffix("_inter") for c in plan.columns
                          if c.endswith("_inter") and c.removesuffix("_inter") in used)
@@ -509,6 +596,42 @@ class ScriptedCollaborator:
                 return format_action("REJECT", request_id=request_id,
                                      reason=f"{issue.message} {issue.tag()}")
         return format_action("APPROVE", request_id=request_id)
+
+    def _column_fact_issue(self, brief: TaskBrief, used: Any) -> Issue | None:
+        """A column-convention fact I hold (as I believe it) that the cell's columns break:
+        it uses another variant of a column the fact names as the valid one."""
+        if used is None or not brief.facts:
+            return None
+        names = [c.name for d in brief.datasets for c in d.columns]
+        for fact, setting in self.believed_facts(brief):
+            valid = [c for c in dict(setting).get("column", "").split("+") if c]
+            wrong = sorted(u for u in used if u not in valid
+                           and any(u in variants(c, names) for c in valid))
+            if wrong:
+                said = (fact.text if setting == fact.setting
+                        else fact_sentence(fact.topic, setting))
+                return Issue("wrong_column_variant",
+                             f"The cell uses {', '.join(wrong)}; use {'+'.join(valid)}. "
+                             f"What I know: {said}", (("column", "+".join(valid)),))
+        return None
+
+    def _knowledge_entries(self, obs: Observation) -> list[tuple[str, str]]:
+        """One memory entry per fact of my brief, as I believe it, with its fact tag: in the
+        ``knowledge`` section where the memory has one, else under ``expertise``; none when
+        everyone holds every fact, and none for a fact a teammate recorded as I believe it."""
+        if obs.task.knowledge == "everyone":
+            return []  # every teammate holds every fact: nothing to record for them
+        sections = obs.memory.sections if obs.memory is not None else {}
+        section = "knowledge" if "knowledge" in sections else "expertise"
+        # a fact a teammate already recorded as I believe it is not written twice (under
+        # tasks.knowledge=everyone every collaborator holds it)
+        recorded = {(topic, tuple(sorted((setting or {}).items())))
+                    for texts in sections.values() for text in texts
+                    for topic, setting in parse_facts(text)}
+        beliefs = dict(self.believed_facts(obs.task))
+        return [(section, f"Knowledge ({self.name}): {self.statement(obs.task, fact.topic)}")
+                for fact in obs.task.facts
+                if (fact.topic, tuple(sorted(beliefs[fact]))) not in recorded]
 
     def _memory_entries(self) -> list[tuple[str, str]]:
         if self.params.memory_entries:
@@ -541,6 +664,7 @@ class ScriptedCollaborator:
         Rule("recompute the answer", _recomputes, _recompute),
         Rule("end a FINISH standoff", _escalating, _escalate),
         Rule("decide the request I gate", _gate_requested, _decide_gate_request),
+        Rule("answer a question", _question_for_me, _answer),
         Rule("nothing to check", _nothing_to_check, _wait),
         Rule("follow up my check", _objected, _follow_up),
         Rule("read the draft", _reading, _wait_until_read),

@@ -19,9 +19,9 @@ from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
     apply_mistakes,
-    resolve_plan,
 )
-from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.query import QuerySemantics
+from collabsim.participants.reading import read_brief
 from collabsim.participants.tags import MessageTags, parse_trust
 from collabsim.tasks.model import TaskBrief
 
@@ -107,8 +107,9 @@ class Reading:
 
 
 def task_context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> TaskContext:
-    semantics = parse_query(brief)
-    plan = resolve_plan(brief, semantics)
+    """The agent's reading of a task: the query read with the facts of its brief
+    (:func:`~collabsim.participants.reading.read_brief`), and this session's mistakes."""
+    semantics, plan = read_brief(brief)
     drawn = mistakes.draw(seed, brief.task_id)
     return TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))
 

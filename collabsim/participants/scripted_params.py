@@ -63,6 +63,9 @@ class AgentParams:
         announce: It posts its drafts for checking.
         gates: Under ``scaffolded``, the ``(action, owner)`` lines it proposes for the memory's
             gates section (those of owners present in the team).
+        ask_propensity: Probability (drawn once per session and topic) that it asks a
+            teammate about a topic the query leaves open for it (written as
+            ``{value, source}`` or a number).
     """
 
     mistakes: MistakeModel = field(default_factory=_yaml_mistakes)
@@ -74,6 +77,7 @@ class AgentParams:
     max_rejections: int = 3
     announce: bool = True
     gates: tuple[tuple[str, str], ...] = (("EDITOR_UPDATE", "R"), ("FINISH", "D"))
+    ask_propensity: float = 0.32
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | AgentParams | None,
@@ -94,6 +98,16 @@ class AgentParams:
         return cls(**values)
 
 
+def _probability(key: str) -> Callable[[Any], float]:
+    """A cast of a probability written as ``{value, source}`` or a number, in [0, 1]."""
+    def cast(raw: Any) -> float:
+        value = param_value({key: raw}, key)
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{key}: must lie in [0, 1], got {value}")
+        return value
+    return cast
+
+
 def _agent_values(data: Mapping[str, Any]) -> dict[str, Any]:
     """The typed values of the keys an agent's config mapping sets."""
     casts: dict[str, Callable[[Any], Any]] = {
@@ -101,6 +115,7 @@ def _agent_values(data: Mapping[str, Any]) -> dict[str, Any]:
         "lead_patience_seconds": float, "finish_by_turn": int, "max_rejections": int,
         "wait_for_working_teammates": bool, "announce": bool,
         "gates": lambda gates: tuple((str(a), str(o)) for a, o in dict(gates).items()),
+        "ask_propensity": _probability("ask_propensity"),
     }
     return {key: casts[key](value) for key, value in data.items()
             if not (key == "gates" and value is None)}

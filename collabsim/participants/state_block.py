@@ -11,8 +11,14 @@ as a fenced JSON block::
 
 The block holds nothing a participant may not see (the observation has a TaskBrief, never
 the gold hypothesis or a reference workflow) plus the scripted policy's seed and parameters.
+The brief's ``facts`` are the ones this participant holds (its private knowledge, see
+:mod:`collabsim.core.knowledge`), so a block never carries a teammate's facts.
 :func:`encode_state` / :func:`decode_state` round-trip an
 :class:`~collabsim.core.observation.Observation` exactly.
+
+A brief without facts under the published ``everyone`` split is written without the
+``facts`` and ``knowledge`` keys, so prompts of such tasks (and the LLM disk cache entries
+keyed by them) are the same as before tasks could carry facts.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from collabsim.core.knowledge import Fact
 from collabsim.core.observation import Observation
 from collabsim.core.records import (
     Activity,
@@ -54,6 +61,9 @@ _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
 # converting its datasets and columns was most of the per-call encoding cost.
 _BRIEF_CACHE: dict[int, tuple[TaskBrief, dict[str, Any]]] = {}
 _BRIEF_CACHE_MAX = 256
+# Brief fields left out of a block when they have these values (the brief of a task without
+# facts under the published split, which was encoded without them before they existed).
+_BRIEF_DEFAULTS: dict[str, Any] = {"facts": [], "knowledge": "everyone"}
 
 
 def _field_names(cls: type) -> tuple[str, ...]:
@@ -70,6 +80,9 @@ def _plain_brief(brief: TaskBrief) -> dict[str, Any]:
     if found is not None and found[0] is brief:
         return found[1]
     data = {name: _plain(getattr(brief, name)) for name in _field_names(type(brief))}
+    for name, default in _BRIEF_DEFAULTS.items():
+        if data.get(name) == default:
+            del data[name]
     if len(_BRIEF_CACHE) >= _BRIEF_CACHE_MAX:
         _BRIEF_CACHE.clear()
     _BRIEF_CACHE[id(brief)] = (brief, data)
@@ -120,7 +133,14 @@ def _brief(data: Mapping[str, Any]) -> TaskBrief:
         domain_knowledge=data["domain_knowledge"],
         workflow_tags=data["workflow_tags"],
         datasets=datasets,
+        facts=tuple(_fact(f) for f in data.get("facts") or ()),
+        knowledge=str(data.get("knowledge", _BRIEF_DEFAULTS["knowledge"])),
     )
+
+
+def _fact(d: Mapping[str, Any]) -> Fact:
+    return Fact(kind=d["kind"], topic=d["topic"], text=d["text"],
+                setting=tuple((str(k), str(v)) for k, v in d.get("setting") or ()))
 
 
 def _gate(d: Mapping[str, Any]) -> GateRequest:

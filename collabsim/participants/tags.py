@@ -14,9 +14,18 @@ end of a readable chat message; this module is the only place that spells them:
 ``[edit draft=<fp>]``                     the sender writes the editor text ``<fp>``
 ``[keep draft=<fp>]``                     the agent keeps the draft ``<fp>`` despite issues
 ``[handover FINISH draft=<fp>]``          the agent leaves the submission to the owner
+``[ask topic=<topic> to=<name>]``         the agent asks teammate ``<name>`` what the task
+                                          means on ``<topic>`` (:func:`format_ask`)
+``[fact topic=<topic> <key>=<value>]``    an answer or a volunteered fact: the plan setting
+                                          it fixes (:func:`format_fact`)
+``[fact topic=<topic> unknown]``          ... or "I don't know"
 ========================================  =================================================
 
-``<fp>`` is :func:`draft_fingerprint` of the text. Besides the tags, two English phrases are
+``<fp>`` is :func:`draft_fingerprint` of the text. A topic is one of
+:data:`~collabsim.core.knowledge.FACT_TOPICS`; a fact's ``<key>=<value>`` pairs use the
+encoding of an issue's fix (``ordinal=2``, ``relation=plateau``, ``window=-2300..-1800`` as
+:func:`~collabsim.domain.time_expr.format_window` writes it, ``column=A_inter+B_inter``),
+no spaces inside a value. Besides the tags, two English phrases are
 read back: the proposal ``I would write instead: "..."`` (:func:`format_proposal`) and the
 team memory's trust line ``rely on <name> for <what>`` (:func:`format_trust`).
 """
@@ -28,7 +37,8 @@ import zlib
 from dataclasses import dataclass
 
 __all__ = [
-    "MessageTags", "announced_drafts", "checked_drafts", "draft_fingerprint", "edited_drafts",
+    "MessageTags", "announced_drafts", "format_ask", "format_fact", "parse_asks",
+    "parse_facts", "checked_drafts", "draft_fingerprint", "edited_drafts",
     "format_check", "format_draft", "format_edit", "format_handover", "format_issue",
     "format_keep", "format_kickoff", "format_lead", "format_proposal", "format_trust",
     "hands_over", "kept_drafts", "parse_issues", "parse_trust", "proposal", "says_kickoff",
@@ -45,6 +55,9 @@ _EDIT_RE = re.compile(r"\[edit draft=([0-9a-f]{8})\]")
 _KEEP_RE = re.compile(r"\[keep draft=([0-9a-f]{8})\]")
 _PROPOSAL_RE = re.compile(r'I would write instead: "(.*?)" \[', re.S)
 _TRUST_RE = re.compile(r"rely on (\w+) for (.*)", re.IGNORECASE)
+_ASK_RE = re.compile(r"\[ask topic=(\w+) to=([\w.-]+)\]")
+_FACT_RE = re.compile(r"\[fact topic=(\w+)((?: [\w.-]+(?:=[^\]\s]*)?)*)\]")
+_UNKNOWN = "unknown"
 
 
 def draft_fingerprint(text: str) -> str:
@@ -140,6 +153,41 @@ def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
     return tuple(out)
 
 
+# ------------------------------------------------------------------ asking and telling
+def format_ask(topic: str, to: str) -> str:
+    """The tag of the agent asking teammate ``to`` what the task means on ``topic``."""
+    return f"[ask topic={topic} to={to}]"
+
+
+def parse_asks(text: str) -> tuple[tuple[str, str], ...]:
+    """``(topic, teammate)`` pairs of the ask tags in a chat message."""
+    return tuple(_ASK_RE.findall(text or ""))
+
+
+def format_fact(topic: str, setting: tuple[tuple[str, str], ...] | None) -> str:
+    """The tag of a fact on ``topic``: the plan setting it fixes (``(key, value)`` pairs;
+    empty for a fact that fixes no parameter), or None: "I don't know"."""
+    if setting is None:
+        return f"[fact topic={topic} {_UNKNOWN}]"
+    if any(" " in f"{k}{v}" or "]" in f"{k}{v}" or "=" in k for k, v in setting):
+        raise ValueError(f"a fact's setting cannot hold spaces, ']' or '=' in a key: {setting}")
+    pairs = "".join(f" {k}={v}" for k, v in setting)
+    return f"[fact topic={topic}{pairs}]"
+
+
+def parse_facts(text: str) -> tuple[tuple[str, dict[str, str] | None], ...]:
+    """``(topic, setting)`` pairs of the fact tags in a chat message (setting None: the
+    sender does not know)."""
+    out: list[tuple[str, dict[str, str] | None]] = []
+    for topic, rest in _FACT_RE.findall(text or ""):
+        words = rest.split()
+        if words == [_UNKNOWN]:
+            out.append((topic, None))
+            continue
+        out.append((topic, dict(w.split("=", 1) for w in words if "=" in w)))
+    return tuple(out)
+
+
 # ---------------------------------------------------------------------------- phrases
 def format_proposal(version: str) -> str:
     """The phrase proposing ``version`` instead of a draft (tags must follow it)."""
@@ -178,10 +226,12 @@ class MessageTags:
     handover: bool
     lead: bool
     kickoff: bool
+    asks: tuple[tuple[str, str], ...] = ()
+    facts: tuple[tuple[str, dict[str, str] | None], ...] = ()
 
     @classmethod
     def of(cls, text: str) -> MessageTags:
         """The tags of a message's text."""
         return cls(parse_issues(text), checked_drafts(text), announced_drafts(text),
                    edited_drafts(text), kept_drafts(text), hands_over(text), says_lead(text),
-                   says_kickoff(text))
+                   says_kickoff(text), parse_asks(text), parse_facts(text))

@@ -13,14 +13,14 @@ from dataclasses import replace
 
 from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.time_expr import year_text
-from collabsim.domain.variables import GROWTH, VARIABLES
+from collabsim.domain.variables import GROWTH, VARIABLES, column_stem
 from collabsim.participants.cells import AnalysisResult
 from collabsim.participants.query import QuerySemantics
 
 
 def variable_phrase(column: str) -> str:
     """Noun phrase for a column (vocabulary phrase, else the column name)."""
-    stem = column.removesuffix("_inter")
+    stem = column_stem(column)
     if stem in VARIABLES:
         return VARIABLES[stem].phrases[0]
     if column.startswith("pollen_grate"):

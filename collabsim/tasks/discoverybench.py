@@ -31,8 +31,10 @@ from typing import Any
 
 import pandas as pd
 
+from collabsim.core.knowledge import Fact, KnowledgeError
 from collabsim.domain import tables as domain_tables
 from collabsim.domain.tables import decode_text
+from collabsim.domain.time_expr import parse_window
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task, TaskSource, make_task_id
 
 GENERATED_MARKER = "COLLABSIM_GENERATED.json"
@@ -40,6 +42,8 @@ PACKAGED_REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "referen
 _HEAD_BYTES = 65536
 _HEAD_LINES = 50
 _TABLE_SUFFIXES = (".csv", ".tsv")
+# The plan parameters a fact's setting may fix (collabsim.core.knowledge.Fact.setting).
+_SETTING_NAMES = ("ordinal", "relation", "window", "column")
 _METADATA_RE = re.compile(r"^metadata_(\d+)\.json$")
 _LAYOUTS: tuple[tuple[str, str, TaskSource], ...] = (
     ("real", "answer_key_real.csv", "discoverybench-real"),
@@ -321,6 +325,7 @@ def _load_metadata(
             qid = int(qid_raw)
         except (TypeError, ValueError) as err:
             raise TaskLoadError(path, f"{field}.qid", f"not an integer: {qid_raw!r}") from err
+        facts = _facts(query, path, f"{field}.facts", datasets)
         tasks.append(
             Task(
                 task_id=make_task_id(dataset, metadata_id, qid),
@@ -337,6 +342,50 @@ def _load_metadata(
                 gold_hypothesis=gold.get((dataset, metadata_id, qid)),
                 reference_workflow_path=reference_workflow_path(root, dataset, metadata_id, qid),
                 metadata_path=path,
+                facts=facts,
             )
         )
     return tasks
+
+
+def _facts(query: Mapping[str, Any], path: Path, field: str,
+           datasets: list[DatasetInfo]) -> tuple[Fact, ...]:
+    """The facts of a query entry (``"facts"``: a list of fact objects; absent = none)."""
+    raw = query.get("facts")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise TaskLoadError(path, field, "expected a list of facts")
+    columns = {c.name for d in datasets for c in d.columns}
+    facts = []
+    for k, item in enumerate(raw):
+        where = f"{field}[{k}]"
+        if not isinstance(item, Mapping):
+            raise TaskLoadError(path, where, "a fact must be a JSON object")
+        try:
+            fact = Fact.from_json(item, where)
+        except KnowledgeError as err:
+            raise TaskLoadError(path, where, str(err).removeprefix(f"{where}: ")) from None
+        problem = _setting_problem(fact, columns)
+        if problem:
+            raise TaskLoadError(path, f"{where}.setting", problem)
+        facts.append(fact)
+    return tuple(facts)
+
+
+def _setting_problem(fact: Fact, columns: set[str]) -> str | None:
+    """Why a fact's setting cannot be applied to a plan (None: it can)."""
+    for name, value in fact.setting:
+        if name not in _SETTING_NAMES:
+            return f"unknown parameter {name!r}; known: {list(_SETTING_NAMES)}"
+        if name == "ordinal" and not (value.isdigit() and int(value) >= 1):
+            return f"ordinal must be a positive integer, got {value!r}"
+        if name == "window" and parse_window(value) is None:
+            return f"window must be written start..end (CE years), got {value!r}"
+        if name == "column":
+            missing = [c for c in value.split("+") if c not in columns]
+            if missing or not value:
+                return f"column(s) {missing or [value]} not among the task's data columns"
+        if name == "relation" and not value.strip():
+            return "relation is empty"
+    return None

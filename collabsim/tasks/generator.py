@@ -1,14 +1,22 @@
-"""Seeded archaeology-style tasks with planted, unambiguous events.
+"""Seeded archaeology-style tasks with planted, unambiguous events and one decisive fact each.
 
 Each generated task is one folder ``real/test/gen_<i>/`` with ``metadata_0.json`` (one
 query, DiscoveryBench format) and ``time_series_data.csv``: a ``CE`` column in 100-year
 bins plus a dozen proxy series, each as a raw column ``X`` (with gaps) and a gap-filled
 ``X_inter``, and the pollen openness / growth-rate columns. One event is planted per task
-(peak, first/n-th rise or fall, simultaneous change of two series, highest sustained values,
+(peak, n-th rise or fall, simultaneous change of two series, highest sustained values,
 growth extreme inside a window) together with decoys that make the typical analysis
-mistakes (wrong column variant, first instead of n-th, peak vs plateau, ignoring the window)
+mistakes (wrong column variant, wrong occurrence, peak vs plateau, ignoring the window)
 give a different answer. The gold hypothesis goes to ``eval/answer_key_real.csv`` and a
 reference workflow graph to ``reference_workflows/gen_<i>/0/0.json``.
+
+Since generator version 2 every task has exactly one **decisive fact**
+(:class:`~collabsim.core.knowledge.Fact`, written under the query entry of
+``metadata_0.json`` as ``"facts"``): half the tasks (even ``index + seed``) a *reading* of an
+ambiguous term of the query (which occurrence, peak vs sustained values, the years of a
+period named by name only), the other half a *data convention* (which of three gap-filled
+dating variants of the asked series is valid). Without its fact a reader's default plan is
+right only by chance; see :mod:`collabsim.tasks.generator_wording`.
 
 Definitions (stated in each task's domain knowledge, used by the scripted analysis):
 a significant change is a difference of at least :data:`THRESHOLD` between consecutive
@@ -30,18 +38,31 @@ from typing import Any
 
 import numpy as np
 
+from collabsim.core.knowledge import Fact
 from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.thresholds import SUSTAIN_BINS, THRESHOLD
 from collabsim.domain.time_expr import year_text
 from collabsim.domain.variables import GROWTH, PROXIES
-from collabsim.tasks.generator_events import CATEGORIES, PlantedEvent, plant_task
+from collabsim.tasks.generator_events import (
+    CATEGORIES,
+    SHAPES,
+    VARIANTS,
+    PlantedEvent,
+    gap_filled,
+    plant_task,
+    raw_of,
+)
+from collabsim.tasks.generator_wording import VARIANT_LABELS, word_task
 
-GENERATOR_VERSION = "1"
+GENERATOR_VERSION = "2"
 MARKER_NAME = "COLLABSIM_GENERATED.json"
+#: The kind of a task's decisive fact, by ``(index + seed) % 2``.
+FACT_KINDS_CYCLE: tuple[str, ...] = ("reading", "convention")
 DATA_FILE = "time_series_data.csv"
 
 __all__ = [
     "CATEGORIES",
+    "FACT_KINDS_CYCLE",
     "GENERATOR_VERSION",
     "SUSTAIN_BINS",
     "THRESHOLD",
@@ -62,6 +83,7 @@ class GeneratedTask:
     metadata: dict[str, Any]
     gold: str
     reference: dict[str, Any]
+    fact: Fact
 
 
 def generate_suite(root: Path, n_tasks: int = 38, seed: int = 0) -> Path:
@@ -129,15 +151,21 @@ def default_suite_root(n_tasks: int = 38, seed: int = 0) -> Path:
 
 
 def build_task(index: int, seed: int, dataset: str) -> GeneratedTask:
-    """Build task ``index`` of the suite with ``seed`` (independent of the suite size)."""
+    """Build task ``index`` of the suite with ``seed`` (independent of the suite size).
+
+    The query shape cycles through :data:`SHAPES` and the fact kind through
+    :data:`FACT_KINDS_CYCLE` with ``index + seed``; everything else is drawn from the task's
+    own generator.
+    """
     rng = np.random.default_rng([seed, index, 20261130])
-    category = CATEGORIES[(index + seed) % len(CATEGORIES)]
-    event, columns = plant_task(rng, category)
+    shape = SHAPES[(index + seed) % len(SHAPES)]
+    kind = FACT_KINDS_CYCLE[(index + seed) % len(FACT_KINDS_CYCLE)]
+    event, columns = plant_task(rng, shape, len(VARIANTS) if kind == "convention" else 1)
+    query, gold, fact = word_task(rng, event, kind)
     csv_text = _csv_text(columns)
-    metadata = _metadata(event)
-    gold = event.gold
+    metadata = _metadata(event, query, fact, list(columns))
     reference = _reference(f"{dataset}/0/0", event)
-    return GeneratedTask(dataset, event, csv_text, metadata, gold, reference)
+    return GeneratedTask(dataset, event, csv_text, metadata, gold, reference, fact)
 
 
 # ---------------------------------------------------------------------------------- writers
@@ -167,30 +195,38 @@ def _csv_text(columns: dict[str, np.ndarray]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _column_entries() -> list[dict[str, str]]:
-    entries = [
-        {"name": "CE", "description": "Common Era year of the 100-year bin (BCE x (-1))"},
-        {"name": "calBP", "description": "Calibrated years before present (1950 CE)"},
-    ]
-    for var in PROXIES:
-        entries.append({"name": var.key, "description": f"{var.description} (raw, with gaps)"})
-        entries.append(
-            {"name": f"{var.key}_inter",
-             "description": f"Interpolated (gap-filled) {var.description[0].lower()}"
-                            f"{var.description[1:]}"}
-        )
-    entries += [
-        {"name": "pollen", "description": "Landscape openness score from pollen (raw, with gaps)"},
-        {"name": "pollen_inter", "description": "Interpolated (gap-filled) landscape openness score"},
-        {"name": GROWTH.key,
-         "description": "Growth rate of the openness score, percent per century (raw, with gaps)"},
-        {"name": f"{GROWTH.key}_inter",
-         "description": "Growth rate of the interpolated openness score, percent per century"},
-    ]
-    return entries
+def _description(name: str, variants: frozenset[str]) -> str:
+    """Column description of a generated column (raw or gap-filled, per dating variant);
+    ``variants``: the series that come in several dating variants (each variant, the
+    standard one included, then says which dates it is on)."""
+    fixed = {
+        "CE": "Common Era year of the 100-year bin (BCE x (-1))",
+        "calBP": "Calibrated years before present (1950 CE)",
+        "pollen": "Landscape openness score from pollen (raw, with gaps)",
+        "pollen_inter": "Interpolated (gap-filled) landscape openness score",
+    }
+    if name in fixed:
+        return fixed[name]
+    for var in (*PROXIES, GROWTH):
+        what = (var.description if var is not GROWTH
+                else "Growth rate of the openness score, percent per century")
+        for variant in VARIANTS:
+            label = f", {VARIANT_LABELS[variant]}" if var.key in variants else ""
+            if name == raw_of(var.key, variant):
+                return f"{what}{label} (raw, with gaps)"
+            if name == gap_filled(var.key, variant):
+                if var is GROWTH and not label:
+                    return "Growth rate of the interpolated openness score, percent per century"
+                return f"Interpolated (gap-filled) {what[0].lower()}{what[1:]}{label}"
+    raise KeyError(name)
 
 
-def _metadata(event: PlantedEvent) -> dict[str, Any]:
+def _column_entries(names: list[str], variants: frozenset[str]) -> list[dict[str, str]]:
+    return [{"name": name, "description": _description(name, variants)} for name in names]
+
+
+def _metadata(event: PlantedEvent, query: str, fact: Fact, names: list[str]
+              ) -> dict[str, Any]:
     first, last = year_text(event.first_year), year_text(event.last_year)
     knowledge = (
         "1. Symbolic capital consists of Hatchets & Swords, Daggers, House Size. 2. Social "
@@ -201,7 +237,9 @@ def _metadata(event: PlantedEvent) -> dict[str, Any]:
         "CE gives the bin (negative values are BCE). "
         "6. Each proxy is given as a raw column X with gaps (bins without dated finds) and as "
         "an interpolated, gap-filled column X_inter; trends and events are read from the "
-        "interpolated columns. "
+        "interpolated columns. Some series also come in other dating variants (X_recal, "
+        "X_recal_inter on recalibrated dates; X_model, X_model_inter on the dates of the "
+        "Bayesian site model); which variant is valid is a convention of the site. "
         f"7. A change of at least {THRESHOLD} z between consecutive centuries is a significant "
         "increase or decrease; smaller changes are noise. An increase (decrease) event is "
         "dated to the first century of such a change. "
@@ -215,6 +253,7 @@ def _metadata(event: PlantedEvent) -> dict[str, Any]:
         "cultural and economic indicators (tools, house sizes, materials, monuments), and the "
         "pollen-based landscape openness score with its growth rate."
     )
+    variants = frozenset(event.variables) if len(event.variants) > 1 else frozenset()
     tags = ("time series analysis, data cleaning, data visualization, pollen modelling"
             if event.relation.startswith("growth")
             else "time series analysis, data cleaning, data visualization")
@@ -225,16 +264,17 @@ def _metadata(event: PlantedEvent) -> dict[str, Any]:
         "domain_knowledge": knowledge,
         "datasets": [
             {"name": DATA_FILE, "description": description,
-             "columns": {"raw": _column_entries()}},
+             "columns": {"raw": _column_entries(names, variants)}},
         ],
         "intermediate": [],
         "hypotheses": {"main": [{}], "intermediate": []},
-        "queries": [[{"qid": 0, "question_type": "context", "question": event.query}]],
+        "queries": [[{"qid": 0, "question_type": "context", "question": query,
+                      "facts": [fact.to_json()]}]],
     }
 
 
 def _reference(task_id: str, event: PlantedEvent) -> dict[str, Any]:
-    cols = [f"{v}_inter" for v in event.variables]
+    cols = list(event.columns)
     year = event.year
     load = (
         "import pandas as pd\n"
@@ -290,7 +330,7 @@ def _reference(task_id: str, event: PlantedEvent) -> dict[str, Any]:
         check_kw = ["sustained"]
     nodes = [
         {"id": "select", "kind": "evidence",
-         "description": f"Load {DATA_FILE} and select the interpolated column(s) {', '.join(cols)}",
+         "description": f"Load {DATA_FILE} and select the valid gap-filled column(s) {', '.join(cols)}",
          "keywords": cols, "evidence_code": load + selected, "expected_output": cols},
         {"id": "compute", "kind": "evidence",
          "description": f"Compute the {event.category.replace('_', ' ')} event on 100-year bins",

@@ -77,6 +77,7 @@ class Task:
             workflow_tags=self.workflow_tags,
             datasets=self.datasets,
             facts=facts_held(self.facts, knowledge, participant),
+            knowledge="everyone" if knowledge.everyone_sees_everything else knowledge.name,
         )
 
 

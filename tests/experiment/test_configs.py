@@ -29,7 +29,8 @@ OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted(Path(CONFIG_DIR, g).glob(
 
 def test_every_group_is_covered():
     assert GROUPS == [
-        "experiment", "launcher", "llm", "policy", "sensitivity", "structure", "tasks", "team",
+        "experiment", "expertise", "launcher", "llm", "policy", "sensitivity", "structure",
+        "tasks", "team",
         "tracking",
     ]  # fmt: skip
     assert ("experiment", "archaeology") in OPTIONS and ("launcher", "slurm") in OPTIONS

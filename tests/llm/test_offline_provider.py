@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 import pytest
 from helpers.observations import sample_observation
 
+from collabsim.core.knowledge import Fact
 from collabsim.core.records import (
     Activity,
     ChatMessage,
@@ -18,6 +20,7 @@ from collabsim.core.records import (
     Profile,
 )
 from collabsim.llm import LLMCallError, LLMClient, LLMSettings
+from collabsim.participants import offline_provider  # noqa: F401 - registers collabsim/*
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.state_block import StateBlockError, decode_state, encode_state
 
@@ -52,6 +55,27 @@ def test_state_block_round_trips_an_observation_exactly() -> None:
     assert policy == {"kind": "scripted", "seed": 3, "params": {"x": [1, 2]}}
     with pytest.raises(StateBlockError):
         decode_state([{"role": "user", "content": "no block here"}])
+
+
+def test_state_block_carries_the_members_facts_and_knowledge_split() -> None:
+    """Under a knowledge split the offline provider must see the facts its member holds
+    (its scripted policy reads them), the split's name, and nothing else."""
+    obs = rich_observation()
+    fact = Fact("convention", "column", "Only Dagger_recal_inter is valid.",
+                (("column", "Dagger_recal_inter"),))
+    held = replace(obs, task=replace(obs.task, facts=(fact,), knowledge="by_profile",
+                                     domain_knowledge=""))
+    block = encode_state(held, {"kind": "scripted", "seed": 0, "params": {}})
+    decoded, _ = decode_state([{"role": "user", "content": block}])
+    assert decoded == held
+    assert decoded.task.facts == (fact,) and decoded.task.facts[0].fix == {
+        "column": "Dagger_recal_inter"}
+    # a fact-free brief under the published split is written as before facts existed
+    plain = encode_state(obs, {"kind": "scripted", "seed": 0, "params": {}})
+    assert '"facts"' not in plain and '"knowledge"' not in plain
+    bad = block.replace('"kind":"convention"', '"kind":"rumour"')
+    with pytest.raises(StateBlockError, match="rumour"):
+        decode_state([{"role": "user", "content": bad}])
 
 
 def test_scripted_answer_equals_the_scripted_policy() -> None:

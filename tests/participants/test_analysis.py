@@ -23,6 +23,7 @@ from collabsim.participants.analysis import (
     resolve_plan,
 )
 from collabsim.participants.claims import check_numbers, check_wording, claim_years
+from collabsim.participants.reading import read_brief
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 
@@ -46,8 +47,9 @@ def _planted(task: Task) -> dict:
 
 
 def _solve(task: Task, mistakes: frozenset[str] = frozenset()) -> AnalysisResult | None:
-    semantics = parse_query(task.brief())
-    plan = apply_mistakes(resolve_plan(task.brief(), semantics), mistakes)
+    """The scripted computation of a reader holding the task's facts (knowledge everyone)."""
+    _, plan = read_brief(task.brief())
+    plan = apply_mistakes(plan, mistakes)
     return parse_result(run_cell(compute_cell(plan), task.datasets[0].path.parent))
 
 
@@ -62,7 +64,7 @@ def test_correct_analysis_matches_planted_events(tasks200: tuple[Task, ...]) -> 
     for task in tasks200:
         planted = _planted(task)
         result = _solve(task)
-        draft = draft_hypothesis(result, parse_query(task.brief()))
+        draft = draft_hypothesis(result, read_brief(task.brief())[0])
         if result is not None and result.year == planted["years"][0]:
             assert claim_years(draft)[0] == planted["years"][0]
             matches += 1
@@ -74,7 +76,7 @@ def test_correct_analysis_matches_planted_events(tasks200: tuple[Task, ...]) -> 
 def test_query_semantics_match_planted_semantics(tasks200: tuple[Task, ...]) -> None:
     for task in tasks200[:60]:
         planted = _planted(task)
-        sem = parse_query(task.brief())
+        sem = read_brief(task.brief())[0]
         assert sem.variables == tuple(planted["variables"]), task.query
         assert sem.ordinal == planted["ordinal"], task.query
         assert sem.directions == tuple(planted["directions"]), task.query
@@ -92,8 +94,7 @@ def test_forced_mistake_gives_wrong_answer_and_is_caught(
     affected = 0
     for task in tasks200[:36]:  # four tasks of every category
         brief = task.brief()
-        semantics = parse_query(brief)
-        plan = resolve_plan(brief, semantics)
+        semantics, plan = read_brief(brief)
         if apply_mistakes(plan, {kind}) == plan:
             continue  # the mistake does not apply to this kind of query
         affected += 1

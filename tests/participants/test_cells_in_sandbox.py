@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
-from collabsim.participants.plan import resolve_plan
-from collabsim.participants.query import parse_query
+from collabsim.participants.reading import read_brief
 from collabsim.sandbox import Sandbox
 from collabsim.tasks.discoverybench import load_tasks
 
@@ -16,7 +15,7 @@ def test_inspect_then_compute_in_one_sandbox(generated_200: Path) -> None:
     task = next(t for t in load_tasks(generated_200).tasks if t.task_id.startswith("gen_004/"))
     assert task.reference_workflow_path is not None
     planted = json.loads(task.reference_workflow_path.read_text())["completion"]
-    plan = resolve_plan(task.brief(), parse_query(task.brief()))
+    _, plan = read_brief(task.brief())
     with Sandbox([d.path for d in task.datasets]) as sb:
         inspect = sb.execute(inspect_cell(plan))
         assert inspect.status == "ok", inspect

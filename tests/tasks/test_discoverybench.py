@@ -132,6 +132,36 @@ def test_missing_csv_is_a_problem_naming_file_and_field(tmp_path: Path) -> None:
     assert "metadata_1.json" in str(err.value) and "datasets[1].name" in str(err.value)
 
 
+def test_query_facts_load_and_a_bad_fact_is_a_problem_naming_file_and_field(
+        tmp_path: Path) -> None:
+    folder = tmp_path / "real" / "test" / "site"
+    folder.mkdir(parents=True)
+    (folder / "data.csv").write_text("CE,a,a_inter\n-2000,1,1\n", encoding="utf-8")
+    columns = [("CE", "year"), ("a", "raw"), ("a_inter", "gap-filled")]
+    fact = {"kind": "convention", "topic": "column", "text": "a_inter is valid here.",
+            "setting": {"column": "a_inter"}}
+    cases = [([fact], None), ([{**fact, "kind": "rumour"}], "facts[0]"),
+             ([{**fact, "setting": {"column": "b_inter"}}], "facts[0].setting"),
+             ([{**fact, "setting": {"ordinal": "second"}}], "facts[0].setting"),
+             ([{**fact, "setting": {"window": "2300 to 1800"}}], "facts[0].setting"),
+             ([{"kind": "reading", "topic": "ordinal"}], "facts[0]"),
+             (["a string"], "facts[0]"), ({"kind": "reading"}, "facts")]
+    for n, (facts, _) in enumerate(cases):
+        query = {"qid": 0, "question_type": "context", "question": "Which?", "facts": facts}
+        _write(folder / f"metadata_{n}.json",
+               _metadata([_dataset("data.csv", columns)], [[query]]))
+    report = load_tasks(tmp_path)
+    (task,) = report.tasks
+    assert task.task_id == "site/0/0"
+    assert [(f.kind, f.topic, f.fix) for f in task.facts] == [
+        ("convention", "column", {"column": "a_inter"})]
+    problems = sorted(report.problems, key=lambda p: p.path.name)
+    assert [(p.path.name, p.field) for p in problems] == [
+        (f"metadata_{n}.json", f"queries[0][0].{field}") for n, (_, field) in
+        enumerate(cases) if field is not None]
+    assert all(p.message for p in problems)
+
+
 def test_missing_queries_is_a_clear_error(tmp_path: Path) -> None:
     folder = tmp_path / "real" / "test" / "noq"
     folder.mkdir(parents=True)

@@ -7,15 +7,20 @@ import hashlib
 import io
 import json
 import os
+import re
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from collabsim.domain.relations import ordinal
+from collabsim.domain.variables import column_stem
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import (
     CATEGORIES,
+    FACT_KINDS_CYCLE,
     GENERATOR_VERSION,
     MARKER_NAME,
     SUSTAIN_BINS,
@@ -23,6 +28,8 @@ from collabsim.tasks.generator import (
     default_suite_root,
     generate_suite,
 )
+from collabsim.tasks.generator_events import VARIANTS
+from collabsim.tasks.generator_wording import READING_TOPIC
 
 
 def _tree_digest(root: Path) -> dict[str, str]:
@@ -83,8 +90,36 @@ def _onsets(values: np.ndarray, ce: np.ndarray, up: bool) -> list[int]:
     return out
 
 
+def _answer(df: pd.DataFrame, ce: np.ndarray, comp: dict, cols: list[str]) -> int | None:
+    """The planted relation's answer on ``cols`` with plain numpy (None: no such event)."""
+    relation = comp["relation"]
+    s = df[cols[0]].to_numpy()
+    if relation.endswith(("rise", "fall")):
+        events = _onsets(s, ce, relation.endswith("rise"))
+    elif relation == "simultaneous":
+        flags = None
+        for col, direction in zip(cols, comp["directions"], strict=True):
+            d = np.diff(df[col].to_numpy())
+            f = d >= THRESHOLD if direction == "up" else d <= -THRESHOLD
+            flags = f if flags is None else flags & f
+        events = [int(ce[j + 1]) for j in np.where(flags)[0]]
+    elif relation == "peak":
+        return int(ce[np.argmax(s)])
+    elif relation == "plateau":
+        m = pd.Series(s).rolling(SUSTAIN_BINS).min().to_numpy()
+        ok = np.where(m >= np.nanmax(m) - 0.25)[0]
+        return int(ce[ok[0] - (SUSTAIN_BINS - 1)])
+    else:
+        lo, hi = comp["window"]
+        inside = (ce >= lo) & (ce <= hi)
+        w = (1.0 if relation == "growth_max" else -1.0) * s[inside]
+        return int(ce[inside][np.argmax(w)])
+    return events[comp["ordinal"] - 1] if len(events) >= comp["ordinal"] else None
+
+
 def test_planted_events_are_unambiguous(generated_200: Path) -> None:
-    """Recompute each planted answer with plain numpy and check the margins around it."""
+    """Recompute each planted answer with plain numpy on the valid columns (the reference's
+    selected columns) and check the margins around it and the decoys of every reading."""
     for i in range(200):
         dataset = f"gen_{i:03d}"
         ref = _reference(generated_200, dataset)
@@ -93,46 +128,49 @@ def test_planted_events_are_unambiguous(generated_200: Path) -> None:
         ce = df["CE"].to_numpy()
         assert np.all(np.diff(ce) == 100)
         year = comp["years"][0]
-        cols = [f"{v}_inter" for v in comp["variables"]]
+        cols = ref["nodes"][0]["keywords"]
+        assert [column_stem(c) for c in cols] == comp["variables"]
         s = df[cols[0]].to_numpy()
-        raw = df[comp["variables"][0]].to_numpy()
+        raw = df[cols[0].removesuffix("_inter")].to_numpy()
         assert np.isnan(raw[ce == year]).all(), "raw variant must have a gap at the answer"
         assert not np.isnan(s).any()
+        assert _answer(df, ce, comp, cols) == year, dataset
         relation = comp["relation"]
         if relation.endswith(("rise", "fall")):
             events = _onsets(s, ce, relation.endswith("rise"))
-            assert len(events) > comp["ordinal"] or comp["ordinal"] > 1
-            assert events[comp["ordinal"] - 1] == year
+            assert len(events) >= 3, "every ordinal 1-3 has its own event"
             diffs = np.abs(np.diff(s))
             assert np.all((diffs < 0.1) | (diffs > 0.8)), "steps keep a wide margin"
         elif relation == "peak":
             top = np.sort(s)[::-1]
-            assert ce[np.argmax(s)] == year and top[0] - top[1] > 0.7
+            assert top[0] - top[1] > 0.7
+            assert _answer(df, ce, {**comp, "relation": "plateau"}, cols) != year
         elif relation == "plateau":
             m = pd.Series(s).rolling(SUSTAIN_BINS).min().to_numpy()
             best = np.nanmax(m)
             ok = np.where(m >= best - 0.25)[0]
-            assert ce[ok[0] - (SUSTAIN_BINS - 1)] == year
             others = m[~np.isin(np.arange(len(m)), ok)]
             assert np.nanmax(others) < best - 0.5
             assert ce[np.argmax(s)] != year, "a higher single spike exists"
         elif relation == "simultaneous":
-            flags = None
-            for col, direction in zip(cols, comp["directions"], strict=True):
-                d = np.diff(df[col].to_numpy())
-                f = d >= THRESHOLD if direction == "up" else d <= -THRESHOLD
-                flags = f if flags is None else flags & f
-            events = [int(ce[j + 1]) for j in np.where(flags)[0]]
-            assert len(events) >= 2 and events[comp["ordinal"] - 1] == year
+            for ordinal in (1, 2, 3):
+                other = _answer(df, ce, {**comp, "ordinal": ordinal}, cols)
+                assert other is not None and (other == year) == (ordinal == comp["ordinal"])
         else:
             lo, hi = comp["window"]
             inside = (ce >= lo) & (ce <= hi)
             sign = 1.0 if relation == "growth_max" else -1.0
             w = sign * s[inside]
-            assert ce[inside][np.argmax(w)] == year
             assert np.sort(w)[-1] - np.sort(w)[-2] > 0.8
             assert np.max(sign * s) > np.max(w) + 0.9, "a stronger extreme lies outside"
             assert ce[np.argmax(sign * s)] < lo - 100 or ce[np.argmax(sign * s)] > hi + 100
+        # the other dating variants of the asked series give answers >= 3 bins away
+        others = [[f"{column_stem(c)}_{v}" for c in cols] for v in VARIANTS]
+        others = [o for o in others if o != cols and set(o) <= set(df.columns)]
+        assert len(others) in (0, len(VARIANTS) - 1)
+        for other_cols in others:
+            other = _answer(df, ce, comp, other_cols)
+            assert other is None or abs(other - year) >= 300, (dataset, other_cols)
 
 
 def test_reference_evidence_code_prints_expected_output(generated_200: Path) -> None:
@@ -154,6 +192,55 @@ def test_reference_evidence_code_prints_expected_output(generated_200: Path) -> 
                 os.chdir(old)
             for expected in node["expected_output"]:
                 assert expected in buffer.getvalue(), (dataset, node["id"])
+
+
+def test_every_task_has_one_decisive_fact_that_its_query_leaves_open(
+        generated_200: Path) -> None:
+    """Half the tasks carry a reading fact, half a data convention; a reading task's query
+    leaves the fact's topic open, a convention task's query is explicit and its fact names the
+    reference's columns (one of three dating variants)."""
+    ordinals: Counter[int] = Counter()
+    relations: Counter[str] = Counter()
+    variants: Counter[str] = Counter()
+    for task in load_tasks(generated_200).tasks:
+        index = int(task.dataset.removeprefix("gen_"))
+        meta = json.loads((task.datasets[0].path.parent / "metadata_0.json").read_text())
+        (raw,) = meta["queries"][0][0]["facts"]
+        (fact,) = task.facts
+        assert fact.to_json() == raw and fact.text
+        assert fact.kind == FACT_KINDS_CYCLE[(index + 1) % 2]  # the suite's seed is 1
+        ref = _reference(generated_200, task.dataset)
+        comp, columns = ref["completion"], ref["nodes"][0]["keywords"]
+        relation = comp["relation"].removeprefix("first_").removeprefix("nth_")
+        if fact.kind == "convention":
+            assert fact.topic == "column" and fact.fix == {"column": "+".join(columns)}
+            variants[columns[0].removeprefix(column_stem(columns[0]))] += 1
+            if relation in ("rise", "fall", "simultaneous"):
+                assert ordinal(task.query) == comp["ordinal"]
+            if comp["window"]:
+                assert str(-comp["window"][0]) in task.query
+            continue
+        assert fact.topic == READING_TOPIC[relation]
+        assert all(c.endswith("_inter") and c == f"{column_stem(c)}_inter" for c in columns)
+        if fact.topic == "ordinal":
+            assert ordinal(task.query) is None and fact.fix == {"ordinal": str(comp["ordinal"])}
+            ordinals[comp["ordinal"]] += 1
+        elif fact.topic == "relation":
+            assert "peak" not in task.query and "sustained" not in task.query
+            assert fact.fix == {"relation": relation}
+            relations[relation] += 1
+        else:
+            assert not re.search(r"\d", task.query)
+            assert fact.fix == {"window": "{}..{}".format(*comp["window"])}
+    assert set(ordinals) == {1, 2, 3} and set(relations) == {"peak", "plateau"}
+    assert set(variants) == {"_inter", "_recal_inter", "_model_inter"}
+    assert sum(variants.values()) == 100
+
+
+def test_a_task_does_not_depend_on_the_suite_size(tmp_path: Path) -> None:
+    small = _tree_digest(generate_suite(tmp_path / "small", 3, seed=4) / "real")
+    large = _tree_digest(generate_suite(tmp_path / "large", 9, seed=4) / "real")
+    assert small == {k: v for k, v in large.items() if k in small} and len(small) == 6
 
 
 def test_default_suite_root_is_cached_and_atomic(tmp_path: Path,

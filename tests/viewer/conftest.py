@@ -11,10 +11,13 @@ import pytest
 
 @pytest.fixture(scope="session")
 def viewer_job(tmp_path_factory) -> Path:
-    """Job folder of one generated task run by DR under ``default`` and ``scaffolded``."""
+    """Job folder of one generated task run by DR under ``default`` and ``scaffolded``
+    (``gen_001``: a session that ends with a submitted hypothesis under both structures; in
+    ``gen_000`` R misreads the query and its gate keeps every draft out of the editor)."""
     out = tmp_path_factory.mktemp("viewer_job")
     proc = subprocess.run(
-        [sys.executable, "-m", "collabsim.cli.main", "run", "experiment=smoke", "tasks.limit=1",
+        [sys.executable, "-m", "collabsim.cli.main", "run", "experiment=smoke",
+         "tasks.ids=[gen_001/0/0]",
          "structure=default_and_scaffolded", "run.progress=false", f"hydra.run.dir={out}"],
         capture_output=True, text=True, timeout=600, cwd=out,
     )

@@ -1,0 +1,249 @@
+"""The expertise map: where does a team beat the single agent, and which structure gains most?
+
+``collabsim run experiment=expertise_map`` is a Hydra multirun with one job per (knowledge
+split, collaborators' in-area error): ``tasks.knowledge`` ∈ {everyone, by_profile} ×
+``expertise=in_area_<e>`` (both collaborators' ``error_in_area`` = e) over every team and
+structure and the single agent, seeds 0-2. At the end of the sweep
+(:class:`collabsim.cli.expertise_map_callback.ExpertiseMapCallback`, or
+``python -m collabsim.reporting.expertise_map SWEEP_DIR``) this module writes at the sweep root:
+
+- ``expertise_map.csv``: per (knowledge, error, team, structure) cell the paired Performance
+  difference from the single agent of the same job (same task and seed;
+  :func:`collabsim.reporting.paired.paired_differences`: mean over tasks of the per-task mean
+  over seeds, 95 % percentile-bootstrap interval over tasks) and the collaborators'
+  objections with the share that was wrong (:mod:`collabsim.metrics.objections`) with a 95 %
+  Wilson interval;
+- ``expertise_map.png`` / ``.pdf``: top rows the Performance difference per structure (one
+  panel per knowledge split and structure, x = in-area error, one line per team, 95 % CIs,
+  a zero line), bottom rows the share of wrong objections;
+- ``expertise_map.txt``: the statements :func:`statements` derives from the table (where
+  teams help and hurt, with their intervals; which structure gains most where).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import yaml
+
+from collabsim.core.csvsafe import safe_frame
+from collabsim.core.outputs import atomic_write_text
+from collabsim.reporting.paired import paired_differences
+
+KNOWLEDGE_ORDER = ("everyone", "by_profile")
+STRUCTURES = ("default", "memory", "preassigned_gates", "scaffolded")
+TEAMS = ("D", "R", "DR")
+COLUMNS = ["knowledge", "error", "team", "structure", "n_tasks", "n_pairs", "single",
+           "team_performance", "delta", "ci_low", "ci_high", "objections", "objections_wrong",
+           "wrong_share", "wrong_low", "wrong_high"]
+
+
+class ExpertiseMapError(ValueError):
+    """The sweep folder holds no usable expertise-map jobs."""
+
+
+def _job_point(job: Path) -> tuple[str, float] | None:
+    """(knowledge split, collaborators' in-area error) of one job, from its composed config."""
+    config = job / ".hydra" / "config.yaml"
+    if not config.is_file() or not (job / "sessions.csv").is_file():
+        return None
+    cfg: dict[str, Any] = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    knowledge = (cfg.get("tasks") or {}).get("knowledge", "everyone")
+    if not isinstance(knowledge, str):
+        knowledge = "custom"
+    profiles = (cfg.get("team") or {}).get("profiles") or {}
+    errors = {float(p["params"]["error_in_area"]) for p in profiles.values()
+              if isinstance(p, dict) and "error_in_area" in (p.get("params") or {})}
+    if len(errors) != 1:
+        return None  # not a job of the map: the collaborators' in-area error is not set once
+    return knowledge, errors.pop()
+
+
+def collect(sweep_dir: Path) -> pd.DataFrame:
+    """Every session of the map's jobs, with ``knowledge`` and ``error`` columns.
+
+    Raises:
+        ExpertiseMapError: No job folder with a knowledge split, an in-area error and sessions.
+    """
+    frames = []
+    for job in sorted(p.parent.parent for p in Path(sweep_dir).glob("*/.hydra/config.yaml")):
+        point = _job_point(job)
+        if point is None:
+            continue
+        table = pd.read_csv(job / "sessions.csv")
+        table.insert(0, "error", point[1])
+        table.insert(0, "knowledge", point[0])
+        frames.append(table)
+    if not frames:
+        raise ExpertiseMapError(
+            f"{sweep_dir}: no expertise-map jobs (job folders whose config sets both "
+            "collaborators' error_in_area, with a sessions.csv)")
+    return pd.concat(frames, ignore_index=True)
+
+
+def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion (NaN, NaN without trials).
+
+    ``(p + z²/2n ± z·sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)`` with ``p = successes / n``.
+    """
+    if trials <= 0:
+        return math.nan, math.nan
+    p = successes / trials
+    centre = p + z * z / (2 * trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    denom = 1 + z * z / trials
+    return (centre - half) / denom, (centre + half) / denom
+
+
+def table(sessions: pd.DataFrame, n_boot: int = 2000) -> pd.DataFrame:
+    """The map: one row per (knowledge, error, team, structure) cell (see module docstring)."""
+    by = ["knowledge", "error", "structure", "team"]
+    deltas = paired_differences(sessions, by, {"team": "single", "structure": "single"},
+                                n_boot=n_boot)
+    rows = []
+    for _, d in deltas.iterrows():
+        cell = sessions[(sessions["knowledge"] == d["knowledge"])
+                        & (sessions["error"] == d["error"]) & (sessions["team"] == d["team"])
+                        & (sessions["structure"] == d["structure"])]
+        judged = cell.dropna(subset=["objections", "objections_wrong"])
+        n_obj, n_wrong = int(judged["objections"].sum()), int(judged["objections_wrong"].sum())
+        low, high = wilson(n_wrong, n_obj)
+        rows.append([d["knowledge"], float(d["error"]), d["team"], d["structure"],
+                     int(d["n_tasks"]), int(d["n_pairs"]), d["baseline"], d["variant"],
+                     d["delta"], d["ci_low"], d["ci_high"], n_obj, n_wrong,
+                     n_wrong / n_obj if n_obj else math.nan, low, high])
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    order = {k: i for i, k in enumerate(KNOWLEDGE_ORDER)}
+    out["_k"] = out["knowledge"].map(lambda k: order.get(k, len(order)))
+    out["_s"] = out["structure"].map(lambda s: STRUCTURES.index(s) if s in STRUCTURES else 9)
+    out["_t"] = out["team"].map(lambda t: TEAMS.index(t) if t in TEAMS else 9)
+    out = out.sort_values(["_k", "error", "_t", "_s"]).drop(columns=["_k", "_s", "_t"])
+    return out.reset_index(drop=True)
+
+
+def _cell(row: pd.Series) -> str:
+    return (f"{row['team']} {row['structure']} (error {row['error']:.2f}): "
+            f"{row['delta']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]")
+
+
+def statements(cells: pd.DataFrame) -> list[str]:
+    """Plain statements read off the map, per knowledge split.
+
+    For each split: the cells whose 95 % interval lies above 0 (teams help) and below 0
+    (teams hurt), each with its difference and interval; per error level, the structure with
+    the largest mean difference for each team; and whether the share of wrong objections
+    falls as the collaborators' in-area error falls (per team and structure: monotone
+    non-decreasing in the error, cells without objections skipped).
+    """
+    lines: list[str] = []
+    for knowledge in [k for k in KNOWLEDGE_ORDER if k in set(cells["knowledge"])]:
+        part = cells[cells["knowledge"] == knowledge]
+        helps = part[part["ci_low"] > 0]
+        hurts = part[part["ci_high"] < 0]
+        lines.append(f"knowledge={knowledge}: teams beat the single agent (95 % CI above 0) in "
+                     f"{len(helps)} of {len(part)} cells; they do worse (CI below 0) in "
+                     f"{len(hurts)}.")
+        lines += [f"  helps: {_cell(r)}" for _, r in helps.iterrows()]
+        lines += [f"  hurts: {_cell(r)}" for _, r in hurts.iterrows()]
+        for (error, team), group in part.groupby(["error", "team"], sort=True):
+            best = group.loc[group["delta"].idxmax()]
+            lines.append(f"  best structure for {team} at error {error:.2f}: "
+                         f"{best['structure']} ({best['delta']:+.3f})")
+        for (team, structure), group in part.groupby(["team", "structure"], sort=True):
+            shares = group.dropna(subset=["wrong_share"]).sort_values("error")["wrong_share"]
+            if len(shares) >= 2:
+                monotone = bool((shares.diff().dropna() >= -1e-12).all())
+                lines.append(f"  wrong objections {team} {structure} by error: "
+                             + " ".join(f"{s:.2f}" for s in shares)
+                             + (" (fall as the error falls)" if monotone
+                                else " (do not fall monotonically as the error falls)"))
+    return lines
+
+
+def plot(cells: pd.DataFrame, path: Path) -> Path:
+    """Write the map's figure (see module docstring) as PNG (200 dpi) and PDF."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from collabsim.reporting.figures import TEAM_COLOURS, TEAM_MARKERS
+
+    splits = [k for k in KNOWLEDGE_ORDER if k in set(cells["knowledge"])]
+    structures = [s for s in STRUCTURES if s in set(cells["structure"])]
+    n_rows = 2 * len(splits)
+    fig, axes = plt.subplots(n_rows, len(structures), figsize=(3.4 * len(structures),
+                             2.7 * n_rows), squeeze=False, sharex=True)
+    errors = sorted(set(cells["error"]))
+    step = 0.008 * ((max(errors) - min(errors)) or 1.0)
+    for r, knowledge in enumerate(splits):
+        for c, structure in enumerate(structures):
+            part = cells[(cells["knowledge"] == knowledge) & (cells["structure"] == structure)]
+            top, bottom = axes[r][c], axes[len(splits) + r][c]
+            for i, team in enumerate(TEAMS):
+                line = part[part["team"] == team].sort_values("error")
+                if line.empty:
+                    continue
+                x = line["error"] + (i - 1) * step
+                style = {"color": TEAM_COLOURS.get(team), "marker": TEAM_MARKERS.get(team),
+                         "ms": 4, "capsize": 2, "lw": 1.2, "label": team}
+                top.errorbar(x, line["delta"], yerr=[line["delta"] - line["ci_low"],
+                             line["ci_high"] - line["delta"]], **style)
+                shares = line.dropna(subset=["wrong_share"])
+                bottom.errorbar(shares["error"] + (i - 1) * step, shares["wrong_share"],
+                                yerr=[shares["wrong_share"] - shares["wrong_low"],
+                                      shares["wrong_high"] - shares["wrong_share"]], **style)
+            top.axhline(0.0, color="#555555", lw=1.0, ls="--", zorder=1)
+            top.set_title(f"{structure} · {knowledge}", fontsize=9)
+            bottom.set_title(f"{structure} · {knowledge}", fontsize=9)
+            bottom.set_ylim(0.0, 1.0)
+            for ax in (top, bottom):
+                ax.grid(alpha=0.3)
+                ax.tick_params(labelsize=8)
+            if c == 0:
+                top.set_ylabel("Performance − single\n(95 % paired CI)", fontsize=8)
+                bottom.set_ylabel("wrong objections\n(share, 95 % CI)", fontsize=8)
+    for ax in axes[-1]:
+        ax.set_xlabel("collaborators' in-area error", fontsize=8)
+    axes[0][-1].legend(loc="best", fontsize=7, title="team", title_fontsize=7)
+    fig.suptitle("Expertise map: team vs single agent, and how often objections were wrong",
+                 fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=200)
+    fig.savefig(path.with_suffix(".pdf"))
+    plt.close(fig)
+    return path
+
+
+def write(sweep_dir: Path) -> tuple[Path, Path, Path]:
+    """Write ``expertise_map.csv``, ``.png`` (and ``.pdf``) and ``.txt`` at the sweep root."""
+    sweep_dir = Path(sweep_dir)
+    cells = table(collect(sweep_dir))
+    csv = sweep_dir / "expertise_map.csv"
+    atomic_write_text(csv, safe_frame(cells).to_csv(index=False))
+    txt = atomic_write_text(sweep_dir / "expertise_map.txt", "\n".join(statements(cells)) + "\n")
+    return csv, plot(cells, sweep_dir / "expertise_map.png"), txt
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m collabsim.reporting.expertise_map SWEEP_DIR``."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m collabsim.reporting.expertise_map SWEEP_DIR", file=sys.stderr)
+        return 2
+    try:
+        csv, png, txt = write(Path(args[0]))
+    except (ExpertiseMapError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {csv}, {png} and {txt}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

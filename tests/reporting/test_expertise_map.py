@@ -1,0 +1,55 @@
+"""The expertise map's table, intervals and statements on hand-built sessions."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from collabsim.reporting.expertise_map import statements, table, wilson
+
+
+def test_wilson_interval_matches_the_hand_computed_value() -> None:
+    # p = 2/10, z = 1.959964: centre = 0.2 + 0.19207 = 0.39207; half = 1.959964 *
+    # sqrt(0.016 + 0.0096037) = 0.31364; denominator 1.38415 -> [0.0567, 0.5098]
+    low, high = wilson(2, 10)
+    assert low == pytest.approx(0.0567, abs=1e-4)
+    assert high == pytest.approx(0.5098, abs=1e-4)
+    assert all(math.isnan(v) for v in wilson(0, 0))
+
+
+def _sessions() -> pd.DataFrame:
+    rows = []
+    for knowledge, gain in (("everyone", 0.0), ("by_profile", 0.5)):
+        for error, wrong in ((0.1, 0), (0.3, 1)):
+            for task in ("t0", "t1", "t2", "t3"):
+                rows.append([knowledge, error, task, 0, "single", "single", 0.4, None, None])
+                # DR gains `gain` on every task; its 2 objections per session are wrong
+                # `wrong` times
+                rows.append([knowledge, error, task, 0, "DR", "default", 0.4 + gain, 2, wrong])
+    return pd.DataFrame(rows, columns=["knowledge", "error", "task_id", "seed", "team",
+                                       "structure", "Performance", "objections",
+                                       "objections_wrong"])
+
+
+def test_the_table_pairs_each_team_with_the_single_agent_of_its_job() -> None:
+    cells = table(_sessions(), n_boot=200)
+    assert len(cells) == 4
+    by = cells.set_index(["knowledge", "error"])
+    assert by.loc[("by_profile", 0.1), "delta"] == pytest.approx(0.5)
+    assert by.loc[("by_profile", 0.1), "ci_low"] == pytest.approx(0.5)
+    assert by.loc[("everyone", 0.3), "delta"] == pytest.approx(0.0)
+    assert by.loc[("everyone", 0.1), "wrong_share"] == 0.0
+    assert by.loc[("everyone", 0.3), "wrong_share"] == pytest.approx(0.5)
+    assert by.loc[("everyone", 0.3), "objections"] == 8
+
+
+def test_statements_say_where_teams_help_and_whether_wrong_objections_fall() -> None:
+    lines = statements(table(_sessions(), n_boot=200))
+    assert ("knowledge=by_profile: teams beat the single agent (95 % CI above 0) in 2 of 2 "
+            "cells; they do worse (CI below 0) in 0.") in lines
+    assert ("knowledge=everyone: teams beat the single agent (95 % CI above 0) in 0 of 2 "
+            "cells; they do worse (CI below 0) in 0.") in lines
+    assert ("  wrong objections DR default by error: 0.00 0.50 (fall as the error falls)"
+            in lines)
