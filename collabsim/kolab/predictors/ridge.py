@@ -11,7 +11,9 @@ The targets are a matrix: one column per set of labels (the true ones and every 
 of the null), all fitted together. Ratings are unweighted, so one Gram matrix per design and
 penalty serves every column in a single solve with the columns stacked as right-hand sides.
 Adoption rows are class-weighted and the weights follow the labels, so each column has its
-own weighted Gram matrix; they are built and solved as one batched (stacked) computation.
+own weighted Gram matrix: all of them come from one matrix product with the rows' outer
+products, and each chain of nested designs is solved from one Cholesky factorisation per
+column and penalty (:mod:`~collabsim.kolab.predictors.chains`).
 This module knows designs only through :class:`DesignSource`; it imports nothing from the
 learned predictor.
 """
