@@ -642,7 +642,8 @@ def _inner_fit(
     predictor, fold = state
     fit, pred = item
     preds = predictor._fit_rows(fold, fit, pred, fold.grid, fold.codes[fit])
-    return np.stack(preds).astype(fold.codes.dtype, copy=False)
+    # label codes travel back from the worker as bytes (an eighth of the int64 volume)
+    return np.stack(preds).astype(np.int8 if fold.kind == "adoption" else float, copy=False)
 
 
 def _outer_fold(
