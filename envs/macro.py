@@ -329,7 +329,7 @@ class MacroActions(gym.Wrapper):
             if claim is None or claim.strip() == editor or "EDITOR_UPDATE" not in can:
                 return None, False
             return action("EDITOR_UPDATE", text=claim)
-        if name.startswith("ask_") and name != "ask_check" or name == "answer":
+        if (name.startswith("ask_") and name != "ask_check") or name == "answer":
             if "SEND_TEAMMATE_MESSAGE" not in can:
                 return None, False
             if name == "answer":
