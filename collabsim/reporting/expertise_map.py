@@ -236,12 +236,14 @@ def plot(cells: pd.DataFrame, path: Path) -> Path:
                 x = line["error"] + (i - 1) * step
                 style = {"color": TEAM_COLOURS.get(team), "marker": TEAM_MARKERS.get(team),
                          "ms": 4, "capsize": 2, "lw": 1.2, "label": team}
-                top.errorbar(x, line["delta"], yerr=[line["delta"] - line["ci_low"],
-                             line["ci_high"] - line["delta"]], **style)
+                # (an interval's end can round past its estimate: 0 - 1e-17)
+                top.errorbar(x, line["delta"], yerr=[
+                    (line["delta"] - line["ci_low"]).clip(lower=0),
+                    (line["ci_high"] - line["delta"]).clip(lower=0)], **style)
                 shares = line.dropna(subset=["wrong_share"])
-                bottom.errorbar(shares["error"] + (i - 1) * step, shares["wrong_share"],
-                                yerr=[shares["wrong_share"] - shares["wrong_low"],
-                                      shares["wrong_high"] - shares["wrong_share"]], **style)
+                bottom.errorbar(shares["error"] + (i - 1) * step, shares["wrong_share"], yerr=[
+                    (shares["wrong_share"] - shares["wrong_low"]).clip(lower=0),
+                    (shares["wrong_high"] - shares["wrong_share"]).clip(lower=0)], **style)
             top.axhline(0.0, color="#555555", lw=1.0, ls="--", zorder=1)
             top.set_title(f"{structure} · {knowledge}", fontsize=9)
             bottom.set_title(f"{structure} · {knowledge}", fontsize=9)
@@ -289,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         csv, png, txt = write(Path(args[0]))
-    except (ExpertiseMapError, OSError) as err:
+    except (ExpertiseMapError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {csv}, {png} and {txt}")
