@@ -138,25 +138,30 @@ def describe_hypothesis(result: AnalysisResult) -> str:
 _FAMILIES = ({"rise", "fall"}, {"peak", "plateau"}, {"growth_max", "growth_min"})
 
 
-def restate(result: AnalysisResult, semantics: QuerySemantics) -> str:
-    """A shown result reworded under a reader's own understanding of the query.
+def restate(result: AnalysisResult, semantics: QuerySemantics) -> str | None:
+    """A shown result reworded under a reader's own understanding of the query, or None
+    when that reading needs a year the result does not show.
 
-    What a researcher does to a draft without recomputing it: the relation read the other
-    way within its family (rise/fall, peak/plateau, highest/lowest growth), the asked
-    occurrence (its year taken from the printed events when they list it) and the period.
+    What a researcher does to a draft without recomputing it: it states the asked occurrence
+    when the printed events list it, and the period of a describe result. It does not claim
+    a year it has not seen: a result read the other way within its family (rise/fall,
+    peak/plateau, highest/lowest growth), for another occurrence than the printed events
+    list, or computed over another period than the one it reads, gives no version of its
+    own (it raises the issue and leaves the recomputation to the team).
     """
     changes: dict[str, object] = {}
     if result.relation == "describe":
         changes["window"] = semantics.window
     else:
         family = next((f for f in _FAMILIES if result.relation in f), set())
-        if semantics.relation in family:
-            changes["relation"] = semantics.relation
+        if semantics.relation in family and semantics.relation != result.relation:
+            return None
         if result.relation in ("rise", "fall", "simultaneous") and (
                 semantics.ordinal != result.ordinal):
+            if len(result.events) < semantics.ordinal:
+                return None
             changes["ordinal"] = semantics.ordinal
-            if len(result.events) >= semantics.ordinal:
-                changes["year"] = result.events[semantics.ordinal - 1]
-        if result.relation in ("growth_max", "growth_min"):
-            changes["window"] = semantics.window
+            changes["year"] = result.events[semantics.ordinal - 1]
+        if result.relation in ("growth_max", "growth_min") and result.window != semantics.window:
+            return None
     return draft_hypothesis(replace(result, **changes), semantics)  # type: ignore[arg-type]

@@ -100,22 +100,31 @@ def wilson(successes: int, trials: int, z: float = 1.959964) -> tuple[float, flo
 
 
 def table(sessions: pd.DataFrame, n_boot: int = 2000) -> pd.DataFrame:
-    """The map: one row per (knowledge, error, team, structure) cell (see module docstring)."""
+    """The map: one row per (knowledge, error, team, structure) cell (see module docstring).
+
+    Each cell's bootstrap is seeded on its own (only its sessions and its single agent's), so
+    a cell's interval is the same whichever other cells ran beside it.
+    """
     by = ["knowledge", "error", "structure", "team"]
-    deltas = paired_differences(sessions, by, {"team": "single", "structure": "single"},
-                                n_boot=n_boot)
     rows = []
-    for _, d in deltas.iterrows():
-        cell = sessions[(sessions["knowledge"] == d["knowledge"])
-                        & (sessions["error"] == d["error"]) & (sessions["team"] == d["team"])
-                        & (sessions["structure"] == d["structure"])]
-        judged = cell.dropna(subset=["objections", "objections_wrong"])
-        n_obj, n_wrong = int(judged["objections"].sum()), int(judged["objections_wrong"].sum())
-        low, high = wilson(n_wrong, n_obj)
-        rows.append([d["knowledge"], float(d["error"]), d["team"], d["structure"],
-                     int(d["n_tasks"]), int(d["n_pairs"]), d["baseline"], d["variant"],
-                     d["delta"], d["ci_low"], d["ci_high"], n_obj, n_wrong,
-                     n_wrong / n_obj if n_obj else math.nan, low, high])
+    for (knowledge, error), job in sessions.groupby(["knowledge", "error"], sort=False):
+        single = job[job["team"] == "single"]
+        for (structure, team), cell in job[job["team"] != "single"].groupby(
+                ["structure", "team"], sort=False):
+            deltas = paired_differences(pd.concat([single, cell]), by,
+                                        {"team": "single", "structure": "single"},
+                                        n_boot=n_boot)
+            if deltas.empty:
+                continue
+            d = deltas.iloc[0]
+            judged = cell.dropna(subset=["objections", "objections_wrong"])
+            n_obj = int(judged["objections"].sum())
+            n_wrong = int(judged["objections_wrong"].sum())
+            low, high = wilson(n_wrong, n_obj)
+            rows.append([knowledge, float(error), team, structure, int(d["n_tasks"]),
+                         int(d["n_pairs"]), d["baseline"], d["variant"], d["delta"],
+                         d["ci_low"], d["ci_high"], n_obj, n_wrong,
+                         n_wrong / n_obj if n_obj else math.nan, low, high])
     out = pd.DataFrame(rows, columns=COLUMNS)
     order = {k: i for i, k in enumerate(KNOWLEDGE_ORDER)}
     out["_k"] = out["knowledge"].map(lambda k: order.get(k, len(order)))
@@ -123,6 +132,34 @@ def table(sessions: pd.DataFrame, n_boot: int = 2000) -> pd.DataFrame:
     out["_t"] = out["team"].map(lambda t: TEAMS.index(t) if t in TEAMS else 9)
     out = out.sort_values(["_k", "error", "_t", "_s"]).drop(columns=["_k", "_s", "_t"])
     return out.reset_index(drop=True)
+
+
+def trend(errors: pd.Series, wrong: pd.Series, total: pd.Series
+          ) -> tuple[float, float, float] | None:
+    """Cochran-Armitage trend of the share of wrong objections in the in-area error.
+
+    With ``n_i`` objections, ``w_i`` of them wrong, at error ``x_i``: pooled share
+    ``p = Σw / Σn``, ``x̄ = Σ n x / Σ n``, slope ``b = Σ n (x - x̄)(w/n - p) / Σ n (x - x̄)²``
+    (change of the share per unit of error), standard error
+    ``sqrt(p (1 - p) / Σ n (x - x̄)²)``.
+
+    Returns:
+        ``(slope, ci_low, ci_high)`` with the 95 % Wald interval ``b ± 1.96 SE``; None
+        with fewer than two error levels holding objections or no variation.
+    """
+    keep = total > 0
+    x, w, n = (errors[keep].astype(float), wrong[keep].astype(float),
+               total[keep].astype(float))
+    if len(x) < 2:
+        return None
+    p = w.sum() / n.sum()
+    xbar = (n * x).sum() / n.sum()
+    sxx = (n * (x - xbar) ** 2).sum()
+    if sxx <= 0 or p in (0.0, 1.0):
+        return None
+    slope = float((n * (x - xbar) * (w / n - p)).sum() / sxx)
+    se = math.sqrt(p * (1 - p) / sxx)
+    return slope, slope - 1.959964 * se, slope + 1.959964 * se
 
 
 def _cell(row: pd.Series) -> str:
@@ -135,9 +172,9 @@ def statements(cells: pd.DataFrame) -> list[str]:
 
     For each split: the cells whose 95 % interval lies above 0 (teams help) and below 0
     (teams hurt), each with its difference and interval; per error level, the structure with
-    the largest mean difference for each team; and whether the share of wrong objections
-    falls as the collaborators' in-area error falls (per team and structure: monotone
-    non-decreasing in the error, cells without objections skipped).
+    the largest mean difference for each team; and, per team and structure, the share of
+    wrong objections at each error level, whether it is monotone (non-decreasing in the
+    error: it falls as the error falls) and its :func:`trend` with a 95 % interval.
     """
     lines: list[str] = []
     for knowledge in [k for k in KNOWLEDGE_ORDER if k in set(cells["knowledge"])]:
@@ -154,13 +191,21 @@ def statements(cells: pd.DataFrame) -> list[str]:
             lines.append(f"  best structure for {team} at error {error:.2f}: "
                          f"{best['structure']} ({best['delta']:+.3f})")
         for (team, structure), group in part.groupby(["team", "structure"], sort=True):
-            shares = group.dropna(subset=["wrong_share"]).sort_values("error")["wrong_share"]
-            if len(shares) >= 2:
-                monotone = bool((shares.diff().dropna() >= -1e-12).all())
-                lines.append(f"  wrong objections {team} {structure} by error: "
-                             + " ".join(f"{s:.2f}" for s in shares)
-                             + (" (fall as the error falls)" if monotone
-                                else " (do not fall monotonically as the error falls)"))
+            group = group.sort_values("error")
+            shares = group.dropna(subset=["wrong_share"])["wrong_share"]
+            if len(shares) < 2:
+                continue
+            monotone = bool((shares.diff().dropna() >= -1e-12).all())
+            line = (f"  wrong objections {team} {structure} by error: "
+                    + " ".join(f"{s:.2f}" for s in shares)
+                    + ("; monotone" if monotone else "; not monotone"))
+            slope = trend(group["error"], group["objections_wrong"], group["objections"])
+            if slope is not None:
+                b, low, high = slope
+                verdict = ("rises with the error" if low > 0 else
+                           "falls with the error" if high < 0 else "no clear trend")
+                line += f"; trend {b:+.2f} per unit error [{low:+.2f}, {high:+.2f}]: {verdict}"
+            lines.append(line)
     return lines
 
 
@@ -191,12 +236,14 @@ def plot(cells: pd.DataFrame, path: Path) -> Path:
                 x = line["error"] + (i - 1) * step
                 style = {"color": TEAM_COLOURS.get(team), "marker": TEAM_MARKERS.get(team),
                          "ms": 4, "capsize": 2, "lw": 1.2, "label": team}
-                top.errorbar(x, line["delta"], yerr=[line["delta"] - line["ci_low"],
-                             line["ci_high"] - line["delta"]], **style)
+                # (an interval's end can round past its estimate: 0 - 1e-17)
+                top.errorbar(x, line["delta"], yerr=[
+                    (line["delta"] - line["ci_low"]).clip(lower=0),
+                    (line["ci_high"] - line["delta"]).clip(lower=0)], **style)
                 shares = line.dropna(subset=["wrong_share"])
-                bottom.errorbar(shares["error"] + (i - 1) * step, shares["wrong_share"],
-                                yerr=[shares["wrong_share"] - shares["wrong_low"],
-                                      shares["wrong_high"] - shares["wrong_share"]], **style)
+                bottom.errorbar(shares["error"] + (i - 1) * step, shares["wrong_share"], yerr=[
+                    (shares["wrong_share"] - shares["wrong_low"]).clip(lower=0),
+                    (shares["wrong_high"] - shares["wrong_share"]).clip(lower=0)], **style)
             top.axhline(0.0, color="#555555", lw=1.0, ls="--", zorder=1)
             top.set_title(f"{structure} · {knowledge}", fontsize=9)
             bottom.set_title(f"{structure} · {knowledge}", fontsize=9)
@@ -207,6 +254,12 @@ def plot(cells: pd.DataFrame, path: Path) -> Path:
             if c == 0:
                 top.set_ylabel("Performance − single\n(95 % paired CI)", fontsize=8)
                 bottom.set_ylabel("wrong objections\n(share, 95 % CI)", fontsize=8)
+    # one scale for every difference panel, so that panels compare at a glance
+    low, high = float(cells["ci_low"].min()), float(cells["ci_high"].max())
+    pad = 0.05 * ((high - low) or 1.0)
+    for row in axes[: len(splits)]:
+        for ax in row:
+            ax.set_ylim(min(low, 0.0) - pad, max(high, 0.0) + pad)
     for ax in axes[-1]:
         ax.set_xlabel("collaborators' in-area error", fontsize=8)
     axes[0][-1].legend(loc="best", fontsize=7, title="team", title_fontsize=7)
@@ -238,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         csv, png, txt = write(Path(args[0]))
-    except (ExpertiseMapError, OSError) as err:
+    except (ExpertiseMapError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {csv}, {png} and {txt}")

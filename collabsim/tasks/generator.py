@@ -27,6 +27,7 @@ sustained values span at least :data:`SUSTAIN_BINS` consecutive bins.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import os
@@ -124,14 +125,30 @@ def generate_suite(root: Path, n_tasks: int = 38, seed: int = 0) -> Path:
     return root
 
 
+def generator_fingerprint() -> str:
+    """The first 10 hex digits of the SHA-256 of the code that writes a suite: the generator
+    modules, the domain vocabulary and thresholds they draw on, and the fact record."""
+    package = Path(__file__).resolve().parents[1]
+    sources = [*sorted((package / "tasks").glob("generator*.py")),
+               *sorted((package / "domain").glob("*.py")), package / "core" / "knowledge.py"]
+    digest = hashlib.sha256()
+    for source in sources:
+        digest.update(source.name.encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:10]
+
+
 def default_suite_root(n_tasks: int = 38, seed: int = 0) -> Path:
     """Return the cached built-in suite, generating it once (atomically) when absent.
 
     The cache lives under ``$COLLABSIM_CACHE_DIR`` (default ``~/.cache/collabsim``) in
-    ``generated/v<version>-n<n>-s<seed>``.
+    ``generated/v<version>-<code>-n<n>-s<seed>``, ``<code>`` being
+    :func:`generator_fingerprint`: a suite cached by other generator code (an edited
+    checkout, another release with the same version) is never reused.
     """
     base = Path(os.environ.get("COLLABSIM_CACHE_DIR") or Path.home() / ".cache" / "collabsim")
-    target = base / "generated" / f"v{GENERATOR_VERSION}-n{n_tasks}-s{seed}"
+    name = f"v{GENERATOR_VERSION}-{generator_fingerprint()}-n{n_tasks}-s{seed}"
+    target = base / "generated" / name
     if (target / MARKER_NAME).is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -146,3 +146,42 @@ def test_results_do_not_depend_on_the_number_of_jobs(explorer_instances: Instanc
     two = LearnedPredictor(progress=False, jobs=2).predict_with_targets(inst, shuffled)
     assert one[0].predictions == two[0].predictions
     assert one[1] == two[1]
+
+
+class _NoSharedInnerFits(LearnedPredictor):
+    """Fits every (outer fold, inner fold) pair on its own, as the nested selection did
+    before identical inner training sets were fitted once."""
+
+    def _inner_plan(self, folds, fold):  # type: ignore[no-untyped-def]
+        plan = []
+        for o, (train, _) in enumerate(folds):
+            if self._needs_selection(train, fold):
+                for inner_train, inner_val in self._inner_splits(train, fold):
+                    plan.append((train[inner_train], [(o, inner_val)]))
+        return plan
+
+
+def test_identical_inner_fits_are_fitted_once_without_changing_a_prediction(
+    explorer_instances: InstanceSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With leave-one-participant-out inner folds, outer fold i's inner fold j and outer
+    fold j's inner fold i train the same model: 15 participants need 105 inner fits, not
+    210, and the predictions (true targets and permutations) are the same."""
+    inst = explorer_instances.by_task("1c-k1")
+    assert len({i.participant_id for i in inst}) == 15
+    shuffled = null_targets(inst, n_permutations=4, seed=2, scheme="global")
+    calls: list[int] = []
+    original = LearnedPredictor._fit_rows
+
+    def spy(self, *args):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(LearnedPredictor, "_fit_rows", spy)
+    shared = LearnedPredictor(progress=False, jobs=1).predict_with_targets(inst, shuffled)
+    assert len(calls) == 105 + 15  # inner fits + outer fits
+    calls.clear()
+    separate = _NoSharedInnerFits(progress=False, jobs=1).predict_with_targets(inst, shuffled)
+    assert len(calls) == 210 + 15
+    assert shared[0].predictions == separate[0].predictions
+    assert shared[1] == separate[1]

@@ -87,7 +87,7 @@ def test_llm_scripted_provider_equals_scripted_on_the_generated_suite_by_profile
         tmp_path: Path) -> None:
     """The generated suite is where tasks carry facts (suite v2): the same world under
     both policies with the facts withheld from the agent."""
-    _compare_jobs(tmp_path, [
+    a = _compare_jobs(tmp_path, [
         "tasks=generated",
         f"tasks.root={tmp_path / 'suite'}",
         "tasks.n_tasks=4",
@@ -95,7 +95,13 @@ def test_llm_scripted_provider_equals_scripted_on_the_generated_suite_by_profile
         "team=DR",
         "structure=default_and_scaffolded",
         "seeds=[0]",
+        # the agent asks about every open topic, so asking and answering are compared too
+        "policy.agent.ask_propensity.value=1.0",
     ], 4 * 2)
+    messages = [row[3] for rows in a.values() for row in rows
+                if row[1] == "SEND_TEAMMATE_MESSAGE"]
+    assert any("[ask topic=" in m for m in messages)
+    assert any("[fact topic=" in m for m in messages)
 
 
 PARAMS = {"agent": {"mistakes": {"wrong_ordinal": 0.5, "ignore_teammate": 0.3}},

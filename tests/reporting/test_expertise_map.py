@@ -51,5 +51,18 @@ def test_statements_say_where_teams_help_and_whether_wrong_objections_fall() -> 
             "cells; they do worse (CI below 0) in 0.") in lines
     assert ("knowledge=everyone: teams beat the single agent (95 % CI above 0) in 0 of 2 "
             "cells; they do worse (CI below 0) in 0.") in lines
-    assert ("  wrong objections DR default by error: 0.00 0.50 (fall as the error falls)"
-            in lines)
+    assert any(line.startswith("  wrong objections DR default by error: 0.00 0.50; monotone; "
+                               "trend +2.50 per unit error [") and line.endswith(
+                                   "rises with the error") for line in lines), lines
+
+
+def test_the_figure_is_drawn_when_every_objection_was_right(tmp_path) -> None:
+    """A share of 0 has a Wilson interval whose lower end rounds just below or above 0;
+    the figure must still be drawn (the archaeology map once failed on it)."""
+    from collabsim.reporting.expertise_map import plot
+
+    cells = table(_sessions(), n_boot=200)
+    cells.loc[:, "wrong_share"] = 0.0
+    cells.loc[:, "wrong_low"] = 1e-17
+    png = plot(cells, tmp_path / "map.png")
+    assert png.stat().st_size > 10_000

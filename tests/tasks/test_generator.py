@@ -255,3 +255,17 @@ def test_default_suite_root_is_cached_and_atomic(tmp_path: Path,
     leftovers = [p.name for p in first.parent.iterdir() if p.name.startswith(".")]
     assert leftovers == []
     assert len(load_tasks(first).tasks) == 5
+
+
+def test_a_suite_cached_by_other_generator_code_is_not_reused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edited generator (same version number) gets a fresh suite, not the stale cache
+    (the stale-cache case: a v2 suite cached while the v2 generator was still changing)."""
+    import collabsim.tasks.generator as generator
+
+    monkeypatch.setenv("COLLABSIM_CACHE_DIR", str(tmp_path))
+    first = default_suite_root(n_tasks=2, seed=0)
+    monkeypatch.setattr(generator, "generator_fingerprint", lambda: "0123456789")
+    second = default_suite_root(n_tasks=2, seed=0)
+    assert second != first and "-0123456789-" in second.name
+    assert (second / MARKER_NAME).is_file()

@@ -34,8 +34,10 @@ given seed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import sparse, stats
@@ -118,6 +120,20 @@ def lsa_components(docs: sparse.csr_matrix, fit_rows: np.ndarray, k: int) -> np.
     return (products @ eigvecs) / np.sqrt(eigvals)
 
 
+def _text_block(matrix: sparse.csr_matrix, fit_rows: np.ndarray, k_max: int) -> np.ndarray | None:
+    """TF-IDF, LSA and scaling of one text column fitted on ``fit_rows`` (None: no block)."""
+    train = matrix[fit_rows]
+    keep = np.flatnonzero(np.asarray((train > 0).sum(axis=0)).ravel() >= _MIN_DF)
+    if keep.size < 2:
+        return None  # e.g. the response text outside 1a
+    tfidf = TfidfTransformer(sublinear_tf=True).fit(train[:, keep])
+    comps = lsa_components(tfidf.transform(matrix[:, keep]), fit_rows, k_max)
+    if comps.shape[1] == 0:
+        return None
+    scaler = StandardScaler().fit(comps[fit_rows])
+    return scaler.transform(comps)
+
+
 class FoldFeaturizer:
     """TF-IDF + LSA per text column and scaling per group, fitted on training rows only.
 
@@ -127,6 +143,9 @@ class FoldFeaturizer:
         fit_rows: Indices of the training rows (the only rows any statistic comes from).
         k_max: LSA components computed (configurations use the first ``k``).
         seed: Kept for interface stability (the LSA is exact and needs no randomness).
+        known: Text column -> its scaled LSA block (None: the column has no block), taken
+            as given instead of being fitted: another featurizer's :attr:`text_blocks` for
+            the same documents and training rows (another task over the same windows).
     """
 
     def __init__(
@@ -136,20 +155,17 @@ class FoldFeaturizer:
         fit_rows: np.ndarray,
         k_max: int,
         seed: int,
+        known: dict[str, np.ndarray | None] | None = None,
     ) -> None:
         self.fit_rows = np.asarray(fit_rows)
-        lsa: dict[str, np.ndarray] = {}
+        self.text_blocks: dict[str, np.ndarray | None] = {}
+        """Text column -> scaled LSA block of every row (None: too few n-grams or components)."""
         for col, matrix in counts.items():
-            train = matrix[self.fit_rows]
-            keep = np.flatnonzero(np.asarray((train > 0).sum(axis=0)).ravel() >= _MIN_DF)
-            if keep.size < 2:
-                continue  # e.g. the response text outside 1a
-            tfidf = TfidfTransformer(sublinear_tf=True).fit(train[:, keep])
-            comps = lsa_components(tfidf.transform(matrix[:, keep]), self.fit_rows, k_max)
-            if comps.shape[1] == 0:
-                continue
-            scaler = StandardScaler().fit(comps[self.fit_rows])
-            lsa[col] = scaler.transform(comps)
+            if known is not None and col in known:
+                self.text_blocks[col] = known[col]
+            else:
+                self.text_blocks[col] = _text_block(matrix, self.fit_rows, k_max)
+        lsa = {col: block for col, block in self.text_blocks.items() if block is not None}
         numeric: dict[str, np.ndarray] = {}
         for group, block in table.blocks.items():
             if block.shape[1]:
@@ -306,6 +322,11 @@ class LearnedPredictor:
         self._prepared: tuple[tuple[str, ...], FeatureTable, dict[str, sparse.csr_matrix]] | None
         self._prepared = None
         self._fold_cache: dict[bytes, FoldFeaturizer] = {}
+        self._text_keys: dict[str, bytes] = {}
+        # (documents digest, training rows) -> scaled LSA block: tasks over the same windows
+        # (1a, 1b, 1b+h and 1d; 1c-k1 and 1c-k2) have the same documents, so each block is
+        # fitted once per report
+        self._text_cache: dict[tuple[bytes, bytes], np.ndarray | None] = {}
 
     @staticmethod
     def uses_history_for(task: str) -> bool:
@@ -331,6 +352,10 @@ class LearnedPredictor:
                 counts[col] = matrix[:, np.flatnonzero(df >= _MIN_DF)].tocsr()
             self._prepared = (ids, table, counts)
             self._fold_cache = {}
+            self._text_keys = {
+                col: hashlib.sha256("\0".join(docs).encode()).digest() + str(len(docs)).encode()
+                for col, docs in table.texts.items()
+            }  # fmt: skip
         return self._prepared[1], self._prepared[2]
 
     def _featurizer(
@@ -338,8 +363,15 @@ class LearnedPredictor:
     ) -> FoldFeaturizer:
         key = np.sort(rows).astype(np.int64).tobytes()
         if key not in self._fold_cache:
-            self._fold_cache[key] = FoldFeaturizer(table, counts, rows, self.k_max, self.seed)
+            self._fold_cache[key] = FoldFeaturizer(table, counts, rows, self.k_max, self.seed,
+                                                   self._known_text(rows))  # fmt: skip
         return self._fold_cache[key]
+
+    def _known_text(self, rows: np.ndarray) -> dict[str, np.ndarray | None]:
+        """Text blocks already fitted on ``rows`` for the same documents (by another task)."""
+        key = _rows_key(rows)
+        return {col: self._text_cache[(digest, key)] for col, digest in self._text_keys.items()
+                if (digest, key) in self._text_cache}  # fmt: skip
 
     def _grid(self, kind: TaskKind, history: bool) -> tuple[ModelConfig, ...]:
         """The selection grid with switched-off groups removed from every configuration."""
@@ -453,18 +485,23 @@ class LearnedPredictor:
                     needed.setdefault(_rows_key(train[inner_train]), train[inner_train])
         todo = [rows for key, rows in needed.items() if key not in self._fold_cache]
         if self.stage is not None:
-            self.stage.add_total(len(todo) + len(folds))
+            self.stage.add_total(len(todo) + len(self._inner_plan(folds, fold)) + len(folds))
         tick = None if self.stage is None else self.stage.update
         with Clock(self.timings, "featurizers"):
-            built = fork_map(_build_featurizer, (table, counts, self.k_max, self.seed), todo,
+            state = (table, counts, self.k_max, self.seed, self._known_text)
+            built = fork_map(_build_featurizer, state, todo,
                              jobs=self.jobs, on_done=tick)  # fmt: skip
         for rows, feats in zip(todo, built, strict=True):
             self._fold_cache[_rows_key(rows)] = feats
+            for col, block in feats.text_blocks.items():
+                self._text_cache[(self._text_keys[col], _rows_key(rows))] = block
         with Clock(self.timings, "fits"):
-            results = fork_map(_outer_fold, (self, fold), folds, jobs=self.jobs, on_done=tick)
+            choices = self._select_all(folds, fold, tick)
+            splits = [(tr, te, choice) for (tr, te), choice in zip(folds, choices, strict=True)]
+            results = fork_map(_outer_fold, (self, fold), splits, jobs=self.jobs, on_done=tick)
         predictions = np.empty(ys.shape, dtype=np.int64 if kind == "adoption" else float)
         self.selected = []
-        for (_, test), (values, choice) in zip(folds, results, strict=True):
+        for (_, test), values, choice in zip(folds, results, choices, strict=True):
             predictions[test] = values
             self.selected.append(fold.grid[int(choice[0])])
         if kind == "adoption":
@@ -497,15 +534,7 @@ class LearnedPredictor:
             None if fold.offsets is None else fold.offsets[fit],
             None if fold.offsets is None else fold.offsets[pred],
         )
-        out: list[np.ndarray] = [np.empty(0)] * len(configs)
-        designs: dict[tuple[tuple[str, ...], int], list[int]] = {}
-        for pos, cfg in enumerate(configs):
-            designs.setdefault((cfg.groups, cfg.k), []).append(pos)
-        for positions in designs.values():
-            preds = problem.predict(configs[positions[0]], [configs[p].alpha for p in positions])
-            for p, values in zip(positions, preds, strict=True):
-                out[p] = values
-        return out  # every position is filled: each config belongs to one design
+        return problem.predict_many(configs)
 
     def _needs_selection(self, train: np.ndarray, fold: _FoldData) -> bool:
         return len(fold.grid) > 1 and len(set(fold.groups[train].tolist())) >= 2
@@ -521,42 +550,76 @@ class LearnedPredictor:
             inner = GroupKFold(n_splits=min(self.inner_folds, len(set(groups.tolist()))))
         return list(inner.split(train, groups=groups))
 
-    def _select(self, train: np.ndarray, fold: _FoldData) -> np.ndarray:
-        """Pick a configuration per target set by grouped inner cross-validation on ``train``.
+    def _inner_plan(
+        self, folds: Sequence[tuple[np.ndarray, np.ndarray]], fold: _FoldData
+    ) -> list[tuple[np.ndarray, list[tuple[int, np.ndarray]]]]:
+        """Every distinct inner training set with the (outer fold, inner validation
+        positions) it serves.
+
+        With leave-one-participant-out inner folds, outer fold ``i``'s inner fold ``j`` and
+        outer fold ``j``'s inner fold ``i`` train on the same rows with the same targets:
+        the same model, asked about participant ``j`` in one and ``i`` in the other. Each
+        distinct training set is therefore fitted once for all the rows it predicts.
+        """
+        plan: dict[bytes, tuple[np.ndarray, list[tuple[int, np.ndarray]]]] = {}
+        for o, (train, _) in enumerate(folds):
+            if self._needs_selection(train, fold):
+                for inner_train, inner_val in self._inner_splits(train, fold):
+                    fit = train[inner_train]
+                    plan.setdefault(_rows_key(fit), (fit, []))[1].append((o, inner_val))
+        return list(plan.values())
+
+    def _select_all(
+        self,
+        folds: Sequence[tuple[np.ndarray, np.ndarray]],
+        fold: _FoldData,
+        tick: Callable[..., Any] | None,
+    ) -> list[np.ndarray]:
+        """Pick a configuration per target set and outer fold by grouped inner
+        cross-validation on the outer training set (nested selection).
 
         Returns:
-            Index into the grid of each target set's configuration (ties: the earlier,
-            simpler one).
+            Per outer fold, the index into the grid of each target set's configuration
+            (ties: the earlier, simpler one).
         """
-        grid = fold.grid
-        codes = fold.codes[train]
-        if not self._needs_selection(train, fold):
-            return np.zeros(codes.shape[1], dtype=np.int64)
-        pooled = np.empty((len(grid), *codes.shape), dtype=fold.codes.dtype)
-        for inner_train, inner_val in self._inner_splits(train, fold):
-            preds = self._fit_rows(
-                fold, train[inner_train], train[inner_val], grid, codes[inner_train]
-            )
-            for out, values in zip(pooled, preds, strict=True):
-                out[inner_val] = values
-        return np.argmax(_scores(fold.kind, codes, pooled), axis=0)
+        plan = self._inner_plan(folds, fold)
+        items = [(fit, np.concatenate([folds[o][0][val] for o, val in uses])) for fit, uses in plan]
+        fitted = fork_map(_inner_fit, (self, fold), items, jobs=self.jobs, on_done=tick)
+        n_sets = fold.codes.shape[1]
+        pooled: dict[int, np.ndarray] = {}
+        for (_, uses), preds in zip(plan, fitted, strict=True):
+            start = 0
+            for o, val in uses:
+                if o not in pooled:
+                    pooled[o] = np.empty((len(fold.grid), len(folds[o][0]), n_sets),
+                                         dtype=fold.codes.dtype)  # fmt: skip
+                pooled[o][:, val] = preds[:, start : start + len(val)]
+                start += len(val)
+        choices = []
+        for o, (train, _) in enumerate(folds):
+            if o in pooled:
+                scores = _scores(fold.kind, fold.codes[train], pooled.pop(o))
+                choices.append(np.argmax(scores, axis=0))
+            else:
+                choices.append(np.zeros(n_sets, dtype=np.int64))
+        return choices
 
     def _fit_predict(
-        self, train: np.ndarray, test: np.ndarray, fold: _FoldData
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Select on ``train`` (nested), refit there and predict ``test`` (one outer fold).
+        self, train: np.ndarray, test: np.ndarray, fold: _FoldData, choice: np.ndarray
+    ) -> np.ndarray:
+        """Refit each target set's chosen configuration on ``train`` and predict ``test``
+        (one outer fold).
 
         Returns:
-            Predictions ``(len(test), n_sets)`` and each set's chosen configuration index.
+            Predictions ``(len(test), n_sets)``.
         """
-        choice = self._select(train, fold)
         chosen = sorted(set(choice.tolist()))
         preds = self._fit_rows(fold, train, test, [fold.grid[c] for c in chosen], fold.codes[train])
         out = np.empty((len(test), len(choice)), dtype=preds[0].dtype)
         for pos, c in enumerate(chosen):
             cols = np.flatnonzero(choice == c)
             out[:, cols] = preds[pos][:, cols]
-        return out, choice
+        return out
 
 
 def _rows_key(rows: np.ndarray) -> bytes:
@@ -564,14 +627,28 @@ def _rows_key(rows: np.ndarray) -> bytes:
 
 
 def _build_featurizer(
-    state: tuple[FeatureTable, dict[str, sparse.csr_matrix], int, int], rows: np.ndarray
+    state: tuple[FeatureTable, dict[str, sparse.csr_matrix], int, int, Callable[..., Any]],
+    rows: np.ndarray,
 ) -> FoldFeaturizer:
-    table, counts, k_max, seed = state
-    return FoldFeaturizer(table, counts, rows, k_max, seed)
+    table, counts, k_max, seed, known = state
+    return FoldFeaturizer(table, counts, rows, k_max, seed, known(rows))
+
+
+def _inner_fit(
+    state: tuple[LearnedPredictor, _FoldData], item: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """Every grid configuration fitted on ``item[0]``, predicting ``item[1]``:
+    ``(configurations, rows, target sets)``."""
+    predictor, fold = state
+    fit, pred = item
+    preds = predictor._fit_rows(fold, fit, pred, fold.grid, fold.codes[fit])
+    # label codes travel back from the worker as bytes (an eighth of the int64 volume)
+    return np.stack(preds).astype(np.int8 if fold.kind == "adoption" else float, copy=False)
 
 
 def _outer_fold(
-    state: tuple[LearnedPredictor, _FoldData], split: tuple[np.ndarray, np.ndarray]
-) -> tuple[np.ndarray, np.ndarray]:
+    state: tuple[LearnedPredictor, _FoldData],
+    split: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> np.ndarray:
     predictor, fold = state
-    return predictor._fit_predict(split[0], split[1], fold)
+    return predictor._fit_predict(split[0], split[1], fold, split[2])

@@ -11,7 +11,9 @@ The targets are a matrix: one column per set of labels (the true ones and every 
 of the null), all fitted together. Ratings are unweighted, so one Gram matrix per design and
 penalty serves every column in a single solve with the columns stacked as right-hand sides.
 Adoption rows are class-weighted and the weights follow the labels, so each column has its
-own weighted Gram matrix; they are built and solved as one batched (stacked) computation.
+own weighted Gram matrix: all of them come from one matrix product with the rows' outer
+products, and each chain of nested designs is solved from one Cholesky factorisation per
+column and penalty (:mod:`~collabsim.kolab.predictors.chains`).
 This module knows designs only through :class:`DesignSource`; it imports nothing from the
 learned predictor.
 """
@@ -19,13 +21,14 @@ learned predictor.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
 
 from collabsim.kolab.evaluate import LABELS
 from collabsim.kolab.predictors.base import TaskKind
+from collabsim.kolab.predictors.chains import Chain, chain_scores, design_chains, weighted_rows
 
 
 class DesignSource(Protocol):
@@ -131,10 +134,11 @@ class FitProblem:
             self.targets = codes.astype(float) - base_fit[:, None]
 
     def _adoption_groups(self, codes: np.ndarray) -> list[tuple[np.ndarray, Any]]:
-        """Target columns grouped by the classes present, with each group's weighted stats.
+        """Target columns grouped by the classes present, with each group's weighted rows.
 
         A group is ``(columns, constant)`` when fewer than two classes are present, else
-        ``(columns, (classes, x_mean, gram, t_mean, rhs))`` with one leading batch axis.
+        ``(columns, (classes, t_mean, rows))`` with one leading batch axis: the weighted
+        target means and a :class:`~collabsim.kolab.predictors.chains.WeightedRows`.
         """
         k = len(LABELS)
         n = codes.shape[0]
@@ -154,15 +158,10 @@ class FitProblem:
             n_class = np.zeros((len(cols), k))
             n_class[:, present] = len(present) * counts[np.ix_(cols, present)]
             weights = n / np.take_along_axis(n_class, c, axis=1)  # (group, rows)
-            w = weights / weights.sum(axis=1, keepdims=True)
-            x_mean = w @ x  # (group, features)
-            xc = x[None, :, :] - x_mean[:, None, :]
-            xct = xc.transpose(0, 2, 1)
-            gram = xct @ (xc * weights[:, :, None])
-            targets = np.where(c[:, :, None] == present[None, None, :], 1.0, -1.0)
-            t_mean = (w[:, None, :] @ targets)[:, 0, :]  # (group, classes)
-            rhs = xct @ ((targets - t_mean[:, None, :]) * weights[:, :, None])
-            groups.append((cols, (present, x_mean, gram, t_mean, rhs)))
+            targets = np.where(c[:, None, :] == present[None, :, None], 1.0, -1.0)
+            rows = weighted_rows(x, weights, targets, self.x_pred)
+            t_mean = rows.rhs[:, 0, :] / weights.sum(axis=1)[:, None]  # (group, classes)
+            groups.append((cols, (present, t_mean, rows)))
         return groups
 
     def predict(self, config: Any, alphas: Sequence[float]) -> list[np.ndarray]:
@@ -172,7 +171,7 @@ class FitProblem:
         for adoption, clipped ratings for ratings.
         """
         if self.kind == "adoption":
-            return self._predict_adoption(config, alphas)
+            return self.predict_many([replace(config, alpha=alpha) for alpha in alphas])
         x_fit = self.feats.matrix(self.fit, config)
         st = ridge_stats(x_fit, np.ones(len(self.fit)))
         w = st.weights / st.weights.sum()
@@ -187,33 +186,64 @@ class FitProblem:
             out.append(np.clip(self.base_pred[:, None] + (x_test @ coef + intercept), 1.0, 5.0))
         return out
 
-    def _predict_adoption(self, config: Any, alphas: Sequence[float]) -> list[np.ndarray]:
-        cols = self.feats.columns(config)
-        out = [np.empty((len(self.pred), self.n_targets), dtype=np.int64) for _ in alphas]
-        x_test = self.x_pred[:, cols]
+    def predict_many(self, configs: Sequence[Any]) -> list[np.ndarray]:
+        """:meth:`predict` of every configuration, fitted together.
+
+        Ratings: one :meth:`predict` per design (its penalties together). Adoption: the
+        designs are covered by chains of nested designs
+        (:func:`~collabsim.kolab.predictors.chains.design_chains`), each solved from one
+        Cholesky factorisation per target column and penalty.
+        """
+        designs: dict[tuple[Any, ...], list[int]] = {}
+        for pos, cfg in enumerate(configs):
+            designs.setdefault(tuple(self.feats.columns(cfg).tolist()), []).append(pos)
+        out: list[np.ndarray] = [np.empty(0)] * len(configs)
+        if self.kind != "adoption":
+            for positions in designs.values():
+                preds = self.predict(configs[positions[0]], [configs[p].alpha for p in positions])
+                for p, values in zip(positions, preds, strict=True):
+                    out[p] = values
+            return out
+        return self._predict_adoption_many(configs, designs)
+
+    def _predict_adoption_many(
+        self, configs: Sequence[Any], designs: dict[tuple[Any, ...], list[int]]
+    ) -> list[np.ndarray]:
+        out = [np.empty((len(self.pred), self.n_targets), dtype=np.int64) for _ in configs]
+        plans = _chain_plans(configs, designs)
         for targets, group in self._groups:
             if isinstance(group, int):
                 for values in out:
                     values[:, targets] = group
                 continue
-            classes, x_mean, gram, t_mean, rhs = group
-            if cols.size == 0:  # no features: the weighted mean target
-                scores = np.broadcast_to(t_mean[:, None, :], (len(targets), len(self.pred),
-                                                              len(classes)))  # fmt: skip
-                for values in out:
-                    values[:, targets] = classes[np.argmax(scores, axis=2)].T
-                continue
-            sub = gram[:, cols[:, None], cols[None, :]]  # (group, d, d)
-            sub_rhs = rhs[:, cols, :]
-            coefs = np.linalg.solve(_penalised(sub, alphas), np.broadcast_to(
-                sub_rhs[:, None], (len(targets), len(alphas), *sub_rhs.shape[1:])))  # fmt: skip
-            mean = x_mean[:, cols]
-            for a, values in enumerate(out):
-                coef = coefs[:, a]  # (group, d, classes)
-                intercept = t_mean - (mean[:, None, :] @ coef)[:, 0, :]
-                scores = x_test @ coef + intercept[:, None, :]  # (group, pred rows, classes)
-                values[:, targets] = classes[np.argmax(scores, axis=2)].T
+            classes, t_mean, rows = group
+            if () in designs:  # no features: the weighted mean target
+                for p in designs[()]:
+                    out[p][:, targets] = classes[np.argmax(t_mean, axis=1)][None, :]
+            for chain, wanted in plans:
+                sizes = {alpha: [size for _, size in members] for alpha, members in wanted.items()}
+                scores = chain_scores(rows, chain, sizes)
+                for alpha, members in wanted.items():
+                    for (p, _), score in zip(members, scores[alpha], strict=True):
+                        best = np.argmax(score, axis=2)
+                        out[p][:, targets] = classes[best].T
         return out
+
+
+def _chain_plans(
+    configs: Sequence[Any], designs: dict[tuple[Any, ...], list[int]]
+) -> list[tuple[Chain, dict[float, list[tuple[int, int]]]]]:
+    """The chains covering the designs, each with penalty -> (configuration position,
+    leading chain columns of its design)."""
+    keys = list(designs)
+    plans: list[tuple[Chain, dict[float, list[tuple[int, int]]]]] = []
+    for chain in design_chains([np.asarray(key, dtype=np.int64) for key in keys]):
+        wanted: dict[float, list[tuple[int, int]]] = {}
+        for i, size in chain.members:
+            for p in designs[keys[i]]:
+                wanted.setdefault(configs[p].alpha, []).append((p, size))
+        plans.append((chain, wanted))
+    return plans
 
 
 __all__ = ["DesignSource", "FitProblem", "RidgeStats", "ridge_stats"]
