@@ -261,6 +261,58 @@ def verify_release(root: Path) -> tuple[dict[str, int], dict[str, int], int]:
     return dict(tasks), dict(gold), len(report.problems)
 
 
+def _download_unpacked(
+    url: str,
+    work: Path,
+    progress: bool,
+    archive_sha256: str | None,
+    max_expanded_bytes: int,
+    max_members: int,
+) -> tuple[str, Path]:
+    """Download the archive into ``work``, check its SHA-256 and unpack it (archive removed).
+
+    Returns:
+        The archive's SHA-256 and the folder it was unpacked into.
+
+    Raises:
+        FetchError: Download, checksum, unpacking or size caps failed.
+    """
+    archive = work / "release.tar.gz"
+    sha256 = _download(url, archive, progress, max_expanded_bytes)
+    if archive_sha256 and sha256 != archive_sha256.strip().lower():
+        raise FetchError(f"{url}: archive SHA-256 {sha256} is not the expected "
+                         f"{archive_sha256}")
+    unpacked = work / "unpacked"
+    try:
+        _unpack(archive, unpacked, max_expanded_bytes, max_members)
+    except FetchError as err:
+        raise FetchError(f"{url}: {err}") from None
+    archive.unlink()
+    return sha256, unpacked
+
+
+def _stage(data: Path, keys: Path, staged: Path) -> Path:
+    """Move the release into the installed layout at ``staged``; return ``staged``.
+
+    ``real/`` and ``synth/`` from the data folder, the answer keys into ``eval/``, and the
+    release's LICENSE and README.md (from the data folder or the one above it).
+    """
+    staged.mkdir()
+    for part in ("real", "synth"):
+        if (data / part).is_dir():
+            shutil.move(str(data / part), staged / part)
+    staged_eval = staged / "eval"
+    staged_eval.mkdir()
+    for key in ("answer_key_real.csv", "answer_key_synth.csv"):
+        if (keys / key).is_file():
+            shutil.move(str(keys / key), staged_eval / key)
+    for extra in ("LICENSE", "README.md"):
+        for base in (data, data.parent):
+            if (base / extra).is_file() and not (staged / extra).exists():
+                shutil.copy2(base / extra, staged / extra)
+    return staged
+
+
 def fetch_discoverybench(
     dest: Path | None = None,
     url: str | None = None,
@@ -297,32 +349,10 @@ def fetch_discoverybench(
     dest.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{dest.name}.fetch-", dir=dest.parent))
     try:
-        archive = work / "release.tar.gz"
-        sha256 = _download(url, archive, progress, max_expanded_bytes)
-        if archive_sha256 and sha256 != archive_sha256.strip().lower():
-            raise FetchError(f"{url}: archive SHA-256 {sha256} is not the expected "
-                             f"{archive_sha256}")
-        unpacked = work / "unpacked"
-        try:
-            _unpack(archive, unpacked, max_expanded_bytes, max_members)
-        except FetchError as err:
-            raise FetchError(f"{url}: {err}") from None
-        archive.unlink()
-        data, keys = _find_release(unpacked)
-        staged = work / "root"
-        staged.mkdir()
-        for part in ("real", "synth"):
-            if (data / part).is_dir():
-                shutil.move(str(data / part), staged / part)
-        staged_eval = staged / "eval"
-        staged_eval.mkdir()
-        for key in ("answer_key_real.csv", "answer_key_synth.csv"):
-            if (keys / key).is_file():
-                shutil.move(str(keys / key), staged_eval / key)
-        for extra in ("LICENSE", "README.md"):
-            for base in (data, data.parent):
-                if (base / extra).is_file() and not (staged / extra).exists():
-                    shutil.copy2(base / extra, staged / extra)
+        sha256, unpacked = _download_unpacked(
+            url, work, progress, archive_sha256, max_expanded_bytes, max_members
+        )
+        staged = _stage(*_find_release(unpacked), work / "root")
         if pins is not None:
             try:
                 verify_pins(staged, pins)

@@ -137,12 +137,11 @@ def _instances(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from collabsim.kolab.benchmark import make_predictors, run_benchmark
-    from collabsim.kolab.chance import NULL_SCHEMES
+    """Execute ``collabsim kolab report``; returns the exit code."""
+    from collabsim.kolab.benchmark import run_benchmark
     from collabsim.kolab.dynamics_study import dynamics_study
     from collabsim.kolab.progress import Stage
-    from collabsim.kolab.render import ALL_COMBINATIONS, DirectoryFrameSource, parse_modalities
-    from collabsim.kolab.report import summary_lines, write_report
+    from collabsim.kolab.report import summary_lines
 
     try:
         out = check_output_dir(args.out, option="--out", inputs=[args.data],
@@ -151,54 +150,10 @@ def _report(args: argparse.Namespace) -> int:
         return user_error("kolab report", str(err))
     try:
         graphs, instances, tasks, n_warn = _load(args)
-        if args.modalities.strip().lower() == "all":
-            combos = list(ALL_COMBINATIONS)
-        else:
-            combos = [parse_modalities(c) for c in args.modalities.split(",") if c.strip()]
-        extra: dict[str, Any] = json.loads(args.llm_extra) if args.llm_extra else {}
-        if not isinstance(extra, dict):
-            raise ValueError("--llm-extra must be a JSON object")
-        null_schemes = [n.strip() for n in args.nulls.split(",") if n.strip()]
-        bad = sorted(set(null_schemes) - set(NULL_SCHEMES))
-        if bad or not null_schemes:
-            raise ValueError(
-                f"--nulls must list global and/or blocked, got {args.nulls!r}"
-            )
-        if args.permutations < 0:
-            raise ValueError(f"--permutations must be >= 0, got {args.permutations}")
-        if args.inner_folds is not None and args.inner_folds < 2:
-            raise ValueError(f"--inner-folds must be >= 2, got {args.inner_folds}")
-        if args.jobs is not None and args.jobs < 1:
-            raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
-        if args.bootstrap < 1:
-            raise ValueError(f"--bootstrap must be >= 1, got {args.bootstrap}")
-        if args.llm_mock_response is not None:
-            extra["mock_response"] = args.llm_mock_response
-        progress = not args.no_progress
-        predictors = make_predictors(
-            args.predictors,
-            modalities=combos,
-            runs=args.runs,
-            seed=args.seed,
-            temperature=args.temperature,
-            llm_extra=extra,
-            frame_source=DirectoryFrameSource(args.frames) if args.frames else None,
-            cache_dir=args.llm_cache,
-            progress=progress,
-            learned_groups=[g.strip() for g in args.learned_groups.split(",") if g.strip()],
-            inner_folds=args.inner_folds,
-            jobs=args.jobs,
-        )
-        participants = sorted({g.session.participant_id for g in graphs})
-        if len(participants) < 2 and any(p.name == "learned" for p in predictors):
-            raise ValueError(
-                f"--data {args.data}: the learned predictor is scored leave-one-participant-"
-                f"out and needs sessions of at least 2 participants; this file has "
-                f"{len(participants)} ({', '.join(participants) or 'none'}); leave `learned` "
-                "out of --predictors"
-            )
+        predictors, null_schemes, extra = _report_setup(args, graphs)
     except ValueError as err:
         return user_error("kolab report", str(err))
+    progress = not args.no_progress
     _print_counts(instances.counts(tasks), len(graphs), n_warn)
     result = run_benchmark(
         instances,
@@ -218,6 +173,109 @@ def _report(args: argparse.Namespace) -> int:
     if not args.no_dynamics:
         with Stage("dynamics study", enabled=progress):
             study = dynamics_study(graphs)
+    settings = _report_settings(args, graphs, n_warn, tasks, predictors, null_schemes, extra)
+    return _write_report_files(out, result, study, settings, instances, progress)
+
+
+_AT_LEAST = (
+    ("permutations", "--permutations", 0),
+    ("inner_folds", "--inner-folds", 2),
+    ("jobs", "--jobs", 1),
+    ("bootstrap", "--bootstrap", 1),
+)
+"""(attribute, option, least value) of the numeric options of ``kolab report`` (None: unset)."""
+
+
+def _report_setup(
+    args: argparse.Namespace, graphs: list[Any]
+) -> tuple[list[Any], list[str], dict[str, Any]]:
+    """Check the options of ``kolab report`` and build its predictors.
+
+    Returns:
+        The predictors, the permutation null schemes and the extra LLM arguments.
+
+    Raises:
+        ValueError: One line naming the option (or the data file) that is wrong.
+    """
+    from collabsim.kolab.benchmark import make_predictors
+    from collabsim.kolab.render import DirectoryFrameSource
+
+    combos = _modality_combos(args.modalities)
+    extra = _llm_extra(args.llm_extra)
+    null_schemes = _null_schemes(args.nulls)
+    for attr, option, least in _AT_LEAST:
+        value = getattr(args, attr)
+        if value is not None and value < least:
+            raise ValueError(f"{option} must be >= {least}, got {value}")
+    if args.llm_mock_response is not None:
+        extra["mock_response"] = args.llm_mock_response
+    predictors = make_predictors(
+        args.predictors,
+        modalities=combos,
+        runs=args.runs,
+        seed=args.seed,
+        temperature=args.temperature,
+        llm_extra=extra,
+        frame_source=DirectoryFrameSource(args.frames) if args.frames else None,
+        cache_dir=args.llm_cache,
+        progress=not args.no_progress,
+        learned_groups=[g.strip() for g in args.learned_groups.split(",") if g.strip()],
+        inner_folds=args.inner_folds,
+        jobs=args.jobs,
+    )
+    _check_participants(graphs, predictors, args.data)
+    return predictors, null_schemes, extra
+
+
+def _modality_combos(modalities: str) -> list[Any]:
+    """The LLM modality combinations of ``--modalities`` (``all``: all seven)."""
+    from collabsim.kolab.render import ALL_COMBINATIONS, parse_modalities
+
+    if modalities.strip().lower() == "all":
+        return list(ALL_COMBINATIONS)
+    return [parse_modalities(c) for c in modalities.split(",") if c.strip()]
+
+
+def _llm_extra(text: str | None) -> dict[str, Any]:
+    """The ``--llm-extra`` JSON object (empty when unset)."""
+    extra: Any = json.loads(text) if text else {}
+    if not isinstance(extra, dict):
+        raise ValueError("--llm-extra must be a JSON object")
+    return extra
+
+
+def _null_schemes(text: str) -> list[str]:
+    """The ``--nulls`` schemes (one or both of global and blocked)."""
+    from collabsim.kolab.chance import NULL_SCHEMES
+
+    null_schemes = [n.strip() for n in text.split(",") if n.strip()]
+    if set(null_schemes) - set(NULL_SCHEMES) or not null_schemes:
+        raise ValueError(f"--nulls must list global and/or blocked, got {text!r}")
+    return null_schemes
+
+
+def _check_participants(graphs: list[Any], predictors: list[Any], data: Path) -> None:
+    """Refuse the learned predictor on data of fewer than 2 participants."""
+    participants = sorted({g.session.participant_id for g in graphs})
+    if len(participants) < 2 and any(p.name == "learned" for p in predictors):
+        raise ValueError(
+            f"--data {data}: the learned predictor is scored leave-one-participant-"
+            f"out and needs sessions of at least 2 participants; this file has "
+            f"{len(participants)} ({', '.join(participants) or 'none'}); leave `learned` "
+            "out of --predictors"
+        )
+
+
+def _report_settings(
+    args: argparse.Namespace,
+    graphs: list[Any],
+    n_warn: list[str],
+    tasks: tuple[str, ...],
+    predictors: list[Any],
+    null_schemes: list[str],
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """The settings table of the report: the data, the options and how they were used."""
     settings = {
         "data": str(args.data),
         "sessions": len(graphs),
@@ -240,6 +298,16 @@ def _report(args: argparse.Namespace) -> int:
     }
     if extra:
         settings["LLM extra arguments"] = ", ".join(sorted(extra))
+    return settings
+
+
+def _write_report_files(
+    out: Path, result: Any, study: Any, settings: dict[str, Any], instances: Any, progress: bool
+) -> int:
+    """Write the report into ``out`` (staged beside it, moved in at the end); exit code."""
+    from collabsim.kolab.progress import Stage
+    from collabsim.kolab.report import write_report
+
     try:
         # Written beside --out first and moved in at the end: a failure leaves it as it was.
         with Stage("report files and plots", enabled=progress), StagedOutput(out) as staged:

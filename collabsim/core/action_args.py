@@ -144,44 +144,94 @@ def read_args(text: str, pos: int) -> tuple[list[tuple[str | None, str]], int, b
     if i < len(text) and text[i] == ")":
         return args, i + 1, False
     while True:
-        i = skip_ws(text, i)
-        if i >= len(text):
-            raise ArgsError("missing closing ')'")
-        key: str | None = None
-        m = KEYWORD_RE.match(text, i)
-        if m:
-            key = m.group(1)
-            i = m.end()
-        if i >= len(text):
-            raise ArgsError("missing closing ')'")
+        key, i = _read_keyword(text, i)
         if text[i] in "\"'":
             value, i = _read_string(text, i)
         else:
-            start = i
-            value, i = _read_unquoted(text, i)
-            if not value:
-                what = f"argument {key!r}" if key else "an argument"
-                raise ArgsError(f"empty value for {what} at offset {start}")
-            if key is None and not args and value.startswith("{"):
-                end = skip_ws(text, i)
-                if end < len(text) and text[end] == ")":
-                    decoded = _dict_args(value)
-                    if decoded is not None:
-                        return list(decoded.items()), end + 1, True
+            value, i = _read_bare_value(text, i, key)
+            if key is None and not args:
+                whole = _whole_dict_call(text, i, value)
+                if whole is not None:
+                    return whole
         args.append((key, value))
-        i = skip_ws(text, i)
-        if i >= len(text):
-            raise ArgsError("missing closing ')'")
-        if text[i] == ")":
-            return args, i + 1, False
-        if text[i] != ",":
-            raise ArgsError(
-                f"expected ',' or ')' after an argument value at offset {i}, found {text[i]!r} "
-                '(quote values that contain quotes or parentheses, escaping inner quotes as \\")'
-            )
-        i = skip_ws(text, i + 1)
-        if i < len(text) and text[i] == ")":  # trailing comma
-            return args, i + 1, False
+        i, closed = _after_value(text, i)
+        if closed:
+            return args, i, False
+
+
+def _read_keyword(text: str, i: int) -> tuple[str | None, int]:
+    """Read an optional ``name=`` before a value.
+
+    Returns:
+        (the keyword or None, index of the value).
+
+    Raises:
+        ArgsError: The text ends before a value.
+    """
+    i = skip_ws(text, i)
+    if i >= len(text):
+        raise ArgsError("missing closing ')'")
+    key: str | None = None
+    m = KEYWORD_RE.match(text, i)
+    if m:
+        key = m.group(1)
+        i = m.end()
+    if i >= len(text):
+        raise ArgsError("missing closing ')'")
+    return key, i
+
+
+def _read_bare_value(text: str, i: int, key: str | None) -> tuple[str, int]:
+    """Read an unquoted value at ``i``; an empty one is an error naming ``key``."""
+    value, end = _read_unquoted(text, i)
+    if not value:
+        what = f"argument {key!r}" if key else "an argument"
+        raise ArgsError(f"empty value for {what} at offset {i}")
+    return value, end
+
+
+def _whole_dict_call(
+    text: str, i: int, value: str
+) -> tuple[list[tuple[str | None, str]], int, bool] | None:
+    """The call's arguments when ``value`` is a dict literal that is the whole argument list.
+
+    Returns:
+        The result of :func:`read_args` for ``NAME({...})``, or None when ``value`` is not a
+        dict literal or more arguments follow it.
+    """
+    if not value.startswith("{"):
+        return None
+    end = skip_ws(text, i)
+    if end < len(text) and text[end] == ")":
+        decoded = _dict_args(value)
+        if decoded is not None:
+            return list(decoded.items()), end + 1, True
+    return None
+
+
+def _after_value(text: str, i: int) -> tuple[int, bool]:
+    """Read the ``,`` or ``)`` after a value (a trailing ``, )`` closes too).
+
+    Returns:
+        (index after what was read, whether the argument list is closed).
+
+    Raises:
+        ArgsError: The text ends, or something else follows the value.
+    """
+    i = skip_ws(text, i)
+    if i >= len(text):
+        raise ArgsError("missing closing ')'")
+    if text[i] == ")":
+        return i + 1, True
+    if text[i] != ",":
+        raise ArgsError(
+            f"expected ',' or ')' after an argument value at offset {i}, found {text[i]!r} "
+            '(quote values that contain quotes or parentheses, escaping inner quotes as \\")'
+        )
+    i = skip_ws(text, i + 1)
+    if i < len(text) and text[i] == ")":  # trailing comma
+        return i + 1, True
+    return i, False
 
 
 def bind(spec: ActionSpec, raw: list[tuple[str | None, str]]) -> Action:

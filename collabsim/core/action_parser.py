@@ -32,7 +32,7 @@ Writing actions (:func:`collabsim.core.actions.format_action`) is the exact inve
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from collabsim.core.action_args import (
     KEYWORD_RE,
@@ -69,29 +69,45 @@ def _repair(spec: ActionSpec, text: str, pos: int) -> Action | None:
     """Lenient fallback for one-argument actions: take everything to the last close."""
     if len(spec.arg_names) != 1:
         return None
+    i = _repair_value_start(spec, text, pos)
+    if i is None:
+        return None
+    value = _to_last_quote_close(text, i) if text[i] in "\"'" else _to_last_paren(text, i)
+    if not value:
+        return None
+    return Action(spec.name, {spec.arg_names[0]: value})
+
+
+def _repair_value_start(spec: ActionSpec, text: str, pos: int) -> int | None:
+    """Where the value of a one-argument call starts (after an optional ``name=``).
+
+    Returns:
+        The index, or None when the keyword is not the action's argument or the text ends.
+    """
     i = skip_ws(text, pos)
     m = KEYWORD_RE.match(text, i)
     if m:
         if m.group(1).lower() != spec.arg_names[0]:
             return None
         i = m.end()
-    if i >= len(text):
+    return i if i < len(text) else None
+
+
+def _to_last_quote_close(text: str, i: int) -> str | None:
+    """The unescaped string from the quote at ``i`` to the last ``quote)`` of the text."""
+    quote = text[i : i + 3] if text.startswith(('"""', "'''"), i) else text[i]
+    closes = list(re.finditer(re.escape(quote) + r"\s*\)", text[i + len(quote) :]))
+    if not closes:
         return None
-    if text[i] in "\"'":
-        quote = text[i : i + 3] if text.startswith(('"""', "'''"), i) else text[i]
-        closes = list(re.finditer(re.escape(quote) + r"\s*\)", text[i + len(quote) :]))
-        if not closes:
-            return None
-        raw = text[i + len(quote) : i + len(quote) + closes[-1].start()]
-        value = unescape(raw)
-    else:
-        end = text.rfind(")")
-        if end <= i or text[i] == ")":
-            return None
-        value = text[i:end].strip()
-    if not value:
+    return unescape(text[i + len(quote) : i + len(quote) + closes[-1].start()])
+
+
+def _to_last_paren(text: str, i: int) -> str | None:
+    """The bare value from ``i`` to the last ``)`` of the text (None when there is none)."""
+    end = text.rfind(")")
+    if end <= i or text[i] == ")":
         return None
-    return Action(spec.name, {spec.arg_names[0]: value})
+    return text[i:end].strip()
 
 
 def _expected(spec: ActionSpec) -> str:
@@ -109,60 +125,108 @@ def _bare_name(text: str) -> Action | None:
     return None
 
 
-def _parse(text: str) -> ParseResult:
+@dataclass
+class _Scan:
+    """What a pass over the calls of a text found when none of them was well-formed.
+
+    Attributes:
+        first_error: The message for the first known action that failed to parse.
+        unknown: Action-like names (``UPPER_SNAKE``) that are no known action, in order.
+        syntax_failures: (spec, index after ``(``) of the calls a lenient repair may rescue.
+    """
+
     first_error: str | None = None
-    unknown: list[str] = []
-    syntax_failures: list[tuple[ActionSpec, int]] = []
+    unknown: list[str] = field(default_factory=list)
+    syntax_failures: list[tuple[ActionSpec, int]] = field(default_factory=list)
+
+    def note_unknown(self, name: str) -> None:
+        """Remember ``name`` when it looks like an action name (once)."""
+        if _UNKNOWN_NAME_RE.fullmatch(name) and name not in self.unknown:
+            self.unknown.append(name)
+
+    def note_failure(self, spec: ActionSpec, pos: int, error: str, repairable: bool) -> None:
+        """Remember a call of ``spec`` at ``pos`` that did not parse."""
+        if repairable:
+            self.syntax_failures.append((spec, pos))
+        if self.first_error is None:
+            self.first_error = f"Could not parse {spec.name}: {error}. {_expected(spec)}"
+
+
+def _try_call(spec: ActionSpec, text: str, pos: int) -> tuple[Action | None, str, bool]:
+    """Read and bind the arguments of a call of ``spec`` whose ``(`` is at ``pos - 1``.
+
+    Returns:
+        (the action or None, the error when None, whether a lenient repair may help).
+    """
+    try:
+        raw, _, _ = read_args(text, pos)
+    except ArgsError as exc:
+        return None, str(exc), True
+    try:
+        return bind(spec, raw), "", False
+    except ArityError as exc:
+        return None, str(exc), True
+    except ArgsError as exc:
+        return None, str(exc), False
+
+
+def _scan(text: str) -> Action | _Scan:
+    """Try the calls of known actions in ``text`` in order; the first well-formed one wins.
+
+    Returns:
+        That action, or what the scan found when none was well-formed (at most
+        ``max_tried`` candidates are tried, fewer the longer the text).
+    """
+    scan = _Scan()
     tried = 0
     max_tried = max(4, min(_MAX_CANDIDATES, _CANDIDATE_CHAR_BUDGET // (len(text) + 1)))
     for m in _CALL_RE.finditer(text):
         name = m.group(1)
         spec = ACTION_SPECS.get(name.upper())
         if spec is None:
-            if _UNKNOWN_NAME_RE.fullmatch(name) and name not in unknown:
-                unknown.append(name)
+            scan.note_unknown(name)
             continue
         tried += 1
         if tried > max_tried:
             break
-        try:
-            raw, _, _ = read_args(text, m.end())
-        except ArgsError as exc:
-            syntax_failures.append((spec, m.end()))
-            error = str(exc)
-        else:
-            try:
-                return ParseResult(bind(spec, raw))
-            except ArityError as exc:
-                syntax_failures.append((spec, m.end()))
-                error = str(exc)
-            except ArgsError as exc:
-                error = str(exc)
-        if first_error is None:
-            first_error = f"Could not parse {spec.name}: {error}. {_expected(spec)}"
-    for spec, pos in syntax_failures:
-        repaired = _repair(spec, text, pos)
-        if repaired is not None:
-            return ParseResult(repaired)
-    if first_error is not None:
-        return ParseResult(None, first_error)
-    bare = _bare_name(text)
-    if bare is not None:
-        return ParseResult(bare)
+        action, error, repairable = _try_call(spec, text, m.end())
+        if action is not None:
+            return action
+        scan.note_failure(spec, m.end(), error, repairable)
+    return scan
+
+
+def _no_action_error(text: str, unknown: list[str]) -> str:
+    """The message for a text without a known action (naming an unknown one if seen)."""
     known = ", ".join(ACTION_SPECS)
     if unknown:
-        return ParseResult(
-            None,
+        return (
             f"Unknown action {unknown[0]!r}. Known actions: {known}. "
-            f"Expected syntax: {GENERIC_SYNTAX}",
+            f"Expected syntax: {GENERIC_SYNTAX}"
         )
     mentioned = [n for n in ACTION_SPECS if n in text and re.search(rf"\b{n}\b", text)]
     hint = f" {_expected(ACTION_SPECS[mentioned[0]])}." if mentioned else ""
-    return ParseResult(
-        None,
+    return (
         f"No action found: write exactly one action as {GENERIC_SYNTAX}. "
-        f"Known actions: {known}.{hint}",
+        f"Known actions: {known}.{hint}"
     )
+
+
+def _parse(text: str) -> ParseResult:
+    """Parse ``text`` by the rules of the module docstring, in their order."""
+    scan = _scan(text)
+    if isinstance(scan, Action):
+        return ParseResult(scan)
+    for spec, pos in scan.syntax_failures:
+        repaired = _repair(spec, text, pos)
+        if repaired is not None:
+            return ParseResult(repaired)
+    if scan.first_error is not None:
+        return ParseResult(None, scan.first_error)
+    bare = _bare_name(text)
+    if bare is not None:
+        return ParseResult(bare)
+    return ParseResult(None, _no_action_error(text, scan.unknown))
 
 
 def parse_action(text: str) -> ParseResult:

@@ -22,7 +22,7 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -287,9 +287,12 @@ class TaskFinder:
 
 
 def _store_rows(store: Path, known: set[str], finder: TaskFinder, notes: list[str]) -> pd.DataFrame:
+    """Metrics rows of a store's sessions not in ``known`` (their keys are added to it).
+
+    Sessions without a usable trace are left out with a note; sessions whose task is not
+    found get empty outcome and process metrics.
+    """
     from collabsim.core.redaction import Redactor
-    from collabsim.experiment.integrity import trace_mismatch
-    from collabsim.metrics.reference import load_reference
     from collabsim.reporting.tables import session_metrics_row
     from collabsim.session.trace import read_trace
 
@@ -298,43 +301,80 @@ def _store_rows(store: Path, known: set[str], finder: TaskFinder, notes: list[st
     redact = Redactor()
     references: dict[str, Any] = {}
     for folder in sorted((store / "sessions").iterdir()):
-        plan = read_json_object(folder / "plan.json")
-        result = read_json_object(folder / "result.json")
-        if plan is None or result is None or not plan.get("key") or plan["key"] in known:
+        entry = _stored_session(folder, known, redact, notes)
+        if entry is None:
             continue
-        trace = folder / "trace.jsonl"
-        if not trace.is_file():
-            notes.append(f"{folder}: result without trace.jsonl; left out")
-            continue
-        mismatch = trace_mismatch(result, trace, redact)
-        if mismatch is not None:
-            notes.append(f"{folder}: result.json does not match its trace ({mismatch}); left out")
-            continue
+        plan, result, trace = entry
         known.add(str(plan["key"]))
         task = finder.find(plan)
-        reference = None
         if task is None:
             unresolved += 1
-        elif task.reference_workflow_path is not None:
-            path = str(task.reference_workflow_path)
-            if path not in references:
-                references[path] = load_reference(task.reference_workflow_path)
-            reference = references[path]
+        reference = _reference_of(task, references)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             events = read_trace(trace, allow_truncated_tail=True)
             row = session_metrics_row({**result, "team": plan["team"]}, events, task, reference)
         rows.append(row)
-        extra.append({
-            "turns": result.get("turns"),
-            "virtual_min": round(float(result.get("virtual_seconds") or 0) / 60.0, 1),
-            "hypothesis": result.get("submitted_hypothesis"),
-            "session_key": str(plan["key"]), "session_dir": str(folder), "source": str(store),
-            SETTINGS_COLUMN: _canonical(plan.get("settings") or {}), OVERRIDES_COLUMN: "",
-        })
+        extra.append(_stored_columns(plan, result, folder, store))
     if unresolved:
         notes.append(f"{store}: {unresolved} stored session(s) whose task was not found "
                      "(pass --tasks-root); their outcome and process metrics are empty")
+    return _with_stored_columns(rows, extra)
+
+
+def _stored_session(
+    folder: Path, known: set[str], redact: Callable[[str], str], notes: list[str]
+) -> tuple[dict[str, Any], dict[str, Any], Path] | None:
+    """A store folder's plan, result and trace when it holds a new, consistent session.
+
+    Returns:
+        ``(plan, result, trace path)``, or None for a folder without a plan or result, a
+        session already collected, or a result without a matching trace (noted).
+    """
+    from collabsim.experiment.integrity import trace_mismatch
+
+    plan = read_json_object(folder / "plan.json")
+    result = read_json_object(folder / "result.json")
+    if plan is None or result is None or not plan.get("key") or plan["key"] in known:
+        return None
+    trace = folder / "trace.jsonl"
+    if not trace.is_file():
+        notes.append(f"{folder}: result without trace.jsonl; left out")
+        return None
+    mismatch = trace_mismatch(result, trace, redact)
+    if mismatch is not None:
+        notes.append(f"{folder}: result.json does not match its trace ({mismatch}); left out")
+        return None
+    return plan, result, trace
+
+
+def _reference_of(task: Any | None, references: dict[str, Any]) -> Any | None:
+    """The reference workflow of ``task`` (None: none), loaded once per file."""
+    from collabsim.metrics.reference import load_reference
+
+    if task is None or task.reference_workflow_path is None:
+        return None
+    path = str(task.reference_workflow_path)
+    if path not in references:
+        references[path] = load_reference(task.reference_workflow_path)
+    return references[path]
+
+
+def _stored_columns(
+    plan: dict[str, Any], result: dict[str, Any], folder: Path, store: Path
+) -> dict[str, Any]:
+    """The columns of a stored session's row that come from its files, not its metrics."""
+    return {
+        "turns": result.get("turns"),
+        "virtual_min": round(float(result.get("virtual_seconds") or 0) / 60.0, 1),
+        "hypothesis": result.get("submitted_hypothesis"),
+        "session_key": str(plan["key"]), "session_dir": str(folder), "source": str(store),
+        SETTINGS_COLUMN: _canonical(plan.get("settings") or {}), OVERRIDES_COLUMN: "",
+    }
+
+
+def _with_stored_columns(rows: list[Any], extra: list[dict[str, Any]]) -> pd.DataFrame:
+    """The metrics rows with the stored columns (turns and virtual minutes after status)."""
     if not rows:
         return pd.DataFrame()
     out = pd.DataFrame(rows)

@@ -50,21 +50,43 @@ def trace_mismatch(
         return "its trace.jsonl is missing"
     except OSError as err:
         return f"its trace.jsonl is unreadable ({type(err).__name__})"
+    lines = [line for line in raw.splitlines() if line.strip()]
+    return (
+        _digest_mismatch(record, raw)
+        or _count_mismatch(record, lines)
+        or _end_mismatch(record, lines, redact)
+    )
+
+
+def _digest_mismatch(record: Mapping[str, Any], raw: bytes) -> str | None:
+    """Why the trace's bytes do not have the record's digest (None: equal, or no digest)."""
     expected = record.get(TRACE_DIGEST_KEY)
     if expected is not None and expected != hashlib.sha256(raw).hexdigest():
         return "trace.jsonl does not match the digest in result.json"
-    lines = [line for line in raw.splitlines() if line.strip()]
+    return None
+
+
+def _count_mismatch(record: Mapping[str, Any], lines: list[bytes]) -> str | None:
+    """Why the trace does not hold the record's ``n_events`` events (None: it does)."""
     n_events = record.get("n_events")
     if isinstance(n_events, int) and n_events != len(lines):
         return f"result.json counts {n_events} events, trace.jsonl holds {len(lines)}"
+    return None
+
+
+def _end_mismatch(
+    record: Mapping[str, Any], lines: list[bytes], redact: Callable[[str], str]
+) -> str | None:
+    """Why the trace's last event does not end the session the record describes.
+
+    A trace without ``SESSION_END`` is consistent only with a record of status ``error``.
+    """
     try:
         last = json.loads(lines[-1]) if lines else {}
     except ValueError:
         return "the last line of trace.jsonl is not JSON"
     if not isinstance(last, dict) or last.get("action_type") != "SESSION_END":
-        if record.get("status") != "error":
-            return "trace.jsonl has no SESSION_END event"
-        return None
+        return None if record.get("status") == "error" else "trace.jsonl has no SESSION_END event"
     end = last.get("args") if isinstance(last.get("args"), dict) else {}
     if end.get("status") != record.get("status"):
         return (f"status {record.get('status')!r} in result.json, {end.get('status')!r} in "

@@ -59,6 +59,21 @@ class SessionLock:
         self.release()
 
 
+class _UnusableRecord(Exception):
+    """A stored ``result.json`` that cannot be used; the message says why."""
+
+
+def _is_record_of(data: dict, plan: SessionPlan) -> bool:
+    """Whether a record carries ``plan``'s key and identity (task, team, structure, seed)."""
+    identity = (data.get("task_id"), data.get("team"), data.get("structure"), data.get("seed"))
+    return data.get("key") == plan.key and identity == (
+        plan.task.task_id,
+        plan.team,
+        plan.structure,
+        plan.seed,
+    )
+
+
 class ResultStore:
     """Folder-per-session store of results and traces.
 
@@ -91,37 +106,38 @@ class ResultStore:
         """
         path = self.result_path(plan)
         try:
+            return self._checked_result(plan, path)
+        except _UnusableRecord as why:
+            if warn:
+                log.warning("%s: %s; the session runs again", path, why)
+            return None
+
+    def _checked_result(self, plan: SessionPlan, path: Path) -> SessionResult | None:
+        """Read ``path`` and check it is the finished result of ``plan`` (None: no file).
+
+        Raises:
+            _UnusableRecord: The file exists but cannot be used; the message says why.
+        """
+        try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
         except (OSError, ValueError) as err:
-            return self._unusable(path, f"unreadable ({type(err).__name__})", warn)
+            raise _UnusableRecord(f"unreadable ({type(err).__name__})") from err
         if not isinstance(data, dict):
-            return self._unusable(path, "not a result record", warn)
-        identity = (data.get("task_id"), data.get("team"), data.get("structure"), data.get("seed"))
-        if data.get("key") != plan.key or identity != (
-            plan.task.task_id,
-            plan.team,
-            plan.structure,
-            plan.seed,
-        ):
-            return self._unusable(path, "belongs to another session or configuration", warn)
+            raise _UnusableRecord("not a result record")
+        if not _is_record_of(data, plan):
+            raise _UnusableRecord("belongs to another session or configuration")
         try:
             result = SessionResult.from_dict(data)
         except (KeyError, TypeError, ValueError) as err:
-            return self._unusable(path, f"not a result record ({err})", warn)
+            raise _UnusableRecord(f"not a result record ({err})") from err
         if result.status == INFRA_ERROR:
-            return self._unusable(path, "the sandbox failed in this session (infra_error)", warn)
+            raise _UnusableRecord("the sandbox failed in this session (infra_error)")
         mismatch = trace_mismatch(data, self.trace_path(plan), self._redact)
         if mismatch is not None:
-            return self._unusable(path, f"does not match its trace: {mismatch}", warn)
+            raise _UnusableRecord(f"does not match its trace: {mismatch}")
         return result
-
-    @staticmethod
-    def _unusable(path: Path, why: str, warn: bool) -> None:
-        if warn:
-            log.warning("%s: %s; the session runs again", path, why)
-        return None
 
     def try_lock(self, plan: SessionPlan) -> SessionLock | None:
         """Take the session's lock if no other job holds it, else return None."""

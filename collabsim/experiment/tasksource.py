@@ -43,34 +43,7 @@ def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
     Raises:
         TaskSelectionError: Unknown kind, missing root, unknown ids, or nothing selected.
     """
-    kind = spec.get("kind")
-    if kind == "generated":
-        n_tasks = int(spec.get("n_tasks", 38))
-        seed = int(spec.get("seed", 0))
-        root_value = spec.get("root")
-        if root_value:
-            root = Path(root_value).expanduser()
-            if not (root / "COLLABSIM_GENERATED.json").is_file():
-                generate_suite(root, n_tasks=n_tasks, seed=seed)
-        else:
-            root = default_suite_root(n_tasks=n_tasks, seed=seed)
-    elif kind == "discoverybench":
-        root_value = spec.get("root")
-        if not root_value or root_value == "???":
-            from collabsim.datafetch import FETCH_COMMAND, cached_root
-
-            root_value = cached_root()
-            if root_value is None:
-                raise TaskSelectionError(
-                    "tasks.root is required for tasks=discoverybench when no download is "
-                    f"cached: run `{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)"
-                )
-        root = Path(root_value).expanduser()
-        if not root.is_dir():
-            raise TaskSelectionError(f"tasks.root: no such folder: {root}")
-    else:
-        raise TaskSelectionError(f"tasks.kind: unknown kind {kind!r} (generated|discoverybench)")
-
+    root = _task_root(spec)
     report = load_tasks(root)
     tasks = list(report.tasks)
     for task in tasks:
@@ -80,22 +53,85 @@ def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
         raise TaskSelectionError(
             f"tasks.root: no loadable task under {root}" + (f" ({problems})" if problems else "")
         )
-    datasets = spec.get("datasets")
-    if datasets:
-        wanted = set(datasets)
-        tasks = [t for t in tasks if t.dataset in wanted]
-        if not tasks:
-            raise TaskSelectionError(f"tasks.datasets: no task of {sorted(wanted)} under {root}")
-    ids = spec.get("ids")
-    if ids:
-        by_id = {t.task_id: t for t in tasks}
-        missing = [i for i in ids if i not in by_id]
-        if missing:
-            raise TaskSelectionError(f"tasks.ids: not found under {root}: {missing}")
-        tasks = [by_id[i] for i in ids]
-    limit = spec.get("limit")
-    if limit is not None:
-        if int(limit) < 1:
-            raise TaskSelectionError(f"tasks.limit: must be at least 1, got {limit}")
-        tasks = tasks[: int(limit)]
-    return tasks, report
+    tasks = _of_datasets(tasks, spec.get("datasets"), root)
+    tasks = _of_ids(tasks, spec.get("ids"), root)
+    return _limited(tasks, spec.get("limit")), report
+
+
+def _task_root(spec: Mapping[str, Any]) -> Path:
+    """The folder the tasks of ``spec`` load from (a generated suite is written first).
+
+    Raises:
+        TaskSelectionError: Unknown kind, or no DiscoveryBench folder.
+    """
+    kind = spec.get("kind")
+    if kind == "generated":
+        return _generated_root(spec)
+    if kind == "discoverybench":
+        return _discoverybench_root(spec.get("root"))
+    raise TaskSelectionError(f"tasks.kind: unknown kind {kind!r} (generated|discoverybench)")
+
+
+def _generated_root(spec: Mapping[str, Any]) -> Path:
+    """The generated suite's folder: ``root`` (generated there when missing) or the default."""
+    n_tasks = int(spec.get("n_tasks", 38))
+    seed = int(spec.get("seed", 0))
+    root_value = spec.get("root")
+    if not root_value:
+        return default_suite_root(n_tasks=n_tasks, seed=seed)
+    root = Path(root_value).expanduser()
+    if not (root / "COLLABSIM_GENERATED.json").is_file():
+        generate_suite(root, n_tasks=n_tasks, seed=seed)
+    return root
+
+
+def _discoverybench_root(root_value: Any) -> Path:
+    """The DiscoveryBench folder: ``root``, or the cached download when it is unset.
+
+    Raises:
+        TaskSelectionError: Nothing set and nothing cached, or no such folder.
+    """
+    if not root_value or root_value == "???":
+        from collabsim.datafetch import FETCH_COMMAND, cached_root
+
+        root_value = cached_root()
+        if root_value is None:
+            raise TaskSelectionError(
+                "tasks.root is required for tasks=discoverybench when no download is "
+                f"cached: run `{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)"
+            )
+    root = Path(root_value).expanduser()
+    if not root.is_dir():
+        raise TaskSelectionError(f"tasks.root: no such folder: {root}")
+    return root
+
+
+def _of_datasets(tasks: list[Task], datasets: Any, root: Path) -> list[Task]:
+    """The tasks of the named datasets (all when none are named)."""
+    if not datasets:
+        return tasks
+    wanted = set(datasets)
+    tasks = [t for t in tasks if t.dataset in wanted]
+    if not tasks:
+        raise TaskSelectionError(f"tasks.datasets: no task of {sorted(wanted)} under {root}")
+    return tasks
+
+
+def _of_ids(tasks: list[Task], ids: Any, root: Path) -> list[Task]:
+    """The tasks with the given ids, in that order (all when none are given)."""
+    if not ids:
+        return tasks
+    by_id = {t.task_id: t for t in tasks}
+    missing = [i for i in ids if i not in by_id]
+    if missing:
+        raise TaskSelectionError(f"tasks.ids: not found under {root}: {missing}")
+    return [by_id[i] for i in ids]
+
+
+def _limited(tasks: list[Task], limit: Any) -> list[Task]:
+    """The first ``limit`` tasks (all when it is None)."""
+    if limit is None:
+        return tasks
+    if int(limit) < 1:
+        raise TaskSelectionError(f"tasks.limit: must be at least 1, got {limit}")
+    return tasks[: int(limit)]

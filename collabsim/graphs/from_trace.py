@@ -196,77 +196,15 @@ def graph_from_trace(
     """
     evs = sorted(events, key=lambda e: e.seq)
     by_seq = {e.seq: e for e in evs}
-    notes: list[str] = []
     phase_of = _phases(evs)
     node_events = [e for e in evs if _is_node(e)]
     node_of = {e.seq: f"e{e.seq}" for e in node_events}
-
-    nodes: list[Node] = []
-    for ev in node_events:
-        info: dict[str, Any] = {"seq": ev.seq, "action_type": ev.action_type, "status": ev.status}
-        if ev.args.get("request_id") is not None:
-            info["request_id"] = ev.args["request_id"]
-        sw = _SOFTWARE.get(ev.action_type)
-        nodes.append(
-            Node(
-                id=node_of[ev.seq],
-                actor=ev.actor,
-                actor_type="ai" if ev.actor_type == "ai" else "human",
-                label=_label(ev),
-                detail=_detail(ev),
-                intervals=((float(ev.t_start), float(max(ev.t_end, ev.t_start))),),
-                step=phase_of[ev.seq],
-                softwares=(sw,) if sw else (),
-                extra=info,
-            )
-        )
-
-    edges: list[Edge] = []
-    seen: set[tuple[str, str, str]] = set()
-
-    def add(u: str, v: str, etype: str = "sequential") -> None:
-        if u != v and (u, v, etype) not in seen:
-            seen.add((u, v, etype))
-            edges.append(Edge(u, v, etype))  # type: ignore[arg-type]
-
-    last_code: dict[str, TraceEvent] = {}
-    last_request: dict[tuple[str, str], TraceEvent] = {}
-    decision_on: dict[int, TraceEvent] = {}
-    for ev in node_events:
-        if ev.action_type in DECISIONS:
-            for r in ev.refs:
-                decision_on.setdefault(r, ev)
+    nodes = [_node(ev, node_of[ev.seq], phase_of[ev.seq]) for ev in node_events]
+    decision_on = _decisions(node_events)
+    edges = _EdgeBuilder(by_seq, node_of, decision_on)
     follows = _follows(nodes)
     for ev in node_events:
-        nid = node_of[ev.seq]
-        for u in follows.get(nid, ()):
-            add(u, nid)
-        for r in ev.refs:
-            ref = by_seq.get(r)
-            if ref is None:
-                notes.append(f"event {ev.seq} refs unknown event {r}")
-                continue
-            if (
-                r in node_of
-                and ref.actor == ev.actor
-                and ev.action_type == "EDITOR_UPDATE" == ref.action_type
-                and ev.status != "approved"  # an outcome refs its own request
-            ):
-                add(nid, node_of[r], "loop")
-        if ev.action_type == "EXECUTE_CODE":
-            prev_code = last_code.get(ev.actor)
-            if ev.status != "approved" and prev_code is not None and prev_code.status == "error":
-                add(nid, node_of[prev_code.seq], "loop")
-            last_code[ev.actor] = ev
-        if _is_request(ev):
-            key = (ev.actor, ev.action_type)
-            prev_req = last_request.get(key)
-            if prev_req is not None:
-                verdict = decision_on.get(prev_req.seq)
-                if verdict is not None and verdict.action_type == "REJECT":
-                    add(nid, node_of[prev_req.seq], "loop")
-            last_request[key] = ev
-
+        edges.add_for(ev, follows.get(node_of[ev.seq], ()))
     responses = _responses(evs, by_seq, node_of, decision_on)
     session = SessionInfo(
         session_id=session_id,
@@ -276,6 +214,46 @@ def graph_from_trace(
         goal=goal,
         extra=dict(extra or {}),
     )
+    notes = edges.notes
+    for note in notes:
+        warnings.warn(f"session {session_id}: {note}", GraphDataWarning, stacklevel=2)
+    return WorkflowGraph(
+        session, _steps(nodes), nodes, edges.edges, responses,
+        [f"session {session_id}: {n}" for n in notes],
+    )
+
+
+def _node(ev: TraceEvent, nid: str, step: str) -> Node:
+    """The node of one trace event (module docstring, *Nodes*)."""
+    info: dict[str, Any] = {"seq": ev.seq, "action_type": ev.action_type, "status": ev.status}
+    if ev.args.get("request_id") is not None:
+        info["request_id"] = ev.args["request_id"]
+    sw = _SOFTWARE.get(ev.action_type)
+    return Node(
+        id=nid,
+        actor=ev.actor,
+        actor_type="ai" if ev.actor_type == "ai" else "human",
+        label=_label(ev),
+        detail=_detail(ev),
+        intervals=((float(ev.t_start), float(max(ev.t_end, ev.t_start))),),
+        step=step,
+        softwares=(sw,) if sw else (),
+        extra=info,
+    )
+
+
+def _decisions(node_events: Sequence[TraceEvent]) -> dict[int, TraceEvent]:
+    """Request seq -> the first ``APPROVE`` / ``REJECT`` event that refs it."""
+    decision_on: dict[int, TraceEvent] = {}
+    for ev in node_events:
+        if ev.action_type in DECISIONS:
+            for r in ev.refs:
+                decision_on.setdefault(r, ev)
+    return decision_on
+
+
+def _steps(nodes: Sequence[Node]) -> list[Step]:
+    """The non-empty steps in phase order, each spanning its nodes' time."""
     steps = []
     for key, name in STEP_NAMES.items():
         members = [n for n in nodes if n.step == key]
@@ -283,11 +261,81 @@ def graph_from_trace(
             lo = min(n.intervals[0][0] for n in members)
             hi = max(n.intervals[0][1] for n in members)
             steps.append(Step(key=key, name=name, labels=(name,), time_range=(lo, hi)))
-    for note in notes:
-        warnings.warn(f"session {session_id}: {note}", GraphDataWarning, stacklevel=2)
-    return WorkflowGraph(
-        session, steps, nodes, edges, responses, [f"session {session_id}: {n}" for n in notes]
-    )
+    return steps
+
+
+class _EdgeBuilder:
+    """The graph's edges, added node by node in trace order (module docstring, *Edges*).
+
+    Attributes:
+        edges: The edges so far, each (u, v, type) once.
+        notes: Odd references found (to unknown events).
+    """
+
+    def __init__(
+        self,
+        by_seq: Mapping[int, TraceEvent],
+        node_of: Mapping[int, str],
+        decision_on: Mapping[int, TraceEvent],
+    ) -> None:
+        self._by_seq = by_seq
+        self._node_of = node_of
+        self._decision_on = decision_on
+        self.edges: list[Edge] = []
+        self.notes: list[str] = []
+        self._seen: set[tuple[str, str, str]] = set()
+        self._last_code: dict[str, TraceEvent] = {}
+        self._last_request: dict[tuple[str, str], TraceEvent] = {}
+
+    def add_for(self, ev: TraceEvent, follows: Sequence[str]) -> None:
+        """Add the edges into ``ev``'s node (it follows ``follows``) and its loops."""
+        nid = self._node_of[ev.seq]
+        for u in follows:
+            self._add(u, nid)
+        self._reedit_loops(ev, nid)
+        self._code_loop(ev, nid)
+        self._request_loop(ev, nid)
+
+    def _add(self, u: str, v: str, etype: str = "sequential") -> None:
+        if u != v and (u, v, etype) not in self._seen:
+            self._seen.add((u, v, etype))
+            self.edges.append(Edge(u, v, etype))  # type: ignore[arg-type]
+
+    def _reedit_loops(self, ev: TraceEvent, nid: str) -> None:
+        """Loops from an editor update to the same participant's updates it refs."""
+        for r in ev.refs:
+            ref = self._by_seq.get(r)
+            if ref is None:
+                self.notes.append(f"event {ev.seq} refs unknown event {r}")
+                continue
+            if (
+                r in self._node_of
+                and ref.actor == ev.actor
+                and ev.action_type == "EDITOR_UPDATE" == ref.action_type
+                and ev.status != "approved"  # an outcome refs its own request
+            ):
+                self._add(nid, self._node_of[r], "loop")
+
+    def _code_loop(self, ev: TraceEvent, nid: str) -> None:
+        """A loop from a code cell to its author's previous cell when that one failed."""
+        if ev.action_type != "EXECUTE_CODE":
+            return
+        prev_code = self._last_code.get(ev.actor)
+        if ev.status != "approved" and prev_code is not None and prev_code.status == "error":
+            self._add(nid, self._node_of[prev_code.seq], "loop")
+        self._last_code[ev.actor] = ev
+
+    def _request_loop(self, ev: TraceEvent, nid: str) -> None:
+        """A loop from a gate request to its author's previous rejected one of its type."""
+        if not _is_request(ev):
+            return
+        key = (ev.actor, ev.action_type)
+        prev_req = self._last_request.get(key)
+        if prev_req is not None:
+            verdict = self._decision_on.get(prev_req.seq)
+            if verdict is not None and verdict.action_type == "REJECT":
+                self._add(nid, self._node_of[prev_req.seq], "loop")
+        self._last_request[key] = ev
 
 
 def _follows(nodes: Sequence[Node]) -> dict[str, list[str]]:
@@ -333,6 +381,7 @@ def _responses(
     node_of: Mapping[int, str],
     decision_on: Mapping[int, TraceEvent],
 ) -> list[Response]:
+    """The humans' responses to AI outputs, in trace order (module docstring, *Responses*)."""
     out: list[Response] = []
     # (AI author, action type) -> was the author's latest decided request rejected?
     rejected: dict[tuple[str, str], bool] = {}
@@ -341,22 +390,7 @@ def _responses(
         if ev.actor_type != "human" or ev.seq not in node_of:
             continue
         if ev.action_type in DECISIONS:
-            for r in ev.refs:
-                req = by_seq.get(r)
-                if req is None or req.actor_type != "ai" or r not in node_of:
-                    continue
-                if not _is_request(req):
-                    continue
-                key = (req.actor, req.action_type)
-                if ev.action_type == "REJECT":
-                    label = "reject"
-                    rejected[key] = True
-                else:
-                    label = "modify" if rejected.get(key) else "adopt"
-                    rejected[key] = False
-                out.append(
-                    Response(node_of[ev.seq], _source(req, by_seq, node_of), node_of[r], label)
-                )  # type: ignore[arg-type]
+            out += _decision_responses(ev, by_seq, node_of, rejected)
         elif ev.is_message:
             checked = _checked(ev, by_seq, node_of, decision_on, objected)
             if checked is not None:
@@ -364,19 +398,53 @@ def _responses(
                 out.append(Response(node_of[ev.seq], _source(by_seq[ai_ref], by_seq, node_of),
                                     node_of[ai_ref], label))  # type: ignore[arg-type]
         elif ev.action_type == "EDITOR_UPDATE":
-            for r in ev.refs:
-                ref = by_seq.get(r)
-                if (
-                    ref is not None
-                    and r in node_of
-                    and ref.actor_type == "ai"
-                    and ref.action_type == "EDITOR_UPDATE"
-                ):
-                    out.append(
-                        Response(
-                            node_of[ev.seq], _source(ref, by_seq, node_of), node_of[r], "modify"
-                        )
-                    )
+            out += _edit_responses(ev, by_seq, node_of)
+    return out
+
+
+def _decision_responses(
+    ev: TraceEvent,
+    by_seq: Mapping[int, TraceEvent],
+    node_of: Mapping[int, str],
+    rejected: dict[tuple[str, str], bool],
+) -> list[Response]:
+    """A human gate decision's responses to the AI requests it refs.
+
+    ``reject``; ``adopt``, or ``modify`` when the author's previous decided request of the
+    same type was rejected. ``rejected`` (by AI author and action type) is updated.
+    """
+    out: list[Response] = []
+    for r in ev.refs:
+        req = by_seq.get(r)
+        if req is None or req.actor_type != "ai" or r not in node_of or not _is_request(req):
+            continue
+        key = (req.actor, req.action_type)
+        if ev.action_type == "REJECT":
+            label = "reject"
+            rejected[key] = True
+        else:
+            label = "modify" if rejected.get(key) else "adopt"
+            rejected[key] = False
+        out.append(
+            Response(node_of[ev.seq], _source(req, by_seq, node_of), node_of[r], label)
+        )  # type: ignore[arg-type]
+    return out
+
+
+def _edit_responses(
+    ev: TraceEvent, by_seq: Mapping[int, TraceEvent], node_of: Mapping[int, str]
+) -> list[Response]:
+    """``modify`` responses of a human editor update to the AI updates it refs."""
+    out: list[Response] = []
+    for r in ev.refs:
+        ref = by_seq.get(r)
+        if (
+            ref is not None
+            and r in node_of
+            and ref.actor_type == "ai"
+            and ref.action_type == "EDITOR_UPDATE"
+        ):
+            out.append(Response(node_of[ev.seq], _source(ref, by_seq, node_of), node_of[r], "modify"))
     return out
 
 

@@ -112,11 +112,23 @@ def check_quirks(
     """Record duplicate edges/responses, responses with odd actor types, edges whose target
     lies wholly before their source in time (other than ``loop`` edges), and node times past
     :data:`MAX_SESSION_SECONDS` (all kept, each named in a warning)."""
+    _note_late_nodes(nodes, notes)
+    _note_backward_edges(nodes, edges, notes)
+    _note_repeats(edges, responses, notes)
+    _note_odd_actor_types(nodes, responses, notes)
+
+
+def _note_late_nodes(nodes: Mapping[str, Node], notes: Notes) -> None:
+    """Nodes whose time lies past :data:`MAX_SESSION_SECONDS`."""
     for node in nodes.values():
         late = max((end for _, end in node.intervals), default=0.0)
         if late > MAX_SESSION_SECONDS:
             notes.add(f"node {node.id}: time {late / 3600:,.0f} h into the session is beyond "
                       f"{MAX_SESSION_SECONDS / 3600:.0f} h (kept, check the time field)")
+
+
+def _note_backward_edges(nodes: Mapping[str, Node], edges: Sequence[Edge], notes: Notes) -> None:
+    """Edges (other than loops) whose target ends before their source starts."""
     for edge in edges:
         src, dst = nodes[edge.source], nodes[edge.target]
         if edge.type == "loop" or not src.intervals or not dst.intervals:
@@ -124,6 +136,10 @@ def check_quirks(
         if max(end for _, end in dst.intervals) < min(start for start, _ in src.intervals):
             notes.add(f"edge {edge.source}->{edge.target} ({edge.type}) goes backwards in time: "
                       f"{edge.target} ends before {edge.source} starts (kept)")
+
+
+def _note_repeats(edges: Sequence[Edge], responses: Sequence[Response], notes: Notes) -> None:
+    """Edges and responses that appear more than once."""
     for (src, dst, etype), n in Counter((e.source, e.target, e.type) for e in edges).items():
         if n > 1:
             notes.add(f"edge {src}->{dst} ({etype}) appears {n} times (kept, all counted)")
@@ -133,6 +149,12 @@ def check_quirks(
                 f"response {resp.responder} on {resp.ai_node} ({resp.label}) appears {n} times"
                 " (kept)"
             )
+
+
+def _note_odd_actor_types(
+    nodes: Mapping[str, Node], responses: Sequence[Response], notes: Notes
+) -> None:
+    """Responses by an AI node, to a human node, or with an AI source."""
     for resp in responses:
         if nodes[resp.responder].actor_type != "human":
             notes.add(f"response by {resp.responder}: the responder is an AI node")

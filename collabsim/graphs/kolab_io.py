@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from collabsim.graphs.kolab_common import (
     GraphDataWarning,
@@ -159,6 +159,18 @@ def kolab_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
     return WorkflowGraph(session, steps, nodes, edges, responses, stored + fresh)
 
 
+_Buckets = dict[str | None, dict[str, list[Any]]]
+"""Step key (None: nodes of no known step) -> that step's ``nodes`` and ``edges`` entries."""
+
+
+class _WriteOrder(NamedTuple):
+    """Which lists need ``order`` fields: those the step buckets would otherwise reorder."""
+
+    nodes: bool
+    responses: bool
+    edges: bool
+
+
 def graph_to_kolab(graph: WorkflowGraph) -> dict[str, Any]:
     """Convert a graph into a Kolab graph JSON object (inverse of :func:`kolab_to_graph`).
 
@@ -166,94 +178,123 @@ def graph_to_kolab(graph: WorkflowGraph) -> dict[str, Any]:
     reader adds only notes not already stored).
     """
     s = graph.session
-    buckets: dict[str | None, dict[str, list[Any]]] = {
-        st.key: {"nodes": [], "edges": []} for st in graph.steps
-    }
-    node_step = {n.id: n.step if n.step in buckets else None for n in graph.nodes}
-    if any(v is None for v in node_step.values()):
-        buckets[None] = {"nodes": [], "edges": []}
-    bucket_order = {key: i for i, key in enumerate(buckets)}
-
+    buckets, node_step = _buckets(graph)
     resp_by_node: dict[str, list[tuple[int, Response]]] = {}
     for i, resp in enumerate(graph.responses):
         resp_by_node.setdefault(resp.responder, []).append((i, resp))
-
-    node_seq = sorted(
-        range(len(graph.nodes)), key=lambda i: bucket_order[node_step[graph.nodes[i].id]]
-    )
-    nodes_need_order = node_seq != list(range(len(graph.nodes)))
-    resp_written = [j for i in node_seq for j, _ in resp_by_node.get(graph.nodes[i].id, [])]
-    resps_need_order = resp_written != list(range(len(graph.responses)))
-    edge_seq = sorted(
-        range(len(graph.edges)), key=lambda i: bucket_order[node_step[graph.edges[i].target]]
-    )
-    edges_need_order = edge_seq != list(range(len(graph.edges)))
-
+    order = _write_order(graph, list(buckets), node_step, resp_by_node)
     for i, n in enumerate(graph.nodes):
-        entry: dict[str, Any] = {
-            "id": n.id,
-            "actor": n.actor,
-            "actor_type": n.actor_type,
-            "label": n.label,
-            "detail": n.detail,
-            "time": [format_range(iv) for iv in n.intervals],
-            "softwares": list(n.softwares),
-        }
-        if n.step is not None and n.step not in buckets:
-            entry["step"] = n.step  # a step key without a step entry
-        clashing = {k: v for k, v in n.extra.items() if k in _NODE_KEYS}
-        entry.update({k: v for k, v in n.extra.items() if k not in _NODE_KEYS})
-        if clashing:
-            entry["extra"] = clashing
-        if n.id in resp_by_node:
-            entry["user_response"] = []
-            for j, r in resp_by_node[n.id]:
-                item: dict[str, Any] = {
-                    "source_node_id": r.source,
-                    "claude_node_id": r.ai_node,
-                    "label": r.label,
-                }
-                if resps_need_order:
-                    item["order"] = j
-                entry["user_response"].append(item)
-        if nodes_need_order:
+        entry = _node_entry(n, buckets, resp_by_node.get(n.id, []), order.responses)
+        if order.nodes:
             entry["order"] = i
         buckets[node_step[n.id]]["nodes"].append(entry)
     for i, e in enumerate(graph.edges):
         edge: dict[str, Any] = {"from": e.source, "to": e.target, "type": e.type}
-        if edges_need_order:
+        if order.edges:
             edge["order"] = i
         buckets[node_step[e.target]]["edges"].append(edge)
-
-    steps_out = []
     steps_by_key = {st.key: st for st in graph.steps}
-    for key, content in buckets.items():
-        st = steps_by_key.get(key) if key is not None else None
-        steps_out.append(
-            {
-                "step_id": key,
-                "name": st.name if st else "",
-                "labels": list(st.labels) if st else [],
-                "time_range": format_range(st.time_range) if st and st.time_range else None,
-                "collaboration": st.collaboration if st else None,
-                "quality": st.quality if st else None,
-                "nodes": content["nodes"],
-                "edges": content["edges"],
-            }
-        )
     out: dict[str, Any] = {
         "session_id": s.session_id,
         "participant_id": s.participant_id,
         "goal": s.goal,
         "occupation": s.occupation,
         "domain": s.domain,
-        "steps": steps_out,
+        "steps": [
+            _step_entry(key, steps_by_key.get(key) if key is not None else None, content)
+            for key, content in buckets.items()
+        ],
     }
     if s.extra:
         out["extra"] = dict(s.extra)
     if graph.warnings:
         out["warnings"] = list(graph.warnings)
     return out
+
+
+def _buckets(graph: WorkflowGraph) -> tuple[_Buckets, dict[str, str | None]]:
+    """Empty buckets, one per step (plus None when a node has no known step).
+
+    Returns:
+        The buckets in step order and each node's bucket key.
+    """
+    buckets: _Buckets = {st.key: {"nodes": [], "edges": []} for st in graph.steps}
+    node_step = {n.id: n.step if n.step in buckets else None for n in graph.nodes}
+    if any(v is None for v in node_step.values()):
+        buckets[None] = {"nodes": [], "edges": []}
+    return buckets, node_step
+
+
+def _write_order(
+    graph: WorkflowGraph,
+    bucket_keys: list[str | None],
+    node_step: Mapping[str, str | None],
+    resp_by_node: Mapping[str, list[tuple[int, Response]]],
+) -> _WriteOrder:
+    """Whether writing nodes, responses and edges step by step would change their order."""
+    bucket_order = {key: i for i, key in enumerate(bucket_keys)}
+    node_seq = sorted(
+        range(len(graph.nodes)), key=lambda i: bucket_order[node_step[graph.nodes[i].id]]
+    )
+    resp_written = [j for i in node_seq for j, _ in resp_by_node.get(graph.nodes[i].id, [])]
+    edge_seq = sorted(
+        range(len(graph.edges)), key=lambda i: bucket_order[node_step[graph.edges[i].target]]
+    )
+    return _WriteOrder(
+        nodes=node_seq != list(range(len(graph.nodes))),
+        responses=resp_written != list(range(len(graph.responses))),
+        edges=edge_seq != list(range(len(graph.edges))),
+    )
+
+
+def _node_entry(
+    n: Node,
+    buckets: _Buckets,
+    responses: list[tuple[int, Response]],
+    order_responses: bool,
+) -> dict[str, Any]:
+    """The JSON entry of node ``n`` with the responses it makes (their index in ``order``)."""
+    entry: dict[str, Any] = {
+        "id": n.id,
+        "actor": n.actor,
+        "actor_type": n.actor_type,
+        "label": n.label,
+        "detail": n.detail,
+        "time": [format_range(iv) for iv in n.intervals],
+        "softwares": list(n.softwares),
+    }
+    if n.step is not None and n.step not in buckets:
+        entry["step"] = n.step  # a step key without a step entry
+    clashing = {k: v for k, v in n.extra.items() if k in _NODE_KEYS}
+    entry.update({k: v for k, v in n.extra.items() if k not in _NODE_KEYS})
+    if clashing:
+        entry["extra"] = clashing
+    if responses:
+        entry["user_response"] = []
+        for j, r in responses:
+            item: dict[str, Any] = {
+                "source_node_id": r.source,
+                "claude_node_id": r.ai_node,
+                "label": r.label,
+            }
+            if order_responses:
+                item["order"] = j
+            entry["user_response"].append(item)
+    return entry
+
+
+def _step_entry(key: str | None, st: Step | None, content: dict[str, list[Any]]) -> dict[str, Any]:
+    """The JSON entry of one step (``st`` None: the bucket of nodes of no known step)."""
+    return {
+        "step_id": key,
+        "name": st.name if st else "",
+        "labels": list(st.labels) if st else [],
+        "time_range": format_range(st.time_range) if st and st.time_range else None,
+        "collaboration": st.collaboration if st else None,
+        "quality": st.quality if st else None,
+        "nodes": content["nodes"],
+        "edges": content["edges"],
+    }
 
 
 def read_kolab_graph(path: str | Path) -> WorkflowGraph:

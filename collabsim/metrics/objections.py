@@ -37,6 +37,7 @@ class ObjectionCounts:
 
 
 def _fingerprint(text: str) -> str:
+    """The fingerprint a collaborator's ``[check draft=...]`` tag names a draft by."""
     return f"{zlib.crc32(text.strip().encode('utf-8')):08x}"
 
 
@@ -54,31 +55,47 @@ def objection_counts(events: Sequence[TraceEvent],
     for event in events:
         if event.status == "interrupted":  # cut off by the session's end: nobody saw it
             continue
-        args = event.args or {}
-        if event.action_type == "EDITOR_UPDATE" and isinstance(args.get("text"), str):
-            drafts.setdefault(_fingerprint(args["text"]), args["text"])
-        if event.action_type != "SEND_TEAMMATE_MESSAGE":
+        _note_draft(event, drafts)
+        objection = _objection(event, drafts, seen)
+        if objection is None:
             continue
-        message = str(args.get("message", ""))
-        if event.actor_type == "ai":
-            if (found := _ANNOUNCED.search(message)) is not None:
-                drafts.setdefault(_fingerprint(found.group(1)), found.group(1))
-            continue
-        if event.actor_type != "human":
-            continue
-        proposed = _PROPOSAL.search(message)
-        if _ISSUE.search(message) is None:
-            continue
-        checked = _CHECK.findall(message)
-        if not checked or (event.actor, checked[0]) in seen:
-            continue
-        seen.add((event.actor, checked[0]))
-        objected = drafts.get(checked[0])
-        if objected is None:
-            continue
+        objected, proposed = objection
         n += 1
-        if proposed is not None:
-            wrong += score(objected) >= score(proposed.group(1))
-        else:
-            wrong += score(objected) >= 1.0
+        wrong += score(objected) >= (score(proposed) if proposed is not None else 1.0)
     return ObjectionCounts(n, wrong)
+
+
+def _note_draft(event: TraceEvent, drafts: dict[str, str]) -> None:
+    """Remember the draft an editor update writes or the agent announces, by fingerprint."""
+    args = event.args or {}
+    if event.action_type == "EDITOR_UPDATE" and isinstance(args.get("text"), str):
+        drafts.setdefault(_fingerprint(args["text"]), args["text"])
+    elif event.action_type == "SEND_TEAMMATE_MESSAGE" and event.actor_type == "ai":
+        found = _ANNOUNCED.search(str(args.get("message", "")))
+        if found is not None:
+            drafts.setdefault(_fingerprint(found.group(1)), found.group(1))
+
+
+def _objection(
+    event: TraceEvent, drafts: dict[str, str], seen: set[tuple[str, str]]
+) -> tuple[str, str | None] | None:
+    """The objection a human's message makes, counted once per (sender, draft).
+
+    Returns:
+        (the objected draft's text, the text proposed instead or None), or None when the
+        event is no new objection to a known draft.
+    """
+    if event.action_type != "SEND_TEAMMATE_MESSAGE" or event.actor_type != "human":
+        return None
+    message = str((event.args or {}).get("message", ""))
+    if _ISSUE.search(message) is None:
+        return None
+    checked = _CHECK.findall(message)
+    if not checked or (event.actor, checked[0]) in seen:
+        return None
+    seen.add((event.actor, checked[0]))
+    objected = drafts.get(checked[0])
+    if objected is None:
+        return None
+    proposed = _PROPOSAL.search(message)
+    return objected, proposed.group(1) if proposed is not None else None

@@ -129,17 +129,44 @@ def relation_score(
     g_all = relation_tags(gold) | _implied(g_dir)
     c_all = relation_tags(claim) | _implied(c_dir)
     g_tags = g_all & _STRONG_TAGS or g_all
-    c_tags = c_all
     o_g, o_c = ordinal(gold), ordinal(claim)
     if not g_tags and o_g is None:
         return 1.0, "gold states no relation"
+    contradiction = _contradiction(g_dir, c_dir, g_all, c_all)
+    if contradiction is not None:
+        return 0.0, contradiction
+    return _tag_match(g_tags, c_all, o_g, o_c)
+
+
+def _contradiction(
+    g_dir: Mapping[str, set[str]],
+    c_dir: Mapping[str, set[str]],
+    g_all: set[str],
+    c_all: set[str],
+) -> str | None:
+    """Why the claim's directions contradict the gold's (None: they do not).
+
+    A variable going up in one and down in the other (clause by clause), or a gold with
+    exactly one direction whose claim has only the opposite one.
+    """
     for var, dirs in g_dir.items():
         cd = c_dir.get(var, set())
         if len(dirs) == 1 and cd and not (cd & dirs):
-            return 0.0, f"direction of {var} contradicts the gold"
+            return f"direction of {var} contradicts the gold"
     gd, cd2 = g_all & set(_OPPOSITE), c_all & set(_OPPOSITE)
     if len(gd) == 1 and cd2 == {_OPPOSITE[next(iter(gd))]}:
-        return 0.0, "direction contradicts the gold"
+        return "direction contradicts the gold"
+    return None
+
+
+def _tag_match(
+    g_tags: set[str], c_tags: set[str], o_g: int | None, o_c: int | None
+) -> tuple[float, str]:
+    """Score how many of the gold's relation tags (and its ordinal) the claim states.
+
+    Returns:
+        ``(score, reason)`` by the last four rules of :func:`relation_score`.
+    """
     share = len(g_tags & c_tags) / len(g_tags) if g_tags else 1.0
     ordinal_ok = o_g is None or o_g == o_c
     missing = sorted(g_tags - c_tags)

@@ -216,35 +216,70 @@ def run_evidence_subprocess(
 
 
 def _structure_problems(ref: ReferenceWorkflow) -> list[str]:
+    """Problems of the workflow's graph and its nodes, in the order of the checks."""
+    known = {n.id for n in ref.nodes}
+    return [
+        *_node_id_problems(ref),
+        *_edge_problems(ref, known),
+        *_path_problems(ref, known),
+        *_evidence_problems(ref),
+        *_relation_problems(ref),
+    ]
+
+
+def _node_id_problems(ref: ReferenceWorkflow) -> list[str]:
+    """Duplicate node ids, or no nodes at all."""
     problems: list[str] = []
     ids = [n.id for n in ref.nodes]
-    known = set(ids)
-    if len(known) != len(ids):
+    if len(set(ids)) != len(ids):
         problems.append(f"duplicate node ids: {sorted({i for i in ids if ids.count(i) > 1})}")
     if not ref.nodes:
         problems.append("no nodes")
-    for u, v in ref.edges:
-        for end in (u, v):
-            if end not in known:
-                problems.append(f"edge ({u}, {v}) uses unknown node {end!r}")
+    return problems
+
+
+def _edge_problems(ref: ReferenceWorkflow, known: set[str]) -> list[str]:
+    """Edge ends that are no node (one problem per unknown end)."""
+    return [
+        f"edge ({u}, {v}) uses unknown node {end!r}"
+        for u, v in ref.edges
+        for end in (u, v)
+        if end not in known
+    ]
+
+
+def _path_problems(ref: ReferenceWorkflow, known: set[str]) -> list[str]:
+    """No paths, empty paths, paths through unknown nodes or along steps that are no edge."""
+    problems: list[str] = []
     edges = {(u, v) for u, v in ref.edges}
     if not ref.paths:
         problems.append("no acceptable paths")
     for i, path in enumerate(ref.paths):
         if not path:
             problems.append(f"path {i} is empty")
-        for node in path:
-            if node not in known:
-                problems.append(f"path {i} uses unknown node {node!r}")
-        for u, v in zip(path, path[1:], strict=False):
-            if (u, v) not in edges:
-                problems.append(f"path {i} step {u}->{v} is not an edge")
-    for n in ref.nodes:
-        if n.kind == "evidence" and (not n.evidence_code or not n.expected_output):
-            problems.append(f"evidence node {n.id!r} needs evidence_code and expected_output")
-    if ref.completion.relation not in RELATION_REQUIREMENTS:
-        problems.append(f"unknown completion relation {ref.completion.relation!r}")
+        problems += [f"path {i} uses unknown node {node!r}" for node in path if node not in known]
+        problems += [
+            f"path {i} step {u}->{v} is not an edge"
+            for u, v in zip(path, path[1:], strict=False)
+            if (u, v) not in edges
+        ]
     return problems
+
+
+def _evidence_problems(ref: ReferenceWorkflow) -> list[str]:
+    """Evidence nodes without code or expected output."""
+    return [
+        f"evidence node {n.id!r} needs evidence_code and expected_output"
+        for n in ref.nodes
+        if n.kind == "evidence" and (not n.evidence_code or not n.expected_output)
+    ]
+
+
+def _relation_problems(ref: ReferenceWorkflow) -> list[str]:
+    """An unknown completion relation category."""
+    if ref.completion.relation not in RELATION_REQUIREMENTS:
+        return [f"unknown completion relation {ref.completion.relation!r}"]
+    return []
 
 
 def _gold_problems(ref: ReferenceWorkflow, task: Task, judge: RuleJudge) -> list[str]:

@@ -126,12 +126,26 @@ class Baseline:
             NotReusable: The worker runs another thread, or its scheduling priority was
                 lowered (an unprivileged process cannot raise it again).
         """
+        self._check_reusable()
+        # the interpreter first: the restore below runs Python code
+        self._restore_interpreter(dropped)
+        self._restore_import_system(dropped)
+        os.umask(self.umask)
+        if self.locale is not None and _locale() != self.locale:
+            locale.setlocale(locale.LC_ALL, self.locale)
+        self._restore_modules(dropped)
+        self._restore_libraries(dropped)
+
+    def _check_reusable(self) -> None:
+        """Raise :class:`NotReusable` on a second thread or a lowered priority."""
         threads = os.listdir(f"/proc/{os.getpid()}/task")
         if len(threads) != 1:
             raise NotReusable(f"{len(threads)} threads are running")
         if os.getpriority(os.PRIO_PROCESS, 0) != self.priority:
             raise NotReusable("the scheduling priority was changed")
-        # the interpreter first: the restore below runs Python code
+
+    def _restore_interpreter(self, dropped: list[Any]) -> None:
+        """Tracing, recursion and switch limits, the garbage collector, timers and signals."""
         sys.settrace(None)
         sys.setprofile(None)
         sys.setrecursionlimit(self.recursion_limit)
@@ -147,6 +161,9 @@ class Baseline:
         for signum, handler in self.handlers.items():
             dropped.append(signal.signal(signum, handler))
         signal.pthread_sigmask(signal.SIG_SETMASK, self.sigmask)
+
+    def _restore_import_system(self, dropped: list[Any]) -> None:
+        """The ``sys`` hooks, the import finders and path hooks, the importer cache."""
         for name, value in self.sys_hooks.items():
             dropped.append(getattr(sys, name, None))
             setattr(sys, name, value)
@@ -155,9 +172,10 @@ class Baseline:
         dropped.append(list(sys.path_hooks))
         sys.path_hooks[:] = self.path_hooks
         _restore_dict(sys.path_importer_cache, self.importer_cache, dropped)
-        os.umask(self.umask)
-        if self.locale is not None and _locale() != self.locale:
-            locale.setlocale(locale.LC_ALL, self.locale)
+
+    def _restore_modules(self, dropped: list[Any]) -> None:
+        """Modules imported since set-up dropped; ``sys.path``, environment, folder, warning
+        filters, builtins and the recorded module dicts put back."""
         for name in set(sys.modules) - self.modules:
             dropped.append(sys.modules.pop(name))
         dropped.append(list(sys.path))
@@ -173,6 +191,10 @@ class Baseline:
             module = sys.modules.get(name)
             if isinstance(module, ModuleType):
                 _restore_dict(vars(module), saved, dropped)
+
+    def _restore_libraries(self, dropped: list[Any]) -> None:
+        """pandas options, numpy error handling, cell source lines, the analysis helpers'
+        tables and the random seeds."""
         import numpy as np
         from pandas._config import config as pd_config
 

@@ -170,42 +170,64 @@ class WorkerHandle:
             poller.register(self.pidfd, select.POLLIN)
         died_at: float | None = None
         while True:
-            try:
-                msg = self.buffer.pop()
-            except wire.WireError:
-                return {"op": "eof"}
+            msg = self._buffered()
             if msg is not None:
-                return msg if isinstance(msg, dict) else {"op": "garbage"}
-            if self.eof:
-                return {"op": "eof"}
+                return msg
             now = time.monotonic()
             limit = deadline if died_at is None else died_at + DEATH_REPORT_WAIT
             if now >= limit:
                 return None if died_at is None else {"op": "eof"}
-            wait = limit - now
-            if watch is not None and died_at is None:
-                wait = min(wait, WATCH_INTERVAL)
+            watching = watch if died_at is None else None  # no watching once it died
+            wait = limit - now if watching is None else min(limit - now, WATCH_INTERVAL)
             events = poller.poll(max(1, int(wait * 1000)))
-            if not events and watch is not None and died_at is None:
-                verdict = watch()
+            if not events and watching is not None:
+                verdict = watching()
                 if verdict is not None:
                     return verdict
-            for fd, _event in events:
-                if fd == self.pidfd:
-                    self.dead = True
-                    died_at = time.monotonic()
-                    poller.unregister(self.pidfd)
-                    continue
-                try:
-                    data = self.sock.recv(1 << 16)
-                except BlockingIOError:
-                    continue
-                except OSError:
-                    data = b""
-                if data:
-                    self.buffer.feed(data)
-                else:
-                    self.eof = True
+            died = self._take_events(poller, events)
+            if died is not None:
+                died_at = died
+
+    def _buffered(self) -> dict[str, Any] | None:
+        """The next message already received, ``{"op": "eof"}`` after the end, else None."""
+        try:
+            msg = self.buffer.pop()
+        except wire.WireError:
+            return {"op": "eof"}
+        if msg is not None:
+            return msg if isinstance(msg, dict) else {"op": "garbage"}
+        if self.eof:
+            return {"op": "eof"}
+        return None
+
+    def _take_events(self, poller: select.poll, events: list[tuple[int, int]]) -> float | None:
+        """Read what the socket has; note the worker's death (its pidfd became readable).
+
+        Returns:
+            The time the death was seen (the pidfd is then no longer polled), else None.
+        """
+        died_at = None
+        for fd, _event in events:
+            if fd == self.pidfd:
+                self.dead = True
+                died_at = time.monotonic()
+                poller.unregister(self.pidfd)
+                continue
+            self._read_socket()
+        return died_at
+
+    def _read_socket(self) -> None:
+        """Feed what the socket holds into the buffer; an empty read or an error is the end."""
+        try:
+            data = self.sock.recv(1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if data:
+            self.buffer.feed(data)
+        else:
+            self.eof = True
 
     # -- end ------------------------------------------------------------------------------
     def kill(self, want_report: bool = False) -> dict[str, Any] | None:

@@ -287,48 +287,67 @@ def install_landlock(
     if abi < 1:
         return 0
     fs_mask = _landlock_fs_mask(abi)
-    fields = [fs_mask]
-    if abi >= 4:
-        fields.append(_LL_NET_ALL)
-    if abi >= 6:
-        fields.append(_LL_SCOPE_ALL)
-    attr = ctypes.create_string_buffer(struct.pack(f"{len(fields)}Q", *fields), 8 * len(fields))
-    ruleset = libc.syscall(
-        ctypes.c_long(create), attr, ctypes.c_size_t(8 * len(fields)), ctypes.c_uint32(0)
-    )
+    ruleset = _landlock_ruleset(libc, create, abi, fs_mask)
     if ruleset < 0:
         return 0
-    read_dir = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
-    rules = [(workdir, fs_mask)] + [(root, read_dir) for root in read_roots]
-    rules += [(folder, _LL_READ_DIR) for folder in list_only]
-    rules.append(("/dev/null", _LL_READ_FILE | _LL_WRITE_FILE | (fs_mask & _LL_IOCTL_DEV)))
     try:
-        for path, access in rules:
-            try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue
-            try:
-                if not os.path.isdir(path):
-                    access &= (
-                        _LL_EXECUTE | _LL_READ_FILE | _LL_WRITE_FILE | _LL_IOCTL_DEV | (1 << 14)
-                    )
-                rule = ctypes.create_string_buffer(struct.pack("=Qi", access & fs_mask, fd), 12)
-                libc.syscall(
-                    ctypes.c_long(add_rule),
-                    ctypes.c_int(ruleset),
-                    ctypes.c_int(_LL_RULE_PATH_BENEATH),
-                    rule,
-                    ctypes.c_uint32(0),
-                )
-            finally:
-                os.close(fd)
+        for path, access in _landlock_rules(workdir, read_roots, list_only, fs_mask):
+            _add_landlock_rule(libc, add_rule, ruleset, path, access & fs_mask)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             return 0
         rc = libc.syscall(ctypes.c_long(restrict), ctypes.c_int(ruleset), ctypes.c_uint32(0))
     finally:
         os.close(ruleset)
     return abi if rc == 0 else 0
+
+
+def _landlock_ruleset(libc: Any, create: int, abi: int, fs_mask: int) -> int:
+    """Create a ruleset handling ``fs_mask`` (and TCP, scopes where the ABI has them).
+
+    Returns:
+        The ruleset's descriptor, negative on failure.
+    """
+    fields = [fs_mask]
+    if abi >= 4:
+        fields.append(_LL_NET_ALL)
+    if abi >= 6:
+        fields.append(_LL_SCOPE_ALL)
+    attr = ctypes.create_string_buffer(struct.pack(f"{len(fields)}Q", *fields), 8 * len(fields))
+    return libc.syscall(
+        ctypes.c_long(create), attr, ctypes.c_size_t(8 * len(fields)), ctypes.c_uint32(0)
+    )
+
+
+def _landlock_rules(
+    workdir: str, read_roots: tuple[str, ...], list_only: tuple[str, ...], fs_mask: int
+) -> list[tuple[str, int]]:
+    """(path, rights) of every rule: the workdir, the read roots, list-only folders, /dev/null."""
+    read_dir = _LL_EXECUTE | _LL_READ_FILE | _LL_READ_DIR
+    rules = [(workdir, fs_mask)] + [(root, read_dir) for root in read_roots]
+    rules += [(folder, _LL_READ_DIR) for folder in list_only]
+    rules.append(("/dev/null", _LL_READ_FILE | _LL_WRITE_FILE | (fs_mask & _LL_IOCTL_DEV)))
+    return rules
+
+
+def _add_landlock_rule(libc: Any, add_rule: int, ruleset: int, path: str, access: int) -> None:
+    """Grant ``access`` beneath ``path`` (file rights only for a file; missing: skipped)."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if not os.path.isdir(path):
+            access &= _LL_EXECUTE | _LL_READ_FILE | _LL_WRITE_FILE | _LL_IOCTL_DEV | (1 << 14)
+        rule = ctypes.create_string_buffer(struct.pack("=Qi", access, fd), 12)
+        libc.syscall(
+            ctypes.c_long(add_rule),
+            ctypes.c_int(ruleset),
+            ctypes.c_int(_LL_RULE_PATH_BENEATH),
+            rule,
+            ctypes.c_uint32(0),
+        )
+    finally:
+        os.close(fd)
 
 
 # -- capabilities -----------------------------------------------------------------------------

@@ -219,6 +219,8 @@ class Sandbox:
             raise RuntimeError("a Sandbox cannot be used from a forked child process")
 
     def _request(self, op: str, code: str) -> ExecResult:
+        """Send one request (``exec`` a cell, ``reset`` the worker) and turn its outcome into
+        a result; a worker is started first when there is none. Never raises for the cell."""
         with self._lock:
             self._check_usable()
             start = time.monotonic()
@@ -226,63 +228,105 @@ class Sandbox:
                 error = f"ValueError: the cell is too long ({len(code)} > {MAX_CODE_CHARS} chars)"
                 return self._result("", error, "error", False, start)
             if self._worker is None:
-                try:
-                    self._worker = self._spawn()
-                except Exception as exc:  # noqa: BLE001 - reported as a result, never raised
-                    return self._result(
-                        "", f"sandbox worker could not start: {exc}", "crashed", False, start,
-                        infrastructure=True,
-                    )
+                failed = self._start_worker(start)
+                if failed is not None:
+                    return failed
             worker = self._worker
-            # the deadline starts after a (re)spawn: a cold zygote start is not the cell's time
-            hard_deadline = (
-                time.monotonic() + self.limits.wall_seconds + _grace(self.limits.wall_seconds)
+            msg, nonce, cpu_start = self._exchange(worker, op, code)
+            return self._outcome(worker, msg, nonce, cpu_start, start)
+
+    def _start_worker(self, start: float) -> ExecResult | None:
+        """Spawn the worker; the ``crashed`` (infrastructure) result when it cannot start."""
+        try:
+            self._worker = self._spawn()
+        except Exception as exc:  # noqa: BLE001 - reported as a result, never raised
+            return self._result(
+                "", f"sandbox worker could not start: {exc}", "crashed", False, start,
+                infrastructure=True,
             )
-            cpu_start = worker.cpu_seconds()
-            if cpu_start is not None:
-                worker.limit_cpu(cpu_start, self.limits.cpu_seconds)
-            worker.resume()
-            if op == "exec":
-                self._cells += 1
-            # a fresh random tag per request: a reply queued before the request (forged by an
-            # earlier cell, or left over) cannot match it
-            nonce = os.urandom(8).hex()
-            request = {"op": op, "code": code, "cell": self._cells, "nonce": nonce}
-            msg: dict[str, Any] | None
-            if worker.send(request, hard_deadline):
-                msg = worker.receive(hard_deadline, lambda: self._watch(worker, cpu_start))
-            else:  # the worker is gone (or wedged): collect what is left, then restart it
-                msg = worker.receive(min(hard_deadline, time.monotonic() + 0.5)) or {"op": "eof"}
-            if msg is not None and msg.get("op") is None:
-                worker.pause()
-                if msg.get("nonce") != nonce:
-                    self._discard_worker(kill=True)
-                    return self._result("", _FORGED, "crashed", False, start)
-                if self._over_disk_quota():
-                    return self._disk_limit(start)
-                return self._from_worker(msg, start)
-            if msg is not None and msg.get("op") == "watch":
-                self._discard_worker(kill=True)
-                if msg["status"] == "disk_limit":
-                    return self._disk_limit(start)
-                return self._result("", self._cpu_error(), "cpu_limit", False, start)
-            if msg is None:  # hard wall-clock timeout: the worker ignored the soft interrupt
-                self._discard_worker(kill=True)
-                error = (
-                    f"TimeoutError: the cell exceeded the wall-clock limit of "
-                    f"{self.limits.wall_seconds:g} s and was killed. {_RESTART_NOTE}"
-                )
-                return self._result("", error, "timeout", False, start)
-            if msg.get("op") == "setup_failed":
-                detail = f"sandbox worker set-up failed: {msg.get('error')}"
-                self._discard_worker(kill=True)
-                return self._result("", detail, "crashed", False, start, infrastructure=True)
-            report = self._discard_worker(kill=True, want_report=msg.get("op") != "exit_status")
-            report = msg if msg.get("op") == "exit_status" else report
-            if self._over_disk_quota():
+        return None
+
+    def _exchange(
+        self, worker: WorkerHandle, op: str, code: str
+    ) -> tuple[dict[str, Any] | None, str, float | None]:
+        """Arm the limits, resume the worker, send the request and wait for what comes back.
+
+        Returns:
+            The message (None: the hard wall-clock deadline passed), the request's nonce and
+            the worker's CPU time before the request (None when unknown).
+        """
+        # the deadline starts after a (re)spawn: a cold zygote start is not the cell's time
+        hard_deadline = (
+            time.monotonic() + self.limits.wall_seconds + _grace(self.limits.wall_seconds)
+        )
+        cpu_start = worker.cpu_seconds()
+        if cpu_start is not None:
+            worker.limit_cpu(cpu_start, self.limits.cpu_seconds)
+        worker.resume()
+        if op == "exec":
+            self._cells += 1
+        # a fresh random tag per request: a reply queued before the request (forged by an
+        # earlier cell, or left over) cannot match it
+        nonce = os.urandom(8).hex()
+        request = {"op": op, "code": code, "cell": self._cells, "nonce": nonce}
+        msg: dict[str, Any] | None
+        if worker.send(request, hard_deadline):
+            msg = worker.receive(hard_deadline, lambda: self._watch(worker, cpu_start))
+        else:  # the worker is gone (or wedged): collect what is left, then restart it
+            msg = worker.receive(min(hard_deadline, time.monotonic() + 0.5)) or {"op": "eof"}
+        return msg, nonce, cpu_start
+
+    def _outcome(
+        self,
+        worker: WorkerHandle,
+        msg: dict[str, Any] | None,
+        nonce: str,
+        cpu_start: float | None,
+        start: float,
+    ) -> ExecResult:
+        """The result of a request from what came back: a reply, a watchdog verdict, nothing
+        by the hard deadline, or the worker's end."""
+        if msg is None:  # hard wall-clock timeout: the worker ignored the soft interrupt
+            self._discard_worker(kill=True)
+            error = (
+                f"TimeoutError: the cell exceeded the wall-clock limit of "
+                f"{self.limits.wall_seconds:g} s and was killed. {_RESTART_NOTE}"
+            )
+            return self._result("", error, "timeout", False, start)
+        if msg.get("op") is None:
+            return self._reply(worker, msg, nonce, start)
+        if msg.get("op") == "watch":
+            self._discard_worker(kill=True)
+            if msg["status"] == "disk_limit":
                 return self._disk_limit(start)
-            status, error = self._classify_death(report, cpu_start)
-            return self._result("", error, status, False, start)
+            return self._result("", self._cpu_error(), "cpu_limit", False, start)
+        return self._ended(msg, cpu_start, start)
+
+    def _reply(
+        self, worker: WorkerHandle, msg: dict[str, Any], nonce: str, start: float
+    ) -> ExecResult:
+        """The result of the worker's reply (a reply without the request's nonce is forged:
+        the worker is replaced)."""
+        worker.pause()
+        if msg.get("nonce") != nonce:
+            self._discard_worker(kill=True)
+            return self._result("", _FORGED, "crashed", False, start)
+        if self._over_disk_quota():
+            return self._disk_limit(start)
+        return self._from_worker(msg, start)
+
+    def _ended(self, msg: dict[str, Any], cpu_start: float | None, start: float) -> ExecResult:
+        """The result when the worker failed its set-up, died or closed the connection."""
+        if msg.get("op") == "setup_failed":
+            detail = f"sandbox worker set-up failed: {msg.get('error')}"
+            self._discard_worker(kill=True)
+            return self._result("", detail, "crashed", False, start, infrastructure=True)
+        report = self._discard_worker(kill=True, want_report=msg.get("op") != "exit_status")
+        report = msg if msg.get("op") == "exit_status" else report
+        if self._over_disk_quota():
+            return self._disk_limit(start)
+        status, error = self._classify_death(report, cpu_start)
+        return self._result("", error, status, False, start)
 
     def close(self) -> None:
         """Kill the worker and remove the working directory; safe to call twice."""

@@ -148,52 +148,97 @@ def remove_tree(path: Path | str) -> bool:
     if not stat.S_ISDIR(info.st_mode):
         with contextlib.suppress(OSError):
             os.unlink(path)
-        return not os.path.lexists(path)
+    elif not _empty_folder(path):
+        return False
+    else:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+    return not os.path.lexists(path)
+
+
+def _empty_folder(path: str) -> bool:
+    """Remove what can be removed under folder ``path`` (the folder itself stays).
+
+    Returns:
+        False when the folder cannot be opened, the tree was moved during the walk, or an
+        error stopped it; True when the walk finished.
+    """
     try:
         fd = os.open(path, _DIR_FLAGS)
     except OSError:
         return False
-    # one entry per folder above the current one: (its device and inode, the name of the
-    # folder we went down into, names in it we could not remove)
-    stack: list[tuple[tuple[int, int], str, set[str]]] = []
-    skip: set[str] = set()
+    walk = _EmptyingWalk(fd)
     try:
-        while True:
-            try:
-                child = _empty_files(fd, skip)
-            except OSError:
-                child = None
-            if child is not None:
-                sub = _open_child(fd, child)
-                if sub is None:
-                    skip.add(child)
-                    continue
-                info = os.fstat(fd)
-                stack.append(((info.st_dev, info.st_ino), child, skip))
-                os.close(fd)
-                fd, skip = sub, set()
-                continue
-            if not stack:
-                break
-            ident, name, parent_skip = stack.pop()
-            parent = os.open("..", _DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = parent
-            if not _same(fd, ident):  # the tree was moved under our feet: stop here
-                return False
-            try:
-                os.rmdir(name, dir_fd=fd)
-            except OSError:
-                parent_skip.add(name)
-            skip = parent_skip
+        return walk.run()
     except OSError:
         return False
     finally:
+        walk.close()
+
+
+class _EmptyingWalk:
+    """A depth-first walk that empties a folder tree through folder descriptors.
+
+    It holds one open descriptor (the current folder); going up re-opens ``..`` and checks
+    it is the folder it came down from, so a tree moved under its feet stops the walk.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        # one entry per folder above the current one: (its device and inode, the name of the
+        # folder we went down into, names in it we could not remove)
+        self._stack: list[tuple[tuple[int, int], str, set[str]]] = []
+        self._skip: set[str] = set()
+
+    def run(self) -> bool:
+        """Walk until the top folder is empty (but for what cannot go); False when moved."""
+        while True:
+            child = self._next_child()
+            if child is not None:
+                self._descend(child)
+                continue
+            if not self._stack:
+                return True
+            if not self._ascend():
+                return False
+
+    def close(self) -> None:
+        """Close the current folder's descriptor."""
         with contextlib.suppress(OSError):
-            os.close(fd)
-    with contextlib.suppress(OSError):
-        os.rmdir(path)
-    return not os.path.lexists(path)
+            os.close(self.fd)
+
+    def _next_child(self) -> str | None:
+        """Unlink the current folder's files; its first sub-folder left to empty, or None."""
+        try:
+            return _empty_files(self.fd, self._skip)
+        except OSError:
+            return None
+
+    def _descend(self, child: str) -> None:
+        """Go down into ``child`` (skipped from now on when it cannot be opened)."""
+        sub = _open_child(self.fd, child)
+        if sub is None:
+            self._skip.add(child)
+            return
+        info = os.fstat(self.fd)
+        self._stack.append(((info.st_dev, info.st_ino), child, self._skip))
+        os.close(self.fd)
+        self.fd, self._skip = sub, set()
+
+    def _ascend(self) -> bool:
+        """Go up and remove the folder just emptied; False when the parent is another folder."""
+        ident, name, parent_skip = self._stack.pop()
+        parent = os.open("..", _DIR_FLAGS, dir_fd=self.fd)
+        os.close(self.fd)
+        self.fd = parent
+        if not _same(self.fd, ident):  # the tree was moved under our feet: stop here
+            return False
+        try:
+            os.rmdir(name, dir_fd=self.fd)
+        except OSError:
+            parent_skip.add(name)
+        self._skip = parent_skip
+        return True
 
 
 def sweep_once() -> None:

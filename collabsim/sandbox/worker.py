@@ -309,6 +309,19 @@ class Worker:
         assert self.policy is not None
         if exc is None:
             return "ok", None
+        interrupted = self._interruption(exc)
+        if interrupted is not None:
+            return interrupted
+        text = _format_exception(exc)
+        if _in_chain(exc, MemoryError):
+            return "memory_limit", (
+                f"{text}\nMemoryError: the sandbox allows about "
+                f"{self.limits['memory_mb']} MB of memory per session"
+            )
+        return self._failure(exc, text)
+
+    def _interruption(self, exc: BaseException) -> tuple[str, str] | None:
+        """Status and error of a cell the wall-clock or CPU limit interrupted (else None)."""
         if isinstance(exc, CellTimeout):
             return "timeout", (
                 f"TimeoutError: the cell exceeded the wall-clock limit of "
@@ -319,12 +332,15 @@ class Worker:
                 f"CpuLimitExceeded: the cell used more than {self.limits['cpu_seconds']:g} s "
                 "of CPU time and was interrupted"
             )
-        text = _format_exception(exc)
-        if _in_chain(exc, MemoryError):
-            return "memory_limit", (
-                f"{text}\nMemoryError: the sandbox allows about "
-                f"{self.limits['memory_mb']} MB of memory per session"
-            )
+        return None
+
+    def _failure(self, exc: BaseException, text: str) -> tuple[str, str]:
+        """Status and error of a failed cell: ``blocked`` when the policy refused something.
+
+        The error is the refusals alone when the cell failed on one, else the traceback
+        ``text`` followed by them.
+        """
+        assert self.policy is not None
         violations = list(dict.fromkeys(self.policy.violations))
         if _in_chain(exc, PolicyViolation) and violations:
             return "blocked", "\n".join(f"PermissionError: {v}" for v in violations)

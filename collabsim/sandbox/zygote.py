@@ -140,14 +140,7 @@ class Zygote:
 
     def run(self) -> None:
         """Serve spawn requests until the control socket closes."""
-        try:
-            os.close(os.pidfd_open(self.pid))
-        except (OSError, AttributeError):  # pragma: no cover - kernels without pidfds
-            # SIGCHLD wakes the loop instead. With pidfds it keeps its default action (no
-            # handler): workers are stopped and continued around every cell, and each of
-            # those would otherwise wake this process for nothing.
-            signal.signal(signal.SIGCHLD, lambda signum, frame: None)
-            signal.set_wakeup_fd(self.wake_w)
+        self._watch_children()
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         from collabsim.sandbox import wire
 
@@ -161,28 +154,50 @@ class Zygote:
             if any(fd in self.pidfds for fd in readable):
                 self.reap()
             if self.wake_r in readable:
-                try:
-                    while os.read(self.wake_r, 512):
-                        pass
-                except BlockingIOError:
-                    pass
+                self._drain_wakeups()
                 self.reap()
             if self.ctrl.fileno() in readable:
-                try:
-                    msg, fds = wire.recv_msg(self.ctrl, with_fds=True)
-                except (wire.WireError, OSError):
-                    self.shutdown()
-                if msg.get("op") == "spawn" and len(fds) == 1:
-                    self.spawn(msg, fds[0])
-                elif msg.get("op") == "preload":
-                    self.preload(fds)
-                else:
-                    for fd in fds:
-                        os.close(fd)
-                    if msg.get("op") == "shutdown":
-                        self.shutdown(remove_workdirs=False)
-                    wire.send_msg(self.ctrl, {"ok": False, "error": "bad request"})
+                self._serve_request()
             self.reap()
+
+    def _watch_children(self) -> None:
+        """Wake the loop when a worker exits: its pidfd, or SIGCHLD without pidfds."""
+        try:
+            os.close(os.pidfd_open(self.pid))
+        except (OSError, AttributeError):  # pragma: no cover - kernels without pidfds
+            # SIGCHLD wakes the loop instead. With pidfds it keeps its default action (no
+            # handler): workers are stopped and continued around every cell, and each of
+            # those would otherwise wake this process for nothing.
+            signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+            signal.set_wakeup_fd(self.wake_w)
+
+    def _drain_wakeups(self) -> None:
+        """Empty the signal wake-up pipe."""
+        try:
+            while os.read(self.wake_r, 512):
+                pass
+        except BlockingIOError:
+            pass
+
+    def _serve_request(self) -> None:
+        """Read one control request and carry it out (spawn, preload, shutdown); a closed or
+        broken control socket shuts the zygote down."""
+        from collabsim.sandbox import wire
+
+        try:
+            msg, fds = wire.recv_msg(self.ctrl, with_fds=True)
+        except (wire.WireError, OSError):
+            self.shutdown()
+        if msg.get("op") == "spawn" and len(fds) == 1:
+            self.spawn(msg, fds[0])
+        elif msg.get("op") == "preload":
+            self.preload(fds)
+        else:
+            for fd in fds:
+                os.close(fd)
+            if msg.get("op") == "shutdown":
+                self.shutdown(remove_workdirs=False)
+            wire.send_msg(self.ctrl, {"ok": False, "error": "bad request"})
 
     def spawn(self, msg: dict[str, Any], fd: int) -> None:
         """Fork one worker serving ``fd``."""

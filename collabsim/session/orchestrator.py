@@ -209,26 +209,52 @@ class Orchestrator:
     def _act(self, name: str, t: float, text: Any) -> _Step:
         """Carry out one reply; return its author's next decision time (None: wait)."""
         s = self.state
-        parsed = parse_action(text)
-        if parsed.action is None:
-            return record_invalid(s, name, t, text, parsed.error or "unparseable action")
-        action = parsed.action
-        reason = illegal_reason(s, name, action)
-        if reason is not None:
-            return record_invalid(s, name, t, text, reason, action)
+        action, refusal = self._checked_action(name, text)
+        if action is None or refusal is not None:
+            return record_invalid(s, name, t, text, refusal or "unparseable action", action)
         if action.name == "WAIT_TEAMMATE_CONTINUE":
-            try:
-                bound = wait_bound(action)
-            except ValueError as exc:
-                return record_invalid(s, name, t, text, f"{action.name}: {exc}.", action)
-            s.wait(name, t, bound)
-            return None
+            return self._wait(name, t, text, action)
         if action.name in ("APPROVE", "REJECT"):
             return (
                 yield from gates.decide(
                     s, name, t, action, lambda why, a: record_invalid(s, name, t, "", why, a)
                 )
             )
+        return (yield from self._propose(name, t, text, action))
+
+    def _checked_action(self, name: str, text: Any) -> tuple[Action | None, str | None]:
+        """Parse a reply and check that its action is available to ``name`` now.
+
+        Returns:
+            (the action, None when the reply does not parse; why it is refused, None when
+            it is accepted).
+        """
+        parsed = parse_action(text)
+        if parsed.action is None:
+            return None, parsed.error or "unparseable action"
+        return parsed.action, illegal_reason(self.state, name, parsed.action)
+
+    def _wait(self, name: str, t: float, text: Any, action: Action) -> float | None:
+        """Put ``name`` to sleep until a teammate acts or the action's bound passes.
+
+        Returns:
+            None (it waits), or the next decision time when the bound is invalid.
+        """
+        s = self.state
+        try:
+            bound = wait_bound(action)
+        except ValueError as exc:
+            return record_invalid(s, name, t, text, f"{action.name}: {exc}.", action)
+        s.wait(name, t, bound)
+        return None
+
+    def _propose(self, name: str, t: float, text: Any, action: Action) -> _Step:
+        """Carry out an action, or ask its gate's owner when a gate guards it.
+
+        A ``MEMORY_ADD`` is checked and its section normalised first; a request the same
+        member already has pending is refused.
+        """
+        s = self.state
         if action.name == "MEMORY_ADD":
             problem = memory_problem(s, action)
             if problem is not None:

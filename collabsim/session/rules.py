@@ -45,6 +45,15 @@ def available_actions(s: SessionState, name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_WORK_PHASE_REFUSALS = {
+    "FINISH": "FINISH: only the agent (or the owner of a FINISH gate) can finish.",
+    "APPROVE": "APPROVE: no gate request is waiting for your decision.",
+    "REJECT": "REJECT: no gate request is waiting for your decision.",
+    "SEND_TEAMMATE_MESSAGE": "SEND_TEAMMATE_MESSAGE: you have no teammates in this session.",
+}
+"""Why an action of the work phase is not available, by action name."""
+
+
 def illegal_reason(s: SessionState, name: str, action: Action) -> str | None:
     """Why ``action`` is not available to ``name`` now (None: it is)."""
     available = available_actions(s, name)
@@ -61,13 +70,8 @@ def illegal_reason(s: SessionState, name: str, action: Action) -> str | None:
             "SEND_TEAMMATE_MESSAGE, MEMORY_ADD or MEMORY_AGREE (the work phase starts when "
             "everyone has agreed)."
         )
-    if a == "FINISH":
-        return "FINISH: only the agent (or the owner of a FINISH gate) can finish."
-    if a in ("APPROVE", "REJECT"):
-        return f"{a}: no gate request is waiting for your decision."
-    if a == "SEND_TEAMMATE_MESSAGE":
-        return "SEND_TEAMMATE_MESSAGE: you have no teammates in this session."
-    return f"{a} is not available now; available: {', '.join(available)}."
+    refusal = _WORK_PHASE_REFUSALS.get(a)
+    return refusal or f"{a} is not available now; available: {', '.join(available)}."
 
 
 def memory_problem(s: SessionState, action: Action) -> str | None:

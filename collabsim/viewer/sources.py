@@ -42,14 +42,7 @@ def load_graph(path: str | Path, session: str | None = None) -> WorkflowGraph:
     Raises:
         GraphSourceError: Missing file, unknown format, or an unknown / missing session id.
     """
-    path = Path(path)
-    if path.is_dir():
-        trace = path / "trace.jsonl"
-        if not trace.is_file():
-            raise GraphSourceError(f"{path}: folder has no trace.jsonl")
-        path = trace
-    if not path.is_file():
-        raise GraphSourceError(f"{path}: no such file")
+    path = _graph_file(Path(path))
     if path.suffix == ".jsonl":
         return graph_from_trace_file(path)
     try:
@@ -57,17 +50,7 @@ def load_graph(path: str | Path, session: str | None = None) -> WorkflowGraph:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise GraphSourceError(f"{path}: not a JSON graph or a JSONL trace ({err})") from err
     if isinstance(data, dict) and isinstance(data.get("sessions"), list):
-        if not session:
-            ids = [str(s.get("session_id")) for s in data["sessions"][:5]]
-            raise GraphSourceError(
-                f"{path}: an explorer file holds {len(data['sessions'])} sessions; "
-                f"choose one with --session (e.g. {', '.join(ids)})"
-            )
-        wanted = normalise_session_id(session)
-        picked = [s for s in data["sessions"] if s.get("session_id") == wanted]
-        if not picked:
-            raise GraphSourceError(f"--session: no session {wanted!r} in {path}")
-        return read_explorer({"sessions": picked})[0]
+        return _explorer_session(data["sessions"], session, path)
     if is_node_link(data):
         return from_node_link(data)
     if isinstance(data, dict) and "steps" in data and "session_id" in data:
@@ -75,3 +58,38 @@ def load_graph(path: str | Path, session: str | None = None) -> WorkflowGraph:
     raise GraphSourceError(
         f"{path}: not a trace, a Kolab graph, a node-link graph or an explorer file"
     )
+
+
+def _graph_file(path: Path) -> Path:
+    """The file to read: ``path``, or the ``trace.jsonl`` of a session folder.
+
+    Raises:
+        GraphSourceError: A folder without a trace, or no such file.
+    """
+    if path.is_dir():
+        trace = path / "trace.jsonl"
+        if not trace.is_file():
+            raise GraphSourceError(f"{path}: folder has no trace.jsonl")
+        path = trace
+    if not path.is_file():
+        raise GraphSourceError(f"{path}: no such file")
+    return path
+
+
+def _explorer_session(sessions: list, session: str | None, path: Path) -> WorkflowGraph:
+    """The graph of one session of an explorer file (``p1|s1`` or the full id).
+
+    Raises:
+        GraphSourceError: No session chosen, or no session of that id.
+    """
+    if not session:
+        ids = [str(s.get("session_id")) for s in sessions[:5]]
+        raise GraphSourceError(
+            f"{path}: an explorer file holds {len(sessions)} sessions; "
+            f"choose one with --session (e.g. {', '.join(ids)})"
+        )
+    wanted = normalise_session_id(session)
+    picked = [s for s in sessions if s.get("session_id") == wanted]
+    if not picked:
+        raise GraphSourceError(f"--session: no session {wanted!r} in {path}")
+    return read_explorer({"sessions": picked})[0]

@@ -47,16 +47,27 @@ class Policy:
 
 
 def agent(obs: Observation, st: dict[str, Any]) -> str:
+    """Gates in the build phase; then a failing and a working cell; then drafts and FINISH."""
     if obs.phase == "build":
-        if not st.get("gates"):
-            st["gates"] = True
-            return format_action("MEMORY_ADD", section="gates", text="EDITOR_UPDATE: R\nFINISH: D")
-        if not st.get("agreed"):
-            st["agreed"] = True
-            return format_action("MEMORY_AGREE")
-        return WAIT
+        return _agent_build(st)
     if obs.my_pending:
         return WAIT
+    return _agent_code(obs, st) or _agent_draft(obs, st)
+
+
+def _agent_build(st: dict[str, Any]) -> str:
+    """Propose the gates (R decides edits, D the submission), then agree."""
+    if not st.get("gates"):
+        st["gates"] = True
+        return format_action("MEMORY_ADD", section="gates", text="EDITOR_UPDATE: R\nFINISH: D")
+    if not st.get("agreed"):
+        st["agreed"] = True
+        return format_action("MEMORY_AGREE")
+    return WAIT
+
+
+def _agent_code(obs: Observation, st: dict[str, Any]) -> str | None:
+    """A failing cell, then (once it ran) a working one (a retry loop); None when both ran."""
     cells = [c for c in obs.code_cells if c.author == obs.me]
     if st.get("ran", 0) == 0:
         st["ran"] = 1
@@ -66,6 +77,11 @@ def agent(obs: Observation, st: dict[str, Any]) -> str:
         return format_action("EXECUTE_CODE", code="print(6 * 7)")
     if st["ran"] < 2:
         return WAIT
+    return None
+
+
+def _agent_draft(obs: Observation, st: dict[str, Any]) -> str:
+    """A draft, a second one after R rejects it, then FINISH once a draft stands."""
     drafts = st.get("drafts", 0)
     if drafts == 0:
         st["drafts"] = 1

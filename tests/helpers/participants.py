@@ -51,35 +51,69 @@ def _random_text(rng: np.random.Generator, n: int) -> str:
     return "".join([_ALPHABET[i] for i in rng.integers(0, len(_ALPHABET), size=n).tolist()])
 
 
+def _truncate(rng: np.random.Generator, text: str, i: int) -> str:
+    return text[:i]
+
+
+def _drop_quotes(rng: np.random.Generator, text: str, i: int) -> str:
+    coin = (rng.random(len(text)) < 0.5).tolist()
+    return "".join([c for c, keep in zip(text, coin, strict=True) if keep or c not in "\"'()"])
+
+
+def _double_quotes(rng: np.random.Generator, text: str, i: int) -> str:
+    coin = (rng.random(len(text)) < 0.5).tolist()
+    return "".join(
+        [c * 2 if dup and c in "\"'()" else c for c, dup in zip(text, coin, strict=True)]
+    )
+
+
+def _insert_unicode(rng: np.random.Generator, text: str, i: int) -> str:
+    codes = rng.integers(1, 0x10FFFF, size=8)
+    chars = "".join(chr(int(c)) for c in codes if not 0xD800 <= c < 0xE000)
+    return text[:i] + chars + text[i:]
+
+
+def _nest(rng: np.random.Generator, text: str, i: int) -> str:
+    return text[:i] + text + text[i:]
+
+
+def _fence(rng: np.random.Generator, text: str, i: int) -> str:
+    return f"Sure!\n```\n{text}\n```\nanything else?"
+
+
+def _respace(rng: np.random.Generator, text: str, i: int) -> str:
+    return text.lower().replace("(", " ( ", 1)
+
+
+def _deep_brackets(rng: np.random.Generator, text: str, i: int) -> str:
+    depth = int(rng.integers(1, 3000))
+    return text[:i] + "{" * depth + "(" * depth + text[i:]
+
+
+def _insert_random(rng: np.random.Generator, text: str, i: int) -> str:
+    return text[:i] + _random_text(rng, int(rng.integers(1, 20))) + text[i:]
+
+
+_MUTATIONS: tuple[Callable[[np.random.Generator, str, int], str], ...] = (
+    _truncate,  # 0
+    _drop_quotes,  # 1: delete quotes / parentheses
+    _double_quotes,  # 2: duplicate quotes / parentheses
+    _insert_unicode,  # 3: random unicode
+    _nest,  # 4: nested call
+    _fence,  # 5: prose and fences
+    _respace,  # 6: case and spacing
+    _deep_brackets,  # 7
+    _insert_random,  # 8: random alphabet text
+)
+"""Mutations of an action text at a position, by kind (the seeded draw picks one)."""
+
+
 def _mutate(rng: np.random.Generator, text: str) -> str:
-    kind = int(rng.integers(0, 9))
+    kind = int(rng.integers(0, len(_MUTATIONS)))
     if not text:
         return text
     i = int(rng.integers(0, len(text)))
-    if kind == 0:  # truncation
-        return text[:i]
-    if kind in (1, 2):
-        coin = (rng.random(len(text)) < 0.5).tolist()
-    if kind == 1:  # delete quotes / parentheses
-        return "".join([c for c, keep in zip(text, coin, strict=True) if keep or c not in "\"'()"])
-    if kind == 2:  # duplicate quotes / parentheses
-        return "".join(
-            [c * 2 if dup and c in "\"'()" else c for c, dup in zip(text, coin, strict=True)]
-        )
-    if kind == 3:  # random unicode
-        codes = rng.integers(1, 0x10FFFF, size=8)
-        chars = "".join(chr(int(c)) for c in codes if not 0xD800 <= c < 0xE000)
-        return text[:i] + chars + text[i:]
-    if kind == 4:  # nested call
-        return text[:i] + text + text[i:]
-    if kind == 5:  # prose and fences
-        return f"Sure!\n```\n{text}\n```\nanything else?"
-    if kind == 6:  # case and spacing
-        return text.lower().replace("(", " ( ", 1)
-    if kind == 7:  # deep brackets
-        depth = int(rng.integers(1, 3000))
-        return text[:i] + "{" * depth + "(" * depth + text[i:]
-    return text[:i] + _random_text(rng, int(rng.integers(1, 20))) + text[i:]
+    return _MUTATIONS[kind](rng, text, i)
 
 
 def fuzz_strings(seed: int, n: int) -> list[str]:

@@ -234,44 +234,51 @@ def test_build_phase_ends_at_its_turn_cap(task: Task, tmp_path: Path, executor_f
     assert [e.args["phase"] for e in events if e.action_type == "PHASE_START"] == ["build", "work"]
 
 
+def _gated_agent(obs: Observation) -> str:
+    """Agrees to the gates; then runs code, drafts, waits for the draft to land, finishes."""
+    if obs.phase == "build":
+        return "MEMORY_AGREE()" if "agent" not in obs.memory.agreed else WAIT
+    done = {h.action_type for h in obs.history if h.actor == "agent"}
+    if "EXECUTE_CODE" not in done:
+        return CODE
+    if "EDITOR_UPDATE" not in done:
+        return format_action("EDITOR_UPDATE", text="gated text")
+    if obs.editor_text != "gated text":
+        return WAIT
+    return "FINISH()"
+
+
+def _gating_d(obs: Observation) -> str:
+    """Proposes gates (edits to D, finish to R) and agrees; then approves what waits for it."""
+    if obs.phase == "build":
+        steps = [
+            format_action("MEMORY_ADD", section="gates", text="EDITOR_UPDATE: D\nfinish: R"),
+            "MEMORY_AGREE()",
+        ]
+        return steps[obs.turn] if obs.turn < len(steps) else WAIT
+    if obs.pending_for_me:
+        return format_action("APPROVE", request_id=obs.pending_for_me[0].request_id)
+    return WAIT
+
+
+def _gating_r(obs: Observation) -> str:
+    """Proposes a gate line that is not understood and one that frees FINISH; then waits."""
+    if obs.phase == "build":
+        steps = [
+            format_action("MEMORY_ADD", section="gates", text="EXECUTE_CODE to R please"),
+            format_action("MEMORY_ADD", section="gates", text="FINISH: none"),
+            "MEMORY_AGREE()",
+        ]
+        return steps[obs.turn] if obs.turn < len(steps) else WAIT
+    return WAIT
+
+
 def test_scaffolded_gates_chosen_in_build_phase_are_enforced(
     task: Task, tmp_path: Path, executor_factory
 ) -> None:
-    def agent_fn(obs: Observation) -> str:
-        if obs.phase == "build":
-            return "MEMORY_AGREE()" if "agent" not in obs.memory.agreed else WAIT
-        done = {h.action_type for h in obs.history if h.actor == "agent"}
-        if "EXECUTE_CODE" not in done:
-            return CODE
-        if "EDITOR_UPDATE" not in done:
-            return format_action("EDITOR_UPDATE", text="gated text")
-        if obs.editor_text != "gated text":
-            return WAIT
-        return "FINISH()"
-
-    def d_fn(obs: Observation) -> str:
-        if obs.phase == "build":
-            steps = [
-                format_action("MEMORY_ADD", section="gates", text="EDITOR_UPDATE: D\nfinish: R"),
-                "MEMORY_AGREE()",
-            ]
-            return steps[obs.turn] if obs.turn < len(steps) else WAIT
-        if obs.pending_for_me:
-            return format_action("APPROVE", request_id=obs.pending_for_me[0].request_id)
-        return WAIT
-
-    def r_fn(obs: Observation) -> str:
-        if obs.phase == "build":
-            steps = [
-                format_action("MEMORY_ADD", section="gates", text="EXECUTE_CODE to R please"),
-                format_action("MEMORY_ADD", section="gates", text="FINISH: none"),
-                "MEMORY_AGREE()",
-            ]
-            return steps[obs.turn] if obs.turn < len(steps) else WAIT
-        return WAIT
-
-    agent = FnParticipant("agent", "agent", agent_fn)
-    d, r = FnParticipant("D", "collaborator", d_fn), FnParticipant("R", "collaborator", r_fn)
+    agent = FnParticipant("agent", "agent", _gated_agent)
+    d = FnParticipant("D", "collaborator", _gating_d)
+    r = FnParticipant("R", "collaborator", _gating_r)
     result, events = run(
         task,
         tmp_path,
