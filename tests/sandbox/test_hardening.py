@@ -327,9 +327,13 @@ _KILLED_RUN = textwrap.dedent(
 _NEXT_RUN = "from collabsim.sandbox import Sandbox\nSandbox([]).close()\n"
 
 
-def test_workdirs_of_a_killed_run_are_swept_at_the_next_start() -> None:
+def test_workdirs_of_a_killed_run_are_swept_at_the_next_start(tmp_path: Path) -> None:
+    # Both runs use a private temporary folder. In the shared one (/tmp) the killed run's
+    # folder is stale, so ANY process that starts a Sandbox meanwhile (another test run on
+    # the machine) rightly sweeps it before this test looks at it: that made the test flaky.
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
     run = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_RUN], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", _KILLED_RUN], stdout=subprocess.PIPE, text=True, env=env
     )
     try:
         assert run.stdout is not None
@@ -342,16 +346,29 @@ def test_workdirs_of_a_killed_run_are_swept_at_the_next_start() -> None:
     finally:
         run.kill()
         run.wait()
+    assert workdir.parent == tmp_path
     assert (workdir / "left.txt").exists()
-    tmp = Path(tempfile.gettempdir())
-    me = tmp / f"{WORKDIR_PREFIX}{os.getpid()}-{process_start_time(os.getpid())}-keep"
-    foreign = tmp / f"{WORKDIR_PREFIX}not-ours-{os.getpid()}"
+    me = tmp_path / f"{WORKDIR_PREFIX}{os.getpid()}-{process_start_time(os.getpid())}-keep"
+    foreign = tmp_path / f"{WORKDIR_PREFIX}not-ours-{os.getpid()}"
     me.mkdir()
     foreign.mkdir()
+    subprocess.run([sys.executable, "-c", _NEXT_RUN], check=True, timeout=120, env=env)
+    assert not workdir.exists()
+    assert me.is_dir() and foreign.is_dir()  # a live owner's and unknown folders stay
+
+
+def test_a_start_never_sweeps_the_workdir_of_a_live_run(tmp_path: Path) -> None:
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    live = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_RUN], stdout=subprocess.PIPE, text=True, env=env
+    )
     try:
-        subprocess.run([sys.executable, "-c", _NEXT_RUN], check=True, timeout=120)
-        assert not workdir.exists()
-        assert me.is_dir() and foreign.is_dir()  # a live owner's and unknown folders stay
+        assert live.stdout is not None
+        workdir = Path(live.stdout.readline().split()[0])
+        # another process starts a Sandbox (and sweeps) while the first run still works
+        subprocess.run([sys.executable, "-c", _NEXT_RUN], check=True, timeout=120, env=env)
+        assert live.poll() is None
+        assert (workdir / "left.txt").read_text() == "x"
     finally:
-        me.rmdir()
-        foreign.rmdir()
+        live.kill()
+        live.wait()
