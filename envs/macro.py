@@ -102,6 +102,18 @@ FEATURES: tuple[str, ...] = (
 N_FEATURES = len(FEATURES)
 _TIME_USED, _TURNS_USED = FEATURES.index("time_used"), FEATURES.index("turns_used")
 _WAIT = format_action("WAIT_TEAMMATE_CONTINUE")
+# The family of each macro: MacroActions._<family>_macro expands it to action text.
+_MACRO_FAMILY: dict[str, str] = {
+    "wait": "wait", "approve": "decide", "reject": "decide", "finish": "finish",
+    "inspect_data": "compute", "recompute": "compute",
+    **{f"analyse_variant_{k}": "compute" for k in range(N_VARIANTS)},
+    "update_editor": "update_editor", "answer": "answer",
+    **{f"ask_{kind}": "ask" for kind in ASK_KINDS},
+    "ask_check": "ask_check", "confirm_draft": "confirm_draft",
+    **{f"concern_{k}": "concern" for k in ISSUE_KINDS},
+}
+# Families whose macros are valid in the build phase too (the others wait for the work phase).
+_BUILD_PHASE_FAMILIES = frozenset({"wait", "decide", "finish"})
 # Analysis cells, parsed outputs and chat tags are pure functions of their inputs: kept
 # across steps (every step reads the whole chat and every cell again).
 _compute_cell = functools.lru_cache(maxsize=4096)(compute_cell)
@@ -112,6 +124,11 @@ _parse_facts = functools.lru_cache(maxsize=4096)(parse_facts)
 _announced_drafts = functools.lru_cache(maxsize=4096)(announced_drafts)
 _checked_drafts = functools.lru_cache(maxsize=4096)(checked_drafts)
 _draft_fingerprint = functools.lru_cache(maxsize=256)(draft_fingerprint)
+
+
+def _action(build: bool, name: str, /, **args: Any) -> tuple[str, bool]:
+    """A valid macro's (action text, True); the text is ``""`` unless ``build``."""
+    return (format_action(name, **args) if build else ""), True
 
 
 class MacroActions(gym.Wrapper):
@@ -293,75 +310,127 @@ class MacroActions(gym.Wrapper):
         return self._expand(obs, int(macro), True)
 
     def _expand(self, obs: Observation, macro: int, text: bool) -> tuple[str | None, bool]:
-        """:meth:`expand`; with ``text=False`` a valid macro's text is not built (``""``)."""
+        """:meth:`expand`; with ``text=False`` a valid macro's text is not built (``""``).
 
-        def action(name: str, **args: Any) -> tuple[str, bool]:
-            return (format_action(name, **args) if text else ""), True
-
+        Each macro belongs to a family (:data:`_MACRO_FAMILY`) expanded by the method
+        ``_<family>_macro``; in the build phase only waiting, approving / rejecting and
+        finishing are valid.
+        """
         name = self.macros[macro]
-        can, editor, fp = self._seen(obs)
+        family = _MACRO_FAMILY[name]
+        if obs.phase == "build" and family not in _BUILD_PHASE_FAMILIES:
+            return None, False
+        expand = getattr(self, f"_{family}_macro")
+        return expand(obs, name, text)
+
+    def _wait_macro(self, obs: Observation, name: str, text: bool) -> tuple[str | None, bool]:
+        """``wait``: always valid."""
+        return _WAIT, True
+
+    def _decide_macro(self, obs: Observation, name: str, text: bool) -> tuple[str | None, bool]:
+        """``approve`` / ``reject`` the first request pending for the learner."""
+        can, _, _ = self._seen(obs)
         pending = obs.pending_for_me[0] if obs.pending_for_me else None
-        if name == "wait":
-            return _WAIT, True
-        if name in ("approve", "reject"):
-            if pending is None or name.upper() not in can:
-                return None, False
-            if name == "approve":
-                return action("APPROVE", request_id=pending.request_id)
-            return action("REJECT", request_id=pending.request_id,
-                          reason="I do not think this is right yet.")
-        if name == "finish":
-            return ("FINISH()", True) if "FINISH" in can else (None, False)
-        if obs.phase == "build":
+        if pending is None or name.upper() not in can:
             return None, False
-        if name in ("inspect_data", "recompute") or name.startswith("analyse_variant_"):
-            if "EXECUTE_CODE" not in can:
-                return None, False
-            plans = self._variant_plans(obs)
-            if name == "inspect_data":
-                return action("EXECUTE_CODE", code=inspect_cell(plans[0]) if text else "")
-            k = 0 if name == "recompute" else int(name.rsplit("_", 1)[1])
-            if k and plans[k] == plans[0]:
-                return None, False  # this alternative reading does not apply to the query
-            return action("EXECUTE_CODE", code=_compute_cell(plans[k]) if text else "")
-        if name == "update_editor":
-            claim = self._claim(obs)
-            if claim is None or claim.strip() == editor or "EDITOR_UPDATE" not in can:
-                return None, False
-            return action("EDITOR_UPDATE", text=claim)
-        if (name.startswith("ask_") and name != "ask_check") or name == "answer":
-            if "SEND_TEAMMATE_MESSAGE" not in can:
-                return None, False
-            if name == "answer":
-                topic = self.pending_question(obs)
-                if topic is None:
-                    return None, False
-                return action("SEND_TEAMMATE_MESSAGE",
-                              message=statement(obs.task, topic) if text else "")
-            question = self.question(obs, name.removeprefix("ask_"))
-            if question is None:
-                return None, False
-            return action("SEND_TEAMMATE_MESSAGE",
-                          message=question_text(*question) if text else "")
-        if "SEND_TEAMMATE_MESSAGE" not in can or not editor or not obs.teammates:
+        if name == "approve":
+            return _action(text, "APPROVE", request_id=pending.request_id)
+        return _action(text, "REJECT", request_id=pending.request_id,
+                       reason="I do not think this is right yet.")
+
+    def _finish_macro(self, obs: Observation, name: str, text: bool) -> tuple[str | None, bool]:
+        """``finish``: valid when finishing is an available action."""
+        can, _, _ = self._seen(obs)
+        return ("FINISH()", True) if "FINISH" in can else (None, False)
+
+    def _compute_macro(self, obs: Observation, name: str, text: bool) -> tuple[str | None, bool]:
+        """``inspect_data``, ``recompute`` (variant 0) or ``analyse_variant_k``: run a cell.
+
+        A variant k > 0 whose alternative reading does not apply to the query (its plan is
+        variant 0's) is invalid.
+        """
+        can, _, _ = self._seen(obs)
+        if "EXECUTE_CODE" not in can:
             return None, False
-        if name == "ask_check":
-            if any(m.sender == obs.me and fp in _announced_drafts(m.text) for m in obs.chat):
-                return None, False
-            if not text:
-                return "", True
-            message = f'Draft: "{editor}". Please check it. {format_draft(fp)}'
-            return action("SEND_TEAMMATE_MESSAGE", message=message)
+        plans = self._variant_plans(obs)
+        if name == "inspect_data":
+            return _action(text, "EXECUTE_CODE", code=inspect_cell(plans[0]) if text else "")
+        k = 0 if name == "recompute" else int(name.rsplit("_", 1)[1])
+        if k and plans[k] == plans[0]:
+            return None, False  # this alternative reading does not apply to the query
+        return _action(text, "EXECUTE_CODE", code=_compute_cell(plans[k]) if text else "")
+
+    def _update_editor_macro(
+        self, obs: Observation, name: str, text: bool
+    ) -> tuple[str | None, bool]:
+        """``update_editor``: write the claim of the learner's latest result when it differs."""
+        can, editor, _ = self._seen(obs)
+        claim = self._claim(obs)
+        if claim is None or claim.strip() == editor or "EDITOR_UPDATE" not in can:
+            return None, False
+        return _action(text, "EDITOR_UPDATE", text=claim)
+
+    def _answer_macro(self, obs: Observation, name: str, text: bool) -> tuple[str | None, bool]:
+        """``answer``: the learner's statement on the oldest question put to it."""
+        can, _, _ = self._seen(obs)
+        if "SEND_TEAMMATE_MESSAGE" not in can:
+            return None, False
+        topic = self.pending_question(obs)
+        if topic is None:
+            return None, False
+        return _action(text, "SEND_TEAMMATE_MESSAGE",
+                       message=statement(obs.task, topic) if text else "")
+
+    def _ask_macro(self, obs: Observation, name: str, text: bool) -> tuple[str | None, bool]:
+        """``ask_<kind>``: ask a teammate about the next open topic of that kind."""
+        can, _, _ = self._seen(obs)
+        if "SEND_TEAMMATE_MESSAGE" not in can:
+            return None, False
+        question = self.question(obs, name.removeprefix("ask_"))
+        if question is None:
+            return None, False
+        return _action(text, "SEND_TEAMMATE_MESSAGE",
+                       message=question_text(*question) if text else "")
+
+    def _can_discuss_draft(self, obs: Observation) -> bool:
+        """Whether a message about the draft can go out: messaging available, a draft in
+        the editor, teammates to read it."""
+        can, editor, _ = self._seen(obs)
+        return "SEND_TEAMMATE_MESSAGE" in can and bool(editor) and bool(obs.teammates)
+
+    def _ask_check_macro(self, obs: Observation, name: str, text: bool) -> tuple[str | None, bool]:
+        """``ask_check``: announce the draft and ask the team to check it (once per draft)."""
+        _, editor, fp = self._seen(obs)
+        if not self._can_discuss_draft(obs) or any(
+            m.sender == obs.me and fp in _announced_drafts(m.text) for m in obs.chat
+        ):
+            return None, False
+        message = f'Draft: "{editor}". Please check it. {format_draft(fp)}' if text else ""
+        return _action(text, "SEND_TEAMMATE_MESSAGE", message=message)
+
+    def _confirm_draft_macro(
+        self, obs: Observation, name: str, text: bool
+    ) -> tuple[str | None, bool]:
+        """``confirm_draft``: tell the team the draft was checked, with no issue."""
+        if not self._can_discuss_draft(obs):
+            return None, False
+        _, editor, _ = self._seen(obs)
+        message = format_check_message(obs.me, (), editor, "I checked the draft.") if text else ""
+        return _action(text, "SEND_TEAMMATE_MESSAGE", message=message)
+
+    def _concern_macro(self, obs: Observation, name: str, text: bool) -> tuple[str | None, bool]:
+        """``concern_<kind>``: raise an issue of that kind about the draft, with the fix from
+        the learner's own plan."""
+        if not self._can_discuss_draft(obs):
+            return None, False
         if not text:
             return "", True
-        if name == "confirm_draft":
-            message = format_check_message(obs.me, (), editor, "I checked the draft.")
-            return action("SEND_TEAMMATE_MESSAGE", message=message)
+        _, editor, _ = self._seen(obs)
         kind = name.removeprefix("concern_")
         issue = Issue(kind, f"I think the draft has a {kind.replace('_', ' ')} problem.",
                       self._fix(obs, kind))
         message = format_check_message(obs.me, (issue,), editor)
-        return action("SEND_TEAMMATE_MESSAGE", message=message)
+        return _action(text, "SEND_TEAMMATE_MESSAGE", message=message)
 
     def _fix(self, obs: Observation, kind: str) -> tuple[tuple[str, str], ...]:
         _, (plan,) = self._task_plans(obs)

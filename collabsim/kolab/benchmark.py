@@ -266,6 +266,69 @@ def _nulls(
     return nulls
 
 
+def _predict(
+    predictor: Predictor,
+    subset: Sequence[Any],
+    shuffled: Mapping[str, Any],
+    stage: Stage,
+) -> tuple[list[PredictionRun], list[Any]]:
+    """Run one predictor on one task's instances.
+
+    With shuffled targets (a stacked learned predictor and at least one null scheme), one call
+    fits the observed targets and every permutation together and shows its progress on
+    ``stage``; otherwise the predictor runs as many times as it asks for.
+
+    Args:
+        predictor: The predictor.
+        subset: The task's instances.
+        shuffled: Permuted targets per null scheme (empty: no stacked nulls).
+        stage: The progress stage of this task x predictor setting.
+
+    Returns:
+        The prediction runs and the permutation predictions (empty without shuffled targets).
+    """
+    if not shuffled:
+        return [predictor.predict(subset, run=r) for r in range(max(1, predictor.runs))], []
+    predictor.stage = stage  # type: ignore[attr-defined]
+    try:
+        run, null_preds = predictor.predict_with_targets(  # type: ignore[attr-defined]
+            subset, np.concatenate(list(shuffled.values()))
+        )
+    finally:
+        predictor.stage = None  # type: ignore[attr-defined]
+    return [run], null_preds
+
+
+def _leak_alert(
+    task: str, predictor: Predictor, evaluation: Evaluation, n_instances: int
+) -> str | None:
+    """The leak warning for an offline adoption forecaster that scores implausibly well.
+
+    Task 1a and LLM predictors are exempt; the threshold is :data:`SUSPICIOUS_MACRO_F1`.
+
+    Args:
+        task: Task id.
+        predictor: The predictor.
+        evaluation: Its evaluation on the task.
+        n_instances: Instances it was evaluated on.
+
+    Returns:
+        The warning line, or None.
+    """
+    if (
+        evaluation.kind != "adoption"
+        or task == "1a"
+        or predictor.name.startswith("llm:")
+        or not evaluation.values["macro_f1"] >= SUSPICIOUS_MACRO_F1  # NaN: no warning
+    ):
+        return None
+    return (
+        f"{task} {predictor.name}: macro-F1 {evaluation.values['macro_f1']:.3f} >= "
+        f"{SUSPICIOUS_MACRO_F1} under leave-one-participant-out, far above what "
+        f"{n_instances} instances support for an offline model; the usual cause is a leak"
+    )
+
+
 def run_benchmark(
     instances: InstanceSet,
     predictors: Sequence[Predictor],
@@ -331,19 +394,8 @@ def run_benchmark(
         with Stage(desc, enabled=progress) as stage:
             shuffled = {s: null_targets(subset, n_permutations=n_permutations, seed=seed, scheme=s)
                         for s in schemes}  # fmt: skip
-            null_preds: list[Any] = []
             with Clock(timings, part):
-                if schemes:
-                    predictor.stage = stage  # type: ignore[attr-defined]
-                    try:
-                        run, null_preds = predictor.predict_with_targets(  # type: ignore[attr-defined]
-                            subset, np.concatenate(list(shuffled.values()))
-                        )
-                    finally:
-                        predictor.stage = None  # type: ignore[attr-defined]
-                    runs = [run]
-                else:
-                    runs = [predictor.predict(subset, run=r) for r in range(max(1, predictor.runs))]
+                runs, null_preds = _predict(predictor, subset, shuffled, stage)
             all_runs.extend(runs)
             notes = tuple(dict.fromkeys(n for r in runs for n in r.notes))
             ids = runs[0].instance_ids
@@ -375,17 +427,9 @@ def run_benchmark(
                 nulls = _nulls(predictor, subset, evaluation.values.get(metric, float("nan")),
                                shuffled, null_preds, null_schemes, n_permutations, seed,
                                progress, timings, part)  # fmt: skip
-        if (
-            evaluation.kind == "adoption"
-            and task != "1a"
-            and not predictor.name.startswith("llm:")
-            and evaluation.values["macro_f1"] >= SUSPICIOUS_MACRO_F1
-        ):
-            alerts.append(
-                f"{task} {predictor.name}: macro-F1 {evaluation.values['macro_f1']:.3f} >= "
-                f"{SUSPICIOUS_MACRO_F1} under leave-one-participant-out, far above what "
-                f"{len(ids)} instances support for an offline model; the usual cause is a leak"
-            )
+        alert = _leak_alert(task, predictor, evaluation, len(ids))
+        if alert:
+            alerts.append(alert)
         rows.append(
             ResultRow(task, predictor.name, predictor.modality, evaluation, n_missing, notes,
                       null=nulls.get("global"), uses_history=history,

@@ -231,6 +231,84 @@ def _last_step_context(graph: WorkflowGraph, k: int) -> tuple[str, tuple[str, ..
     return graph.steps[pos].key, tuple(s.key for s in graph.steps[pos - k : pos])
 
 
+def _drawn_as_warnings(ai: Node, responder: Node) -> list[str]:
+    """Warnings for a response whose AI node or responder is drawn as the other kind of actor."""
+    warnings: list[str] = []
+    if ai.actor_type != "ai":
+        warnings.append(f"ai_node {ai.id} is drawn as {ai.actor_type}")
+    if responder.actor_type != "human":
+        warnings.append(f"responder {responder.id} is drawn as {responder.actor_type}")
+    return warnings
+
+
+def _window_cut(task: str, ai: Node, responder: Node) -> tuple[float, float]:
+    """(window end, cut) of a response's window.
+
+    Recognition (1a) ends with the responder and cuts there; forecasting ends with the AI node
+    and cuts at the earlier of that end and the responder's start.
+    """
+    if task == "1a":
+        window_end = responder.end
+        cut = window_end
+    else:
+        window_end = ai.end
+        cut = min(window_end, responder.start) if responder.start is not None else window_end
+    assert window_end is not None and cut is not None
+    return window_end, cut
+
+
+def _in_window(
+    node: Node, task: str, window_start: float, cut: float, context_steps: tuple[str, ...]
+) -> bool:
+    """Whether a non-anchor node belongs to the window (one of its intervals starts inside).
+
+    1d takes every start before the cut; the others take starts in ``[window_start, cut)``,
+    and 1c also any start before the cut of a node in one of the preceding context steps.
+    """
+    starts = _starts(node)
+    if task == "1d":
+        return any(s < cut for s in starts)
+    if any(window_start <= s < cut for s in starts):
+        return True
+    return node.step in context_steps and any(s < cut for s in starts)
+
+
+def _window_nodes(
+    graph: WorkflowGraph,
+    task: str,
+    responder: Node,
+    anchor_ids: set[str],
+    bounds: tuple[float, float, float],
+    context_steps: tuple[str, ...],
+) -> dict[str, Node]:
+    """The window's nodes, clipped: anchors up to the window end, the others up to the cut.
+
+    Forecasting windows never hold the responder.
+
+    Args:
+        graph: The session graph.
+        task: Task id.
+        responder: The response's responder node.
+        anchor_ids: Ids of the anchor nodes.
+        bounds: (window start, window end, cut).
+        context_steps: Keys of the preceding steps a 1c window adds (else empty).
+    """
+    window_start, window_end, cut = bounds
+    keep: dict[str, Node] = {}
+    for node in graph.nodes:
+        if task != "1a" and node.id == responder.id:
+            continue
+        if node.id in anchor_ids:
+            clipped = _clip(node, window_end, inclusive=True)
+        elif _in_window(node, task, window_start, cut, context_steps):
+            clipped = _clip(node, cut, inclusive=False)
+        else:
+            clipped = None
+        if clipped is not None:
+            keep[node.id] = clipped
+    return keep
+
+
 def _adoption_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance], list[str]]:
     sid = graph.session.session_id
     out: list[Instance] = []
@@ -239,21 +317,15 @@ def _adoption_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance]
     context = _last_step_context(graph, k) if k else None
     if k and context is None:
         return out, notes
+    context_steps = context[1] if context else ()
     for idx, resp in enumerate(graph.responses):
         ai = graph.node(resp.ai_node)
         responder = graph.node(resp.responder)
         source = graph.node(resp.source) if resp.source is not None else None
         first = source if source is not None else ai
-        if k:
-            assert context is not None
-            last_key, _ = context
-            if first.step != last_key or ai.step != last_key:
-                continue
-        warnings: list[str] = []
-        if ai.actor_type != "ai":
-            warnings.append(f"ai_node {ai.id} is drawn as {ai.actor_type}")
-        if responder.actor_type != "human":
-            warnings.append(f"responder {responder.id} is drawn as {responder.actor_type}")
+        if context is not None and (first.step != context[0] or ai.step != context[0]):
+            continue  # 1c: the source (else the AI node) and the AI node in the last step
+        warnings = _drawn_as_warnings(ai, responder)
         anchors = [n for n in (source, ai) if n is not None]
         if task == "1a":
             anchors.append(responder)
@@ -261,32 +333,11 @@ def _adoption_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance]
             notes.append(f"{sid} response {idx} ({task}): an anchor node has no time; skipped")
             continue
         window_start = min(n.start for n in anchors if n.start is not None)
-        if task == "1a":
-            window_end = responder.end
-            cut = window_end
-        else:
-            window_end = ai.end
-            cut = min(window_end, responder.start) if responder.start is not None else window_end
-        assert window_end is not None and cut is not None
+        window_end, cut = _window_cut(task, ai, responder)
         anchor_ids = {n.id for n in anchors}
-        keep: dict[str, Node] = {}
-        for node in graph.nodes:
-            if task != "1a" and node.id == responder.id:
-                continue
-            if node.id in anchor_ids:
-                clipped = _clip(node, window_end, inclusive=True)
-            else:
-                if task == "1d":
-                    inside = any(s < cut for s in _starts(node))
-                elif k:
-                    inside = any(window_start <= s < cut for s in _starts(node)) or (
-                        node.step in context[1] and any(s < cut for s in _starts(node))
-                    )
-                else:
-                    inside = any(window_start <= s < cut for s in _starts(node))
-                clipped = _clip(node, cut, inclusive=False) if inside else None
-            if clipped is not None:
-                keep[node.id] = clipped
+        keep = _window_nodes(
+            graph, task, responder, anchor_ids, (window_start, window_end, cut), context_steps
+        )
         if task == "1d" or k:
             starts = [n.start for n in keep.values() if n.start is not None]
             window_start = min(starts, default=window_start)
@@ -304,7 +355,7 @@ def _adoption_instances(graph: WorkflowGraph, task: str) -> tuple[list[Instance]
                 response=resp,
                 response_index=idx,
                 step_key=ai.step,
-                context_steps=context[1] if context else (),
+                context_steps=context_steps,
                 history=history,
                 warnings=tuple(warnings),
             )

@@ -165,63 +165,70 @@ def _chance_cell(result: BenchmarkResult, task: str, name: str) -> str:
     return f"{_fmt(lvl.mean)} [{_fmt(lvl.low)}, {_fmt(lvl.high)}]"
 
 
+def _task_rows(result: BenchmarkResult, task: str, kind: str) -> list[ResultRow]:
+    """The evaluated rows of one task whose evaluation is of ``kind`` (adoption or rating)."""
+    return [
+        r for r in result.rows
+        if r.task == task and r.evaluation is not None and r.evaluation.kind == kind
+    ]  # fmt: skip
+
+
+def _adoption_summary(result: BenchmarkResult, task: str, rows: list[ResultRow]) -> list[str]:
+    """Summary lines of one adoption task: chance levels, then each predictor with its nulls."""
+    lines = [f"{task} macro-F1 (n={rows[0].evaluation.n}):"]  # type: ignore[union-attr]
+    lines.append(f"  {'majority class':<34} {_chance_cell(result, task, 'majority_macro_f1')}")
+    lines.append(
+        f"  {'stratified random (E, 95% range)':<34} "
+        f"{_chance_cell(result, task, 'stratified_macro_f1')}"
+    )
+    for r in rows:
+        ev = r.evaluation
+        assert ev is not None
+        name = f"{r.predictor} [{r.modality}]"
+        line = (
+            f"  {name:<34} {_fmt(ev.values['macro_f1'])}  CI instances "
+            f"{_ci(ev, 'macro_f1')}  CI participants {_ci(ev, 'macro_f1', cluster=True)}"
+        )
+        for null in (r.null, r.null_blocked):
+            if null is not None:
+                line += f"\n  {'':<34} {_null_line(null)}"
+        lines.append(line)
+    return lines
+
+
+def _rating_summary(result: BenchmarkResult, task: str, rows: list[ResultRow]) -> list[str]:
+    """Summary lines of one rating task: its chance level, then each predictor with its nulls."""
+    lines = [
+        f"{task} Spearman rho (stratified random "
+        f"{_chance_cell(result, task, 'stratified_spearman')}):"
+    ]
+    for r in rows:
+        ev = r.evaluation
+        assert ev is not None
+        name = f"{r.predictor} [{r.modality}]"
+        line = (
+            f"  {name:<34} {_fmt(ev.values['spearman'])}  CI instances "
+            f"{_ci(ev, 'spearman')}  CI participants {_ci(ev, 'spearman', cluster=True)}"
+        )
+        if r.null is not None:
+            line += f"  (null mean {_fmt(r.null.mean)}, p = {_fmt(r.null.p_value)})"
+        if r.null_blocked is not None:
+            line += (
+                f"  (within-participant null mean {_fmt(r.null_blocked.mean)}, "
+                f"p = {_fmt(r.null_blocked.p_value)})"
+            )
+        lines.append(line)
+    return lines
+
+
 def summary_lines(result: BenchmarkResult) -> list[str]:
     """Plain-text summary of every adoption task against its chance levels (for stdout)."""
     lines: list[str] = []
-    for task in result.counts:
-        rows = [
-            r for r in result.rows
-            if r.task == task and r.evaluation is not None and r.evaluation.kind == "adoption"
-        ]  # fmt: skip
-        if not rows:
-            continue
-        lines.append(f"{task} macro-F1 (n={rows[0].evaluation.n}):")  # type: ignore[union-attr]
-        lines.append(
-            f"  {'majority class':<34} {_chance_cell(result, task, 'majority_macro_f1')}"
-        )
-        lines.append(
-            f"  {'stratified random (E, 95% range)':<34} "
-            f"{_chance_cell(result, task, 'stratified_macro_f1')}"
-        )
-        for r in rows:
-            ev = r.evaluation
-            assert ev is not None
-            name = f"{r.predictor} [{r.modality}]"
-            line = (
-                f"  {name:<34} {_fmt(ev.values['macro_f1'])}  CI instances "
-                f"{_ci(ev, 'macro_f1')}  CI participants {_ci(ev, 'macro_f1', cluster=True)}"
-            )
-            for null in (r.null, r.null_blocked):
-                if null is not None:
-                    line += f"\n  {'':<34} {_null_line(null)}"
-            lines.append(line)
-    for task in result.counts:
-        rows = [
-            r for r in result.rows
-            if r.task == task and r.evaluation is not None and r.evaluation.kind == "rating"
-        ]  # fmt: skip
-        if not rows:
-            continue
-        lines.append(
-            f"{task} Spearman rho (stratified random "
-            f"{_chance_cell(result, task, 'stratified_spearman')}):"
-        )
-        for r in rows:
-            ev = r.evaluation
-            assert ev is not None
-            name = f"{r.predictor} [{r.modality}]"
-            line = (
-                f"  {name:<34} {_fmt(ev.values['spearman'])}  CI instances "
-                f"{_ci(ev, 'spearman')}  CI participants {_ci(ev, 'spearman', cluster=True)}"
-            )
-            if r.null is not None:
-                line += f"  (null mean {_fmt(r.null.mean)}, p = {_fmt(r.null.p_value)})"
-            if r.null_blocked is not None:
-                line += (
-                    f"  (within-participant null mean {_fmt(r.null_blocked.mean)}, "
-                    f"p = {_fmt(r.null_blocked.p_value)})"
-                )
-            lines.append(line)
+    for kind, summary in (("adoption", _adoption_summary), ("rating", _rating_summary)):
+        for task in result.counts:
+            rows = _task_rows(result, task, kind)
+            if rows:
+                lines += summary(result, task, rows)
     return lines
 
 
@@ -232,156 +239,183 @@ def _pm(ev: Any, key: str) -> str:
     return value
 
 
-def _markdown(
-    result: BenchmarkResult,
-    study: DynamicsStudy | None,
-    images: Mapping[str, list[str]],
-    settings: Mapping[str, Any],
-) -> str:
-    out: list[str] = ["# Kolab benchmark report", ""]
-    out.append("## Settings")
-    out.append("")
-    for key, value in settings.items():
-        out.append(f"- {key}: {value}")
-    out += ["", "## Instances", "", "| task | definition | n |", "|---|---|---|"]
+_WINDOW_RULES = (
+    "Windows are cut by node time intervals: no window node (other than the source and the "
+    "AI node) starts at or after the window end; forecasting windows never contain the "
+    "responder; window graphs carry no response labels and no step ratings; 1b+h adds "
+    "only labels of the same session's responses finished strictly before the cut. 1c "
+    "uses only responses whose source and AI node lie in the session's last step, and only when that step has at least k preceding steps."
+)
+
+_CHANCE_TEXT = (
+    "A stratified random guess draws each label (rating) from the task's own "
+    "distribution; its expected macro-F1 is about 1/3 whatever the class balance, "
+    "which is the level a forecaster must beat. The majority class scores lower on "
+    "macro-F1 because it never predicts two of the labels. Brackets: the 2.5-97.5% "
+    "range of the random guess's score."
+)
+
+_ADOPTION_TEXT = (
+    "Macro-F1 is the mean of the three labels' F1 (invalid replies count as wrong); "
+    "± is the std across runs; the two brackets are bootstrap 95% intervals resampling "
+    "instances and resampling whole participants. history = the inputs include the "
+    "session's earlier labels (1b+h). For learned predictors the permutation null "
+    "reruns the whole cross-validated procedure on shuffled labels: its mean, 95th "
+    "percentile and the p-value (1 + #null >= observed) / (1 + N), whose smallest "
+    "possible value with N permutations is 1/(N + 1). The global null shuffles labels "
+    "across all instances (does the model use anything at all?); the blocked null "
+    "shuffles them only within each participant, keeping every person's label mix "
+    "(does it use anything beyond who the person is?). Both shuffle only the "
+    "targets: where the inputs hold other instances' true labels (1b+h history, the "
+    "rating models' carry-forward rating) the blocked null keeps each person's label "
+    "mix visible to the model, so there it measures what the person's level alone "
+    "gives and is likely inflated, not a clean test. Learned predictors are "
+    "evaluated leave-one-participant-out with all model selection nested in the folds. "
+    "carry-forward on 1b+h is a reference rule (the session's last finished label, the "
+    "majority label when none), not a learned design."
+)
+
+_RATING_TEXT = (
+    "MAE and within-1 accuracy over valid predictions; Spearman rho is undefined (–) "
+    "for constant predictions. Brackets: bootstrap 95% intervals over instances and "
+    "over participants. carry-forward predicts the session's previous step rating "
+    "(5 when none; history = yes); the learned model predicts the deviation from it "
+    "(history = yes). MAE per true rating shows whether low ratings are caught."
+)
+
+
+def _settings_section(settings: Mapping[str, Any]) -> list[str]:
+    """The report's title and its settings list."""
+    out = ["# Kolab benchmark report", "", "## Settings", ""]
+    return out + [f"- {key}: {value}" for key, value in settings.items()]
+
+
+def _instances_section(result: BenchmarkResult) -> list[str]:
+    """Instance counts per task, how windows are cut and the instances skipped."""
+    out = ["", "## Instances", "", "| task | definition | n |", "|---|---|---|"]
     for task, n in result.counts.items():
         out.append(f"| {task} | {TASK_DESCRIPTIONS.get(task, '')} | {n} |")
     out.append("")
-    out.append(
-        "Windows are cut by node time intervals: no window node (other than the source and the "
-        "AI node) starts at or after the window end; forecasting windows never contain the "
-        "responder; window graphs carry no response labels and no step ratings; 1b+h adds "
-        "only labels of the same session's responses finished strictly before the cut. 1c "
-        "uses only responses whose source and AI node lie in the session's last step, and only when that step has at least k preceding steps."
-    )
+    out.append(_WINDOW_RULES)
     if result.instance_notes:
         out += ["", "Skipped while building instances:"]
         out += [f"- {n}" for n in result.instance_notes]
+    return out
 
-    if result.warnings:
-        out += ["", "## Warnings", ""]
-        out += [f"- **{w}**" for w in result.warnings]
-    adoption = [
-        r for r in result.rows if r.evaluation is not None and r.evaluation.kind == "adoption"
+
+def _warnings_section(result: BenchmarkResult) -> list[str]:
+    """The leak warnings, in bold (nothing without warnings)."""
+    if not result.warnings:
+        return []
+    return ["", "## Warnings", ""] + [f"- **{w}**" for w in result.warnings]
+
+
+def _chance_section(result: BenchmarkResult) -> list[str]:
+    """Every task's chance levels (nothing without any)."""
+    if not result.chance:
+        return []
+    out = ["", "## Chance levels", "", _CHANCE_TEXT]
+    out += ["", "| task | majority macro-F1 | stratified random macro-F1 | mode MAE | "
+            "stratified MAE | stratified within-1 | stratified Spearman rho |",
+            "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for task in result.chance:
+        cells = [
+            _chance_cell(result, task, n)
+            for n in ("majority_macro_f1", "stratified_macro_f1", "mode_mae",
+                      "stratified_mae", "stratified_within1", "stratified_spearman")
+        ]  # fmt: skip
+        out.append(f"| {task} | " + " | ".join(cells) + " |")
+    return out
+
+
+def _adoption_section(result: BenchmarkResult, adoption: list[ResultRow]) -> list[str]:
+    """The adoption table (each task's stratified random guess, then its predictors)."""
+    out = ["", "## Adoption (adopt / modify / reject)", "", _ADOPTION_TEXT]
+    out += [
+        "",
+        "| task | history | predictor | modality | n | invalid | macro-F1 | 95% CI instances | 95% CI participants | null mean | null 95th | p | blocked null mean | blocked 95th | blocked p | F1 adopt | F1 modify | F1 reject |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    rating = [r for r in result.rows if r.evaluation is not None and r.evaluation.kind == "rating"]
-    skipped = [r for r in result.rows if r.evaluation is None]
-    if result.chance:
-        out += ["", "## Chance levels", ""]
-        out.append(
-            "A stratified random guess draws each label (rating) from the task's own "
-            "distribution; its expected macro-F1 is about 1/3 whatever the class balance, "
-            "which is the level a forecaster must beat. The majority class scores lower on "
-            "macro-F1 because it never predicts two of the labels. Brackets: the 2.5-97.5% "
-            "range of the random guess's score."
-        )
-        out += ["", "| task | majority macro-F1 | stratified random macro-F1 | mode MAE | "
-                "stratified MAE | stratified within-1 | stratified Spearman rho |",
-                "|---|---|---|---|---|---|---|"]  # fmt: skip
-        for task in result.chance:
-            cells = [
-                _chance_cell(result, task, n)
-                for n in ("majority_macro_f1", "stratified_macro_f1", "mode_mae",
-                          "stratified_mae", "stratified_within1", "stratified_spearman")
-            ]  # fmt: skip
-            out.append(f"| {task} | " + " | ".join(cells) + " |")
-    if adoption:
-        out += ["", "## Adoption (adopt / modify / reject)", ""]
-        out.append(
-            "Macro-F1 is the mean of the three labels' F1 (invalid replies count as wrong); "
-            "± is the std across runs; the two brackets are bootstrap 95% intervals resampling "
-            "instances and resampling whole participants. history = the inputs include the "
-            "session's earlier labels (1b+h). For learned predictors the permutation null "
-            "reruns the whole cross-validated procedure on shuffled labels: its mean, 95th "
-            "percentile and the p-value (1 + #null >= observed) / (1 + N), whose smallest "
-            "possible value with N permutations is 1/(N + 1). The global null shuffles labels "
-            "across all instances (does the model use anything at all?); the blocked null "
-            "shuffles them only within each participant, keeping every person's label mix "
-            "(does it use anything beyond who the person is?). Both shuffle only the "
-            "targets: where the inputs hold other instances' true labels (1b+h history, the "
-            "rating models' carry-forward rating) the blocked null keeps each person's label "
-            "mix visible to the model, so there it measures what the person's level alone "
-            "gives and is likely inflated, not a clean test. Learned predictors are "
-            "evaluated leave-one-participant-out with all model selection nested in the folds. "
-            "carry-forward on 1b+h is a reference rule (the session's last finished label, the "
-            "majority label when none), not a learned design."
-        )
-        out += [
-            "",
-            "| task | history | predictor | modality | n | invalid | macro-F1 | 95% CI instances | 95% CI participants | null mean | null 95th | p | blocked null mean | blocked 95th | blocked p | F1 adopt | F1 modify | F1 reject |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for task in dict.fromkeys(r.task for r in adoption):
-            lvl = result.chance.get(task, {}).get("stratified_macro_f1")
-            if lvl is not None:
-                out.append(
-                    f"| {task} | – | *stratified random* | – | {result.counts.get(task, '')} | – | "
-                    f"{_fmt(lvl.mean)} | [{_fmt(lvl.low)}, {_fmt(lvl.high)}] | – | – | – | – | "
-                    "– | – | – | – | – | – |"
-                )
-            for r in (x for x in adoption if x.task == task):
-                ev = r.evaluation
-                assert ev is not None
-                null = " | ".join(_null_cells(r))
-                out.append(
-                    f"| {r.task} | {'yes' if r.uses_history else 'no'} | {r.predictor} | "
-                    f"{r.modality} | {ev.n} | {ev.n_invalid} | {_pm(ev, 'macro_f1')} | "
-                    f"{_ci(ev, 'macro_f1')} | {_ci(ev, 'macro_f1', cluster=True)} | {null} | "
-                    f"{_fmt(ev.values['f1_adopt'])} | {_fmt(ev.values['f1_modify'])} | "
-                    f"{_fmt(ev.values['f1_reject'])} |"
-                )
-        out += ["", "### Predicted vs true label distribution", ""]
-        out += [
-            "| task | predictor | modality | adopt pred/true | modify pred/true | reject pred/true | invalid |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for r in adoption:
+    for task in dict.fromkeys(r.task for r in adoption):
+        lvl = result.chance.get(task, {}).get("stratified_macro_f1")
+        if lvl is not None:
+            out.append(
+                f"| {task} | – | *stratified random* | – | {result.counts.get(task, '')} | – | "
+                f"{_fmt(lvl.mean)} | [{_fmt(lvl.low)}, {_fmt(lvl.high)}] | – | – | – | – | "
+                "– | – | – | – | – | – |"
+            )
+        for r in (x for x in adoption if x.task == task):
             ev = r.evaluation
             assert ev is not None
-            cells = [
-                f"{ev.values[f'pred_share_{lab}']:.1%} / {ev.values[f'true_share_{lab}']:.1%}"
-                for lab in LABELS
-            ]
+            null = " | ".join(_null_cells(r))
             out.append(
-                f"| {r.task} | {r.predictor} | {r.modality} | {' | '.join(cells)} | "
-                f"{ev.values['pred_share_invalid']:.1%} |"
+                f"| {r.task} | {'yes' if r.uses_history else 'no'} | {r.predictor} | "
+                f"{r.modality} | {ev.n} | {ev.n_invalid} | {_pm(ev, 'macro_f1')} | "
+                f"{_ci(ev, 'macro_f1')} | {_ci(ev, 'macro_f1', cluster=True)} | {null} | "
+                f"{_fmt(ev.values['f1_adopt'])} | {_fmt(ev.values['f1_modify'])} | "
+                f"{_fmt(ev.values['f1_reject'])} |"
             )
-    if rating:
-        out += ["", "## Ratings (1–5)", ""]
-        out.append(
-            "MAE and within-1 accuracy over valid predictions; Spearman rho is undefined (–) "
-            "for constant predictions. Brackets: bootstrap 95% intervals over instances and "
-            "over participants. carry-forward predicts the session's previous step rating "
-            "(5 when none; history = yes); the learned model predicts the deviation from it "
-            "(history = yes). MAE per true rating shows whether low ratings are caught."
-        )
-        out += [
-            "",
-            "| task | history | predictor | modality | n | invalid | MAE | 95% CI inst. | within-1 | Spearman rho | 95% CI instances | 95% CI participants | p | null mean | null 95th | perm. p | blocked null mean | blocked 95th | blocked p | MAE@1 | MAE@2 | MAE@3 | MAE@4 | MAE@5 |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    return out
+
+
+def _label_distribution_section(adoption: list[ResultRow]) -> list[str]:
+    """Predicted vs true label shares of every adoption row."""
+    out = ["", "### Predicted vs true label distribution", ""]
+    out += [
+        "| task | predictor | modality | adopt pred/true | modify pred/true | reject pred/true | invalid |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in adoption:
+        ev = r.evaluation
+        assert ev is not None
+        cells = [
+            f"{ev.values[f'pred_share_{lab}']:.1%} / {ev.values[f'true_share_{lab}']:.1%}"
+            for lab in LABELS
         ]
-        for task in dict.fromkeys(r.task for r in rating):
-            lvl = result.chance.get(task, {})
-            if "stratified_spearman" in lvl:
-                mae, w1, rho = (lvl[f"stratified_{m}"] for m in ("mae", "within1", "spearman"))
-                out.append(
-                    f"| {task} | – | *stratified random* | – | {result.counts.get(task, '')} | – | "
-                    f"{_fmt(mae.mean)} | [{_fmt(mae.low)}, {_fmt(mae.high)}] | {_fmt(w1.mean)} | "
-                    f"{_fmt(rho.mean)} | [{_fmt(rho.low)}, {_fmt(rho.high)}] | – | – | – | – | – |"
-                    " – | – | – | – | – | – | – | – |"
-                )
-            for r in (x for x in rating if x.task == task):
-                ev = r.evaluation
-                assert ev is not None
-                bands = " | ".join(_fmt(ev.values.get(f"mae_true{k}", math.nan)) for k in RATINGS)
-                null = " | ".join(_null_cells(r))
-                out.append(
-                    f"| {r.task} | {'yes' if r.uses_history else 'no'} | {r.predictor} | "
-                    f"{r.modality} | {ev.n} | {ev.n_invalid} | {_pm(ev, 'mae')} | "
-                    f"{_ci(ev, 'mae')} | {_pm(ev, 'within1')} | {_pm(ev, 'spearman')} | "
-                    f"{_ci(ev, 'spearman')} | {_ci(ev, 'spearman', cluster=True)} | "
-                    f"{_fmt(ev.values.get('spearman_p'))} | {null} | {bands} |"
-                )
+        out.append(
+            f"| {r.task} | {r.predictor} | {r.modality} | {' | '.join(cells)} | "
+            f"{ev.values['pred_share_invalid']:.1%} |"
+        )
+    return out
+
+
+def _rating_section(result: BenchmarkResult, rating: list[ResultRow]) -> list[str]:
+    """The rating table (each task's stratified random guess, then its predictors)."""
+    out = ["", "## Ratings (1–5)", "", _RATING_TEXT]
+    out += [
+        "",
+        "| task | history | predictor | modality | n | invalid | MAE | 95% CI inst. | within-1 | Spearman rho | 95% CI instances | 95% CI participants | p | null mean | null 95th | perm. p | blocked null mean | blocked 95th | blocked p | MAE@1 | MAE@2 | MAE@3 | MAE@4 | MAE@5 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for task in dict.fromkeys(r.task for r in rating):
+        lvl = result.chance.get(task, {})
+        if "stratified_spearman" in lvl:
+            mae, w1, rho = (lvl[f"stratified_{m}"] for m in ("mae", "within1", "spearman"))
+            out.append(
+                f"| {task} | – | *stratified random* | – | {result.counts.get(task, '')} | – | "
+                f"{_fmt(mae.mean)} | [{_fmt(mae.low)}, {_fmt(mae.high)}] | {_fmt(w1.mean)} | "
+                f"{_fmt(rho.mean)} | [{_fmt(rho.low)}, {_fmt(rho.high)}] | – | – | – | – | – |"
+                " – | – | – | – | – | – | – | – |"
+            )
+        for r in (x for x in rating if x.task == task):
+            ev = r.evaluation
+            assert ev is not None
+            bands = " | ".join(_fmt(ev.values.get(f"mae_true{k}", math.nan)) for k in RATINGS)
+            null = " | ".join(_null_cells(r))
+            out.append(
+                f"| {r.task} | {'yes' if r.uses_history else 'no'} | {r.predictor} | "
+                f"{r.modality} | {ev.n} | {ev.n_invalid} | {_pm(ev, 'mae')} | "
+                f"{_ci(ev, 'mae')} | {_pm(ev, 'within1')} | {_pm(ev, 'spearman')} | "
+                f"{_ci(ev, 'spearman')} | {_ci(ev, 'spearman', cluster=True)} | "
+                f"{_fmt(ev.values.get('spearman_p'))} | {null} | {bands} |"
+            )
+    return out
+
+
+def _skipped_section(result: BenchmarkResult) -> list[str]:
+    """Settings that could not be evaluated (with why), then the notes of evaluated runs."""
+    out: list[str] = []
+    skipped = [r for r in result.rows if r.evaluation is None]
     if skipped:
         out += ["", "## Settings not evaluated", ""]
         for r in skipped:
@@ -391,30 +425,64 @@ def _markdown(
     if noted:
         out += ["", "Notes from runs:"]
         out += [f"- {r.task} {r.predictor} [{r.modality}]: {'; '.join(r.notes)}" for r in noted]
+    return out
+
+
+def _dynamics_section(study: DynamicsStudy) -> list[str]:
+    """The dynamics study's correlations and its per-session table."""
+    out = ["", "## Dynamics study", ""]
+    for c in study.correlations:
+        out.append(
+            f"- Spearman rho({c.x}, {c.y}) = {_fmt(c.rho)}, p = {_fmt(c.p, 4)}, n = {c.n} sessions"
+        )
+    out += [
+        "",
+        f"Per-session table ({len(study.table)} sessions; full table in dynamics.csv):",
+        "",
+    ]
+    cols = ["session_id", "mean_collaboration", "human_burstiness", "topology_w", "h_cross",
+            "retention_strict", "retention_broad", "solo_lead_in"]  # fmt: skip
+    out.append("| " + " | ".join(cols) + " |")
+    out.append("|" + "---|" * len(cols))
+    for rec in study.table[cols].to_dict("records"):
+        out.append("| " + " | ".join(_fmt(rec[c]) for c in cols) + " |")
+    return out
+
+
+def _plots_section(images: Mapping[str, list[str]]) -> list[str]:
+    """The plots, one subsection per group (nothing without plots)."""
+    if not images:
+        return []
+    out = ["", "## Plots", ""]
+    for section, files in images.items():
+        out.append(f"### {section}")
+        out.append("")
+        out += [f"![{f}]({f})" for f in files]
+        out.append("")
+    return out
+
+
+def _markdown(
+    result: BenchmarkResult,
+    study: DynamicsStudy | None,
+    images: Mapping[str, list[str]],
+    settings: Mapping[str, Any],
+) -> str:
+    """The report page: its sections in order, those without content left out."""
+    adoption = [
+        r for r in result.rows if r.evaluation is not None and r.evaluation.kind == "adoption"
+    ]
+    rating = [r for r in result.rows if r.evaluation is not None and r.evaluation.kind == "rating"]
+    out = _settings_section(settings) + _instances_section(result)
+    out += _warnings_section(result) + _chance_section(result)
+    if adoption:
+        out += _adoption_section(result, adoption) + _label_distribution_section(adoption)
+    if rating:
+        out += _rating_section(result, rating)
+    out += _skipped_section(result)
     if study is not None:
-        out += ["", "## Dynamics study", ""]
-        for c in study.correlations:
-            out.append(
-                f"- Spearman rho({c.x}, {c.y}) = {_fmt(c.rho)}, p = {_fmt(c.p, 4)}, n = {c.n} sessions"
-            )
-        out += [
-            "",
-            f"Per-session table ({len(study.table)} sessions; full table in dynamics.csv):",
-            "",
-        ]
-        cols = ["session_id", "mean_collaboration", "human_burstiness", "topology_w", "h_cross",
-                "retention_strict", "retention_broad", "solo_lead_in"]  # fmt: skip
-        out.append("| " + " | ".join(cols) + " |")
-        out.append("|" + "---|" * len(cols))
-        for rec in study.table[cols].to_dict("records"):
-            out.append("| " + " | ".join(_fmt(rec[c]) for c in cols) + " |")
-    if images:
-        out += ["", "## Plots", ""]
-        for section, files in images.items():
-            out.append(f"### {section}")
-            out.append("")
-            out += [f"![{f}]({f})" for f in files]
-            out.append("")
+        out += _dynamics_section(study)
+    out += _plots_section(images)
     return "\n".join(out).rstrip() + "\n"
 
 

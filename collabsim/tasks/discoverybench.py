@@ -271,10 +271,8 @@ def _columns(entry: Mapping[str, Any], path: Path, field: str) -> tuple[ColumnIn
     return tuple(out)
 
 
-def _load_metadata(
-    root: Path, path: Path, source: TaskSource, gold: Mapping[tuple[str, int, int], str]
-) -> list[Task]:
-    """Parse one metadata file into its tasks (one per query); raises TaskLoadError."""
+def _read_metadata(path: Path) -> Mapping[str, Any]:
+    """The metadata file's JSON object; raises TaskLoadError when unreadable or not an object."""
     try:
         data = json.loads(decode_text(path.read_bytes()))
     except OSError as err:
@@ -283,31 +281,52 @@ def _load_metadata(
         raise TaskLoadError(path, None, f"invalid JSON: {err}") from err
     if not isinstance(data, Mapping):
         raise TaskLoadError(path, None, "metadata must be a JSON object")
-    dataset = path.parent.name
-    metadata_id = int(_METADATA_RE.match(path.name).group(1))
+    return data
+
+
+def _dataset(entry: Any, path: Path, field: str) -> DatasetInfo:
+    """One ``datasets`` entry with its data file checked (present, readable, a usable table).
+
+    Args:
+        entry: The entry as read from the metadata.
+        path: The metadata file.
+        field: The entry's place in the metadata (``datasets[i]``).
+
+    Raises:
+        TaskLoadError: On a missing name or columns, or bad data.
+    """
+    name = str(_require(entry, "name", path, f"{field}.name"))
+    file_path = path.parent / name
+    if not file_path.is_file():
+        raise TaskLoadError(path, f"{field}.name", f"data file not found: {file_path}")
+    unreadable = _unreadable_data(file_path)
+    columns = _columns(entry, path, field)
+    if not unreadable:
+        unreadable = _not_a_table(file_path, columns)
+    if unreadable:
+        raise TaskLoadError(path, f"{field}.name", f"{unreadable}: {file_path}")
+    return DatasetInfo(
+        name=name,
+        description=str(entry.get("description") or "").strip(),
+        columns=columns,
+        path=file_path,
+    )
+
+
+def _datasets(data: Mapping[str, Any], path: Path) -> list[DatasetInfo]:
+    """The metadata's datasets, in order; raises TaskLoadError on none or a bad one."""
     raw_datasets = _require(data, "datasets", path, "datasets")
     if not isinstance(raw_datasets, list) or not raw_datasets:
         raise TaskLoadError(path, "datasets", "expected a non-empty list of datasets")
-    datasets: list[DatasetInfo] = []
-    for i, entry in enumerate(raw_datasets):
-        name = str(_require(entry, "name", path, f"datasets[{i}].name"))
-        file_path = path.parent / name
-        if not file_path.is_file():
-            raise TaskLoadError(path, f"datasets[{i}].name", f"data file not found: {file_path}")
-        unreadable = _unreadable_data(file_path)
-        columns = _columns(entry, path, f"datasets[{i}]")
-        if not unreadable:
-            unreadable = _not_a_table(file_path, columns)
-        if unreadable:
-            raise TaskLoadError(path, f"datasets[{i}].name", f"{unreadable}: {file_path}")
-        datasets.append(
-            DatasetInfo(
-                name=name,
-                description=str(entry.get("description") or "").strip(),
-                columns=columns,
-                path=file_path,
-            )
-        )
+    return [_dataset(entry, path, f"datasets[{i}]") for i, entry in enumerate(raw_datasets)]
+
+
+def _queries(data: Mapping[str, Any], path: Path) -> list[tuple[str, Mapping[str, Any]]]:
+    """Every query with its place (``queries[i][j]``); a group may be a bare query.
+
+    Raises:
+        TaskLoadError: When ``queries`` is missing, not a list, or holds no query.
+    """
     raw_queries = _require(data, "queries", path, "queries")
     if not isinstance(raw_queries, list):
         raise TaskLoadError(path, "queries", "expected a list of query lists")
@@ -317,14 +336,35 @@ def _load_metadata(
         flat.extend((f"queries[{i}][{j}]", q) for j, q in enumerate(items))
     if not flat:
         raise TaskLoadError(path, "queries", "no queries in metadata file")
+    return flat
+
+
+def _query_fields(query: Mapping[str, Any], path: Path, field: str) -> tuple[int, str]:
+    """The query's integer ``qid`` and its question (stripped).
+
+    Raises:
+        TaskLoadError: When either is missing (``qid`` checked first) or ``qid`` is not an
+            integer.
+    """
+    qid_raw = _require(query, "qid", path, f"{field}.qid")
+    question = _require(query, "question", path, f"{field}.question")
+    try:
+        return int(qid_raw), str(question).strip()
+    except (TypeError, ValueError) as err:
+        raise TaskLoadError(path, f"{field}.qid", f"not an integer: {qid_raw!r}") from err
+
+
+def _load_metadata(
+    root: Path, path: Path, source: TaskSource, gold: Mapping[tuple[str, int, int], str]
+) -> list[Task]:
+    """Parse one metadata file into its tasks (one per query); raises TaskLoadError."""
+    data = _read_metadata(path)
+    dataset = path.parent.name
+    metadata_id = int(_METADATA_RE.match(path.name).group(1))
+    datasets = _datasets(data, path)
     tasks: list[Task] = []
-    for field, query in flat:
-        qid_raw = _require(query, "qid", path, f"{field}.qid")
-        question = _require(query, "question", path, f"{field}.question")
-        try:
-            qid = int(qid_raw)
-        except (TypeError, ValueError) as err:
-            raise TaskLoadError(path, f"{field}.qid", f"not an integer: {qid_raw!r}") from err
+    for field, query in _queries(data, path):
+        qid, question = _query_fields(query, path, field)
         facts = _facts(query, path, f"{field}.facts", datasets)
         tasks.append(
             Task(
@@ -332,7 +372,7 @@ def _load_metadata(
                 dataset=dataset,
                 metadata_id=metadata_id,
                 query_id=qid,
-                query=str(question).strip(),
+                query=question,
                 question_type=str(query.get("question_type") or ""),
                 domain=str(data.get("domain") or ""),
                 domain_knowledge=str(data.get("domain_knowledge") or ""),
