@@ -15,18 +15,19 @@ SETUPTOOLS = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8")
     "setuptools"
 ]
 MAPPED = {"collabsim.configs": "configs", "collabsim.envs": "envs"}
-# Hydra instantiates launchers only from the hydra_plugins namespace (launcher=ray)
-HYDRA_PLUGINS = {"hydra_plugins.collabsim_launcher"}
+# Hydra instantiates launchers only from the hydra_plugins namespace (launcher=ray); the
+# plugin's source is a folder inside collabsim/ that is not a collabsim subpackage
+HYDRA_PLUGINS = {"hydra_plugins.collabsim_launcher": "collabsim/plugins/collabsim_launcher"}
 
 
 def _packages_on_disk() -> set[str]:
+    plugin_dirs = {REPO / folder for folder in HYDRA_PLUGINS.values()}
     found = {".".join(p.parent.relative_to(REPO).parts)
-             for p in (REPO / "collabsim").rglob("__init__.py")}
-    for name, folder in MAPPED.items():
+             for p in (REPO / "collabsim").rglob("__init__.py")
+             if not any(d == p.parent or d in p.parents for d in plugin_dirs)}
+    for name, folder in {**MAPPED, **HYDRA_PLUGINS}.items():
         found |= {".".join((name, *p.parent.relative_to(REPO / folder).parts))
                   for p in (REPO / folder).rglob("__init__.py")}
-    found |= {".".join(p.parent.relative_to(REPO).parts)
-              for p in (REPO / "hydra_plugins").rglob("__init__.py")}
     return found
 
 
@@ -41,9 +42,11 @@ def test_the_top_level_is_the_design_cards_layout() -> None:
 
 
 def test_envs_and_configs_install_under_the_collabsim_namespace() -> None:
-    assert SETUPTOOLS["package-dir"] == MAPPED
+    assert SETUPTOOLS["package-dir"] == {**MAPPED, **HYDRA_PLUGINS}
     others = {p for p in SETUPTOOLS["packages"] if p.split(".")[0] != "collabsim"}
-    assert others == HYDRA_PLUGINS
+    assert others == set(HYDRA_PLUGINS)
+    # the plugin folder is no collabsim subpackage (its parent has no __init__.py)
+    assert not (REPO / "collabsim" / "plugins" / "__init__.py").exists()
     assert (REPO / "configs" / "config.yaml").is_file()
 
 
