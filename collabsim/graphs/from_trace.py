@@ -71,7 +71,6 @@ or None.
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -80,6 +79,7 @@ from typing import Any
 from collabsim.core.events import ENV_ACTIONS, TraceEvent
 from collabsim.graphs.kolab_common import GraphDataWarning
 from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
+from collabsim.participants.tags import checked_drafts, edited_drafts, raises_issues
 
 STEP_NAMES: dict[str, str] = {
     "build": "Group-memory build phase",
@@ -97,9 +97,6 @@ _SOFTWARE = {
     "MEMORY_AGREE": "group memory",
 }
 _TEXT_ARGS = ("message", "text", "code", "reason", "section")
-_ISSUE_TAG = re.compile(r"\[issue kind=\w+")
-_CHECK_TAG = re.compile(r"\[check draft=([0-9a-f]{8})\]")
-_EDIT_TAG = re.compile(r"\[edit draft=[0-9a-f]{8}\]")
 
 
 class TraceFormatError(ValueError):
@@ -458,10 +455,10 @@ def _checked(
     """The AI node a human chat message's check responds to, with its label (``reject``
     with an issue, ``adopt`` without: module docstring), or None."""
     text = str(ev.args.get("message", ""))
-    checked = _CHECK_TAG.findall(text)
-    if not checked or _EDIT_TAG.search(text):
+    checked = checked_drafts(text)
+    if not checked or edited_drafts(text):
         return None
-    label = "adopt" if _ISSUE_TAG.search(text) is None else "reject"
+    label = "reject" if raises_issues(text) else "adopt"
     for r in ev.refs:
         ref = by_seq.get(r)
         if ref is None or r not in node_of or ref.actor_type != "ai":

@@ -21,10 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from collabsim.core.events import TraceEvent
+from collabsim.participants.tags import checked_drafts, proposal, raises_issues
 
-_ISSUE = re.compile(r"\[issue kind=\w+")
-_CHECK = re.compile(r"\[check draft=([0-9a-f]{8})\]")
-_PROPOSAL = re.compile(r'I would write instead: "(.*?)" \[', re.S)
 _ANNOUNCED = re.compile(r'Draft: "(.*)" \(computed on', re.S)
 
 
@@ -88,14 +86,13 @@ def _objection(
     if event.action_type != "SEND_TEAMMATE_MESSAGE" or event.actor_type != "human":
         return None
     message = str((event.args or {}).get("message", ""))
-    if _ISSUE.search(message) is None:
+    if not raises_issues(message):
         return None
-    checked = _CHECK.findall(message)
+    checked = checked_drafts(message)
     if not checked or (event.actor, checked[0]) in seen:
         return None
     seen.add((event.actor, checked[0]))
     objected = drafts.get(checked[0])
     if objected is None:
         return None
-    proposed = _PROPOSAL.search(message)
-    return objected, proposed.group(1) if proposed is not None else None
+    return objected, proposal(message)

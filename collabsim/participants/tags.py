@@ -41,7 +41,7 @@ __all__ = [
     "parse_facts", "checked_drafts", "draft_fingerprint", "edited_drafts",
     "format_check", "format_draft", "format_edit", "format_handover", "format_issue",
     "format_keep", "format_kickoff", "format_lead", "format_proposal", "format_trust",
-    "hands_over", "kept_drafts", "parse_issues", "parse_trust", "proposal", "says_kickoff",
+    "hands_over", "kept_drafts", "parse_issues", "parse_trust", "proposal", "raises_issues", "says_kickoff",
     "says_lead",
 ]
 
@@ -49,6 +49,8 @@ _LEAD = "[lead]"
 _KICKOFF = "[kickoff]"
 _HANDOVER = "[handover FINISH"
 _ISSUE_RE = re.compile(r"\[issue kind=(\w+)(?: fix=([^\]\s]*))?\]")
+# the start of an issue tag: what the metrics and graphs count as "raises an issue"
+_ISSUE_START_RE = re.compile(r"\[issue kind=\w+")
 _CHECK_RE = re.compile(r"\[check draft=([0-9a-f]{8})\]")
 _DRAFT_RE = re.compile(r"\[draft=([0-9a-f]{8})\]")
 _EDIT_RE = re.compile(r"\[edit draft=([0-9a-f]{8})\]")
@@ -142,6 +144,11 @@ def format_issue(kind: str, fix: tuple[tuple[str, str], ...] = ()) -> str:
     """The tag of one issue of ``kind`` with its suggested plan fix (``(key, value)`` pairs)."""
     pairs = ",".join(f"{k}:{v}" for k, v in fix)
     return f"[issue kind={kind}" + (f" fix={pairs}]" if pairs else "]")
+
+
+def raises_issues(text: str) -> bool:
+    """Whether a message raises an issue (has the start of an issue tag)."""
+    return _ISSUE_START_RE.search(text or "") is not None
 
 
 def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
