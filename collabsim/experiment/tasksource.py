@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from collabsim.tasks.discoverybench import TaskLoadReport, load_tasks
-from collabsim.tasks.generator import default_suite_root, generate_suite
+from collabsim.tasks.generator import (
+    GENERATOR_VERSION,
+    MARKER_NAME,
+    default_suite_root,
+    generate_suite,
+)
 from collabsim.tasks.model import Task
 
 
@@ -80,9 +86,34 @@ def _generated_root(spec: Mapping[str, Any]) -> Path:
     if not root_value:
         return default_suite_root(n_tasks=n_tasks, seed=seed)
     root = Path(root_value).expanduser()
-    if not (root / "COLLABSIM_GENERATED.json").is_file():
-        generate_suite(root, n_tasks=n_tasks, seed=seed)
+    marker = root / MARKER_NAME
+    if marker.is_file():
+        _check_suite_settings(marker, n_tasks, seed)
+        return root
+    # never write a suite among a user's files (or over a file): only into a new or empty folder
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise TaskSelectionError(
+            f"tasks.root: {root} is not an empty folder and holds no generated suite "
+            f"(no {MARKER_NAME}); give a new or empty folder for tasks=generated")
+    generate_suite(root, n_tasks=n_tasks, seed=seed)
     return root
+
+
+def _check_suite_settings(marker: Path, n_tasks: int, seed: int) -> None:
+    """Raise unless the suite behind ``marker`` was generated with these settings by this
+    generator version (a suite of other settings is never reused silently)."""
+    try:
+        made = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise TaskSelectionError(f"tasks.root: cannot read {marker}: {err}") from None
+    want = {"generator_version": GENERATOR_VERSION, "n_tasks": n_tasks, "seed": seed}
+    have = {key: made.get(key) if isinstance(made, dict) else None for key in want}
+    if have != want:
+        shown = ", ".join(f"{k}={v}" for k, v in have.items())
+        raise TaskSelectionError(
+            f"tasks.root: {marker.parent} holds a generated suite with {shown}, not "
+            f"n_tasks={n_tasks}, seed={seed} (generator {GENERATOR_VERSION}); use another "
+            "folder or those settings")
 
 
 def _discoverybench_root(root_value: Any) -> Path:

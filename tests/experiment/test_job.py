@@ -139,3 +139,23 @@ def test_sandbox_reuse_is_automatic_for_scripted_policies_only(tmp_path):
     assert not reuses_sandboxes(cfg("llm", "auto"))
     assert reuses_sandboxes(cfg("llm", True))
     assert not reuses_sandboxes(cfg("scripted", False))
+
+
+def test_a_generated_suite_is_written_only_into_a_new_or_empty_folder(tmp_path):
+    """tasks=generated with tasks.root never writes among a user's files, and never reuses a
+    suite generated with other settings as if it were the one asked for."""
+    data = tmp_path / "my_data"
+    data.mkdir()
+    (data / "notes.txt").write_text("mine\n")
+    spec = {"kind": "generated", "n_tasks": 2, "seed": 0, "root": str(data)}
+    with pytest.raises(TaskSelectionError, match="is not an empty folder and holds no generated"):
+        resolve_tasks(spec)
+    assert sorted(p.name for p in data.iterdir()) == ["notes.txt"]
+    suite = tmp_path / "suite"
+    tasks, _ = resolve_tasks({**spec, "root": str(suite)})
+    assert len(tasks) == 2
+    again, _ = resolve_tasks({**spec, "root": str(suite)})
+    assert [t.task_id for t in again] == [t.task_id for t in tasks]
+    with pytest.raises(TaskSelectionError, match="holds a generated suite with .*n_tasks=2, "
+                                                 "seed=0, not n_tasks=3, seed=0"):
+        resolve_tasks({**spec, "root": str(suite), "n_tasks": 3})
