@@ -97,6 +97,27 @@ def cached_root() -> Path | None:
     return root if (root / MARKER).is_file() else None
 
 
+class NoDiscoveryBenchRoot(ValueError):
+    """``tasks=discoverybench`` without ``tasks.root`` and without a cached download."""
+
+
+def discoverybench_root(root_value: object) -> str:
+    """``tasks.root`` as given, or the cached download when it is unset (empty or ``???``).
+
+    Raises:
+        NoDiscoveryBenchRoot: Unset and nothing cached; the message starts with
+            ``is required`` (the caller names the setting).
+    """
+    if root_value and root_value != "???":
+        return str(root_value)
+    cached = cached_root()
+    if cached is None:
+        raise NoDiscoveryBenchRoot(
+            "is required for tasks=discoverybench when no download is cached: run "
+            f"`{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)")
+    return str(cached)
+
+
 def _download(url: str, target: Path, progress: bool, max_bytes: int) -> str:
     from tqdm import tqdm
 

@@ -91,17 +91,9 @@ class DiscoveryBenchTasks(_TaskFilters):
     @field_validator("root")
     @classmethod
     def _root_given(cls, value: str) -> str:
-        if not value or value == "???":
-            from collabsim.datafetch import FETCH_COMMAND, cached_root
+        from collabsim.datafetch import discoverybench_root
 
-            cached = cached_root()
-            if cached is None:
-                raise ValueError(
-                    "is required for tasks=discoverybench when no download is cached: run "
-                    f"`{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)"
-                )
-            return str(cached)
-        return value
+        return discoverybench_root(value)  # NoDiscoveryBenchRoot is a ValueError
 
 
 # ---------------------------------------------------------------------- team / structure

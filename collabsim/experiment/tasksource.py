@@ -122,16 +122,12 @@ def _discoverybench_root(root_value: Any) -> Path:
     Raises:
         TaskSelectionError: Nothing set and nothing cached, or no such folder.
     """
-    if not root_value or root_value == "???":
-        from collabsim.datafetch import FETCH_COMMAND, cached_root
+    from collabsim.datafetch import NoDiscoveryBenchRoot, discoverybench_root
 
-        root_value = cached_root()
-        if root_value is None:
-            raise TaskSelectionError(
-                "tasks.root is required for tasks=discoverybench when no download is "
-                f"cached: run `{FETCH_COMMAND}` (or set tasks.root=/path/to/discoverybench)"
-            )
-    root = Path(root_value).expanduser()
+    try:
+        root = Path(discoverybench_root(root_value)).expanduser()
+    except NoDiscoveryBenchRoot as err:
+        raise TaskSelectionError(f"tasks.root {err}") from None
     if not root.is_dir():
         raise TaskSelectionError(f"tasks.root: no such folder: {root}")
     return root
