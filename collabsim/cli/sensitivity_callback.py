@@ -1,34 +1,24 @@
 """Hydra callback: a sensitivity multirun ends by writing its plot at the sweep root.
 
 Enabled by ``configs/experiment/sensitivity.yaml``; see
-:mod:`collabsim.participants.sensitivity`. A failure to plot is logged and never fails the
-sweep: the jobs' own results are already on disk.
+:mod:`collabsim.participants.sensitivity` and :mod:`collabsim.cli.sweep_figures`.
 """
 
 from __future__ import annotations
 
-import logging
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from hydra.experimental.callback import Callback
-from omegaconf import DictConfig
-
-from collabsim.participants.sensitivity import SensitivityError, write
-
-log = logging.getLogger(__name__)
+from collabsim.cli.sweep_figures import SweepFigureCallback
+from collabsim.participants.sensitivity import write
 
 
-class SensitivityPlotCallback(Callback):
+def _announce(written: Sequence[Path]) -> None:
+    print(f"Sensitivity plot: {written[1]}")
+
+
+class SensitivityPlotCallback(SweepFigureCallback):
     """Writes ``sensitivity.csv`` and ``sensitivity.png`` when the multirun ends."""
 
-    def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
-        """Write the table and plot into ``hydra.sweep.dir``."""
-        sweep_dir = Path(str(config.hydra.sweep.dir))
-        try:
-            _csv, png = write(sweep_dir)
-        except (SensitivityError, OSError, ValueError) as err:
-            log.warning("sensitivity plot not written: %s", err)
-            print(f"collabsim: sensitivity plot not written: {err}")
-            return
-        print(f"Sensitivity plot: {png}")
+    def __init__(self) -> None:
+        super().__init__("sensitivity plot", write, _announce)
