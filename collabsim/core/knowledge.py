@@ -31,8 +31,17 @@ FACT_KINDS: tuple[FactKind, ...] = ("reading", "convention", "domain")
 # The participants that can hold facts: the agent and the collaborator profiles.
 HOLDERS: tuple[str, ...] = ("agent", "D", "R")
 # What a fact settles, as the plan parameter it fixes (the keys of a teammate's issue fix,
-# see collabsim.participants.tags) or ``domain`` for free-text domain knowledge.
-FACT_TOPICS: tuple[str, ...] = ("ordinal", "relation", "window", "column", "domain")
+# see collabsim.participants.tags) or ``domain`` for free-text domain knowledge. The
+# time-series family's topics come first, then the statistical family's (the keys of
+# collabsim.domain.stats.model.FIX_KEYS, values in StatPlan.with_fix syntax).
+TIME_SERIES_TOPICS: tuple[str, ...] = ("ordinal", "relation", "window", "column")
+STAT_TOPICS: tuple[str, ...] = ("target", "predictors", "controls", "filters", "analysis")
+FACT_TOPICS: tuple[str, ...] = (*TIME_SERIES_TOPICS, "domain", *STAT_TOPICS)
+# The fact kind of each statistical topic: the model's parts are data conventions (D under
+# by_profile), which variable and which population the query means are readings (R).
+STAT_TOPIC_KIND: dict[str, str] = {"controls": "convention", "analysis": "convention",
+                                   "target": "reading", "predictors": "reading",
+                                   "filters": "reading"}
 # The area of expertise a fact kind belongs to (collabsim.participants.human.area_of).
 FACT_AREA: dict[FactKind, str] = {"reading": "semantics", "convention": "data",
                                   "domain": "semantics"}
@@ -53,7 +62,9 @@ class Fact:
         text: The statement as a participant who holds it reads it.
         setting: The plan parameters the statement fixes, as ``(name, value)`` pairs with
             the names of a teammate's issue fix (``ordinal``, ``relation``, ``window``,
-            ``column``); empty for free-text domain knowledge. This is what a scripted
+            ``column``; on a statistical task ``target``, ``predictors``, ``controls``,
+            ``filters``, ``analysis`` in ``StatPlan.with_fix`` syntax, e.g.
+            ``filters: "sex == 1"``); empty for free-text domain knowledge. This is what a scripted
             participant understands from ``text``: the premise of the task, never its answer.
     """
 

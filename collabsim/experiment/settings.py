@@ -148,6 +148,8 @@ def _scripted_params(value: dict[str, Any]) -> dict[str, Any]:
             raise ValueError("mistakes must be a mapping of mistake kind -> probability")
         MistakeModel.from_mapping(mistakes)
         for kind, p in mistakes.items():
+            if isinstance(p, Mapping):  # {value, source}: a documented rate
+                p = p.get("value")
             if isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1:
                 raise ValueError(f"mistakes.{kind} must be a probability in [0, 1]")
     if "finish_by_turn" in value:

@@ -23,6 +23,7 @@ from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.time_expr import format_window, parse_window, year_text
 from collabsim.participants.plan import AnalysisPlan, seeded_rng
 from collabsim.participants.query import QuerySemantics
+from collabsim.participants.stat_mistakes import similar_columns
 from collabsim.participants.tags import format_ask, format_fact
 from collabsim.tasks.model import TaskBrief
 
@@ -38,13 +39,21 @@ EXPERTISE_OF_FACT_AREA: dict[str, str] = {"data": "computation", "semantics": "s
 # The area of expertise that covers a topic the query may leave open: whom to ask about it.
 TOPIC_AREA: dict[str, str] = {"ordinal": "semantics", "relation": "semantics",
                               "window": "semantics", "domain": "semantics",
-                              "column": "computation"}
+                              "column": "computation",
+                              # statistical family: the model's parts are D's, which
+                              # variable and population the query means R's
+                              "controls": "computation", "analysis": "computation",
+                              "target": "semantics", "predictors": "semantics",
+                              "filters": "semantics"}
 # The collaborator profile whose expertise an area is (configs: D computation, R semantics).
 _PROFILE_OF_AREA: dict[str, str] = {"computation": "D", "semantics": "R"}
 # The issue kind a fact's topic corresponds to (its area decides deference and trust).
 _TOPIC_KIND: dict[str, str] = {"ordinal": "wrong_ordinal", "relation": "peak_vs_plateau",
                                "window": "wrong_window", "column": "wrong_column_variant",
-                               "domain": "misread_query"}
+                               "domain": "misread_query",
+                               "target": "wrong_variable", "predictors": "wrong_variable",
+                               "controls": "omitted_control", "filters": "wrong_subgroup",
+                               "analysis": "linear_for_binary"}
 _OTHER_RELATION: dict[str, str] = {"peak": "plateau", "plateau": "peak", "rise": "fall",
                                    "fall": "rise", "growth_max": "growth_min",
                                    "growth_min": "growth_max"}
@@ -89,11 +98,15 @@ def believed_setting(fact: Fact, brief: TaskBrief, error_rate: float, seed: int,
 
 def wrong_setting(fact: Fact, brief: TaskBrief, rng: object) -> tuple[tuple[str, str], ...]:
     """A wrong value of each parameter the fact fixes: another ordinal (1-3), the other
-    relation, no window or one shifted by its own length, another variant of the column
-    (an unchanged parameter where there is no other value)."""
+    relation, no window or one shifted by its own length, another variant of the column;
+    on a statistical task a similar-sounding other column (target, predictors), the last
+    control left out, no filter, ols for logit and back (an unchanged parameter where there
+    is no other value)."""
     out: list[tuple[str, str]] = []
     for key, value in fact.setting:
-        out.append((key, _wrong_value(key, value, brief, rng)))
+        wrong = _STAT_WRONG.get(key)
+        out.append((key, wrong(value, brief, rng.random) if wrong is not None  # type: ignore[attr-defined]
+                    else _wrong_value(key, value, brief, rng)))
     return tuple(out)
 
 
@@ -122,6 +135,44 @@ def _wrong_value(key: str, value: str, brief: TaskBrief, rng: object) -> str:
     return value
 
 
+def _other_column(value: str, brief: TaskBrief, draw: Callable[[], float]) -> str:
+    """A similar-sounding other column for each of ``value``'s ``+``-joined columns (the
+    first that has one is replaced)."""
+    parts = value.split("+")
+    for i, part in enumerate(parts):
+        for info in brief.datasets:
+            if part in {c.name for c in info.columns}:
+                others = similar_columns(part, brief, info.name, parts)
+                if others:
+                    parts[i] = others[0]
+                    return "+".join(parts)
+    return value
+
+
+def _wrong_controls(value: str, brief: TaskBrief, draw: Callable[[], float]) -> str:
+    """The controls with the last one left out (``none`` for none)."""
+    parts = [p for p in value.split("+") if p and p != "none"]
+    return "+".join(parts[:-1]) or "none"
+
+
+def _wrong_filters(value: str, brief: TaskBrief, draw: Callable[[], float]) -> str:
+    """No filter (the whole table) for a population; an unfiltered table stays so."""
+    return "none"
+
+
+def _wrong_analysis(value: str, brief: TaskBrief, draw: Callable[[], float]) -> str:
+    """The linear model for a logistic one and the other way round; else ols."""
+    return {"logit": "ols", "ols": "logit"}.get(value, "ols")
+
+
+# How a holder states a wrong value of a statistical fact (the mistakes of the family,
+# collabsim.participants.stat_mistakes).
+_STAT_WRONG: dict[str, Callable[[str, TaskBrief, Callable[[], float]], str]] = {
+    "target": _other_column, "predictors": _other_column, "controls": _wrong_controls,
+    "filters": _wrong_filters, "analysis": _wrong_analysis,
+}
+
+
 def variants(column: str, names: Sequence[str]) -> list[str]:
     """The other variants of a column's variable in the data (gap-filled ones first)."""
     stem = column.split("_")[0]
@@ -147,9 +198,28 @@ def _window_sentence(value: str) -> str:
     return f"The period spans {year_text(window[0])} to {year_text(window[1])}."
 
 
+def _columns_words(value: str) -> str:
+    return " and ".join(c for c in value.split("+") if c) or "none"
+
+
+_ANALYSIS_WORDS: dict[str, str] = {
+    "ols": "a linear regression", "logit": "a logistic regression (the outcome is binary)",
+    "correlation": "a correlation", "ttest": "a comparison of two group means (t-test)",
+    "chi2": "a chi-square test of association", "anova": "an analysis of variance",
+    "proportion": "a proportion with its interval", "summary": "descriptive statistics",
+}
+
 _SENTENCES: dict[str, Callable[[str], str]] = {
     "ordinal": _ordinal_sentence, "relation": _relation_sentence, "window": _window_sentence,
     "column": lambda value: f"Use {value}.",
+    "target": lambda value: f"The outcome the question means is {value}.",
+    "predictors": lambda value: f"The variable the question asks about is {_columns_words(value)}.",
+    "controls": lambda value: ("No controls are needed." if value in ("", "none")
+                               else f"Control for {_columns_words(value)}."),
+    "filters": lambda value: ("The question is about the whole table, no subgroup."
+                              if value in ("", "none")
+                              else f"The population is the rows where {value}."),
+    "analysis": lambda value: f"The analysis is {_ANALYSIS_WORDS.get(value, value)}.",
 }
 
 

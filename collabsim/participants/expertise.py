@@ -20,6 +20,14 @@ R            semantics     ``team.profiles.R.params.error_in_area`` (its area)  
 R            computation   ``team.profiles.R.params.error_outside``               0.30
 ===========  ============  =====================================================  =======
 
+On the statistical family (:mod:`collabsim.participants.stat_mistakes`) the areas hold
+other kinds - computation: ``omitted_control``, ``linear_for_binary``,
+``significance_ignored`` (the model choice, controls and significance); semantics:
+``wrong_variable``, ``wrong_subgroup``, ``direction_misread`` (which variable means what,
+which population, the direction). The agent's rates are its own per-kind settings
+(``policy.agent.mistakes.<kind>``: 0.15, 0.10, 0.15 and 0.15, 0.10, 0.05, each with its
+``source``); a collaborator's are the same ``error_in_area`` / ``error_outside`` per area.
+
 (the agent's in ``configs/policy/scripted.yaml``, a collaborator's in its profile
 ``collabsim/participants/profiles/{D,R}.yaml``; override with ``policy.agent.mistakes.<kind>=``
 or ``+team.profiles.<key>.params.error_in_area=``; ``policy.collaborator.<key>=`` sets both
@@ -41,6 +49,7 @@ from typing import Any
 from collabsim.participants.human import AREAS, HUMAN_MISTAKES, HumanModel, area_of
 from collabsim.participants.plan import MISTAKE_KINDS, MistakeModel
 from collabsim.participants.scripted_params import AgentParams, CollaboratorParams
+from collabsim.participants.stat_mistakes import STAT_MISTAKE_KINDS
 
 __all__ = ["AreaRate", "agent_rates", "area_rates", "collaborator_rates", "format_rates"]
 
@@ -60,6 +69,8 @@ class AreaRate:
         fact_error: Probability of stating a fact of the area wrongly (collaborators; None
             for the agent, who holds no facts to state under ``by_profile``).
         setting: Where the rate is set (the config key to override).
+        family: ``time_series`` (the archaeology-style kinds) or ``stats`` (the
+            statistical family's kinds).
     """
 
     participant: str
@@ -68,40 +79,50 @@ class AreaRate:
     any_mistake: float
     fact_error: float | None
     setting: str
+    family: str = "time_series"
 
 
 def _kinds(area: str, kinds: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(k for k in kinds if area_of(k) == area)
 
 
+# The mistake kinds of each family: the agent's, a collaborator's.
+_FAMILIES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "time_series": (MISTAKE_KINDS, HUMAN_MISTAKES),
+    "stats": (STAT_MISTAKE_KINDS, STAT_MISTAKE_KINDS),
+}
+
+
 def _rate(participant: str, area: str, rates: list[float], fact_error: float | None,
-          setting: str) -> AreaRate:
+          setting: str, family: str = "time_series") -> AreaRate:
     none = 1.0
     for p in rates:
         none *= 1.0 - p
     return AreaRate(participant, area, sum(rates) / len(rates) if rates else 0.0,
-                    1.0 - none, fact_error, setting)
+                    1.0 - none, fact_error, setting, family)
 
 
-def agent_rates(mistakes: MistakeModel) -> tuple[AreaRate, ...]:
-    """The agent's rates per area, from its per-kind mistake probabilities."""
+def agent_rates(mistakes: MistakeModel, family: str = "time_series") -> tuple[AreaRate, ...]:
+    """The agent's rates per area, from its per-kind mistake probabilities of ``family``
+    (``time_series`` or ``stats``)."""
     out = []
     for area in AREAS:
-        kinds = _kinds(area, MISTAKE_KINDS)
+        kinds = _kinds(area, _FAMILIES[family][0])
         out.append(_rate("agent", area, [float(getattr(mistakes, k)) for k in kinds], None,
-                         "policy.agent.mistakes." + "|".join(kinds)))
+                         "policy.agent.mistakes." + "|".join(kinds), family))
     return tuple(out)
 
 
-def collaborator_rates(key: str, human: HumanModel) -> tuple[AreaRate, ...]:
+def collaborator_rates(key: str, human: HumanModel, family: str = "time_series"
+                       ) -> tuple[AreaRate, ...]:
     """A collaborator's rates per area (``error_in_area`` in its expertise, else
-    ``error_outside``)."""
+    ``error_outside``) on the kinds of ``family``."""
     out = []
     for area in AREAS:
-        kinds = _kinds(area, HUMAN_MISTAKES)
+        kinds = _kinds(area, _FAMILIES[family][1])
         name = "error_in_area" if area == human.expertise else "error_outside"
         out.append(_rate(key, area, [human.error_rate(k) for k in kinds],
-                         human.area_error(area), f"team.profiles.{key}.params.{name}"))
+                         human.area_error(area), f"team.profiles.{key}.params.{name}", family))
     return tuple(out)
 
 
@@ -126,19 +147,23 @@ def area_rates(cfg: Mapping[str, Any]) -> tuple[AreaRate, ...]:
     entries = [{**dict(profiles[k]), "key": k} if profiles.get(k) else k for k in COLLABORATORS]
     team = team_from_dict({"collaborators": entries})
     extra = dict(policy.get("collaborator") or {})
-    out = list(agent_rates(mistakes))
-    for profile in team.collaborators:
-        params = CollaboratorParams.from_mapping({**dict(profile.params), **extra},
-                                                 where=f"team.profiles.{profile.key}.params")
-        out += collaborator_rates(profile.key, params.human)
+    humans = [(profile.key, CollaboratorParams.from_mapping(
+        {**dict(profile.params), **extra}, where=f"team.profiles.{profile.key}.params").human)
+        for profile in team.collaborators]
+    out: list[AreaRate] = []
+    for family in _FAMILIES:
+        out += agent_rates(mistakes, family)
+        for key, human in humans:
+            out += collaborator_rates(key, human, family)
     return tuple(out)
 
 
 def format_rates(rates: tuple[AreaRate, ...]) -> str:
     """The rates as a small text table (one line per participant and area)."""
-    lines = [f"{'participant':<11} {'area':<11} {'per kind':>8} {'any':>6} {'fact':>6}  setting"]
+    lines = [f"{'participant':<11} {'area':<11} {'per kind':>8} {'any':>6} {'fact':>6}  "
+             "family       setting"]
     for r in rates:
         fact = "-" if r.fact_error is None else f"{r.fact_error:.2f}"
         lines.append(f"{r.participant:<11} {r.area:<11} {r.per_kind:>8.3f} "
-                     f"{r.any_mistake:>6.3f} {fact:>6}  {r.setting}")
+                     f"{r.any_mistake:>6.3f} {fact:>6}  {r.family:<12} {r.setting}")
     return "\n".join(lines)

@@ -46,14 +46,20 @@ from typing import Any
 
 from collabsim.participants.behaviour import BehaviourModel, HumanTiming, ReactionRates
 from collabsim.participants.plan import seeded_rng
+from collabsim.participants.stat_mistakes import STAT_MISTAKE_KINDS, draw_stat_mistakes
 
 # Which mistake / issue kinds belong to which area of expertise. D's area is the computation
-# (which column, which window, the recomputed year); R's is what the query means.
+# (which column, which window, the recomputed year; on statistical tasks the model choice,
+# controls and significance); R's is what the query means (on statistical tasks which
+# variable means what, which population, the direction).
 AREAS: dict[str, frozenset[str]] = {
     "computation": frozenset({"wrong_column_variant", "wrong_window", "wrong_year",
-                              "missing_year", "wrong_description"}),
+                              "missing_year", "wrong_description",
+                              "omitted_control", "linear_for_binary", "significance_ignored",
+                              "wrong_analysis", "wrong_estimate"}),
     "semantics": frozenset({"wrong_ordinal", "peak_vs_plateau", "wrong_relation",
-                            "misread_query"}),
+                            "misread_query",
+                            "wrong_variable", "wrong_subgroup", "direction_misread"}),
 }
 HUMAN_MISTAKES: tuple[str, ...] = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau",
                                    "wrong_window", "misread_query")
@@ -147,6 +153,13 @@ class HumanModel:
         draws = rng.random(len(HUMAN_MISTAKES))
         return frozenset(k for k, u in zip(HUMAN_MISTAKES, draws, strict=True)
                          if u < self.error_rate(k))
+
+    def draw_stat_mistakes(self, seed: int, name: str, task_id: str) -> frozenset[str]:
+        """This person's own mistakes of the statistical family in the session of
+        ``task_id`` (deterministic; a stream of its own, so the time-series draws of
+        :meth:`draw_mistakes` are unchanged)."""
+        return draw_stat_mistakes({k: self.error_rate(k) for k in STAT_MISTAKE_KINDS},
+                                  seed, name, task_id)
 
     def confidence(self, kind: str) -> float:
         """How sure this person is of an issue of ``kind`` it found."""

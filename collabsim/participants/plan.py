@@ -81,15 +81,32 @@ class MistakeModel:
     wrong_window: float = 0.0
     ignore_teammate: float = 0.0
     misread_query: float = 0.0
+    # the statistical family's kinds (collabsim.participants.stat_mistakes), drawn from a
+    # stream of their own by draw_stats: the time-series draws above stay unchanged
+    wrong_variable: float = 0.0
+    omitted_control: float = 0.0
+    wrong_subgroup: float = 0.0
+    linear_for_binary: float = 0.0
+    direction_misread: float = 0.0
+    significance_ignored: float = 0.0
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, float] | None) -> MistakeModel:
-        """Build from a config mapping (unknown keys raise ValueError)."""
+    def from_mapping(cls, data: Mapping[str, object] | None) -> MistakeModel:
+        """Build from a config mapping (unknown keys raise ValueError); a rate is a number
+        or ``{value: ..., source: ...}``."""
         data = dict(data or {})
         unknown = set(data) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown mistake kinds: {sorted(unknown)}")
-        return cls(**{k: float(v) for k, v in data.items()})
+        return cls(**{k: mistake_rate(v) for k, v in data.items()})
+
+    def draw_stats(self, seed: int, task_id: str) -> frozenset[str]:
+        """Statistical-family mistakes active in the session of ``task_id`` with ``seed``
+        (deterministic, from a stream separate from :meth:`draw`'s)."""
+        from collabsim.participants.stat_mistakes import STAT_MISTAKE_KINDS, draw_stat_mistakes
+
+        return draw_stat_mistakes({k: getattr(self, k) for k in STAT_MISTAKE_KINDS},
+                                  seed, task_id)
 
     def draw(self, seed: int, task_id: str) -> frozenset[str]:
         """Mistakes active in the session of ``task_id`` with ``seed`` (deterministic)."""
@@ -99,6 +116,15 @@ class MistakeModel:
             kind for kind, u in zip(MISTAKE_KINDS, draws, strict=True)
             if u < getattr(self, kind)
         )
+
+
+def mistake_rate(raw: object) -> float:
+    """A mistake probability written as a number or as ``{value, source}``."""
+    if isinstance(raw, Mapping):
+        raw = raw.get("value")
+    if isinstance(raw, bool) or not isinstance(raw, int | float | str):
+        raise ValueError(f"a mistake rate must be a number, got {raw!r}")
+    return float(raw)
 
 
 def stable_hash(text: str) -> int:

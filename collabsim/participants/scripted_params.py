@@ -31,7 +31,9 @@ class ScriptedParamsError(HumanConfigError):
 
 def _yaml_mistakes() -> MistakeModel:
     return MistakeModel(wrong_column_variant=0.15, wrong_ordinal=0.15, peak_vs_plateau=0.15,
-                        wrong_window=0.1, ignore_teammate=0.2)
+                        wrong_window=0.1, ignore_teammate=0.2, wrong_variable=0.15,
+                        omitted_control=0.15, wrong_subgroup=0.1, linear_for_binary=0.1,
+                        direction_misread=0.05, significance_ignored=0.15)
 
 
 def _refuse_unknown(data: Mapping[str, Any], known: set[str] | frozenset[str],

@@ -25,7 +25,11 @@ end of a readable chat message; this module is the only place that spells them:
 :data:`~collabsim.core.knowledge.FACT_TOPICS`; a fact's ``<key>=<value>`` pairs use the
 encoding of an issue's fix (``ordinal=2``, ``relation=plateau``, ``window=-2300..-1800`` as
 :func:`~collabsim.domain.time_expr.format_window` writes it, ``column=A_inter+B_inter``),
-no spaces inside a value. Besides the tags, two English phrases are
+the statistical family's ``target=y``, ``predictors=a+b``, ``controls=none``,
+``filters=sex%20==%201`` (a value's spaces, commas, brackets and ``%`` are percent-encoded
+by the format functions and decoded by the parse functions, so a filter ``sex == 1`` or a
+column ``BA degree`` travels whole; time-series values hold none of them and are written
+as they are). Besides the tags, two English phrases are
 read back: the proposal ``I would write instead: "..."`` (:func:`format_proposal`) and the
 team memory's trust line ``rely on <name> for <what>`` (:func:`format_trust`).
 """
@@ -37,7 +41,7 @@ import zlib
 from dataclasses import dataclass
 
 __all__ = [
-    "MessageTags", "announced_drafts", "format_ask", "format_fact", "parse_asks",
+    "MessageTags", "announced_drafts", "decode_value", "encode_value", "format_ask", "format_fact", "parse_asks",
     "parse_facts", "checked_drafts", "draft_fingerprint", "edited_drafts",
     "format_check", "format_draft", "format_edit", "format_handover", "format_issue",
     "format_keep", "format_kickoff", "format_lead", "format_proposal", "format_trust",
@@ -60,6 +64,27 @@ _TRUST_RE = re.compile(r"rely on (\w+) for (.*)", re.IGNORECASE)
 _ASK_RE = re.compile(r"\[ask topic=(\w+) to=([\w.-]+)\]")
 _FACT_RE = re.compile(r"\[fact topic=(\w+)((?: [\w.-]+(?:=[^\]\s]*)?)*)\]")
 _UNKNOWN = "unknown"
+
+
+# characters a tag's value cannot hold as they are: percent-encoded (``%`` first)
+_ENCODE = (("%", "%25"), (" ", "%20"), (",", "%2C"), ("[", "%5B"), ("]", "%5D"),
+           ("\n", "%0A"), ("\t", "%09"))
+
+
+def encode_value(value: str) -> str:
+    """A fix or fact value as a tag writes it (spaces, commas, brackets, ``%`` encoded)."""
+    for char, code in _ENCODE:
+        value = value.replace(char, code)
+    return value
+
+
+def decode_value(value: str) -> str:
+    """Inverse of :func:`encode_value`."""
+    if "%" not in value:
+        return value
+    for char, code in reversed(_ENCODE):
+        value = value.replace(code, char)
+    return value
 
 
 def draft_fingerprint(text: str) -> str:
@@ -142,7 +167,7 @@ def hands_over(text: str) -> bool:
 # ----------------------------------------------------------------------------- issues
 def format_issue(kind: str, fix: tuple[tuple[str, str], ...] = ()) -> str:
     """The tag of one issue of ``kind`` with its suggested plan fix (``(key, value)`` pairs)."""
-    pairs = ",".join(f"{k}:{v}" for k, v in fix)
+    pairs = ",".join(f"{k}:{encode_value(v)}" for k, v in fix)
     return f"[issue kind={kind}" + (f" fix={pairs}]" if pairs else "]")
 
 
@@ -156,7 +181,7 @@ def parse_issues(text: str) -> tuple[tuple[str, dict[str, str]], ...]:
     out: list[tuple[str, dict[str, str]]] = []
     for kind, fix in _ISSUE_RE.findall(text or ""):
         pairs = dict(p.split(":", 1) for p in fix.split(",") if ":" in p) if fix else {}
-        out.append((kind, pairs))
+        out.append((kind, {k: decode_value(v) for k, v in pairs.items()}))
     return tuple(out)
 
 
@@ -176,9 +201,9 @@ def format_fact(topic: str, setting: tuple[tuple[str, str], ...] | None) -> str:
     empty for a fact that fixes no parameter), or None: "I don't know"."""
     if setting is None:
         return f"[fact topic={topic} {_UNKNOWN}]"
-    if any(" " in f"{k}{v}" or "]" in f"{k}{v}" or "=" in k for k, v in setting):
-        raise ValueError(f"a fact's setting cannot hold spaces, ']' or '=' in a key: {setting}")
-    pairs = "".join(f" {k}={v}" for k, v in setting)
+    if any(not re.fullmatch(r"[\w.-]+", k) for k, _ in setting):
+        raise ValueError(f"a fact's setting keys must be words: {setting}")
+    pairs = "".join(f" {k}={encode_value(v)}" for k, v in setting)
     return f"[fact topic={topic}{pairs}]"
 
 
@@ -191,7 +216,8 @@ def parse_facts(text: str) -> tuple[tuple[str, dict[str, str] | None], ...]:
         if words == [_UNKNOWN]:
             out.append((topic, None))
             continue
-        out.append((topic, dict(w.split("=", 1) for w in words if "=" in w)))
+        out.append((topic, {k: decode_value(v) for k, v in
+                            (w.split("=", 1) for w in words if "=" in w)}))
     return tuple(out)
 
 

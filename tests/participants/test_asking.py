@@ -132,8 +132,11 @@ def test_ask_and_fact_tags_round_trip() -> None:
     tags = MessageTags.of(f"{format_ask('column', 'D')} {format_fact('relation', (('relation', 'plateau'),))}")
     assert tags.asks == (("column", "D"),)
     assert tags.facts == (("relation", {"relation": "plateau"}),)
-    with pytest.raises(ValueError, match="spaces"):
-        format_fact("window", (("window", "2300 BCE"),))
+    # a value with spaces (a statistical filter, a column named in words) travels whole
+    spaced = (("filters", "race == Black women; age >= 18"), ("target", "BA degree"))
+    assert parse_facts(format_fact("filters", spaced)) == (("filters", dict(spaced)),)
+    with pytest.raises(ValueError, match="keys"):
+        format_fact("window", (("a window", "-2300..-1800"),))
 
 
 def test_the_teammate_whose_area_covers_the_topic_is_asked_first() -> None:
