@@ -19,6 +19,10 @@ settles, found from the query text and the data's columns (never from a gold ans
   ("during the site's main settlement phase");
 * ``column``: an asked series that comes in several gap-filled variants
   (``Amber_inter``, ``Amber_recal_inter``).
+
+On a statistical task (a :class:`~collabsim.domain.stats.model.StatPlan`) the open topics
+are the family's (target, predictors, controls, filters, analysis), found by
+:func:`~collabsim.participants.stat_facts.stat_open_topics`.
 """
 
 from __future__ import annotations
@@ -29,10 +33,12 @@ from dataclasses import replace
 
 from collabsim.core.knowledge import Fact
 from collabsim.domain.relations import RELATION_RE, ordinal
+from collabsim.domain.stats.model import StatPlan
 from collabsim.domain.time_expr import extract_time_anchors, parse_window, query_window
 from collabsim.domain.variables import column_stem
 from collabsim.participants.plan import RELATIONS, AnalysisPlan, resolve_plan
 from collabsim.participants.query import QuerySemantics, parse_query
+from collabsim.participants.stat_facts import stat_open_topics
 from collabsim.tasks.model import TaskBrief
 
 __all__ = ["apply_facts", "open_topics", "read_brief"]
@@ -79,17 +85,20 @@ def read_brief(brief: TaskBrief) -> tuple[QuerySemantics, AnalysisPlan]:
     return semantics, resolve_plan(brief, semantics)
 
 
-def open_topics(brief: TaskBrief, semantics: QuerySemantics, plan: AnalysisPlan
+def open_topics(brief: TaskBrief, semantics: QuerySemantics, plan: AnalysisPlan | StatPlan
                 ) -> tuple[str, ...]:
     """The topics (:data:`~collabsim.core.knowledge.FACT_TOPICS`) the query leaves open for
     this reader and no fact of ``brief`` settles, in the order ordinal, relation, window,
-    column.
+    column (a statistical plan: the family's topics,
+    :func:`~collabsim.participants.stat_facts.stat_open_topics`).
 
     Args:
         brief: What the reader sees (query, columns, held facts).
         semantics: The reader's semantics (after its facts).
         plan: The reader's plan (after its facts).
     """
+    if isinstance(plan, StatPlan):
+        return stat_open_topics(brief, plan)
     settled = {name for fact in brief.facts for name, _ in fact.setting}
     text = brief.query
     found: list[str] = []

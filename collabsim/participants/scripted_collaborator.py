@@ -11,18 +11,17 @@ from collabsim.core.actions import format_action, format_wait
 from collabsim.core.knowledge import Fact
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import GateRequest, Profile
+from collabsim.domain.stats.model import StatPlan
 from collabsim.participants.asking import (
     believed_setting,
     fact_expertise,
     fact_sentence,
     statement,
     topic_kind,
-    variants,
 )
 from collabsim.participants.cells import (
     AnalysisResult,
     compute_cell,
-    compute_cell_columns,
     inspect_cell,
     parse_result,
 )
@@ -35,6 +34,8 @@ from collabsim.participants.claims import (
     format_check_message,
     format_proposal_message,
 )
+from collabsim.participants.collaborator_memory import knowledge_entries, memory_entries
+from collabsim.participants.collaborator_review import decide_code
 from collabsim.participants.human import SessionTiming
 from collabsim.participants.plan import (
     AnalysisPlan,
@@ -56,12 +57,20 @@ from collabsim.participants.scripted_common import (
     results_shown,
 )
 from collabsim.participants.scripted_params import CollaboratorParams
+from collabsim.participants.stat_collaborator import (
+    cell_of,
+    has_data,
+    inspect_of,
+    stat_confirmation,
+    stat_issues,
+    stat_own_version,
+    stat_reading,
+    stat_restatement,
+)
 from collabsim.participants.tags import (
     draft_fingerprint,
     format_kickoff,
     format_lead,
-    format_trust,
-    parse_facts,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.tasks.model import TaskBrief
@@ -122,6 +131,10 @@ class ScriptedCollaborator:
     def reading(self, brief: TaskBrief) -> Reading:
         """This person's own (possibly mistaken) reading of a task, drawn per session."""
         if brief.task_id not in self._cache:
+            stats = stat_reading(self, brief)  # a statistical task: the family's own reading
+            if stats is not None:
+                self._cache[brief.task_id] = stats
+                return stats
             # the query read with my facts as I believe them: one belief per person, the
             # same I state when asked or record in memory (believed_facts); a fact I hold
             # settles its topic, so my reading mistakes of that topic's kind do not apply
@@ -175,7 +188,8 @@ class ScriptedCollaborator:
         action of the first rule of :attr:`RULES` whose guard holds."""
         self.timing.task_id = obs.task.task_id
         if obs.phase == "build":
-            return build_step(obs, self._memory_entries() + self._knowledge_entries(obs))
+            stats = isinstance(self.reading(obs.task).plan, StatPlan)
+            return build_step(obs, memory_entries(self, stats) + knowledge_entries(self, obs))
         turn = self._turn(obs)
         return self._first_rule(turn).act(self, turn)
 
@@ -220,7 +234,7 @@ class ScriptedCollaborator:
         agent's own analysis (a lead-in's look at the data is the lead-in's)."""
         obs = t.obs
         return (self.numbers and self._own_result(obs, t.plan) is None
-                and bool(t.plan.columns) and bool(t.fp or t.request is not None)
+                and has_data(t.plan) and bool(t.fp or t.request is not None)
                 and not obs.my_pending and not self._computed(obs, t.plan)
                 and allowed(obs, "EXECUTE_CODE"))
 
@@ -259,7 +273,7 @@ class ScriptedCollaborator:
                                  t.plan, t.obs.task)
 
     def _recompute(self, t: CollaboratorTurn) -> str:
-        return format_action("EXECUTE_CODE", code=compute_cell(t.plan))
+        return format_action("EXECUTE_CODE", code=cell_of(t.plan, compute_cell))
 
     def _escalate(self, t: CollaboratorTurn) -> str:
         return self._finish_myself(t.obs)
@@ -352,9 +366,13 @@ class ScriptedCollaborator:
         chatty = seeded_rng(self.seed, self.name, task_id, t.fp, "confirm").random()
         if chatty >= self.params.confirm_propensity:
             return format_action(WAIT)
-        own = self._own_result(t.obs, t.plan)
+        if isinstance(t.plan, StatPlan):
+            confirmation = stat_confirmation(self, t.obs, self.reading(t.obs.task), agrees)
+        else:
+            own = self._own_result(t.obs, t.plan)
+            confirmation = self._confirmation(t.semantics, own, agrees=agrees)
         return self._said.post("check", t.fp, format_check_message(
-            self.name, (), t.draft, self._confirmation(t.semantics, own, agrees=agrees)))
+            self.name, (), t.draft, confirmation))
 
     def _lead_in_actions(self, obs: Observation) -> int:
         """``K``, how many actions I take alone before I engage the agent (the calibrated
@@ -377,12 +395,12 @@ class ScriptedCollaborator:
             return self._said.post("lead", key, "I will look at the data myself first and "
                                    f"tell you when to start. {format_lead()}")
         mine = [c for c in obs.code_cells if c.author == obs.me]
-        if k >= 3 and not mine and plan.columns and allowed(obs, "EXECUTE_CODE"):
+        if k >= 3 and not mine and has_data(plan) and allowed(obs, "EXECUTE_CODE"):
             # the K - 2 actions between saying so and asking the agent are one look at the
             # data: every landing wakes the waiting agent, whose decisions are budgeted
             # (run.max_turns), so a lead-in of more than 3 actions is shortened to 3
-            code = (compute_cell(plan) if self.numbers and not self._computed(obs, plan)
-                    else inspect_cell(plan))
+            code = (cell_of(plan, compute_cell) if self.numbers and not self._computed(obs, plan)
+                    else inspect_of(plan, inspect_cell))
             return format_action("EXECUTE_CODE", code=code)
         return self._said.post("kickoff", key, "I have looked at the data. Over to you: please "
                                f"run the analysis and draft the hypothesis. {format_kickoff()}")
@@ -459,6 +477,8 @@ class ScriptedCollaborator:
         """The draft as this person would write it: D words its own computation (with its
         own mistakes), R restates the visible result under its own reading of the query."""
         semantics, plan = self._task(obs.task)
+        if isinstance(plan, StatPlan):
+            return stat_own_version(self, obs, self.reading(obs.task))
         if self.numbers:
             own = self._own_result(obs, plan)
             if own is not None and (own.year is not None or own.trends):
@@ -477,6 +497,8 @@ class ScriptedCollaborator:
         """``version`` in this person's own terms: D adds the figures of its computation,
         R the question as it reads it."""
         semantics, plan = self._task(obs.task)
+        if isinstance(plan, StatPlan):
+            return stat_restatement(self, obs, self.reading(obs.task), version)
         own = self._own_result(obs, plan) if self.numbers else None
         body = version.strip().rstrip(".")
         if own is not None:
@@ -519,9 +541,11 @@ class ScriptedCollaborator:
             return ()
         semantics, plan = self._task(obs.task)
         found: list[Issue] = []
-        if self.wording:
+        if isinstance(plan, StatPlan):
+            found = stat_issues(self, obs, text, self.reading(obs.task))
+        elif self.wording:
             found += check_wording(semantics, text)
-        if self.numbers:
+        if self.numbers and not isinstance(plan, StatPlan):
             agent = latest_result(obs, None, exclude=obs.me)
             found += [i for i in check_numbers(text, self._own_result(obs, plan), agent)
                       if all(i.kind != f.kind for f in found)]
@@ -554,14 +578,14 @@ class ScriptedCollaborator:
         return f"The wording answers what is asked ({describe_check(semantics)})."
 
     def _own_result(self, obs: Observation, plan: AnalysisPlan) -> AnalysisResult | None:
-        code = compute_cell(plan)
+        code = cell_of(plan, compute_cell)
         for cell in reversed(obs.code_cells):
             if cell.author == obs.me and cell.code == code:
                 return parse_result(cell.output) if cell.ok else None
         return None
 
     def _computed(self, obs: Observation, plan: AnalysisPlan) -> bool:
-        code = compute_cell(plan)
+        code = cell_of(plan, compute_cell)
         return any(c.author == obs.me and c.code == code for c in obs.code_cells) or any(
             h.actor == obs.me and h.action_type == "EXECUTE_CODE" and h.status == "rejected"
             for h in obs.history)
@@ -571,85 +595,9 @@ class ScriptedCollaborator:
 
     def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan,
                      brief: TaskBrief | None = None) -> str:
-        if not self.params.review_code:
-            return format_action("APPROVE", request_id=request_id)
-        used = compute_cell_columns(code)
-        known = self._column_fact_issue(brief, used) if brief is not None else None
-        if known is not None:
-            return format_action("REJECT", request_id=request_id,
-                                 reason=f"{known.message} {known.tag()}")
-        if used is not None:
-            raw = sorted(c.removesuffix("_inter") for c in plan.columns
-                         if c.endswith("_inter") and c.removesuffix("_inter") in used)
-            if raw:
-                issue = Issue("wrong_column_variant",
-                              f"The cell uses the raw column(s) {', '.join(raw)}, which have "
-                              f"gaps; use {'+'.join(plan.columns)}.",
-                              (("column", "+".join(plan.columns)),))
-                return format_action("REJECT", request_id=request_id,
-                                     reason=f"{issue.message} {issue.tag()}")
-        return format_action("APPROVE", request_id=request_id)
-
-    def _column_fact_issue(self, brief: TaskBrief, used: Any) -> Issue | None:
-        """A column-convention fact I hold (as I believe it) that the cell's columns break:
-        it uses another variant of a column the fact names as the valid one."""
-        if used is None or not brief.facts:
-            return None
-        names = [c.name for d in brief.datasets for c in d.columns]
-        for fact, setting in self.believed_facts(brief):
-            valid = [c for c in dict(setting).get("column", "").split("+") if c]
-            wrong = sorted(u for u in used if u not in valid
-                           and any(u in variants(c, names) for c in valid))
-            if wrong:
-                said = (fact.text if setting == fact.setting
-                        else fact_sentence(fact.topic, setting))
-                return Issue("wrong_column_variant",
-                             f"The cell uses {', '.join(wrong)}; use {'+'.join(valid)}. "
-                             f"What I know: {said}", (("column", "+".join(valid)),))
-        return None
-
-    def _knowledge_entries(self, obs: Observation) -> list[tuple[str, str]]:
-        """One memory entry per fact of my brief, as I believe it, with its fact tag: in the
-        ``knowledge`` section where the memory has one, else under ``expertise``; none when
-        everyone holds every fact, and none for a fact a teammate recorded as I believe it."""
-        if obs.task.knowledge == "everyone":
-            return []  # every teammate holds every fact: nothing to record for them
-        sections = obs.memory.sections if obs.memory is not None else {}
-        section = "knowledge" if "knowledge" in sections else "expertise"
-        # a fact a teammate already recorded as I believe it is not written twice (under
-        # tasks.knowledge=everyone every collaborator holds it)
-        recorded = {(topic, tuple(sorted((setting or {}).items())))
-                    for texts in sections.values() for text in texts
-                    for topic, setting in parse_facts(text)}
-        beliefs = dict(self.believed_facts(obs.task))
-        return [(section, f"Knowledge ({self.name}): {self.statement(obs.task, fact.topic)}")
-                for fact in obs.task.facts
-                if (fact.topic, tuple(sorted(beliefs[fact]))) not in recorded]
-
-    def _memory_entries(self) -> list[tuple[str, str]]:
-        if self.params.memory_entries:
-            return list(self.params.memory_entries)
-        who = f"{self.name} ({self.profile.title})"
-        entries: list[tuple[str, str]] = []
-        if self.numbers:
-            entries += [
-                ("expertise", f"Expertise {who}: variable mapping, raw vs interpolated column "
-                              "variants, windows, extremes and n-th events; validates numbers "
-                              "by recomputing them."),
-                ("trust", format_trust(self.name, "years and numbers")),
-                ("evidence_criteria", f"Evidence criteria ({self.name}): every claimed year is "
-                                      "recomputed independently on the *_inter columns."),
-            ]
-        if self.wording:
-            entries += [
-                ("expertise", f"Expertise {who}: query semantics - first vs second, peak vs "
-                              "highest sustained values, increase vs decrease, bounded periods."),
-                ("trust", format_trust(self.name,
-                                       "whether the wording answers the question")),
-                ("evidence_criteria", f"Evidence criteria ({self.name}): the hypothesis states "
-                                      "exactly the asked ordinal, direction and period."),
-            ]
-        return entries
+        """APPROVE / REJECT a teammate's gated code (:func:`~collabsim.participants.
+        collaborator_review.decide_code`)."""
+        return decide_code(self, request_id, code, plan, brief)
 
     RULES: tuple[Rule, ...] = (
         Rule("decide the code I gate", _code_requested, _decide_code_request),

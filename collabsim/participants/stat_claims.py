@@ -50,6 +50,9 @@ _NOT_SIGNIFICANT = re.compile(
     r"|\bnot\s+(?:associated|related|correlated)\b|\bdoes\s+not\s+(?:predict|affect|differ)",
     re.IGNORECASE)
 _SIGNIFICANT = re.compile(r"\bsignificant(?:ly)?\b", re.IGNORECASE)
+# a stated p-value: "p < 0.001", "p = 0.038"
+_P_VALUE = re.compile(r"\bp\s*(<|=|<=|≤)\s*(\d*\.?\d+(?:e-?\d+)?)", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # an explicit statement of the relation's sign
 _EXPLICIT = re.compile(r"\b(positive|negative)(?:ly)?\b|\b(inverse)(?:ly)?\b", re.IGNORECASE)
 # words that say one side goes up (+1) or down (-1): "higher X ... lower Y" is negative
@@ -80,7 +83,7 @@ def describe_plan(plan: StatPlan | StatResult) -> str:
     return text
 
 
-def check_plan(own: StatPlan | StatResult, shown: StatResult,
+def check_plan(own: StatPlan | StatResult, shown: StatPlan | StatResult,
                topics: frozenset[str] = ALL_TOPICS) -> tuple[Issue, ...]:
     """Differences between my plan and the one behind the shown result, as issues.
 
@@ -148,14 +151,31 @@ def stated_direction(text: str) -> str | None:
     return "positive" if product > 0 else "negative"
 
 
-def stated_significance(text: str) -> bool | None:
+def stated_significance(text: str, alpha: float = 0.05) -> bool | None:
     """Whether a draft states a significant effect (True), none (False) or says nothing
-    about significance (None)."""
+    about significance (None): words first ("no significant association",
+    "significantly"), else the first stated p-value ("p < 0.001" is significant, "p = 0.3"
+    is not)."""
     if _NOT_SIGNIFICANT.search(text):
         return False
     if _SIGNIFICANT.search(text):
         return True
-    return None
+    match = _P_VALUE.search(text)
+    if match is None:
+        return None
+    value = float(match.group(2))
+    return value <= alpha if match.group(1) != "=" else value < alpha
+
+
+def _about(text: str, variable: str, only: bool) -> str:
+    """The sentence of ``text`` about ``variable`` (its name in words): the first naming it;
+    the whole text when the result has only this effect, else the first sentence."""
+    name = variable.split("=")[0].replace("_", " ").lower()
+    sentences = _SENTENCE.split(text.strip())
+    named = [s for s in sentences if name and name in s.lower()]
+    if named:
+        return named[0]
+    return text if only else sentences[0]
 
 
 def check_statement(draft: str, shown: StatResult, direction: bool, significance: bool,
@@ -172,6 +192,7 @@ def check_statement(draft: str, shown: StatResult, direction: bool, significance
     if not shown.effects:
         return ()
     effect = shown.effects[0]
+    draft = _about(draft, effect.variable, len(shown.effects) == 1)
     issues: list[Issue] = []
     said = stated_direction(draft)
     if (direction and shown.analysis not in _UNDIRECTED and said is not None
@@ -179,7 +200,7 @@ def check_statement(draft: str, shown: StatResult, direction: bool, significance
         issues.append(Issue(
             "direction_misread", f"The draft states a {said} relation, but the estimate for "
             f"{effect.variable} is {effect.estimate:+.3g}: the relation is {effect.direction}."))
-    stated = stated_significance(draft)
+    stated = stated_significance(draft, alpha)
     if significance and stated is not None and effect.p_value is not None:
         real = effect.significant(alpha)
         if stated and not real:

@@ -32,13 +32,13 @@ from collabsim.participants.stat_claims import (
     stated_direction,
     stated_significance,
 )
+from collabsim.participants.stat_facts import apply_stat_facts, stat_open_topics
 from collabsim.participants.stat_mistakes import (
     STAT_MISTAKE_KINDS,
     apply_stat_mistakes,
     misread_result,
     similar_columns,
 )
-from collabsim.participants.stat_reading import apply_stat_facts, stat_open_topics
 from collabsim.participants.tags import parse_facts, parse_issues
 
 COLUMNS = (
@@ -219,3 +219,23 @@ def test_open_topics_of_a_stats_query() -> None:
     assert "controls" not in stat_open_topics(settled, bare)
     assert stat_open_topics(brief("What is the mean age?"),
                             StatPlan("nls.csv", "age", (), analysis="summary")) == ()
+
+
+def test_gold_style_sentences_are_read() -> None:
+    """The wording of the family (collabsim.domain.stats.wording) read back."""
+    sig = ("Socioeconomic status is positively associated with the likelihood of BA degree "
+           "completion, with a coefficient (log-odds) of 0.4 (p < 0.001).")
+    assert stated_direction(sig) == "positive" and stated_significance(sig) is True
+    non = ("Socioeconomic status has no significant association with BA degree completion "
+           "(coefficient -0.05, p = 0.412).")
+    assert stated_significance(non) is False
+    assert stated_significance("The mean is 3 (p = 0.2).") is False
+    assert stated_direction("Gpa is higher where sex = 2 (difference of means 0.3).") == \
+        "positive"
+    # a draft about two effects is checked on the sentence about the first one
+    two = result()
+    two = StatResult(two.analysis, two.target, ("ses", "gpa"), n=9, effects=(
+        Effect("ses", 0.4, 0.001), Effect("gpa", -0.2, 0.001)))
+    draft = ("Ses is positively associated with BA degree (p < 0.001). Gpa is negatively "
+             "associated with BA degree (p < 0.001).")
+    assert check_statement(draft, two, True, True) == ()

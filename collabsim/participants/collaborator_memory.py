@@ -1,0 +1,91 @@
+"""What a scripted collaborator writes into the team memory in the build phase.
+
+:func:`memory_entries`: its expertise, whom to trust for what and its evidence criteria (or
+the profile's own ``memory_entries``); :func:`knowledge_entries`: the facts of its brief as
+it believes them, with their fact tags (:mod:`collabsim.participants.asking`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from collabsim.core.observation import Observation
+from collabsim.participants.tags import format_trust, parse_facts
+
+__all__ = ["knowledge_entries", "memory_entries"]
+
+
+def knowledge_entries(collab: Any, obs: Observation) -> list[tuple[str, str]]:
+    """One memory entry per fact of my brief, as I believe it, with its fact tag: in the
+    ``knowledge`` section where the memory has one, else under ``expertise``; none when
+    everyone holds every fact, and none for a fact a teammate recorded as I believe it."""
+    if obs.task.knowledge == "everyone":
+        return []  # every teammate holds every fact: nothing to record for them
+    sections = obs.memory.sections if obs.memory is not None else {}
+    section = "knowledge" if "knowledge" in sections else "expertise"
+    # a fact a teammate already recorded as I believe it is not written twice (under
+    # tasks.knowledge=everyone every collaborator holds it)
+    recorded = {(topic, tuple(sorted((setting or {}).items())))
+                for texts in sections.values() for text in texts
+                for topic, setting in parse_facts(text)}
+    beliefs = dict(collab.believed_facts(obs.task))
+    return [(section, f"Knowledge ({collab.name}): {collab.statement(obs.task, fact.topic)}")
+            for fact in obs.task.facts
+            if (fact.topic, tuple(sorted(beliefs[fact]))) not in recorded]
+
+
+def memory_entries(collab: Any, stats: bool = False) -> list[tuple[str, str]]:
+    """The profile's ``memory_entries``, else what it checks: expertise, trust and
+    evidence criteria (``stats``: worded for a statistical task)."""
+    if collab.params.memory_entries:
+        return list(collab.params.memory_entries)
+    who = f"{collab.name} ({collab.profile.title})"
+    if stats:
+        return _stat_entries(collab, who)
+    entries: list[tuple[str, str]] = []
+    if collab.numbers:
+        entries += [
+            ("expertise", f"Expertise {who}: variable mapping, raw vs interpolated column "
+                          "variants, windows, extremes and n-th events; validates numbers "
+                          "by recomputing them."),
+            ("trust", format_trust(collab.name, "years and numbers")),
+            ("evidence_criteria", f"Evidence criteria ({collab.name}): every claimed year is "
+                                  "recomputed independently on the *_inter columns."),
+        ]
+    if collab.wording:
+        entries += [
+            ("expertise", f"Expertise {who}: query semantics - first vs second, peak vs "
+                          "highest sustained values, increase vs decrease, bounded periods."),
+            ("trust", format_trust(collab.name,
+                                   "whether the wording answers the question")),
+            ("evidence_criteria", f"Evidence criteria ({collab.name}): the hypothesis states "
+                                  "exactly the asked ordinal, direction and period."),
+        ]
+    return entries
+
+
+def _stat_entries(collab: Any, who: str) -> list[tuple[str, str]]:
+    """The build-phase entries of a statistical task (the same trust words: numbers for
+    D, the question for R)."""
+    entries: list[tuple[str, str]] = []
+    if collab.numbers:
+        entries += [
+            ("expertise", f"Expertise {who}: the statistics - model choice (linear vs "
+                          "logistic), controls, significance; validates numbers by "
+                          "recomputing them."),
+            ("trust", format_trust(collab.name, "the model and the numbers")),
+            ("evidence_criteria", f"Evidence criteria ({collab.name}): every stated effect "
+                                  "is recomputed with the asked controls; a non-significant "
+                                  "effect is not stated as one."),
+        ]
+    if collab.wording:
+        entries += [
+            ("expertise", f"Expertise {who}: the question's meaning - which variable "
+                          "means what, which population, the direction asked."),
+            ("trust", format_trust(collab.name,
+                                   "whether the wording answers the question")),
+            ("evidence_criteria", f"Evidence criteria ({collab.name}): the hypothesis names "
+                                  "the asked variables and population and the direction the "
+                                  "result shows."),
+        ]
+    return entries
