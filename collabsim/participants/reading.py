@@ -99,6 +99,8 @@ def open_topics(brief: TaskBrief, semantics: QuerySemantics, plan: AnalysisPlan 
     """
     if isinstance(plan, StatPlan):
         return stat_open_topics(brief, plan)
+    if not isinstance(semantics, QuerySemantics):
+        return ()  # a statistical reading without a statistical plan: nothing to ask
     settled = {name for fact in brief.facts for name, _ in fact.setting}
     text = brief.query
     found: list[str] = []
