@@ -10,7 +10,7 @@ from typing import Any
 from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import ChatMessage, CodeCell
-from collabsim.domain.stats.model import StatPlan, format_filters
+from collabsim.domain.stats.model import StatPlan, StatResult, format_filters
 from collabsim.participants.asking import (
     OpenTopics,
     question_text,
@@ -42,6 +42,7 @@ from collabsim.participants.scripted_common import (
     trusted_areas,
 )
 from collabsim.participants.scripted_params import AgentParams
+from collabsim.participants.stat_mistakes import WORDING_KINDS, misread_result
 from collabsim.participants.tags import (
     draft_fingerprint,
     format_draft,
@@ -152,6 +153,10 @@ class ScriptedAgent:
             code = compute_cell(plan)
             runs = [c for c in mine if c.code == code]
             result = parse_cell_result(runs[-1].output) if runs and runs[-1].ok else None
+            if isinstance(result, StatResult) and not careful:
+                # my wording mistakes (a teammate's objection of that kind I followed
+                # corrects one): I state the result as I misread it
+                result = misread_result(result, ctx.mistakes - set(applied))
             draft = draft_hypothesis(result, ctx.semantics)
             if not runs or not self._was_rejected(obs, draft):
                 break
@@ -419,8 +424,9 @@ class ScriptedAgent:
                     ignored.append(kind)
                     continue
                 new = plan.with_fix(fix)
-                if new != plan:
-                    applied.append(kind)
+                if new != plan or (kind in WORDING_KINDS and kind in ctx.mistakes
+                                   and kind not in applied):
+                    applied.append(kind)  # a wording fix corrects my statement, not my plan
                 plan = new
         return plan, applied, ignored
 

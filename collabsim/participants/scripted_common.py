@@ -22,6 +22,7 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.reading import read_brief
+from collabsim.participants.stat_mistakes import apply_stat_mistakes
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief
 from collabsim.participants.tags import MessageTags, parse_trust
 from collabsim.tasks.model import TaskBrief
@@ -114,12 +115,16 @@ def task_context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> TaskCon
     A statistical task (:func:`~collabsim.participants.stats_reading.is_statistical`) is
     read by :func:`~collabsim.participants.stats_reading.read_stat_brief`: ``semantics`` is
     then a :class:`~collabsim.domain.stats.reading.StatQuery` and the plans are
-    :class:`~collabsim.domain.stats.model.StatPlan` (the time-series mistakes do not apply
-    to them)."""
+    :class:`~collabsim.domain.stats.model.StatPlan`, corrupted by the family's mistakes
+    (:func:`~collabsim.participants.stat_mistakes.apply_stat_mistakes`; the time-series
+    kinds do not apply to them)."""
     if is_statistical(brief):
         query, stat_plan = read_stat_brief(brief)
-        drawn = mistakes.draw(seed, brief.task_id)
-        return TaskContext(query, stat_plan, drawn, stat_plan)  # type: ignore[arg-type]
+        # the family's own mistakes, from a stream of their own (MistakeModel.draw_stats):
+        # the plan kinds corrupt the plan, the wording kinds what the agent states
+        drawn = mistakes.draw(seed, brief.task_id) | mistakes.draw_stats(seed, brief.task_id)
+        return TaskContext(query, stat_plan, drawn,  # type: ignore[arg-type]
+                           apply_stat_mistakes(stat_plan, drawn, brief))
     semantics, plan = read_brief(brief)
     drawn = mistakes.draw(seed, brief.task_id)
     return TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))

@@ -30,8 +30,8 @@ from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
 
-QUERY = ("Is the number of hours studied a significant predictor of the exam score when the "
-         "prior grade is considered?")
+QUERY = ("How does the number of hours studied affect the exam score, controlling for the "
+         "prior grade?")
 # error-free collaborators that always check (no reaction model), as in
 # test_scripted_sessions: the checking mechanics, not the behavioural model's own draws
 CAREFUL: dict[str, Any] = {"error_in_area": 0.0, "error_outside": 0.0, "behaviour": None}
@@ -48,9 +48,9 @@ def confounded_task(root: Path, facts: tuple[Fact, ...] = ()) -> Task:
     lines = ["hours_studied,exam_score,prior_grade"] + [
         f"{h:.4f},{s:.4f},{p:.4f}" for h, s, p in zip(hours, score, prior, strict=True)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    columns = (ColumnInfo("hours_studied", "Number of hours studied for the exam"),
-               ColumnInfo("exam_score", "Exam score of the student"),
-               ColumnInfo("prior_grade", "Prior grade of the student (last year's average)"))
+    columns = (ColumnInfo("hours_studied", "Weekly hours studied"),
+               ColumnInfo("exam_score", "Final exam score"),
+               ColumnInfo("prior_grade", "Grade average of the previous year"))
     return Task("students/0/0", "students", 0, 0, QUERY, "relationship", "education", "", "",
                 (DatasetInfo("students.csv", "Students and their exam", columns, path),),
                 "discoverybench-synth", facts=facts)
@@ -150,8 +150,8 @@ def test_a_held_control_fact_is_told_when_asked(tmp_path: Path, error: float) ->
     fact = Fact("convention", "controls", "In this school the exam score is always analysed "
                 "controlling for the prior grade.", (("controls", "prior_grade"),))
     task = confounded_task(tmp_path / "students", (fact,))
-    task = Task(task.task_id, task.dataset, 0, 0, "Is the number of hours studied, controlling "
-                "for the relevant background, a significant predictor of the exam score?",
+    task = Task(task.task_id, task.dataset, 0, 0, "Do hours studied affect the exam score, "
+                "controlling for the relevant background?",
                 "relationship", "education", "", "", task.datasets, task.source,
                 facts=(fact,))
     agent_params = {**CAREFUL_AGENT, "patience_seconds": 600.0, "ask_propensity": 1.0}
