@@ -165,7 +165,22 @@ def stat_restatement(collab: Any, obs: Observation, reading: Reading, version: s
     own = own_stat_result(obs, reading.plan) if collab.numbers else None
     if own is not None:
         return f"{body} ({describe_plan(own)}; n = {own.n})."
-    return f"{body}, which answers the question ({describe_plan(reading.plan)})."
+    return f"{body}, which answers what is asked about {_in_words(reading.plan)}."
+
+
+def _in_words(plan: StatPlan) -> str:
+    """The plan's variables in words: ``exam score and hours studied, controlling for prior
+    grade, in rows where sex == 2``."""
+    def words(columns: tuple[str, ...]) -> str:
+        return " and ".join(c.replace("_", " ") for c in columns)
+
+    text = words((plan.target, *plan.predictors))
+    if plan.controls:
+        text += f", controlling for {words(plan.controls)}"
+    if plan.filters:
+        text += ", in rows where " + "; ".join(f"{c.replace('_', ' ')} {op} {v}"
+                                                for c, op, v in plan.filters)
+    return text
 
 
 def stat_confirmation(collab: Any, obs: Observation, reading: Reading, agrees: bool) -> str:

@@ -21,7 +21,7 @@ def sample_observation(turn: int = 0, role: str = "agent") -> Observation:
             DatasetInfo(
                 name="finds",
                 description="Artefact counts per period.",
-                columns=(ColumnInfo("year", "Year"), ColumnInfo("Dagger", "Daggers found")),
+                columns=(ColumnInfo("CE", "Year (CE)"), ColumnInfo("Dagger", "Daggers found")),
                 path=Path("finds.csv"),
             ),
         ),
