@@ -26,9 +26,9 @@ is the computation's.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-from collabsim.domain.stats.model import StatPlan, StatResult, format_filters
+from collabsim.domain.stats.model import Effect, StatPlan, StatResult, format_filters
 from collabsim.participants.claims import Issue
 
 __all__ = [
@@ -167,20 +167,35 @@ def stated_significance(text: str, alpha: float = 0.05) -> bool | None:
     return value <= alpha if match.group(1) != "=" else value < alpha
 
 
-def _about(text: str, variable: str, only: bool) -> str:
-    """The sentence of ``text`` about ``variable`` (its name in words): the first naming it;
-    the whole text when the result has only this effect, else the first sentence."""
-    name = variable.split("=")[0].replace("_", " ").lower()
-    sentences = _SENTENCE.split(text.strip())
-    named = [s for s in sentences if name and name in s.lower()]
-    if named:
-        return named[0]
-    return text if only else sentences[0]
+def _names(variable: str, phrases: Mapping[str, str] | None) -> list[str]:
+    """The words a draft may use for a variable: the query's phrase for it, its name."""
+    column = variable.split("=")[0]
+    names = [column.replace("_", " ").lower(), column.lower()]
+    if phrases and phrases.get(column):
+        names.insert(0, phrases[column].strip(" ,.?").lower())
+    return [n for n in dict.fromkeys(names) if n]
+
+
+def _about(text: str, effects: tuple[Effect, ...], phrases: Mapping[str, str] | None
+           ) -> tuple[str, Effect] | None:
+    """The first sentence of ``text`` naming one of the effects' variables, and that effect
+    (None when none is named and there are several effects; the whole text and the only
+    effect when there is one)."""
+    for sentence in _SENTENCE.split(text.strip()):
+        low = sentence.lower()
+        for effect in effects:
+            if any(re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", low)
+                   for n in _names(effect.variable, phrases)):
+                return sentence, effect
+    return (text, effects[0]) if len(effects) == 1 else None
 
 
 def check_statement(draft: str, shown: StatResult, direction: bool, significance: bool,
-                    alpha: float = 0.05) -> tuple[Issue, ...]:
-    """What the draft states against the result it rests on.
+                    alpha: float = 0.05, phrases: Mapping[str, str] | None = None
+                    ) -> tuple[Issue, ...]:
+    """What the draft states against the result it rests on: the first sentence that names
+    an effect's variable (by ``phrases``, the query's words for columns, or the column name)
+    is checked against that effect.
 
     Args:
         draft: The hypothesis text under review.
@@ -188,11 +203,12 @@ def check_statement(draft: str, shown: StatResult, direction: bool, significance
         direction: Check the stated direction (R).
         significance: Check the stated significance (D).
         alpha: The significance level.
+        phrases: The reader's words for the columns.
     """
-    if not shown.effects:
+    found = _about(draft, shown.effects, phrases) if shown.effects else None
+    if found is None:
         return ()
-    effect = shown.effects[0]
-    draft = _about(draft, effect.variable, len(shown.effects) == 1)
+    draft, effect = found
     issues: list[Issue] = []
     said = stated_direction(draft)
     if (direction and shown.analysis not in _UNDIRECTED and said is not None

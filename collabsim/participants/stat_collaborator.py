@@ -129,17 +129,19 @@ def stat_issues(collab: Any, obs: Observation, text: str, reading: Reading
     if shown is None:
         return []
     read = misread_result(shown, reading.mistakes)  # what I read the result to say
+    phrases = getattr(reading.semantics, "phrases", None)  # my words for the columns
     found: list[Issue] = []
     if collab.wording:
         found += check_plan(reading.plan, shown, READING_TOPICS)
-        found += check_statement(text, read, direction=True, significance=False)
+        found += check_statement(text, read, direction=True, significance=False,
+                                 phrases=phrases)
     if collab.numbers:
         own = own_stat_result(obs, reading.plan)
         if own is not None:
             mine = own if not own.note else reading.plan
             found += [i for i in (*check_plan(mine, shown, ALL_TOPICS),
                                   *check_statement(text, read, direction=False,
-                                                   significance=True))
+                                                   significance=True, phrases=phrases))
                       if all(i.kind != f.kind for f in found)]
     return found
 

@@ -239,3 +239,24 @@ def test_gold_style_sentences_are_read() -> None:
     draft = ("Ses is positively associated with BA degree (p < 0.001). Gpa is negatively "
              "associated with BA degree (p < 0.001).")
     assert check_statement(draft, two, True, True) == ()
+
+
+def test_the_sentence_about_an_effect_is_checked_against_that_effect() -> None:
+    """A gold-style draft leading with the most significant of several effects is checked
+    on that effect, named by the query's words for it; a draft naming none is not judged."""
+    shown = StatResult("ols", "speciation", ("MBL_evol", "DR"), n=9, effects=(
+        Effect("MBL_evol", 0.37, 0.001), Effect("DR", 0.61, 0.0001)))
+    draft = ("Among the factors considered, DR is the most significant predictor of speciation "
+             "rates: the relationship is negative with a coefficient of -0.6133 (p < 0.001). "
+             "Other significant factors: maximum body length evolution (negative, ...).")
+    kinds = [i.kind for i in check_statement(draft, shown, True, True)]
+    assert kinds == ["direction_misread"]
+    assert "DR" in check_statement(draft, shown, True, True)[0].message
+    right = draft.replace("negative with a coefficient of -0.6133", "positive with a "
+                          "coefficient of 0.6133")
+    assert check_statement(right, shown, True, True) == ()
+    phrases = {"MBL_evol": "maximum body length evolution"}
+    about_mbl = "Maximum body length evolution is negatively associated with speciation rates."
+    assert [i.kind for i in check_statement(about_mbl, shown, True, False, phrases=phrases)
+            ] == ["direction_misread"]
+    assert check_statement("Something else entirely.", shown, True, True) == ()
