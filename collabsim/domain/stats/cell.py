@@ -4,6 +4,7 @@ API (stable names):
 
 * :data:`STATS_MARK` - the first line of a statistical compute cell
   (``# collabsim analysis: compute-stats``);
+* :data:`CELL_MODULES` - the modules a stats cell imports (pre-imported by the sandbox);
 * :data:`STATS_INSPECT_MARK` - the first line of the cell that looks at the data;
 * :func:`stats_cell(plan)` - a self-contained pandas + statsmodels / scipy cell computing a
   :class:`~collabsim.domain.stats.model.StatPlan` and printing one
@@ -33,6 +34,9 @@ import re
 from collabsim.domain.stats.model import RESULT_MARK, StatPlan, StatResult
 
 STATS_MARK = "# collabsim analysis: compute-stats"
+#: The modules a stats cell imports beyond pandas/numpy (the sandbox's fork server imports
+#: them before forking workers when a statistical task runs).
+CELL_MODULES: tuple[str, ...] = ("scipy.stats", "statsmodels.formula.api")
 STATS_INSPECT_MARK = "# collabsim analysis: inspect-stats"
 _PLAN_RE = re.compile(r"^PLAN = (\{.*\})$", re.MULTILINE)
 
