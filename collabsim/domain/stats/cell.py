@@ -107,11 +107,12 @@ def load(plan):
 
 def column(s):
     """(values, kind): booleans and yes/no as 0/1, numbers as floats, else text."""
-    if s.dtype == bool:
+    if pd.api.types.is_bool_dtype(s):
         return s.astype(float), "binary"
     text = s.astype(str).str.strip().str.lower()
     flags = {"true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
-    if s.dtype == object and s.notna().any() and text[s.notna()].isin(list(flags)).all():
+    if (not pd.api.types.is_numeric_dtype(s) and s.notna().any()
+            and text[s.notna()].isin(list(flags)).all()):
         return text.map(flags).where(s.notna()), "binary"
     num = pd.to_numeric(s, errors="coerce")
     if num.notna().sum() >= 0.9 * s.notna().sum() and num.notna().any():

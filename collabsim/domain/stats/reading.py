@@ -69,7 +69,7 @@ _ASK_RE: dict[str, re.Pattern[str]] = {
 
 # "X on Y", "how does X affect Y": the target follows the verb / preposition
 _TARGET_AFTER = re.compile(
-    r"\b(?:(?:impact|effect|influence)s? (?:\w+ )?on|affects?|impacts?|influences?|"
+    r"\b(?:(?:impact|effect|influence)s? (?:of [^,?.;]+? )?on|affects?|impacts?|influences?|"
     r"predicts?|determines?|explains?|in (?:determining|predicting|explaining)|"
     r"(?:associated|linked|related) (?:with|to)|relates? to|likelihood of|"
     r"probability of|chances? of|factors? (?:that )?(?:influenc\w*|explain\w*|affect\w*|"
