@@ -42,6 +42,7 @@ from collabsim.participants.scripted_common import (
     trusted_areas,
 )
 from collabsim.participants.scripted_params import AgentParams
+from collabsim.participants.stat_facts import usable_fix
 from collabsim.participants.stat_mistakes import WORDING_KINDS, misread_result
 from collabsim.participants.tags import (
     draft_fingerprint,
@@ -413,9 +414,10 @@ class ScriptedAgent:
         applied: list[str] = []
         ignored: list[str] = []
         for _, setting in self._memory_facts(obs):
-            plan = plan.with_fix(setting)
+            plan = plan.with_fix(usable_fix(plan, setting, obs.task))
         for message, issues in self._objections(obs):
             for kind, fix in issues:
+                fix = usable_fix(plan, fix, obs.task)
                 if kind == ANSWER:
                     plan = plan.with_fix(fix)  # what I asked for
                     continue

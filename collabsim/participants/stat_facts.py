@@ -23,13 +23,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from collabsim.core.knowledge import STAT_TOPICS, Fact
 from collabsim.core.task import TaskBrief
 from collabsim.domain.stats.model import ANALYSES, FIX_KEYS, StatPlan, parse_filters
 from collabsim.participants.stat_mistakes import similar_columns
 
-__all__ = ["apply_stat_facts", "held_fix", "stat_open_topics"]
+__all__ = ["apply_stat_facts", "held_fix", "normalize_filters", "stat_open_topics",
+           "usable_fix"]
+
+_OP = re.compile(r"\s*(==|!=|>=|<=|>|<)\s*")
 
 _CONTROL_WORDS = re.compile(
     r"\b(?:control(?:ling|led)?\s+for|adjust(?:ing|ed)?\s+for|account(?:ing)?\s+for|"
@@ -47,9 +51,20 @@ def _names(brief: TaskBrief, dataset: str) -> set[str]:
     return {c.name for d in brief.datasets if d.name == dataset for c in d.columns}
 
 
+def normalize_filters(text: str) -> str:
+    """Filters written compactly (``sex==2;age>=18``, as a tag without spaces may carry
+    them) in the spaced form :func:`~collabsim.domain.stats.model.parse_filters` reads."""
+    if text.strip() in ("", "none"):
+        return "none"
+    return "; ".join(_OP.sub(lambda m: f" {m.group(1)} ", c.strip(), count=1)
+                     for c in text.split(";") if c.strip())
+
+
 def held_fix(fix: Mapping[str, str], brief: TaskBrief, dataset: str) -> dict[str, str]:
     """The parts of a fact's (or a teammate's) setting that apply to the plan's table: the
-    statistical keys whose columns exist there and a known analysis (others dropped)."""
+    statistical keys whose columns exist there and a known analysis (others dropped;
+    compact filters are spaced). A fix from chat - possibly an LLM's - never breaks the
+    plan: a part that cannot be read is left out."""
     names = _names(brief, dataset)
     out: dict[str, str] = {}
     for key in FIX_KEYS:
@@ -62,6 +77,7 @@ def held_fix(fix: Mapping[str, str], brief: TaskBrief, dataset: str) -> dict[str
                 c not in names for c in value.split("+") if c and c != "none"):
             continue
         if key == "filters":
+            value = normalize_filters(value)
             try:
                 if any(c not in names for c, _, _ in parse_filters(value)):
                     continue
@@ -71,6 +87,12 @@ def held_fix(fix: Mapping[str, str], brief: TaskBrief, dataset: str) -> dict[str
             continue
         out[key] = value
     return out
+
+
+def usable_fix(plan: Any, fix: Mapping[str, str], brief: TaskBrief) -> Mapping[str, str]:
+    """A teammate's fix as a participant can apply it: on a statistical plan the parts
+    :func:`held_fix` keeps, a time-series fix as it is."""
+    return held_fix(fix, brief, plan.dataset) if isinstance(plan, StatPlan) else fix
 
 
 def apply_stat_facts(plan: StatPlan, facts: Iterable[Fact], brief: TaskBrief) -> StatPlan:

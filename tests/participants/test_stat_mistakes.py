@@ -32,7 +32,13 @@ from collabsim.participants.stat_claims import (
     stated_direction,
     stated_significance,
 )
-from collabsim.participants.stat_facts import apply_stat_facts, stat_open_topics
+from collabsim.participants.stat_facts import (
+    apply_stat_facts,
+    held_fix,
+    normalize_filters,
+    stat_open_topics,
+    usable_fix,
+)
 from collabsim.participants.stat_mistakes import (
     STAT_MISTAKE_KINDS,
     apply_stat_mistakes,
@@ -260,3 +266,18 @@ def test_the_sentence_about_an_effect_is_checked_against_that_effect() -> None:
     assert [i.kind for i in check_statement(about_mbl, shown, True, False, phrases=phrases)
             ] == ["direction_misread"]
     assert check_statement("Something else entirely.", shown, True, True) == ()
+
+
+def test_a_fix_from_chat_never_breaks_the_plan() -> None:
+    """Compact filters (a tag without spaces, an LLM's answer) are read; parts naming no
+    column of the table, an unknown analysis or an unreadable filter are left out."""
+    b = brief()
+    assert held_fix({"filters": "sex==2;age>=18"}, b, "nls.csv") == {
+        "filters": "sex == 2; age >= 18"}
+    assert held_fix({"filters": "nope == 1", "target": "ghost", "analysis": "magic",
+                     "controls": "gpa+ghost", "predictors": "ses_parent"}, b, "nls.csv") == {
+        "predictors": "ses_parent"}
+    assert held_fix({"filters": "sex is two"}, b, "nls.csv") == {}
+    plan = PLAN.with_fix(usable_fix(PLAN, {"filters": "sex==1", "controls": "none"}, b))
+    assert plan.filters == (("sex", "==", "1"),) and plan.controls == ()
+    assert normalize_filters("none") == "none"
