@@ -52,6 +52,7 @@ from collabsim.llm.client import OFFLINE_MODEL_PREFIX, LLMCallError, LLMClient, 
 from collabsim.participants import offline_provider  # noqa: F401 - registers collabsim/* models
 from collabsim.participants.human import HumanModel, SessionTiming
 from collabsim.participants.state_block import encode_state
+from collabsim.participants.stats_reading import is_statistical
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
 _SCRATCHPAD = re.compile(
@@ -101,6 +102,7 @@ def _environment(template_dir: str | None) -> jinja2.Environment:
         auto_reload=False,
     )
     env.filters["clip"] = _clip
+    env.globals["statistical"] = is_statistical
     return env
 
 
@@ -116,6 +118,7 @@ def _system_key(obs: Observation) -> tuple[Any, ...]:
         None if profile is None else (profile.title, profile.guidance),
         obs.task.facts,
         obs.task.knowledge,
+        is_statistical(obs.task),
     )
 
 

@@ -5,6 +5,7 @@ the published split render exactly as before tasks could carry facts."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from helpers.prompt_cases import ACTIONS, GOLDEN, POLICY, render_all
@@ -38,7 +39,7 @@ def task_with_facts() -> Task:
         query="When was the marked increase of Dagger?", question_type="context",
         domain="archaeology", domain_knowledge=DOMAIN, workflow_tags="",
         datasets=(DatasetInfo("finds", "Artefact counts per period.",
-                              (ColumnInfo("year", "Year"),
+                              (ColumnInfo("CE", "Year (CE)"),
                                ColumnInfo("Dagger_inter", "Daggers, gap-filled"),
                                ColumnInfo("Dagger_recal_inter",
                                           "Daggers, recalibrated, gap-filled")),
@@ -95,10 +96,10 @@ def test_the_agent_is_told_it_may_ask_and_collaborators_how_to_answer() -> None:
     seen = prompts(BY_PROFILE)
     system_agent = seen["agent"].split("## Task")[0]
     assert "[ask topic=<topic> to=<name>]" in system_agent
-    # the prompt lists the time-series family's topics (the statistical family's are not
-    # in the LLM prompts yet)
+    # a time-series task lists the time-series family's topics
     for topic in (*TIME_SERIES_TOPICS, "domain"):
         assert f"- {topic}: " in system_agent, topic
+    assert "- controls: " not in system_agent
     assert "R (the researcher) knows what the question means" in system_agent
     assert "D (the data analyst) knows the data conventions" in system_agent
     for name in ("D", "R"):
@@ -121,3 +122,28 @@ def test_everyone_sees_every_fact_and_nobody_is_told_to_ask_in_the_published_set
         assert READING.text in text and CONVENTION.text in text and DOMAIN in text, name
         assert "What everyone in the team knows about this task" in text
         assert "[ask topic=" not in text and "[fact topic=" not in text, name
+
+
+def test_a_statistical_task_lists_the_families_topics() -> None:
+    """On a table that is no time series the agent is told the statistical topics and whom
+    to ask about them, and a collaborator how to state their values."""
+    task = replace(task_with_facts(), facts=(), datasets=(DatasetInfo(
+        "nls.csv", "Survey", (ColumnInfo("ses", "Socioeconomic status"),
+                              ColumnInfo("ba_degree", "BA degree completed (1 = yes)")),
+        Path("nls.csv")),), query="Is SES associated with BA degree completion?")
+    team = team_from_dict("DR")
+    renderer = PromptRenderer()
+    seen = {}
+    for name in team.members:
+        profile = team.profile(name)
+        obs = Observation(me=name, role="agent" if name == "agent" else "collaborator",
+                          profile=profile, teammates=tuple(m for m in team.members
+                                                           if m != name),
+                          time=0.0, structure="default", phase="work",
+                          task=task.brief(name, BY_PROFILE))
+        seen[name] = renderer.system(obs)
+    for topic in ("target", "predictors", "controls", "filters", "analysis", "domain"):
+        assert f"- {topic}: " in seen["agent"], topic
+    assert "- ordinal: " not in seen["agent"]
+    assert "knows the data conventions (controls, analysis)" in seen["agent"]
+    assert "filters=<column>==<value>" in seen["D"]
