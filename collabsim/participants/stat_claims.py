@@ -72,12 +72,21 @@ def _columns(values: Iterable[str]) -> str:
     return "+".join(values) or "none"
 
 
+def _listed(columns: tuple[str, ...]) -> str:
+    """Columns in words: ``a``, ``a and b``, ``a, b and c``; past three the first two and
+    how many more."""
+    if len(columns) > 3:
+        return f"{columns[0]}, {columns[1]} and {len(columns) - 2} more"
+    return " and ".join(columns) if len(columns) < 3 else (
+        f"{columns[0]}, {columns[1]} and {columns[2]}")
+
+
 def describe_plan(plan: StatPlan | StatResult) -> str:
     """A short restatement of a computation: ``ols of y on x, controlling for a and b,
     in rows where sex == 1``."""
-    text = f"{plan.analysis} of {plan.target} on {' and '.join(plan.predictors) or 'nothing'}"
+    text = f"{plan.analysis} of {plan.target} on {_listed(plan.predictors) or 'nothing'}"
     if plan.controls:
-        text += f", controlling for {' and '.join(plan.controls)}"
+        text += f", controlling for {_listed(plan.controls)}"
     if plan.filters:
         text += f", in rows where {format_filters(plan.filters)}"
     return text
@@ -103,11 +112,13 @@ def check_plan(own: StatPlan | StatResult, shown: StatPlan | StatResult,
             "wrong_variable", f"{lead} The outcome the question asks about is {own.target}, "
             f"not {shown.target}.", (("target", own.target),)))
     if "predictors" in topics and own.predictors != shown.predictors:
-        issues.append(Issue(
-            "wrong_variable", f"{lead} The variable asked about is "
-            f"{' and '.join(own.predictors) or 'none'}, not "
-            f"{' and '.join(shown.predictors) or 'none'}.",
-            (("predictors", _columns(own.predictors)),)))
+        mine = tuple(p for p in own.predictors if p not in shown.predictors)
+        theirs = tuple(p for p in shown.predictors if p not in own.predictors)
+        what = (f"The variable asked about is {_listed(mine)}, not {_listed(theirs)}."
+                if mine and theirs else
+                f"The predictors should be {_listed(own.predictors) or 'none'}.")
+        issues.append(Issue("wrong_variable", f"{lead} {what}",
+                            (("predictors", _columns(own.predictors)),)))
     if "controls" in topics and set(own.controls) != set(shown.controls):
         missing = [c for c in own.controls if c not in shown.controls]
         why = (f"it leaves out the control(s) {', '.join(missing)}" if missing

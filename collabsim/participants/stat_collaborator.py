@@ -11,8 +11,8 @@ when its reading's plan is a :class:`~collabsim.domain.stats.model.StatPlan`:
   (:meth:`~collabsim.participants.human.HumanModel.draw_stat_mistakes`). A fact it holds
   settles its topic: the mistakes of that topic's kind do not apply;
 * **its checks of a draft** (:func:`stat_issues`): the plan behind the draft - the agent's
-  latest ``RESULT-STATS`` cell - against its own (D: every part, against its own result once
-  it has recomputed; R: target, predictors and filters) and the draft's stated direction (R)
+  latest ``RESULT-STATS`` cell, its ``PLAN`` line - against its own (D: every part, once it
+  has recomputed; R: target, predictors and filters) and the draft's stated direction (R)
   and significance (D) against that result as it reads it (with its own wording mistakes:
   a mistaken collaborator is confidently wrong), :mod:`collabsim.participants.stat_claims`;
 * **its own version** (:func:`stat_own_version`): D words its own result, R the shown
@@ -50,13 +50,14 @@ from collabsim.participants.stat_claims import (
     check_plan,
     check_statement,
     describe_plan,
+    plan_of,
 )
 from collabsim.participants.stat_facts import apply_stat_facts
 from collabsim.participants.stat_mistakes import apply_stat_mistakes, misread_result
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief, stat_draft
 
 __all__ = [
-    "cell_of", "has_data", "inspect_of", "own_stat_result", "shown_stat_result",
+    "cell_of", "has_data", "inspect_of", "own_stat_result", "shown_stat", "shown_stat_result",
     "stat_code_issues", "stat_confirmation", "stat_issues", "stat_own_version",
     "stat_reading", "stat_restatement",
 ]
@@ -109,40 +110,47 @@ def own_stat_result(obs: Observation, plan: StatPlan) -> StatResult | None:
     return None
 
 
-def shown_stat_result(obs: Observation, exclude: str | None = None) -> StatResult | None:
-    """The latest statistical result in the shared code history (``exclude``: not that
-    participant's)."""
+def shown_stat(obs: Observation, exclude: str | None = None
+               ) -> tuple[StatPlan, StatResult] | None:
+    """The latest statistical computation in the shared code history (``exclude``: not
+    that participant's): the plan its cell states (its ``PLAN`` line) and its result. The
+    plan, not the result, says what was asked for: a cell that finds the data unfit for
+    the planned analysis runs another and says so in the result."""
     for cell in reversed(obs.code_cells):
         if cell.author == exclude or not cell.ok or not cell.code.startswith(STATS_MARK):
             continue
         result = parse_stats_result(cell.output)
         if result is not None:
-            return result
+            return plan_of_cell(cell.code) or plan_of(result), result
     return None
+
+
+def shown_stat_result(obs: Observation, exclude: str | None = None) -> StatResult | None:
+    """The latest statistical result in the shared code history (see :func:`shown_stat`)."""
+    shown = shown_stat(obs, exclude)
+    return None if shown is None else shown[1]
 
 
 def stat_issues(collab: Any, obs: Observation, text: str, reading: Reading
                 ) -> list[Issue]:
     """The issues my (fallible) checks find in the statistical draft ``text``: none before
     a teammate's result is shown; D's only once it has recomputed (as on time series)."""
-    shown = shown_stat_result(obs, exclude=obs.me)
-    if shown is None:
+    found_shown = shown_stat(obs, exclude=obs.me)
+    if found_shown is None:
         return []
+    behind, shown = found_shown  # the plan behind the draft and its result
     read = misread_result(shown, reading.mistakes)  # what I read the result to say
     phrases = getattr(reading.semantics, "phrases", None)  # my words for the columns
     found: list[Issue] = []
     if collab.wording:
-        found += check_plan(reading.plan, shown, READING_TOPICS)
+        found += check_plan(reading.plan, behind, READING_TOPICS)
         found += check_statement(text, read, direction=True, significance=False,
                                  phrases=phrases)
-    if collab.numbers:
-        own = own_stat_result(obs, reading.plan)
-        if own is not None:
-            mine = own if not own.note else reading.plan
-            found += [i for i in (*check_plan(mine, shown, ALL_TOPICS),
-                                  *check_statement(text, read, direction=False,
-                                                   significance=True, phrases=phrases))
-                      if all(i.kind != f.kind for f in found)]
+    if collab.numbers and own_stat_result(obs, reading.plan) is not None:  # recomputed
+        found += [i for i in (*check_plan(reading.plan, behind, ALL_TOPICS),
+                              *check_statement(text, read, direction=False,
+                                               significance=True, phrases=phrases))
+                  if all(i.kind != f.kind for f in found)]
     return found
 
 
