@@ -180,11 +180,14 @@ def stated_significance(text: str, alpha: float = 0.05) -> bool | None:
 
 def _names(variable: str, phrases: Mapping[str, str] | None) -> list[str]:
     """The words a draft may use for a variable: the query's phrase for it, its name."""
-    column = variable.split("=")[0]
-    names = [column.replace("_", " ").lower(), column.lower()]
+    column, _, level = variable.partition("=")
+    words = [column.replace("_", " ").lower(), column.lower()]
     if phrases and phrases.get(column):
-        names.insert(0, phrases[column].strip(" ,.?").lower())
-    return [n for n in dict.fromkeys(names) if n]
+        words.insert(0, phrases[column].strip(" ,.?").lower())
+    if level:  # a level of a categorical column: named with its level ("rating = low")
+        words = [f"{w} = {level.lower()}" for w in words] + [f"{w}={level.lower()}"
+                                                             for w in words]
+    return [n for n in dict.fromkeys(words) if n]
 
 
 def _about(text: str, effects: tuple[Effect, ...], phrases: Mapping[str, str] | None

@@ -281,3 +281,13 @@ def test_a_fix_from_chat_never_breaks_the_plan() -> None:
     plan = PLAN.with_fix(usable_fix(PLAN, {"filters": "sex==1", "controls": "none"}, b))
     assert plan.filters == (("sex", "==", "1"),) and plan.controls == ()
     assert normalize_filters("none") == "none"
+
+
+def test_a_level_of_a_categorical_column_is_told_from_the_others() -> None:
+    shown = StatResult("ols", "size", ("rating",), n=9, effects=(
+        Effect("rating=low", 0.44, 0.01), Effect("rating=medium", -0.47, 0.049)))
+    draft = ("Among the factors considered, rating = medium is the most influential factor "
+             "explaining size: the relationship is negative with a coefficient of -0.47.")
+    assert check_statement(draft, shown, True, True) == ()
+    assert [i.kind for i in check_statement(draft.replace("medium", "low"), shown, True,
+                                            False)] == ["direction_misread"]
