@@ -273,55 +273,73 @@ def _filters(text: str, columns: Sequence[Any]
              ) -> tuple[list[Filter], str, list[tuple[int, int]], set[str]]:
     """Population filters: (filters, the population words, spans of the filter clauses,
     columns used only as filters)."""
-    filters: list[Filter] = []
-    words: list[str] = []
-    spans: list[tuple[int, int]] = []
-    used: set[str] = set()
-    sex = _sex_column(columns)
-    for match in re.finditer(r"\b(?:(?:in|among|for) )?(?:(black|hispanic|white|asian) )?"
-                             r"(men|women|males|females|boys|girls)\b", text, re.I):
-        race, who = match.group(1), match.group(2)
-        if sex is not None:
-            filters.append((sex.name, "==", _coded_value(sex, _SEX_WORDS[who.lower()])))
-            used.add(sex.name)
-        if race:
-            filters += _race_filter(race, columns, used)
-        words.append(match.group(0))
-        spans.append(match.span())
-    if not any(m for m in re.finditer(r"\b(men|women|males|females)\b", text, re.I)):
-        for match in re.finditer(r"\b(?:in|among|for) (black|hispanic|white|asian)\b", text,
-                                 re.I):
-            filters += _race_filter(match.group(1), columns, used)
-            words.append(match.group(0))
-            spans.append(match.span())
+    found = _Found()
+    _group_filters(text, columns, found)
     year = re.search(r"\b(?:in|for) the (\d{4}) data\b|\bfor (\d{4}) data\b", text, re.I)
     if year:
-        words.append(year.group(0))
-        spans.append(year.span())
-        value = year.group(1) or year.group(2)
+        found.words.append(year.group(0))
+        found.spans.append(year.span())
         year_col = next((c for c in columns if c.name.lower() in ("year", "yr")), None)
         if year_col is not None:
-            filters.append((year_col.name, "==", value))
-            used.add(year_col.name)
-    seen_thresholds: set[int] = set()
-    for clause in reversed(list(_CLAUSE_RE.finditer(text))):  # innermost clause first
+            found.add(year_col.name, "==", year.group(1) or year.group(2))
+    _threshold_filters(text, columns, found)
+    return found.filters, "; ".join(found.words), found.spans, found.used
+
+
+@dataclass
+class _Found:
+    """Filters found so far, with the words and spans they come from."""
+
+    filters: list[Filter] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    used: set[str] = field(default_factory=set)
+
+    def add(self, column: str, op: str, value: str) -> None:
+        self.filters.append((column, op, value))
+        self.used.add(column)
+
+
+def _group_filters(text: str, columns: Sequence[Any], found: _Found) -> None:
+    """Sex and race words ("Black women", "among men", "in Hispanic respondents")."""
+    sex = _sex_column(columns)
+    people = list(re.finditer(r"\b(?:(?:in|among|for) )?(?:(black|hispanic|white|asian) )?"
+                              r"(men|women|males|females|boys|girls)\b", text, re.I))
+    for match in people:
+        race, who = match.group(1), match.group(2)
+        if sex is not None:
+            found.add(sex.name, "==", _coded_value(sex, _SEX_WORDS[who.lower()]))
+        if race:
+            found.filters += _race_filter(race, columns, found.used)
+        found.words.append(match.group(0))
+        found.spans.append(match.span())
+    if people:
+        return
+    for match in re.finditer(r"\b(?:in|among|for) (black|hispanic|white|asian)\b", text, re.I):
+        found.filters += _race_filter(match.group(1), columns, found.used)
+        found.words.append(match.group(0))
+        found.spans.append(match.span())
+
+
+def _threshold_filters(text: str, columns: Sequence[Any], found: _Found) -> None:
+    """Thresholds on a column named in a "where / for / among / with ... above N" clause
+    (the innermost clause of a threshold counts once)."""
+    seen: set[int] = set()
+    for clause in reversed(list(_CLAUSE_RE.finditer(text))):
         rest = text[clause.start():]
         end = re.search(r"[,;?]|\band\b", rest[6:])
         chunk = rest[: 6 + end.start()] if end else rest
         threshold = _THRESHOLD_RE.search(chunk)
-        if threshold is None or clause.start() + threshold.start() in seen_thresholds:
+        if threshold is None or clause.start() + threshold.start() in seen:
             continue
-        seen_thresholds.add(clause.start() + threshold.start())
-        found = find_mentions(chunk[: threshold.start()], columns)
-        if not found:
+        seen.add(clause.start() + threshold.start())
+        mentioned = find_mentions(chunk[: threshold.start()], columns)
+        if not mentioned:
             continue
-        column = found[-1].column
-        op = _OPS[threshold.group("op").lower()]
-        filters.append((column, op, threshold.group("value").replace(",", "")))
-        used.add(column)
-        words.append(chunk[: threshold.end()].strip())
-        spans.append((clause.start(), clause.start() + threshold.end()))
-    return filters, "; ".join(words), spans, used
+        found.add(mentioned[-1].column, _OPS[threshold.group("op").lower()],
+                  threshold.group("value").replace(",", ""))
+        found.words.append(chunk[: threshold.end()].strip())
+        found.spans.append((clause.start(), clause.start() + threshold.end()))
 
 
 def _race_filter(race: str, columns: Sequence[Any], used: set[str]) -> list[Filter]:
