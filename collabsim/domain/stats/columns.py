@@ -239,13 +239,21 @@ def find_mentions(text: str, columns: Sequence[ColumnLike], min_score: float = 2
     return _drop_qualifiers(text, sorted(out, key=lambda m: m.start))
 
 
+#: Quantity nouns that qualify the variable after them ("the presence of X").
+_QUALIFIERS = frozenset(stem(w) for w in (
+    "presence", "number", "frequency", "level", "amount", "type", "size", "rate", "count",
+    "availability", "use", "usage", "degree", "share", "percentage", "ratio", "score",
+    "index", "total", "average", "sum"))
+
+
 def _drop_qualifiers(text: str, mentions: list[Mention]) -> list[Mention]:
     """Drop a one-word mention that only qualifies the next one ("the presence of
     interactive elements", "the frequency of playing strategy games")."""
     out = []
     for i, m in enumerate(mentions):
         nxt = mentions[i + 1] if i + 1 < len(mentions) else None
-        one_word = len(tokens(m.phrase)) == 1 and m.score < 100
+        one_word = (len(tokens(m.phrase)) == 1 and m.score < 100
+                    and tokens(m.phrase)[0] in _QUALIFIERS)
         if one_word and nxt is not None and re.match(
                 r"\s+of\s+(?:\w+\s+){0,2}$", text[m.end:nxt.start]):
             continue

@@ -74,11 +74,13 @@ _TARGET_AFTER = re.compile(
     r"(?:associated|linked|related) (?:with|to)|relates? to|likelihood of|"
     r"probability of|chances? of|factors? (?:that )?(?:influenc\w*|explain\w*|affect\w*|"
     r"determin\w*|related to|associated with|in explaining|explaining)|explained|"
-    r"explaining|of (?:determining|predicting)|(?:have|has|had|exhibit\w*|show\w*) "
+    r"explaining|of (?:determining|predicting)|regarding|in relation to|with respect to|"
+    r"in terms of|(?:have|has|had|exhibit\w*|show\w*) "
     r"(?:an? )?(?:\w+ )?(?:relationship )?with)\b", re.I)
 _CONTROL_RE = re.compile(
     r"\b(?:controlling for|controlled for|adjusting for|adjusted for|accounting for|"
-    r"holding|taking into account|after accounting for|net of)\b(?P<what>[^?.;]*)"
+    r"holding|taking into account|after accounting for|net of|considering)\b"
+    r"(?P<what>[^?.;]*)"
     r"|\bwhen (?P<when>[^?.;]*?) (?:are|is) (?:considered|controlled|accounted for|"
     r"taken into account|included|held constant)", re.I)
 _BETWEEN_RE = re.compile(r"\bbetween\b(?P<what>.*)", re.I)
@@ -151,7 +153,7 @@ def read_query(brief: Any) -> StatQuery:
     filters, population, filter_spans, filter_columns = _filters(text, columns)
     control_spans = [m.span("what") if m.group("what") is not None else m.span("when")
                      for m in _CONTROL_RE.finditer(text)]
-    mentions = find_mentions(text, columns)
+    mentions = _without_context(find_mentions(text, columns), brief)
     phrases = {m.column: m.phrase for m in mentions if _phrase_is_better(m)}
     controls = [m.column for m in mentions if _inside(m, control_spans)]
     concept, proxies = _proxies(text, getattr(brief, "domain_knowledge", "") or "", columns)
@@ -171,6 +173,22 @@ def read_query(brief: Any) -> StatQuery:
                      filters=tuple(filters), asks=asks, interaction=interaction,
                      phrases=phrases, population=population, mentions=tuple(mentions),
                      concept=concept)
+
+
+#: Nouns naming who or what the rows are, never a variable on their own.
+_POPULATION_NOUNS = frozenset(tokens(
+    "participants participant individuals individual people persons respondents musicians "
+    "musician ensembles ensemble civilizations civilization cities city consumers consumer "
+    "enthusiasts players dataset data domain context culture industry"))
+
+
+def _without_context(mentions: list[Mention], brief: Any) -> list[Mention]:
+    """The mentions without those made only of the domain's name and population nouns ("in
+    extreme sports participants", "in ancient civilizations"), unless that is all there is."""
+    domain = set(tokens(getattr(brief, "domain", "") or ""))
+    context = domain | _POPULATION_NOUNS
+    kept = [m for m in mentions if not set(tokens(m.phrase)) <= context or m.score >= 100]
+    return kept or mentions
 
 
 def _phrase_is_better(m: Mention) -> bool:
@@ -339,7 +357,7 @@ def _threshold_filters(text: str, columns: Sequence[Any], found: _Found) -> None
         found.add(mentioned[-1].column, _OPS[threshold.group("op").lower()],
                   threshold.group("value").replace(",", ""))
         found.words.append(chunk[: threshold.end()].strip())
-        found.spans.append((clause.start(), clause.start() + threshold.end()))
+        found.spans.append((clause.start(), clause.start() + len(chunk)))
 
 
 def _race_filter(race: str, columns: Sequence[Any], used: set[str]) -> list[Filter]:
