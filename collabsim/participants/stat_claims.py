@@ -57,8 +57,8 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _EXPLICIT = re.compile(r"\b(positive|negative)(?:ly)?\b|\b(inverse)(?:ly)?\b", re.IGNORECASE)
 # words that say one side goes up (+1) or down (-1): "higher X ... lower Y" is negative
 _SIGNED = re.compile(
-    r"\b(?:(higher|increas\w*|more|greater|rais\w*|rises?|larger)|"
-    r"(lower|decreas\w*|less|fewer|reduc\w*|declin\w*|drops?|falls?|smaller))\b",
+    r"\b(?:(higher|increas\w*|more\s+likely|greater|rais\w*|rises?|larger)|"
+    r"(lower|decreas\w*|less\s+likely|fewer|reduc\w*|declin\w*|drops?|falls?|smaller))\b",
     re.IGNORECASE)
 
 
@@ -76,7 +76,7 @@ def _listed(columns: tuple[str, ...]) -> str:
     """Columns in words: ``a``, ``a and b``, ``a, b and c``; past three the first two and
     how many more."""
     if len(columns) > 3:
-        return f"{columns[0]}, {columns[1]} and {len(columns) - 2} more"
+        return f"{columns[0]}, {columns[1]} and {len(columns) - 2} others"
     return " and ".join(columns) if len(columns) < 3 else (
         f"{columns[0]}, {columns[1]} and {columns[2]}")
 

@@ -174,7 +174,7 @@ def stat_restatement(collab: Any, obs: Observation, reading: Reading, version: s
     body = version.strip().rstrip(".")
     own = own_stat_result(obs, reading.plan) if collab.numbers else None
     if own is not None:
-        return f"{body} ({describe_plan(own)}; n = {own.n})."
+        return f"{body} (recomputed: {own.analysis}, n = {own.n})."
     return f"{body}, which answers what is asked about {_in_words(reading.plan)}."
 
 

@@ -291,3 +291,9 @@ def test_a_level_of_a_categorical_column_is_told_from_the_others() -> None:
     assert check_statement(draft, shown, True, True) == ()
     assert [i.kind for i in check_statement(draft.replace("medium", "low"), shown, True,
                                             False)] == ["direction_misread"]
+
+
+def test_words_that_are_no_direction_are_not_read_as_one() -> None:
+    assert stated_direction("No significant association with X (ols of y on a, b and 4 "
+                            "others; more data would help).") is None
+    assert stated_direction("Smokers are less likely to finish.") == "negative"
