@@ -261,7 +261,7 @@ try:
                 grand = values.mean()
                 between = sum(len(v) * (v.mean() - grand) ** 2 for _, v in parts)
                 total = ((values - grand) ** 2).sum()
-                effect(by.name, between / total if total else 0.0, p)
+                effect(preds[0], between / total if total else 0.0, p)
                 for lv, v in parts:
                     effect(f"{by.name}={lv}", v.mean())
                 analysis = "anova"

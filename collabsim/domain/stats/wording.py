@@ -182,16 +182,23 @@ def _groups(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> 
     if not e.significant(ALPHA):
         return (f"There is no significant association between {x} and {y}{ctx} "
                 f"({size} {_num(e.estimate)}, {p_text(e.p_value)}).")
-    text = (f"{y[:1].upper()}{y[1:]} is significantly associated with {x}{ctx} "
-            f"({size} {_num(e.estimate)}, {p_text(e.p_value)}).")
     levels = sorted((m for m in result.effects[1:] if "=" in m.variable),
                     key=lambda m: -m.estimate)
+    by_target = bool(levels) and levels[0].variable.startswith(result.target + "=")
+    if by_target:  # a categorical outcome: the predictor's means across its groups
+        text = (f"{_cap(x)} differs significantly across {y}{ctx} ({size} "
+                f"{_num(e.estimate)}, {p_text(e.p_value)})")
+        mean_of = x
+    else:
+        text = (f"{_cap(y)} is significantly associated with {x}{ctx} ({size} "
+                f"{_num(e.estimate)}, {p_text(e.p_value)})")
+        mean_of = y
     if len(levels) >= 2:
         hi, lo = levels[0], levels[-1]
-        text += (f" Its mean is highest for {column_phrase(hi.variable, phrases)} "
-                 f"({_num(hi.estimate)}) and lowest for {column_phrase(lo.variable, phrases)} "
-                 f"({_num(lo.estimate)}).")
-    return text
+        text += (f"; the mean of {mean_of} is highest for {column_phrase(hi.variable, phrases)}"
+                 f" ({_num(hi.estimate)}) and lowest for {column_phrase(lo.variable, phrases)} "
+                 f"({_num(lo.estimate)})")
+    return text + "."
 
 
 def _proportion(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> str:

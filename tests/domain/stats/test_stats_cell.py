@@ -140,3 +140,14 @@ def test_wide_tables_are_melted_and_joined_by_year(tmp_path: Path) -> None:
     assert result is not None and result.n == 6, result
     (effect,) = result.effects
     assert math.isclose(effect.estimate, 10.0, rel_tol=0.02)  # gdp ~ 10 x spend in Low
+
+
+def test_anova_of_a_text_outcome_reports_the_predictor(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"events": [1, 2, 3, 20, 22, 24, 9, 10, 11],
+                          "skill": ["low"] * 3 + ["high"] * 3 + ["mid"] * 3})
+    result = _run(tmp_path, frame, StatPlan("t.csv", "skill", ("events",), analysis="anova"))
+    assert result.analysis == "anova"
+    assert [e.variable for e in result.effects] == ["events", "skill=high", "skill=low",
+                                                     "skill=mid"]
+    assert math.isclose(result.effects[1].estimate, 22.0)
+    assert result.effects[0].significant()

@@ -70,3 +70,13 @@ def test_nothing_estimated_names_the_variables_and_why() -> None:
     assert "time-series" not in text
     assert "do not identify" in unanswered_hypothesis(StatPlan("d.csv", "", ()))
     assert p_text(0.0004) == "p < 0.001" and p_text(0.0384) == "p = 0.038"
+
+
+def test_anova_of_a_categorical_outcome_names_both_variables() -> None:
+    result = StatResult("anova", "skill_level", ("events",), n=90, effects=(
+        Effect("events", 0.26, 0.0001), Effect("skill_level=beginner", 1.85),
+        Effect("skill_level=intermediate", 27.2), Effect("skill_level=advanced", 9.0)))
+    assert word_hypothesis(result) == (
+        "Events differs significantly across skill level (eta squared 0.26, p < 0.001); the "
+        "mean of events is highest for skill level = intermediate (27.2) and lowest for skill "
+        "level = beginner (1.85).")
