@@ -31,7 +31,8 @@ import ast
 import json
 import re
 
-from collabsim.domain.stats.model import RESULT_MARK, StatPlan, StatResult
+from collabsim.domain.stats.columns import WIDE_MIN_YEARS, YEAR_COLUMN_RE
+from collabsim.domain.stats.model import RESULT_MARK, TABLE_SEPARATOR, StatPlan, StatResult
 
 STATS_MARK = "# collabsim analysis: compute-stats"
 #: The modules a stats cell imports beyond pandas/numpy (the sandbox's fork server imports
@@ -42,6 +43,11 @@ STATS_INSPECT_MARK = "# collabsim analysis: inspect-stats"
 #: output per cell by default).
 MAX_RESULT_CHARS = 3000
 _PLAN_RE = re.compile(r"^PLAN = (\{.*\})$", re.MULTILINE)
+
+
+def _constants() -> str:
+    return (f"YEAR_RE = {YEAR_COLUMN_RE.pattern!r}\nWIDE_MIN_YEARS = {WIDE_MIN_YEARS}\n"
+            f"SEPARATOR = {TABLE_SEPARATOR!r}\n")
 
 
 def _plan_literal(plan: StatPlan) -> str:
@@ -69,6 +75,7 @@ def plan_of_cell(code: str) -> StatPlan | None:
 
 _LOAD = '''\
 import json
+import re
 import warnings
 import numpy as np
 import pandas as pd
@@ -77,8 +84,14 @@ from collabsim.domain.analysis_helpers import read_table
 def load(plan):
     """The plan's table (tables joined on their shared columns), filtered."""
     df = None
-    for name in plan["dataset"].split("+"):
+    for name in plan["dataset"].split(SEPARATOR):
         t = read_table(name)
+        years = [c for c in t.columns if re.match(YEAR_RE, str(c))]
+        if len(years) >= WIDE_MIN_YEARS:  # one indicator, a column per year: melt it
+            ids = [c for c in t.columns if c not in years]
+            t = t.melt(id_vars=ids, value_vars=years, var_name="year",
+                       value_name=name.rsplit(".", 1)[0])
+            t["year"] = t["year"].astype(str).str[:4].astype(int)
         if df is None:
             df = t
         else:
@@ -248,7 +261,7 @@ try:
                 grand = values.mean()
                 between = sum(len(v) * (v.mean() - grand) ** 2 for _, v in parts)
                 total = ((values - grand) ** 2).sum()
-                effect(by.name, between / total if total else 0.0, p)
+                effect(preds[0], between / total if total else 0.0, p)
                 for lv, v in parts:
                     effect(f"{by.name}={lv}", v.mean())
                 analysis = "anova"
@@ -293,15 +306,15 @@ print("RESULT-STATS " + line)
 def stats_cell(plan: StatPlan) -> str:
     """A self-contained cell computing ``plan`` and printing one ``RESULT-STATS`` line
     (at most :data:`MAX_RESULT_CHARS` characters: the last effects are cut to fit)."""
-    return (f"{STATS_MARK}\n{_LOAD}\nPLAN = {_plan_literal(plan)}\nMAX_CHARS = "
-            f"{MAX_RESULT_CHARS}\n\n{_FIT}")
+    return (f"{STATS_MARK}\n{_LOAD}\n{_constants()}PLAN = {_plan_literal(plan)}\n"
+            f"MAX_CHARS = {MAX_RESULT_CHARS}\n\n{_FIT}")
 
 
 def stats_inspect_cell(plan: StatPlan) -> str:
     """A cell printing the table's rows and, per column of the plan, its missing values,
     distinct values and kind."""
     return (
-        f"{STATS_INSPECT_MARK}\n{_LOAD}\nPLAN = {_plan_literal(plan)}\n\n"
+        f"{STATS_INSPECT_MARK}\n{_LOAD}\n{_constants()}PLAN = {_plan_literal(plan)}\n\n"
         "try:\n"
         "    df = load(dict(PLAN, filters=[]))\n"
         "    print('rows', len(df), 'columns', len(df.columns))\n"

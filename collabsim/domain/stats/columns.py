@@ -15,7 +15,11 @@ API (stable names):
 * :func:`best_column(phrase, columns)` - the best candidate or None;
 * :func:`find_mentions(text, columns)` - the columns a text mentions, in order of mention
   (each query word is given to one column at most);
-* :func:`similar_columns(column, columns)` - similar-sounding alternatives of a column.
+* :func:`similar_columns(column, columns)` - similar-sounding alternatives of a column;
+* :func:`table_columns(info)` - the columns an analysis sees in one table: its columns, or
+  for a *wide* table (one indicator, a column per year, as the World Bank files) its
+  identifier columns, ``year`` and one value column named after the file
+  (:func:`wide_value_name`) - the shape the stats cell melts it into.
 
 ``columns`` is any sequence of objects with ``name`` and ``description`` attributes
 (:class:`collabsim.core.task.ColumnInfo`); nothing here imports another collabsim package.
@@ -73,6 +77,42 @@ def words(text: str) -> list[tuple[int, int, str]]:
 def tokens(text: str) -> list[str]:
     """The content words of a text, stemmed (stop words dropped)."""
     return [stem(w) for _, _, w in words(text) if w.lower() not in STOPWORDS]
+
+
+#: A column named by a year ("1975", "1975 [YR1975]"): wide tables have one per year.
+YEAR_COLUMN_RE = re.compile(r"^\s*\d{4}(?:\s*\[YR\d{4}\])?\s*$")
+#: How many year columns make a table wide.
+WIDE_MIN_YEARS = 5
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """A column of the long form of a wide table (``name``, ``description``)."""
+
+    name: str
+    description: str = ""
+
+
+def wide_value_name(table_name: str) -> str:
+    """The value column of a wide table after melting: the file name without extension."""
+    return table_name.rsplit(".", 1)[0]
+
+
+def is_wide(info: object) -> bool:
+    """Whether a table has a column per year (at least :data:`WIDE_MIN_YEARS`)."""
+    cols = getattr(info, "columns", ())
+    return sum(1 for c in cols if YEAR_COLUMN_RE.match(c.name)) >= WIDE_MIN_YEARS
+
+
+def table_columns(info: object) -> list[ColumnLike]:
+    """The columns an analysis sees in a table (see module docstring)."""
+    cols = list(getattr(info, "columns", ()))
+    if not is_wide(info):
+        return cols
+    name = getattr(info, "name", "")
+    keep: list[ColumnLike] = [c for c in cols if not YEAR_COLUMN_RE.match(c.name)]
+    return [*keep, TableColumn("year", "The year of the observation"),
+            TableColumn(wide_value_name(name), getattr(info, "description", "") or name)]
 
 
 @dataclass(frozen=True)

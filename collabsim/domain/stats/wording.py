@@ -135,6 +135,31 @@ def _compare(result: StatResult, phrases: Mapping[str, str] | None, ctx: str,
     return text
 
 
+def _term_sentence(e: Effect, target: str, phrases: Mapping[str, str] | None, ctx: str,
+                   scale: str) -> str:
+    """The sentence of an interaction term (``a:b``) or a categorical level (``col=level``);
+    empty for a plain predictor."""
+    stats = f"coefficient{scale} {_num(e.estimate)}, {p_text(e.p_value)}"
+    if ":" in e.variable:
+        a, _, b = e.variable.partition(":")
+        a_words, b_words = column_phrase(a, phrases), column_phrase(b, phrases)
+        if not e.significant(ALPHA):
+            return (f"The association of {a_words} with {target}{ctx} does not differ "
+                    f"significantly with {b_words} (interaction {stats}).")
+        more = "stronger" if e.estimate > 0 else "weaker"
+        return (f"The association of {a_words} with {target}{ctx} is {more} with "
+                f"{b_words} (interaction {stats}).")
+    if "=" in e.variable:
+        column, _, level = e.variable.partition("=")
+        where = f"where {column_phrase(column, phrases)} is {level}"
+        if not e.significant(ALPHA):
+            return (f"{_cap(target)} does not differ significantly {where}{ctx} from the "
+                    f"reference group ({stats}).")
+        more = "higher" if e.estimate > 0 else "lower"
+        return f"{_cap(target)} is {more} {where}{ctx} than in the reference group ({stats})."
+    return ""
+
+
 def _regression(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> str:
     target = column_phrase(result.target, phrases)
     scale = " (log-odds)" if result.analysis == "logit" else ""
@@ -142,7 +167,10 @@ def _regression(result: StatResult, phrases: Mapping[str, str] | None, ctx: str)
     sentences = []
     for e in result.effects:
         x = _cap(column_phrase(e.variable, phrases))
-        if e.significant(ALPHA):
+        special = _term_sentence(e, target, phrases, ctx, scale)
+        if special:
+            sentences.append(special)
+        elif e.significant(ALPHA):
             sentences.append(
                 f"{x} is {e.direction}ly associated with{likely} {target}{ctx}, with a "
                 f"coefficient{scale} of {_num(e.estimate)} ({p_text(e.p_value)}).")
@@ -182,16 +210,23 @@ def _groups(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> 
     if not e.significant(ALPHA):
         return (f"There is no significant association between {x} and {y}{ctx} "
                 f"({size} {_num(e.estimate)}, {p_text(e.p_value)}).")
-    text = (f"{y[:1].upper()}{y[1:]} is significantly associated with {x}{ctx} "
-            f"({size} {_num(e.estimate)}, {p_text(e.p_value)}).")
     levels = sorted((m for m in result.effects[1:] if "=" in m.variable),
                     key=lambda m: -m.estimate)
+    by_target = bool(levels) and levels[0].variable.startswith(result.target + "=")
+    if by_target:  # a categorical outcome: the predictor's means across its groups
+        text = (f"{_cap(x)} differs significantly across {y}{ctx} ({size} "
+                f"{_num(e.estimate)}, {p_text(e.p_value)})")
+        mean_of = x
+    else:
+        text = (f"{_cap(y)} is significantly associated with {x}{ctx} ({size} "
+                f"{_num(e.estimate)}, {p_text(e.p_value)})")
+        mean_of = y
     if len(levels) >= 2:
         hi, lo = levels[0], levels[-1]
-        text += (f" Its mean is highest for {column_phrase(hi.variable, phrases)} "
-                 f"({_num(hi.estimate)}) and lowest for {column_phrase(lo.variable, phrases)} "
-                 f"({_num(lo.estimate)}).")
-    return text
+        text += (f"; the mean of {mean_of} is highest for {column_phrase(hi.variable, phrases)}"
+                 f" ({_num(hi.estimate)}) and lowest for {column_phrase(lo.variable, phrases)} "
+                 f"({_num(lo.estimate)})")
+    return text + "."
 
 
 def _proportion(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> str:

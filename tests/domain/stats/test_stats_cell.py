@@ -121,3 +121,33 @@ def test_the_cell_states_its_plan_and_parsing_is_strict() -> None:
     good = StatResult("ols", "y", ("x",), n=3)
     assert parse_stats_result(f"noise\nRESULT-STATS {good.to_json()}\n") == good
     assert json.loads(good.to_json())["n"] == 3
+
+
+def test_wide_tables_are_melted_and_joined_by_year(tmp_path: Path) -> None:
+    """World Bank layout: one file per indicator, a column per year; the plan joins two
+    indicators on group and year (file names may contain '+')."""
+    years = [f"{y} [YR{y}]" for y in range(2000, 2006)]
+    spend = pd.DataFrame([["Low", "L", *[1, 2, 3, 4, 5, 6]], ["High", "H", *[2, 2, 2, 2, 2, 2]]],
+                         columns=["Country Group", "Country Code", *years])
+    gdp = pd.DataFrame([["Low", "L", *[10, 21, 29, 41, 50, 61]],
+                        ["High", "H", *[70, 70, 70, 70, 70, 70]]],
+                       columns=["Country Group", "Country Code", *years])
+    spend.to_csv(tmp_path / "spend_15+.csv", index=False)
+    gdp.to_csv(tmp_path / "gdp.csv", index=False)
+    plan = StatPlan("gdp.csv|spend_15+.csv", "gdp", ("spend_15+",),
+                    filters=(("Country Group", "==", "Low"),))
+    result = parse_stats_result(run_cell(stats_cell(plan), tmp_path))
+    assert result is not None and result.n == 6, result
+    (effect,) = result.effects
+    assert math.isclose(effect.estimate, 10.0, rel_tol=0.02)  # gdp ~ 10 x spend in Low
+
+
+def test_anova_of_a_text_outcome_reports_the_predictor(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"events": [1, 2, 3, 20, 22, 24, 9, 10, 11],
+                          "skill": ["low"] * 3 + ["high"] * 3 + ["mid"] * 3})
+    result = _run(tmp_path, frame, StatPlan("t.csv", "skill", ("events",), analysis="anova"))
+    assert result.analysis == "anova"
+    assert [e.variable for e in result.effects] == ["events", "skill=high", "skill=low",
+                                                     "skill=mid"]
+    assert math.isclose(result.effects[1].estimate, 22.0)
+    assert result.effects[0].significant()

@@ -70,3 +70,22 @@ def test_asks_of_a_comparison_question() -> None:
 def test_a_query_naming_no_column_has_no_target() -> None:
     q = read_query(Brief("Which two aspects have no significant association?", (FISH,)))
     assert q.target == "" and q.predictors == ()
+
+
+def test_groups_named_in_the_query_or_by_a_knowledge_label() -> None:
+    years = tuple(Col(f"{y} [YR{y}]", f"value in {y}") for y in range(2000, 2006))
+    group = Col("Country Group", "The group of countries- Sub-Saharan Africa and Lower "
+                                 "middle income")
+    spend = Data("Education_expenditure.csv", (group, *years),
+                 description="education expenditure (percentage of GNI)")
+    gdp = Data("GNI_per_capita.csv", (group, *years), description="GNI per capita")
+    knowledge = ("Lower middle income countries could be assumed to be coming under the "
+                 "label of developing countries.")
+    q = read_query(Brief("What is the impact of education expenditure on GNI per capita in "
+                         "developing countries?", (spend, gdp), domain_knowledge=knowledge))
+    assert (q.target, q.predictors) == ("GNI_per_capita", ("Education_expenditure",))
+    assert q.filters == (("Country Group", "==", "Lower middle income"),)
+    both = read_query(Brief("How does the effect of education expenditure on GNI per capita "
+                            "compare between developing countries and countries in "
+                            "Sub-Saharan Africa?", (spend, gdp), domain_knowledge=knowledge))
+    assert both.filters == () and both.interaction == "Country Group"

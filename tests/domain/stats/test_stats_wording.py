@@ -70,3 +70,25 @@ def test_nothing_estimated_names_the_variables_and_why() -> None:
     assert "time-series" not in text
     assert "do not identify" in unanswered_hypothesis(StatPlan("d.csv", "", ()))
     assert p_text(0.0004) == "p < 0.001" and p_text(0.0384) == "p = 0.038"
+
+
+def test_anova_of_a_categorical_outcome_names_both_variables() -> None:
+    result = StatResult("anova", "skill_level", ("events",), n=90, effects=(
+        Effect("events", 0.26, 0.0001), Effect("skill_level=beginner", 1.85),
+        Effect("skill_level=intermediate", 27.2), Effect("skill_level=advanced", 9.0)))
+    assert word_hypothesis(result) == (
+        "Events differs significantly across skill level (eta squared 0.26, p < 0.001); the "
+        "mean of events is highest for skill level = intermediate (27.2) and lowest for skill "
+        "level = beginner (1.85).")
+
+
+def test_levels_and_interactions_are_worded_as_such() -> None:
+    result = StatResult("ols", "gdp", ("spend", "group"), interaction="group", n=80, effects=(
+        Effect("spend", -600.0, 0.001, -900, -300),
+        Effect("group=Africa", 350.0, 0.013, 80, 620),
+        Effect("spend:group=Africa", 475.9, 0.479, -800, 1700)))
+    assert word_hypothesis(result) == (
+        "Spend is negatively associated with gdp, with a coefficient of -600 (p = 0.001). "
+        "Gdp is higher where group is Africa than in the reference group (coefficient 350, "
+        "p = 0.013). The association of spend with gdp does not differ significantly with "
+        "group = Africa (interaction coefficient 475.9, p = 0.479).")
