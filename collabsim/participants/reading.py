@@ -98,7 +98,7 @@ def open_topics(brief: TaskBrief, semantics: QuerySemantics, plan: AnalysisPlan 
         plan: The reader's plan (after its facts).
     """
     if isinstance(plan, StatPlan):
-        return stat_open_topics(brief, plan)
+        return stat_open_topics(brief, plan, semantics)
     if not isinstance(semantics, QuerySemantics):
         return ()  # a statistical reading without a statistical plan: nothing to ask
     settled = {name for fact in brief.facts for name, _ in fact.setting}

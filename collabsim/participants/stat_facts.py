@@ -27,6 +27,7 @@ from typing import Any
 
 from collabsim.core.knowledge import STAT_TOPICS, Fact
 from collabsim.core.task import TaskBrief
+from collabsim.domain.stats.columns import rank_columns, tokens
 from collabsim.domain.stats.model import ANALYSES, FIX_KEYS, StatPlan, parse_filters
 from collabsim.participants.stat_mistakes import similar_columns
 
@@ -111,27 +112,91 @@ def _description(brief: TaskBrief, dataset: str, column: str) -> str:
                  for c in d.columns if c.name == column), "")
 
 
-def stat_open_topics(brief: TaskBrief, plan: StatPlan) -> tuple[str, ...]:
+# words of a query that never name a variable (besides the column matcher's stop words)
+_CONTEXT_WORDS = frozenset(("odd", "odds", "likelihood", "likely", "probability", "chance",
+                            "rate", "respondent", "worker", "student", "people", "person",
+                            "household", "participant", "individual", "adult", "child",
+                            "women", "men", "group", "differ", "different", "difference",
+                            "strong", "strength", "common", "share", "proportion", "change",
+                            "moderat", "relat", "depend", "vary", "compar", "other", "daily"))
+_STRENGTH_WORDS = re.compile(r"\b(?:how\s+strong|strength)\b", re.IGNORECASE)
+_GROUP_NOUN = re.compile(
+    r"\b(?:for|in|among|within)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:respondents|workers|"
+    r"students|households|people|patients|participants|adults|children|women|men|"
+    r"individuals|firms|countries|schools|employees|customers|users)\b", re.IGNORECASE)
+
+
+def _ambiguous_phrase(phrase: str, columns: list[Any], column: str) -> bool:
+    """Whether the query's words for ``column`` fit another column about as well (the
+    second candidate scores at least 3/4 of the first)."""
+    ranked = rank_columns(phrase, columns)
+    return (len(ranked) >= 2 and ranked[0].column == column
+            and ranked[1].score >= 0.75 * ranked[0].score)
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Whether two stems are one word's ("quitt" of quitting, "quit" of quit_intention)."""
+    return a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)))
+
+
+def _unresolved_term(brief: TaskBrief, query: Any, columns: list[Any], used: set[str]
+                     ) -> bool:
+    """Whether the query has a content word, outside the phrases read as columns and the
+    words of the domain and the tables' descriptions, that two or three columns the plan
+    does not use contain (a term the columns leave open: "sleep" with
+    ``sleep_school_nights`` and ``sleep_weekends``; a word many columns share is the
+    table's topic, not a variable)."""
+    phrases = " ".join((getattr(query, "phrases", None) or {}).values())
+    context = " ".join([brief.domain, *(d.description for d in brief.datasets)])
+    read = set(tokens(phrases)) | set(tokens(context))
+    for word in dict.fromkeys(tokens(brief.query)):
+        if (word in read or word.isdigit() or any(_same_stem(word, r) for r in read)
+                or any(word.startswith(w) for w in _CONTEXT_WORDS)):
+            continue
+        fits = [c.name for c in columns if c.name not in used
+                and any(_same_stem(word, t) for t in {*tokens(c.name),
+                                                     *tokens(c.description or "")})]
+        if 2 <= len(fits) <= 3:
+            return True
+    return False
+
+
+def stat_open_topics(brief: TaskBrief, plan: StatPlan, query: Any = None) -> tuple[str, ...]:
     """The statistical topics the query leaves open for this reader and no fact of
     ``brief`` settles, in the order target, predictors, controls, filters, analysis.
 
     Args:
         brief: What the reader sees (query, columns, held facts).
         plan: The reader's plan (after its facts).
+        query: The reader's :class:`~collabsim.domain.stats.reading.StatQuery` (its phrases
+            for the columns; None: read from the plan only).
     """
     settled = {name for fact in brief.facts for name, _ in fact.setting}
     text = brief.query
-    used = (plan.target, *plan.predictors, *plan.controls)
+    columns = [c for d in brief.datasets if d.name == plan.dataset for c in d.columns]
+    phrases = (getattr(query, "phrases", None) or {}) if query is not None else {}
+    used = {plan.target, *plan.predictors, *plan.controls}
+    unresolved = query is not None and _unresolved_term(brief, query, columns, used)
+
+    def unclear(column: str) -> bool:  # the column chosen for the query's words is unsure
+        return bool(similar_columns(column, brief, plan.dataset, used)) or (
+            column in phrases and _ambiguous_phrase(phrases[column], columns, column))
+
+    relation = any(w in text.lower() for w in ("associat", "relat", "differ", "affect"))
     found: list[str] = []
-    if plan.target and similar_columns(plan.target, brief, plan.dataset, used):
+    if not plan.target or unresolved or unclear(plan.target):
         found.append("target")
-    if any(similar_columns(p, brief, plan.dataset, used) for p in plan.predictors):
+    if unresolved or any(unclear(p) for p in plan.predictors) or (
+            not plan.predictors and plan.analysis in ("summary", "proportion") and relation):
         found.append("predictors")
-    if not plan.controls and _CONTROL_WORDS.search(text):
+    if not plan.controls and (_CONTROL_WORDS.search(text) or (
+            plan.analysis in ("ols", "logit") and len(columns) > len(used) + 1)):
         found.append("controls")
-    if not plan.filters and _POPULATION_WORDS.search(text):
+    if not plan.filters and (_POPULATION_WORDS.search(text) or _GROUP_NOUN.search(text)
+                             or getattr(query, "population", "")):
         found.append("filters")
-    if plan.analysis == "ols" and _BINARY_WORDS.search(
-            _description(brief, plan.dataset, plan.target)):
+    if (plan.analysis == "ols" and _BINARY_WORDS.search(
+            _description(brief, plan.dataset, plan.target))) or (
+            plan.analysis in ("ols", "correlation") and _STRENGTH_WORDS.search(text)):
         found.append("analysis")
     return tuple(t for t in found if t not in settled)

@@ -297,3 +297,24 @@ def test_words_that_are_no_direction_are_not_read_as_one() -> None:
     assert stated_direction("No significant association with X (ols of y on a, b and 4 "
                             "others; more data would help).") is None
     assert stated_direction("Smokers are less likely to finish.") == "negative"
+
+
+def test_a_term_the_columns_leave_open_is_asked_about() -> None:
+    """"sleep" fits two columns the reader could not choose between: which variable the
+    question means is open; a word shared by many columns (the table's topic) is not."""
+    from collabsim.participants.stats_reading import read_stat_brief
+
+    columns = (ColumnInfo("sleep_school_nights", "Hours of sleep on school nights"),
+               ColumnInfo("sleep_weekends", "Hours of sleep on weekends"),
+               ColumnInfo("school_belonging", "Sense of school belonging (scale)"),
+               ColumnInfo("parental_education_years", "Years of parental education"))
+    table = DatasetInfo("data.csv", "Pupils", columns, Path("data.csv"))
+    b = TaskBrief("s/0/0", "Is sleep significantly associated with school belonging?",
+                  "relationship", "education", "", "", (table,), (), "by_profile")
+    query, plan = read_stat_brief(b)
+    assert {"target", "predictors"} <= set(stat_open_topics(b, plan, query))
+    held = Fact("reading", "predictors", "'Sleep' means sleep on school nights.",
+                (("predictors", "sleep_school_nights"),))
+    settled = TaskBrief(b.task_id, b.query, "relationship", "education", "", "", (table,),
+                        (held,), "by_profile")
+    assert "predictors" not in stat_open_topics(settled, *reversed(read_stat_brief(settled)))
