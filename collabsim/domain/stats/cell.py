@@ -116,6 +116,8 @@ def load(plan):
         keep = {"==": s == v, "!=": s != v, ">": s > v, ">=": s >= v, "<": s < v,
                 "<=": s <= v}[op]
         df = df[keep]
+        if df.empty:
+            raise ValueError(f"no rows where {col} {op} {value}")
     return df
 
 def column(s):

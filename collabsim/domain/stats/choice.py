@@ -13,6 +13,9 @@ API (stable names):
 * :func:`plan_from_query(brief, query)` - the same from an already read
   :class:`~collabsim.domain.stats.reading.StatQuery` (a reader with its own reading).
 
+A ``variables`` question (``question_type``) naming a target but no predictor compares every
+candidate predictor, as "which factors ...?" does.
+
 Rules: a binary target gets a logistic regression (``logit``); a categorical target with
 several levels a chi-square test against a categorical predictor, else an ANOVA of the
 predictor across the target's groups; a single binary / categorical predictor of a numeric
@@ -145,7 +148,9 @@ def plan_from_query(brief: Any, query: StatQuery) -> StatPlan | None:
         return None
     kinds = _kinds(brief)
     predictors = list(query.predictors)
-    if "compare" in query.asks:
+    question_type = (getattr(brief, "question_type", "") or "").lower()
+    if "compare" in query.asks or (question_type.startswith("variable") and not predictors):
+        # "which factors ...?" / a question about variables that names none: compare all
         for column in candidate_predictors(brief, query.target, exclude=query.controls):
             if column not in predictors:
                 predictors.append(column)

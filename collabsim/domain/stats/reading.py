@@ -202,8 +202,15 @@ def _without_context(mentions: list[Mention], brief: Any) -> list[Mention]:
     extreme sports participants", "in ancient civilizations"), unless that is all there is."""
     domain = set(tokens(getattr(brief, "domain", "") or ""))
     context = domain | _POPULATION_NOUNS
-    kept = [m for m in mentions if not set(tokens(m.phrase)) <= context or m.score >= 100]
+    text = brief.query
+    kept = [m for m in mentions if not set(tokens(m.phrase)) <= context or m.score >= 100
+            or _CHOICE_RE.search(text[:m.start])]
     return kept or mentions
+
+
+# "the choice of extreme sport": the domain's name is the variable (its type)
+_CHOICE_RE = re.compile(r"\b(?:choice|type|kind|classification|category|form) of "
+                        r"(?:the |their |a |an )?$", re.I)
 
 
 def _phrase_is_better(m: Mention) -> bool:

@@ -269,6 +269,10 @@ def unanswered_hypothesis(plan: StatPlan | StatResult | None,
     y = column_phrase(plan.target, phrases)
     xs = ", ".join(column_phrase(p, phrases) for p in plan.predictors) or "the other columns"
     why = f" ({note})" if note else ""
+    if "no rows where" in note:
+        where = note.split("no rows where", 1)[1].strip()
+        return (f"No rows of the data have {where}, so the relationship between {xs} and {y} "
+                f"cannot be tested in that population.")
     if "constant" in note:
         return (f"{y[:1].upper()}{y[1:]} does not vary in the data analysed{why}, so it shows "
                 f"no association with {xs}.")

@@ -151,3 +151,8 @@ def test_anova_of_a_text_outcome_reports_the_predictor(tmp_path: Path) -> None:
                                                      "skill=mid"]
     assert math.isclose(result.effects[1].estimate, 22.0)
     assert result.effects[0].significant()
+
+
+def test_a_population_with_no_rows_is_named(tmp_path: Path) -> None:
+    result = _run(tmp_path, LINE, StatPlan("t.csv", "y", ("x",), filters=(("x", ">", "10"),)))
+    assert result.effects == () and result.note == "ValueError: no rows where x > 10"

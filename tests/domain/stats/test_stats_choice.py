@@ -70,3 +70,13 @@ def test_a_comparison_takes_every_candidate_predictor() -> None:
 def test_no_plan_without_a_target() -> None:
     assert plan_for(Brief("Which two aspects are unrelated?", (FISH,))) is None
     assert plan_for(Brief("How does age affect BMI?", ())) is None
+
+
+def test_a_variables_question_naming_no_predictor_compares_the_candidates() -> None:
+    brief = Brief("Tell me about the speciation rates.", (FISH,), question_type="variables")
+    plan = plan_for(brief)
+    assert plan is not None and plan.target == "BAMM_speciation"
+    assert set(plan.predictors) == {"MBL_evol", "BEL_evol", "OGP_evol", "diversity"}
+    relationship = plan_for(Brief("Tell me about the speciation rates.", (FISH,),
+                                  question_type="relationship"))
+    assert relationship is not None and relationship.predictors == ()

@@ -92,3 +92,11 @@ def test_levels_and_interactions_are_worded_as_such() -> None:
         "Gdp is higher where group is Africa than in the reference group (coefficient 350, "
         "p = 0.013). The association of spend with gdp does not differ significantly with "
         "group = Africa (interaction coefficient 475.9, p = 0.479).")
+
+
+def test_an_empty_population_is_said_plainly() -> None:
+    result = StatResult("ols", "gear", ("interest",), filters=(("speed", ">", "10"),),
+                        note="ValueError: no rows where speed > 10")
+    assert word_hypothesis(result) == ("No rows of the data have speed > 10, so the "
+                                       "relationship between interest and gear cannot be "
+                                       "tested in that population.")
