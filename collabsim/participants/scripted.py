@@ -58,6 +58,13 @@ question put to them is answered after their think time from the facts of their 
 "I don't know"; an objection whose fix sets what a fact they hold fixes quotes the fact. The first collaborator by name may
 open the work phase alone (its calibrated lead-in: ``[lead]``, one look at the data,
 ``[kickoff]``).
+
+On a statistical task (:func:`~collabsim.participants.stats_reading.is_statistical`) the same
+rules run on a :class:`~collabsim.domain.stats.model.StatPlan`: the agent's and each
+collaborator's plan carry the family's own mistakes
+(:mod:`collabsim.participants.stat_mistakes`), D and R check the plan behind the draft and
+what it states (:mod:`collabsim.participants.stat_collaborator`), and the topics asked about
+are the family's (:func:`~collabsim.participants.stat_facts.stat_open_topics`).
 """
 
 from __future__ import annotations
