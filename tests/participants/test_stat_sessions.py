@@ -169,3 +169,33 @@ def test_a_held_control_fact_is_told_when_asked(tmp_path: Path, error: float) ->
     assert any("[fact topic=controls" in t for t in result.said("D"))
     expected = ("prior_grade",) if error == 0.0 else ()
     assert _final_plan(result).controls == expected
+
+
+def test_d_gating_code_rejects_a_stats_cell_that_leaves_out_its_control(tmp_path: Path
+                                                                        ) -> None:
+    """D owns EXECUTE_CODE: the agent's cell without the control is rejected with the fix,
+    the agent applies it, and the cell it runs next (approved) has the control."""
+    from collabsim.domain.stats.cell import stats_cell
+    from collabsim.participants.team import load_profile
+
+    task = confounded_task(tmp_path / "students")
+    d = ScriptedCollaborator(load_profile("D"), seed=0, params=CAREFUL)
+    own = d.reading(task.brief("D")).plan
+    assert own.controls == ("prior_grade",)
+    wrong = stats_cell(own.with_fix({"controls": "none"}))
+    decision = d._decide_code("g1", wrong, own, task.brief("D"))
+    assert decision.startswith("REJECT(") and "fix=controls:prior_grade" in decision
+    assert d._decide_code("g2", stats_cell(own), own, task.brief("D")).startswith("APPROVE(")
+    played = _gated(task)
+    assert played.status == "finished", played.error
+    assert _final_plan(played).controls == ("prior_grade",)
+    assert any(e["action_type"] == "REJECT" and e["actor"] == "D" for e in played.events)
+
+
+def _gated(task: Task) -> Played:
+    roster = team_from_dict("D")
+    participants: dict[str, Any] = {"agent": _agent({"omitted_control": 1.0})}
+    participants["D"] = ScriptedCollaborator(roster.collaborators[0], seed=0, params=CAREFUL)
+    structure = builtin_structure("preassigned_gates")
+    config = SessionConfig(task=task, team=roster, structure=structure, seed=0)
+    return _play(config, participants, task.datasets[0].path.parent / "gated.jsonl")
