@@ -6,10 +6,11 @@
 :mod:`collabsim.metrics.stats_vocab` (variables) and :mod:`collabsim.metrics.stats_claims`
 (relation, context):
 
-* ``variable_f1``: F1 of the task columns named by claim and gold
-  (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.variables`; fuzzy phrase matching of
-  column names, description heads and data-file names). A gold naming no column -> 1.0; a
-  claim naming none against a gold naming some -> 0.
+* ``variable_f1``: F1 of the task columns named by claim and gold outside their control
+  phrases (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`; fuzzy phrase
+  matching of column names, description heads and data-file names; controls are context,
+  below). A gold naming no column -> 1.0; a claim naming none against a gold naming some
+  -> 0.
 * ``context``: F1 of recall R and precision P of the context items. Items are population
   words, places and data years (:func:`~collabsim.metrics.stats_claims.population_of`)
   minus those of the task's query (the question's own frame: a claim need not restate "in
@@ -45,7 +46,7 @@ A gold scored against itself is 1.0. An empty hypothesis scores 0.
 from __future__ import annotations
 
 from collabsim.metrics.outcome import HypothesisScore, variable_f1
-from collabsim.metrics.stats_claims import StatClaim, population_of, read_claim
+from collabsim.metrics.stats_claims import StatClaim, control_spans, population_of, read_claim
 from collabsim.metrics.stats_vocab import ColumnLexicon
 from collabsim.tasks.model import Task, TaskBrief
 
@@ -116,11 +117,17 @@ class StatsJudge:
             self._lexicons[key] = ColumnLexicon.build(task.datasets if task else ())
         return self._lexicons[key]
 
+    def variables(self, text: str, task: Task | TaskBrief | None = None) -> set[str]:
+        """Columns a text names outside its control phrases."""
+        spans = control_spans(text)
+        return {m.column for m in self.lexicon(task).mentions(text)
+                if not any(a <= m.start and m.end <= b for a, b in spans)}
+
     def extract(self, text: str, task: Task | TaskBrief | None = None) -> dict[str, object]:
         """What the judge reads from a text (for inspection and tests)."""
         claim = read_claim(text)
         return {
-            "variables": sorted(self.lexicon(task).variables(text)),
+            "variables": sorted(self.variables(text, task)),
             "direction": sorted(claim.direction),
             "significance": sorted(claim.significance),
             "numbers": [v for v, _ in claim.numbers],
@@ -144,12 +151,11 @@ class StatsJudge:
         """
         if not hypothesis or not hypothesis.strip():
             return HypothesisScore.zero(self.name, "empty hypothesis")
-        lex = self.lexicon(task)
         c_claim, g_claim = read_claim(hypothesis), read_claim(gold)
         frame = population_of(task.query) if task is not None else frozenset()
         recall, precision = context_parts(c_claim, g_claim, frame)
         context = _f1(recall, precision)
-        c_vars, g_vars = lex.variables(hypothesis), lex.variables(gold)
+        c_vars, g_vars = self.variables(hypothesis, task), self.variables(gold, task)
         _, _, f1 = variable_f1(c_vars, g_vars)
         rel, why = relation_parts(c_claim, g_claim)
         rationale = (

@@ -10,8 +10,8 @@ context parts of one text (:mod:`collabsim.metrics.stats_vocab` reads the variab
   (significantly) associated/related", "unrelated"; otherwise ``positive`` / ``negative``
   from explicit words (positive(ly), negative(ly), inverse(ly)); otherwise from movement
   words (higher, more, increase, greater ... / lower, fewer, decrease, reduce ...): two or
-  more moving the same way -> positive, both ways -> negative, a single one -> positive
-  unless it is a lowering verb ("reduces", "decreases") -> negative;
+  more moving the same way -> positive, both ways -> negative, a single one -> its own way
+  ("more likely", "40 % higher" -> positive; "less likely", "X reduces Y" -> negative);
 * **significance** (a set of ``significant``, ``not significant``): "significant(ly)" unless
   negated ("no/not/non/in-significant"); p-values (``p < 0.001``, ``p-value: 0.225``,
   ``p=0.03``): at most 0.05 -> significant, above -> not significant;
@@ -72,9 +72,6 @@ UP_WORDS = wordset("higher more increase increas greater larger rise rais grow g
                      "boost improv bigger exce elevat enhance improve raise elevate exceed")
 DOWN_WORDS = wordset("lower less fewer decrease decreas decline declin reduc smaller drop "
                        "diminish fall fell shrink reduce diminishe lowere")
-_LOWERING_VERBS = re.compile(
-    r"\b(?:reduces|reduced|decreases|decreased|lowers|lowered|diminishes|diminished|"
-    r"declines|declined|drops|dropped)\b", re.IGNORECASE)
 _NOT_MOVEMENT = re.compile(r"\b(?:more|less)\s+(?:pronounced|than|so|or|important|influential)\b",
                            re.IGNORECASE)
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -178,7 +175,7 @@ def _sentence_direction(sentence: str) -> set[str]:
     kinds = {kind for _, _, kind in moves}
     if len(moves) >= 2:
         return {"positive"} if len(kinds) == 1 else {"negative"}
-    return {"negative"} if _LOWERING_VERBS.search(sentence) else {"positive"}
+    return {"positive"} if kinds == {"up"} else {"negative"}
 
 
 def movement_words(sentence: str) -> list[tuple[int, int, str]]:
@@ -248,6 +245,15 @@ def population_of(text: str) -> frozenset[str]:
             items.add("place:" + " ".join(w.lower() for w in words))
     items |= {f"year:{y}" for y in data_years(text)}
     return frozenset(items)
+
+
+def control_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the control phrases of a text ("controlling for X": X)."""
+    out = []
+    for m in _CONTROL.finditer(text):
+        group = next(i for i in range(1, 4) if m.group(i))
+        out.append((m.start(group), m.end(group)))
+    return out
 
 
 def controls_of(text: str) -> frozenset[str]:

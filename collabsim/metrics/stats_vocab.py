@@ -53,17 +53,19 @@ STOP_WORDS = wordset(
 GENERIC_WORDS = wordset(
     "number count rate level score total average mean percent percentage share index value "
     "amount degree measure indicator variable unit respondent individual person people "
-    "participant data column boolean whether estimated estimate"
+    "participant data column boolean whether estimated estimate numerical numeric"
 )
 _BOILERPLATE = re.compile(
     r"^\s*(?:this\s+(?:variable|column|field)\s+(?:represents|stands\s+for|is|indicates|"
     r"measures|contains|records)\s+|(?:a\s+)?(?:boolean|categorical|binary|numeric|numerical)"
     r"\s+variable\s+(?:that|which)\s+(?:indicates?|indicated|equals|records)\s+(?:if\s+|whether\s+)?"
+    r"|(?:a\s+)?numer(?:ic|ical)\s+(?:score|measure|value|indicator|rating)\s+(?:representing|"
+    r"of|for|indicating|calculating|based\s+on|that\s+\w+)\s+"
     r"|it\s+measures\s+|the\s+|a\s+|an\s+)+",
     re.IGNORECASE,
 )
 _CUT = re.compile(r"[,;:.()\[\]\n]|\s(?:which|that|who|where|calculated|as\s+estimated|"
-                  r"used|computed|defined|indicating|i\.e)\s", re.IGNORECASE)
+                  r"used|computed|defined|indicating|representing|based|calculating|i\.e)\s", re.IGNORECASE)
 _PREPOSITIONS = wordset("in within for of across among at by during from on per")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
