@@ -7,10 +7,13 @@
 (relation, context):
 
 * ``variable_f1``: F1 of the task columns named by claim and gold outside their control
-  phrases (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`; fuzzy phrase
+  phrases (recall counts a gold column the claim names only as a control) (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`; fuzzy phrase
   matching of column names, description heads and data-file names; controls are context,
-  below). A gold naming no column -> 1.0; a claim naming none against a gold naming some
-  -> 0.
+  below). A column the claim names counts as named by the gold when the gold describes it
+  (golds are prose: half or more, at least two, of the column description's content words,
+  :meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.describes`); the other way round a
+  claim must name the gold's columns. A gold naming no column -> 1.0; a claim naming none
+  against a gold naming some -> 0.
 * ``context``: F1 of recall R and precision P of the context items. Items are population
   words, places and data years (:func:`~collabsim.metrics.stats_claims.population_of`)
   minus those of the task's query (the question's own frame: a claim need not restate "in
@@ -26,8 +29,8 @@
   - 0 when the claim contradicts the gold: its direction set (or significance set) is
     non-empty and disjoint from the gold's non-empty one ("negative" vs "positive",
     "no significant association" vs "positive", p = 0.2 vs "significant");
-  - 1 when the gold states no component, or the claim matches every one: the same
-    direction set, the same significance set, every gold number within tolerance, every
+  - 1 when the gold states no component, or the claim matches every one: the gold's
+    directions (the claim may add "no association" for other variables, no other), the same significance set, every gold number within tolerance, every
     gold tag present;
   - 0.5 when some component matches (the claim is right but less specific, or a number is
     off);
@@ -45,7 +48,7 @@ A gold scored against itself is 1.0. An empty hypothesis scores 0.
 
 from __future__ import annotations
 
-from collabsim.metrics.outcome import HypothesisScore, variable_f1
+from collabsim.metrics.outcome import HypothesisScore
 from collabsim.metrics.stats_claims import StatClaim, control_spans, population_of, read_claim
 from collabsim.metrics.stats_vocab import ColumnLexicon
 from collabsim.tasks.model import Task, TaskBrief
@@ -60,6 +63,17 @@ def number_matches(gold: float, claim: tuple[float, int]) -> bool:
     half_unit = 0.5 * 10.0 ** (-decimals)
     tol = max(REL_TOL * abs(gold), min(half_unit, ROUND_CAP * abs(gold)))
     return abs(value - gold) <= tol + 1e-12
+
+
+def variables_f1(claim: set[str], claim_all: set[str], gold: set[str]) -> float:
+    """Variable F1: precision over the claim's columns outside its controls (``claim``),
+    recall over all the columns it names (``claim_all``: a gold variable the claim holds
+    constant is still named). A gold naming none -> 1; a claim naming none -> 0."""
+    if not gold:
+        return 1.0
+    recall = len(gold & claim_all) / len(gold)
+    precision = len(claim & gold) / len(claim) if claim else float(recall > 0)
+    return _f1(recall, precision)
 
 
 def _f1(recall: float, precision: float) -> float:
@@ -84,7 +98,8 @@ def relation_parts(claim: StatClaim, gold: StatClaim) -> tuple[float, str]:
             return 0.0, f"{name} {sorted(c_set)} contradicts the gold's {sorted(g_set)}"
     parts: dict[str, bool] = {}
     if gold.direction:
-        parts["direction"] = claim.direction == gold.direction
+        parts["direction"] = (gold.direction <= claim.direction
+                              and claim.direction - gold.direction <= {"null"})
     if gold.significance:
         parts["significance"] = claim.significance == gold.significance
     if gold.numbers:
@@ -155,8 +170,11 @@ class StatsJudge:
         frame = population_of(task.query) if task is not None else frozenset()
         recall, precision = context_parts(c_claim, g_claim, frame)
         context = _f1(recall, precision)
-        c_vars, g_vars = self.variables(hypothesis, task), self.variables(gold, task)
-        _, _, f1 = variable_f1(c_vars, g_vars)
+        lex = self.lexicon(task)
+        c_vars, g_named = self.variables(hypothesis, task), self.variables(gold, task)
+        c_all = lex.variables(hypothesis)
+        g_vars = g_named | {v for v in c_vars - g_named if lex.describes(v, gold)}
+        f1 = variables_f1(c_vars, c_all, g_vars)
         rel, why = relation_parts(c_claim, g_claim)
         rationale = (
             f"context: claim {sorted(c_claim.population - frame)} vs gold "

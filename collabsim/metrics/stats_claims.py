@@ -21,7 +21,7 @@ context parts of one text (:mod:`collabsim.metrics.stats_vocab` reads the variab
   exponential, logarithmic; strongest ("most influential", "strongest predictor") and
   stronger ("more pronounced", "stronger") comparisons;
 * **context**: population words (men/women/male/female, Black, Hispanic, White, Asian,
-  younger/older, children/adults, developing/developed countries, rural/urban, low/high
+  children/adults; not when written in capitals like a column name, "BLACK is ...", developing/developed countries, rural/urban, low/high
   income), places (capitalised names after in/among/across/within/outside: "in ancient
   Mesopotamia", "outside of Sub-Saharan Africa"), data years ("for 1989 data", "in 1989")
   and controls ("controlling for X", "adjusting for X", "holding X constant", "when X are
@@ -94,7 +94,7 @@ POPULATION: dict[str, str] = {
     "african americans": "black", "hispanic": "hispanic", "hispanics": "hispanic",
     "latino": "hispanic", "latinos": "hispanic", "white": "white", "whites": "white",
     "non-black non-hispanic": "white", "asian": "asian", "asians": "asian",
-    "younger": "younger", "older": "older", "children": "children", "adults": "adults",
+    "children": "children", "adults": "adults",
     "developing": "developing", "developed": "developed", "low-income": "low income",
     "high-income": "high income", "low income": "low income", "high income": "high income",
     "rural": "rural", "urban": "urban", "married": "married", "unmarried": "unmarried",
@@ -238,7 +238,8 @@ def numbers_of(text: str) -> tuple[tuple[float, int], ...]:
 
 def population_of(text: str) -> frozenset[str]:
     """Population words, places and data years named in a text."""
-    items = {POPULATION[m.group(1).lower()] for m in _POPULATION_RE.finditer(text)}
+    items = {POPULATION[m.group(1).lower()] for m in _POPULATION_RE.finditer(text)
+             if not (m.group(1).isupper() and len(m.group(1)) > 1)}
     for m in _PLACE.finditer(text):
         words = [w for w in m.group(1).split() if w.lower() not in _PLACE_SKIP]
         if words and len(words) <= 4:
