@@ -22,7 +22,11 @@ def _task(query: str = "How is income associated with BMI in women?") -> Task:
     columns = (ColumnInfo("BMI", "Body mass index of the respondent"),
                ColumnInfo("INCOME", "The income of the respondent in the year 1989"),
                ColumnInfo("AGE", "The age of the respondent in the year 1989"),
-               ColumnInfo("GENDER", "Gender of the Respondent (MALE or FEMALE)"))
+               ColumnInfo("GENDER", "Gender of the Respondent (MALE or FEMALE)"),
+               ColumnInfo("SAMESAVE", "A boolean variable that equals 1 if the respondent's "
+                          "savings level did not change or the respondent had no savings"),
+               ColumnInfo("BLACK", "A boolean variable that indicated if the respondent "
+                          "belongs to the black race or not"))
     data = DatasetInfo("nls.csv", "survey", columns, Path("nls.csv"))
     return Task("nls/0/0", "nls", 0, 0, query, "relationship", "sociology", "", "regression",
                 (data,), "discoverybench-real", GOLD)
@@ -87,6 +91,22 @@ def test_gold_controls_are_context(judge: StatsJudge) -> None:
     extra = judge.score("Income is negatively associated with BMI in women (coefficient "
                         "-0.25, p < 0.001), controlling for age.", GOLD, _task())
     assert extra.performance == 1.0, extra.rationale
+
+
+def test_gold_prose_and_claim_controls_name_variables(judge: StatsJudge) -> None:
+    task = _task("Is saving behaviour related to BMI?")
+    # the gold describes SAMESAVE in words; the claim names the column
+    gold = "BMI is higher for respondents whose savings level did not change."
+    assert judge.score("SAMESAVE is positively associated with BMI.", gold,
+                       task).variable_f1 == 1.0
+    # a gold variable the claim holds constant still counts as named (recall)
+    both = "Income and age are both negatively associated with BMI."
+    held = judge.score("Income is negatively associated with BMI, controlling for age.",
+                       both, task)
+    assert held.variable_f1 == 1.0 and held.context == 1.0, held.rationale
+    # a column written as its name is a variable, not a population
+    assert read_claim("BLACK is the strongest predictor of BMI.").population == frozenset()
+    assert read_claim("BMI is higher in Black women.").population == {"black", "female"}
 
 
 def test_null_result_and_significance_words(judge: StatsJudge) -> None:
