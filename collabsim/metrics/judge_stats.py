@@ -123,13 +123,17 @@ class StatsJudge:
     name = "stats"
 
     def __init__(self) -> None:
-        self._lexicons: dict[str, ColumnLexicon] = {}
+        self._lexicons: dict[tuple[object, ...], ColumnLexicon] = {}
 
     def lexicon(self, task: Task | TaskBrief | None) -> ColumnLexicon:
-        """The column lexicon of a task (cached by task id)."""
-        key = task.task_id if task is not None else ""
+        """The column lexicon of a task (cached by its data files' names, descriptions and
+        columns, so tasks of different folders sharing an id never share one)."""
+        datasets = task.datasets if task is not None else ()
+        key = tuple((d.name, d.description, d.columns) for d in datasets)
         if key not in self._lexicons:
-            self._lexicons[key] = ColumnLexicon.build(task.datasets if task else ())
+            if len(self._lexicons) >= 1024:
+                self._lexicons.clear()
+            self._lexicons[key] = ColumnLexicon.build(datasets)
         return self._lexicons[key]
 
     def variables(self, text: str, task: Task | TaskBrief | None = None) -> set[str]:

@@ -200,3 +200,20 @@ def test_reworded_correct_hypotheses_score_one(shared_data: Path, task_id: str,
     task = load_task(shared_data / "discoverybench_dev", task_id)
     score = FamilyJudge().score(claim, task.gold_hypothesis, task)
     assert score.performance == 1.0, score.rationale
+
+
+def test_odd_writing_is_read_not_crashed_on(judge: StatsJudge) -> None:
+    claim = read_claim("Income is negatively associated with BMI (β = −0.25, p-value: .03; "
+                       "n = 12,686).")
+    assert claim.direction == {"negative"} and claim.significance == {"significant"}
+    assert (0.25, 2) in claim.numbers and (12686.0, 0) in claim.numbers
+    score = judge.score("Income ↓ BMI ∞ 1e400 %%% (p < 0.05)", GOLD, _task())
+    assert 0.0 <= score.performance <= 1.0
+    # tasks sharing an id but not their columns do not share a column reader
+    other = _task()
+    other = Task(other.task_id, "x", 0, 0, other.query, "", "", "", "",
+                 (DatasetInfo("y.csv", "", (ColumnInfo("wealth", "Wealth"),), Path("y.csv")),),
+                 "discoverybench-real", GOLD)
+    assert "wealth" in judge.lexicon(other).columns
+    assert "BMI" not in judge.lexicon(other).columns
+    assert "BMI" in judge.lexicon(_task()).columns
