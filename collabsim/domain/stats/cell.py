@@ -38,6 +38,9 @@ STATS_MARK = "# collabsim analysis: compute-stats"
 #: them before forking workers when a statistical task runs).
 CELL_MODULES: tuple[str, ...] = ("scipy.stats", "statsmodels.formula.api")
 STATS_INSPECT_MARK = "# collabsim analysis: inspect-stats"
+#: The longest ``RESULT-STATS`` JSON a cell prints (the sandbox keeps 4000 characters of
+#: output per cell by default).
+MAX_RESULT_CHARS = 3000
 _PLAN_RE = re.compile(r"^PLAN = (\{.*\})$", re.MULTILINE)
 
 
@@ -104,11 +107,12 @@ def load(plan):
 
 def column(s):
     """(values, kind): booleans and yes/no as 0/1, numbers as floats, else text."""
-    if s.dtype == bool:
+    if pd.api.types.is_bool_dtype(s):
         return s.astype(float), "binary"
     text = s.astype(str).str.strip().str.lower()
     flags = {"true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
-    if s.dtype == object and s.notna().any() and text[s.notna()].isin(list(flags)).all():
+    if (not pd.api.types.is_numeric_dtype(s) and s.notna().any()
+            and text[s.notna()].isin(list(flags)).all()):
         return text.map(flags).where(s.notna()), "binary"
     num = pd.to_numeric(s, errors="coerce")
     if num.notna().sum() >= 0.9 * s.notna().sum() and num.notna().any():
@@ -124,7 +128,9 @@ out = {"analysis": PLAN["analysis"], "target": PLAN["target"],
        "effects": []}
 
 def num(x):
-    return None if x is None or x != x or x in (float("inf"), float("-inf")) else float(x)
+    if x is None or x != x or x in (float("inf"), float("-inf")):
+        return None
+    return float(f"{float(x):.6g}")
 
 def effect(name, est, p=None, lo=None, hi=None):
     if num(est) is None:
@@ -275,13 +281,20 @@ except SystemExit:
 except Exception as err:
     out["effects"] = []
     out["note"] = f"{type(err).__name__}: {err}"[:300]
-print("RESULT-STATS " + json.dumps(out, sort_keys=True))
+line = json.dumps(out, sort_keys=True)
+while len(line) > MAX_CHARS and out["effects"]:
+    out["effects"] = out["effects"][:-1]
+    out["note"] = "effects cut to fit the output"
+    line = json.dumps(out, sort_keys=True)
+print("RESULT-STATS " + line)
 '''
 
 
 def stats_cell(plan: StatPlan) -> str:
-    """A self-contained cell computing ``plan`` and printing one ``RESULT-STATS`` line."""
-    return f"{STATS_MARK}\n{_LOAD}\nPLAN = {_plan_literal(plan)}\n\n{_FIT}"
+    """A self-contained cell computing ``plan`` and printing one ``RESULT-STATS`` line
+    (at most :data:`MAX_RESULT_CHARS` characters: the last effects are cut to fit)."""
+    return (f"{STATS_MARK}\n{_LOAD}\nPLAN = {_plan_literal(plan)}\nMAX_CHARS = "
+            f"{MAX_RESULT_CHARS}\n\n{_FIT}")
 
 
 def stats_inspect_cell(plan: StatPlan) -> str:

@@ -67,9 +67,7 @@ def choose_analysis(target_kind: str, predictor_kinds: tuple[str, ...], asks: fr
     """The analysis for a target / predictors of these kinds and this question."""
     regression = bool(_REGRESSION_TAG.search(workflow_tags or ""))
     if not predictor_kinds:
-        if "proportion" in asks or target_kind == "binary":
-            return "proportion"
-        return "summary"
+        return "proportion" if target_kind == "binary" else "summary"
     single = len(predictor_kinds) == 1 and not has_controls
     if target_kind == "categorical":
         if single and predictor_kinds[0] in ("categorical", "binary"):

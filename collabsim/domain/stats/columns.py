@@ -215,7 +215,8 @@ def find_mentions(text: str, columns: Sequence[ColumnLike], min_score: float = 2
                 for k in range(i + 1, len(found)):
                     if k in taken or _BREAK_RE.search(text, found[k - 1][1], found[k][0]):
                         break
-                    if found[k][2] in sig and found[k][2] not in seen:
+                    if found[k][2] in sig and found[k][2] not in seen and (
+                            not misses or found[k][2] in name):
                         run.append(k)
                         seen.add(found[k][2])
                         misses = 0

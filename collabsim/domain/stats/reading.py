@@ -34,11 +34,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from collabsim.domain.stats.columns import Mention, find_mentions, rank_columns, tokens
+from collabsim.domain.stats.columns import (
+    STOPWORDS,
+    Mention,
+    find_mentions,
+    rank_columns,
+    tokens,
+)
 from collabsim.domain.stats.model import Filter
 
 ASKS: tuple[str, ...] = ("significance", "correlation", "proportion", "difference",
-                         "interaction", "compare", "likelihood", "coefficient")
+                         "interaction", "compare", "likelihood", "coefficient", "negative",
+                         "positive")
 
 _ASK_RE: dict[str, re.Pattern[str]] = {
     "significance": re.compile(r"\bsignifican", re.I),
@@ -55,16 +62,20 @@ _ASK_RE: dict[str, re.Pattern[str]] = {
                           r"traits)|what explain)", re.I),
     "likelihood": re.compile(r"\b(?:likelihood|likely|probability|odds|chance)\b", re.I),
     "coefficient": re.compile(r"\bcoefficient", re.I),
+    "negative": re.compile(r"\b(?:negative(?:ly)?|inverse(?:ly)?|decreas\w*|reduc\w*|"
+                           r"lower)\b", re.I),
+    "positive": re.compile(r"\b(?:positive(?:ly)?|increas\w*|higher)\b", re.I),
 }
 
 # "X on Y", "how does X affect Y": the target follows the verb / preposition
 _TARGET_AFTER = re.compile(
-    r"\b(?:(?:impact|effect|influence)s? (?:\w+ )?on|affects?|impacts?|influences?|"
+    r"\b(?:(?:impact|effect|influence)s? (?:of [^,?.;]+? )?on|affects?|impacts?|influences?|"
     r"predicts?|determines?|explains?|in (?:determining|predicting|explaining)|"
     r"(?:associated|linked|related) (?:with|to)|relates? to|likelihood of|"
     r"probability of|chances? of|factors? (?:that )?(?:influenc\w*|explain\w*|affect\w*|"
     r"determin\w*|related to|associated with|in explaining|explaining)|explained|"
-    r"explaining|of (?:determining|predicting))\b", re.I)
+    r"explaining|of (?:determining|predicting)|(?:have|has|had|exhibit\w*|show\w*) "
+    r"(?:an? )?(?:\w+ )?(?:relationship )?with)\b", re.I)
 _CONTROL_RE = re.compile(
     r"\b(?:controlling for|controlled for|adjusting for|adjusted for|accounting for|"
     r"holding|taking into account|after accounting for|net of)\b(?P<what>[^?.;]*)"
@@ -141,7 +152,7 @@ def read_query(brief: Any) -> StatQuery:
     control_spans = [m.span("what") if m.group("what") is not None else m.span("when")
                      for m in _CONTROL_RE.finditer(text)]
     mentions = find_mentions(text, columns)
-    phrases = {m.column: m.phrase for m in mentions}
+    phrases = {m.column: m.phrase for m in mentions if _phrase_is_better(m)}
     controls = [m.column for m in mentions if _inside(m, control_spans)]
     concept, proxies = _proxies(text, getattr(brief, "domain_knowledge", "") or "", columns)
     for column, phrase in proxies.items():
@@ -160,6 +171,16 @@ def read_query(brief: Any) -> StatQuery:
                      filters=tuple(filters), asks=asks, interaction=interaction,
                      phrases=phrases, population=population, mentions=tuple(mentions),
                      concept=concept)
+
+
+def _phrase_is_better(m: Mention) -> bool:
+    """Whether the query's words for a column say more than its name made readable: the
+    name is an abbreviation (capitals, short words: ``MBL_evol``) or the words cover every
+    word of the name ("number of trade schools" for ``number_of_trade_schools``)."""
+    parts = [w for w in re.split(r"[_\W]+", m.column) if w]
+    if any(w.isupper() or len(w) < 4 and w.lower() not in STOPWORDS for w in parts):
+        return True
+    return set(tokens(m.column)) <= set(tokens(m.phrase))
 
 
 def _inside(m: Mention, spans: Sequence[tuple[int, int]]) -> bool:
@@ -282,13 +303,15 @@ def _filters(text: str, columns: Sequence[Any]
         if year_col is not None:
             filters.append((year_col.name, "==", value))
             used.add(year_col.name)
-    for clause in _CLAUSE_RE.finditer(text):
+    seen_thresholds: set[int] = set()
+    for clause in reversed(list(_CLAUSE_RE.finditer(text))):  # innermost clause first
         rest = text[clause.start():]
         end = re.search(r"[,;?]|\band\b", rest[6:])
         chunk = rest[: 6 + end.start()] if end else rest
         threshold = _THRESHOLD_RE.search(chunk)
-        if threshold is None:
+        if threshold is None or clause.start() + threshold.start() in seen_thresholds:
             continue
+        seen_thresholds.add(clause.start() + threshold.start())
         found = find_mentions(chunk[: threshold.start()], columns)
         if not found:
             continue
