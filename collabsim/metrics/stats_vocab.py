@@ -81,7 +81,7 @@ _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 #: ``(suffix, minimum word length, replacement)``; the first that applies is used.
 _SUFFIXES: tuple[tuple[str, int, str], ...] = (
-    ("ary", 8, ""), ("ies", 5, "y"), ("ing", 6, ""), ("eed", 99, ""), ("ed", 5, ""),
+    ("ary", 8, ""), ("ation", 9, ""), ("ies", 5, "y"), ("ing", 6, ""), ("eed", 99, ""), ("ed", 5, ""),
     ("sses", 5, "ss"), ("ss", 99, ""), ("us", 99, ""),
     ("is", 99, ""), ("s", 4, ""),
 )
