@@ -7,7 +7,8 @@ context parts of one text (:mod:`collabsim.metrics.stats_vocab` reads the variab
 
 * **direction** (a set of ``positive``, ``negative``, ``null``), sentence by sentence:
   ``null`` for "no (significant) association/effect/relationship/correlation", "not
-  (significantly) associated/related", "unrelated"; otherwise ``positive`` / ``negative``
+  (significantly) associated/related", "unrelated", "none of the factors has a significant
+  ..."; otherwise ``positive`` / ``negative``
   from explicit words (positive(ly), negative(ly), inverse(ly)); otherwise from movement
   words (higher, more, increase, greater ... / lower, fewer, decrease, reduce ...): two or
   more moving the same way -> positive, both ways -> negative, a single one -> its own way
@@ -18,7 +19,8 @@ context parts of one text (:mod:`collabsim.metrics.stats_vocab` reads the variab
 * **numbers**: every other number (coefficients, percentages, thresholds; ``-4.6``, ``0.3596``,
   ``20%``, ``$500``, ``3.0e-05``), except data years, p-values and digits inside names;
 * **shape and comparison tags**: linear, quadratic/squared, cubic, polynomial,
-  exponential, logarithmic; strongest ("most influential", "strongest predictor") and
+  exponential, logarithmic; strongest ("most influential", "strongest predictor"; not after
+  "not") and
   stronger ("more pronounced", "stronger") comparisons;
 * **context**: population words (men/women/male/female, Black, Hispanic, White, Asian,
   children/adults; not when written in capitals like a column name, "BLACK is ...", developing/developed countries, rural/urban, low/high
@@ -55,12 +57,15 @@ _NULL = re.compile(
     r"correlation|impact|link|influence|difference|dependence)"
     r"|\bnot\s+(?:statistically\s+)?(?:significantly\s+)?(?:associated|related|correlated|"
     r"linked|affect\w*|influenc\w*)"
-    r"|\b(?:unrelated|uncorrelated|independent\s+of)\b",
+    r"|\b(?:unrelated|uncorrelated|independent\s+of)\b"
+    r"|\bnone\s+of\s+[^.;]{0,80}?\b(?:has|have|shows?|is|are)\s+(?:a\s+)?(?:statistically\s+)?"
+    r"significant",
     re.IGNORECASE,
 )
 _NOT_SIG = re.compile(
     r"\b(?:no|not|non|in)[-\s]?(?:statistically\s+)?significan\w*|\bnot\s+statistically\s+"
-    r"significan\w*|\binsignifican\w*",
+    r"significan\w*|\binsignifican\w*|\bnone\s+of\s+[^.;]{0,80}?\b(?:has|have|shows?|is|are)"
+    r"\s+(?:a\s+)?(?:statistically\s+)?significan\w*",
     re.IGNORECASE,
 )
 _SIG = re.compile(r"\bsignifican(?:t|tly|ce)\b", re.IGNORECASE)
@@ -82,7 +87,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("polynomial", r"\bpolynomial(?:ly)?\b"),
         ("exponential", r"\bexponential(?:ly)?\b"),
         ("logarithmic", r"\blog(?:arithm\w*)?\b"),
-        ("strongest", r"\bmost\s+(?:influential|important|impactful|significant)\b|\bstrongest\b"),
+        ("strongest", r"(?<!not\sthe\s)(?<!not\s)\bmost\s+(?:influential|important|impactful|"
+                      r"significant)\b|(?<!not\sthe\s)(?<!not\s)\bstrongest\b"),
         ("stronger", r"\bmore\s+pronounced\b|\bstronger\b"),
     )
 )

@@ -119,6 +119,10 @@ def test_null_result_and_significance_words(judge: StatsJudge) -> None:
     assert judge.score("Income is positively associated with BMI (p < 0.01).",
                        gold, task).relation == 0.0
     assert read_claim("p-value: 0.000").significance == {"significant"}
+    nothing = read_claim("None of the factors considered has a significant association with Y.")
+    assert (nothing.direction, nothing.significance) == ({"null"}, {"not significant"})
+    assert read_claim("X is not the most influential factor.").shapes == frozenset()
+    assert read_claim("X is the most influential factor.").shapes == {"strongest"}
     assert read_claim("a weak but significant, positive relationship").direction == {"positive"}
 
 
