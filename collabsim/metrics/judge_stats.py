@@ -7,9 +7,10 @@
 (relation, context):
 
 * ``variable_f1``: F1 of the task columns named by claim and gold outside their control
-  phrases (recall counts a gold column the claim names only as a control) (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`; fuzzy phrase
+  phrases (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`: fuzzy phrase
   matching of column names, description heads and data-file names; controls are context,
-  below). A column the claim names counts as named by the gold when the gold describes it
+  below); recall also counts a gold column the claim names only as a control
+  (:func:`variables_f1`). A column the claim names counts as named by the gold when the gold describes it
   (golds are prose: half or more, at least two, of the column description's content words,
   :meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.describes`); the other way round a
   claim must name the gold's columns. A gold naming no column -> 1.0; a claim naming none
@@ -30,8 +31,8 @@
     non-empty and disjoint from the gold's non-empty one ("negative" vs "positive",
     "no significant association" vs "positive", p = 0.2 vs "significant");
   - 1 when the gold states no component, or the claim matches every one: the gold's
-    directions (the claim may add "no association" for other variables, no other), the same significance set, every gold number within tolerance, every
-    gold tag present;
+    directions (the claim may add "no association" for other variables, no other), the
+    same significance set, every gold number within tolerance, every gold tag present;
   - 0.5 when some component matches (the claim is right but less specific, or a number is
     off);
   - 0 when none matches.
