@@ -68,23 +68,18 @@ def choose_analysis(target_kind: str, predictor_kinds: tuple[str, ...], asks: fr
     regression = bool(_REGRESSION_TAG.search(workflow_tags or ""))
     if not predictor_kinds:
         return "proportion" if target_kind == "binary" else "summary"
-    single = len(predictor_kinds) == 1 and not has_controls
+    single = predictor_kinds[0] if len(predictor_kinds) == 1 and not has_controls else ""
     if target_kind == "categorical":
-        if single and predictor_kinds[0] in ("categorical", "binary"):
-            return "chi2"
-        return "anova"
+        return "chi2" if single in ("categorical", "binary") else "anova"
     if target_kind == "binary":
-        if single and predictor_kinds[0] in ("categorical",) and not regression:
-            return "chi2"
-        return "logit"
-    if single and not regression and "difference" in asks:
-        if predictor_kinds[0] == "binary":
-            return "ttest"
-        if predictor_kinds[0] == "categorical":
-            return "anova"
-    if single and "correlation" in asks and predictor_kinds[0] == "numeric" and not regression:
-        return "correlation"
-    return "ols"
+        return "chi2" if single == "categorical" and not regression else "logit"
+    analysis = "ols"
+    if single and not regression:
+        if "difference" in asks and single in ("binary", "categorical"):
+            analysis = "ttest" if single == "binary" else "anova"
+        elif "correlation" in asks and single == "numeric":
+            analysis = "correlation"
+    return analysis
 
 
 def _kinds(brief: Any) -> dict[str, str]:

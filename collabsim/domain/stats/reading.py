@@ -74,11 +74,13 @@ _TARGET_AFTER = re.compile(
     r"(?:associated|linked|related) (?:with|to)|relates? to|likelihood of|"
     r"probability of|chances? of|factors? (?:that )?(?:influenc\w*|explain\w*|affect\w*|"
     r"determin\w*|related to|associated with|in explaining|explaining)|explained|"
-    r"explaining|of (?:determining|predicting)|(?:have|has|had|exhibit\w*|show\w*) "
+    r"explaining|of (?:determining|predicting)|regarding|in relation to|with respect to|"
+    r"in terms of|(?:have|has|had|exhibit\w*|show\w*) "
     r"(?:an? )?(?:\w+ )?(?:relationship )?with)\b", re.I)
 _CONTROL_RE = re.compile(
     r"\b(?:controlling for|controlled for|adjusting for|adjusted for|accounting for|"
-    r"holding|taking into account|after accounting for|net of)\b(?P<what>[^?.;]*)"
+    r"holding|taking into account|after accounting for|net of|considering)\b"
+    r"(?P<what>[^?.;]*)"
     r"|\bwhen (?P<when>[^?.;]*?) (?:are|is) (?:considered|controlled|accounted for|"
     r"taken into account|included|held constant)", re.I)
 _BETWEEN_RE = re.compile(r"\bbetween\b(?P<what>.*)", re.I)
@@ -151,7 +153,7 @@ def read_query(brief: Any) -> StatQuery:
     filters, population, filter_spans, filter_columns = _filters(text, columns)
     control_spans = [m.span("what") if m.group("what") is not None else m.span("when")
                      for m in _CONTROL_RE.finditer(text)]
-    mentions = find_mentions(text, columns)
+    mentions = _without_context(find_mentions(text, columns), brief)
     phrases = {m.column: m.phrase for m in mentions if _phrase_is_better(m)}
     controls = [m.column for m in mentions if _inside(m, control_spans)]
     concept, proxies = _proxies(text, getattr(brief, "domain_knowledge", "") or "", columns)
@@ -171,6 +173,22 @@ def read_query(brief: Any) -> StatQuery:
                      filters=tuple(filters), asks=asks, interaction=interaction,
                      phrases=phrases, population=population, mentions=tuple(mentions),
                      concept=concept)
+
+
+#: Nouns naming who or what the rows are, never a variable on their own.
+_POPULATION_NOUNS = frozenset(tokens(
+    "participants participant individuals individual people persons respondents musicians "
+    "musician ensembles ensemble civilizations civilization cities city consumers consumer "
+    "enthusiasts players dataset data domain context culture industry"))
+
+
+def _without_context(mentions: list[Mention], brief: Any) -> list[Mention]:
+    """The mentions without those made only of the domain's name and population nouns ("in
+    extreme sports participants", "in ancient civilizations"), unless that is all there is."""
+    domain = set(tokens(getattr(brief, "domain", "") or ""))
+    context = domain | _POPULATION_NOUNS
+    kept = [m for m in mentions if not set(tokens(m.phrase)) <= context or m.score >= 100]
+    return kept or mentions
 
 
 def _phrase_is_better(m: Mention) -> bool:
@@ -273,55 +291,73 @@ def _filters(text: str, columns: Sequence[Any]
              ) -> tuple[list[Filter], str, list[tuple[int, int]], set[str]]:
     """Population filters: (filters, the population words, spans of the filter clauses,
     columns used only as filters)."""
-    filters: list[Filter] = []
-    words: list[str] = []
-    spans: list[tuple[int, int]] = []
-    used: set[str] = set()
-    sex = _sex_column(columns)
-    for match in re.finditer(r"\b(?:(?:in|among|for) )?(?:(black|hispanic|white|asian) )?"
-                             r"(men|women|males|females|boys|girls)\b", text, re.I):
-        race, who = match.group(1), match.group(2)
-        if sex is not None:
-            filters.append((sex.name, "==", _coded_value(sex, _SEX_WORDS[who.lower()])))
-            used.add(sex.name)
-        if race:
-            filters += _race_filter(race, columns, used)
-        words.append(match.group(0))
-        spans.append(match.span())
-    if not any(m for m in re.finditer(r"\b(men|women|males|females)\b", text, re.I)):
-        for match in re.finditer(r"\b(?:in|among|for) (black|hispanic|white|asian)\b", text,
-                                 re.I):
-            filters += _race_filter(match.group(1), columns, used)
-            words.append(match.group(0))
-            spans.append(match.span())
+    found = _Found()
+    _group_filters(text, columns, found)
     year = re.search(r"\b(?:in|for) the (\d{4}) data\b|\bfor (\d{4}) data\b", text, re.I)
     if year:
-        words.append(year.group(0))
-        spans.append(year.span())
-        value = year.group(1) or year.group(2)
+        found.words.append(year.group(0))
+        found.spans.append(year.span())
         year_col = next((c for c in columns if c.name.lower() in ("year", "yr")), None)
         if year_col is not None:
-            filters.append((year_col.name, "==", value))
-            used.add(year_col.name)
-    seen_thresholds: set[int] = set()
-    for clause in reversed(list(_CLAUSE_RE.finditer(text))):  # innermost clause first
+            found.add(year_col.name, "==", year.group(1) or year.group(2))
+    _threshold_filters(text, columns, found)
+    return found.filters, "; ".join(found.words), found.spans, found.used
+
+
+@dataclass
+class _Found:
+    """Filters found so far, with the words and spans they come from."""
+
+    filters: list[Filter] = field(default_factory=list)
+    words: list[str] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)
+    used: set[str] = field(default_factory=set)
+
+    def add(self, column: str, op: str, value: str) -> None:
+        self.filters.append((column, op, value))
+        self.used.add(column)
+
+
+def _group_filters(text: str, columns: Sequence[Any], found: _Found) -> None:
+    """Sex and race words ("Black women", "among men", "in Hispanic respondents")."""
+    sex = _sex_column(columns)
+    people = list(re.finditer(r"\b(?:(?:in|among|for) )?(?:(black|hispanic|white|asian) )?"
+                              r"(men|women|males|females|boys|girls)\b", text, re.I))
+    for match in people:
+        race, who = match.group(1), match.group(2)
+        if sex is not None:
+            found.add(sex.name, "==", _coded_value(sex, _SEX_WORDS[who.lower()]))
+        if race:
+            found.filters += _race_filter(race, columns, found.used)
+        found.words.append(match.group(0))
+        found.spans.append(match.span())
+    if people:
+        return
+    for match in re.finditer(r"\b(?:in|among|for) (black|hispanic|white|asian)\b", text, re.I):
+        found.filters += _race_filter(match.group(1), columns, found.used)
+        found.words.append(match.group(0))
+        found.spans.append(match.span())
+
+
+def _threshold_filters(text: str, columns: Sequence[Any], found: _Found) -> None:
+    """Thresholds on a column named in a "where / for / among / with ... above N" clause
+    (the innermost clause of a threshold counts once)."""
+    seen: set[int] = set()
+    for clause in reversed(list(_CLAUSE_RE.finditer(text))):
         rest = text[clause.start():]
         end = re.search(r"[,;?]|\band\b", rest[6:])
         chunk = rest[: 6 + end.start()] if end else rest
         threshold = _THRESHOLD_RE.search(chunk)
-        if threshold is None or clause.start() + threshold.start() in seen_thresholds:
+        if threshold is None or clause.start() + threshold.start() in seen:
             continue
-        seen_thresholds.add(clause.start() + threshold.start())
-        found = find_mentions(chunk[: threshold.start()], columns)
-        if not found:
+        seen.add(clause.start() + threshold.start())
+        mentioned = find_mentions(chunk[: threshold.start()], columns)
+        if not mentioned:
             continue
-        column = found[-1].column
-        op = _OPS[threshold.group("op").lower()]
-        filters.append((column, op, threshold.group("value").replace(",", "")))
-        used.add(column)
-        words.append(chunk[: threshold.end()].strip())
-        spans.append((clause.start(), clause.start() + threshold.end()))
-    return filters, "; ".join(words), spans, used
+        found.add(mentioned[-1].column, _OPS[threshold.group("op").lower()],
+                  threshold.group("value").replace(",", ""))
+        found.words.append(chunk[: threshold.end()].strip())
+        found.spans.append((clause.start(), clause.start() + len(chunk)))
 
 
 def _race_filter(race: str, columns: Sequence[Any], used: set[str]) -> list[Filter]:

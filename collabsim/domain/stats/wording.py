@@ -262,20 +262,21 @@ def word_hypothesis(result: StatResult | None, phrases: Mapping[str, str] | None
         return unanswered_hypothesis(result, phrases, result.note)
     ctx = _context(result, phrases, population)
     if result.note.startswith("target constant"):
-        e: Effect = result.effects[0]
-        y = column_phrase(result.target, phrases)
-        value = result.note.split(" is ", 1)[-1].split(" in all ", 1)[0]
-        return (f"{y[:1].upper()}{y[1:]} is {value} for all {result.n} rows{ctx}; "
-                f"it does not vary with "
-                f"{', '.join(column_phrase(p, phrases) for p in result.predictors)}.")
-    if result.analysis in ("ols", "logit"):
-        if "compare" in asks or len(result.effects) > 3:
-            return _compare(result, phrases, ctx, asks, focus)
-        return _regression(result, phrases, ctx)
-    if result.analysis == "correlation":
-        return _correlation(result, phrases, ctx)
-    if result.analysis in ("ttest", "anova", "chi2"):
-        return _groups(result, phrases, ctx)
-    if result.analysis == "proportion":
-        return _proportion(result, phrases, ctx)
-    return _summary(result, phrases, ctx)
+        return _constant(result, phrases, ctx)
+    if result.analysis in ("ols", "logit") and ("compare" in asks or len(result.effects) > 3):
+        return _compare(result, phrases, ctx, asks, focus)
+    word = _BY_ANALYSIS.get(result.analysis, _summary)
+    return word(result, phrases, ctx)
+
+
+def _constant(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> str:
+    y = column_phrase(result.target, phrases)
+    value = result.note.split(" is ", 1)[-1].split(" in all ", 1)[0]
+    xs = ", ".join(column_phrase(p, phrases) for p in result.predictors)
+    return (f"{_cap(y)} is {value} for all {result.n} rows{ctx}; it does not vary with "
+            f"{xs or 'the other variables'}.")
+
+
+_BY_ANALYSIS = {"ols": _regression, "logit": _regression, "correlation": _correlation,
+                "ttest": _groups, "anova": _groups, "chi2": _groups,
+                "proportion": _proportion, "summary": _summary}
