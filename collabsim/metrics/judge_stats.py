@@ -17,12 +17,13 @@
   against a gold naming some -> 0.
 * ``context``: F1 of recall R and precision P of the context items. Items are population
   words, places and data years (:func:`~collabsim.metrics.stats_claims.population_of`)
-  minus those of the task's query (the question's own frame: a claim need not restate "in
-  Black women" when the query asks about Black women, and may restate it), plus the stems
-  of the gold's controls. R = matched gold items / gold items (controls included), P =
-  matched claim population items / claim population items (a claim's extra controls are not
-  penalised: analyses often state more controls than golds). Empty sides count 1;
-  ``context_recall`` = R.
+  minus the task's own frame (:func:`context_frame`: those of its query, and places its
+  query, domain or domain knowledge name; a claim need not restate "in Black women" when
+  the query asks about Black women, and may restate it), plus the content stems of the
+  gold's controls. R = (matched gold population items + gold control stems the claim
+  mentions anywhere) / (gold items + gold control stems); P = matched claim population
+  items / claim population items (a claim's extra controls are not penalised: analyses
+  often state more controls than golds). Empty sides count 1; ``context_recall`` = R.
 * ``relation`` (DiscoveryBench: 1 very similar, 0.5 similar but more general, 0
   different): the gold's relation components are its direction set, its significance set,
   its numbers and its shape/comparison tags (each only where the gold states one).
@@ -48,6 +49,8 @@ A gold scored against itself is 1.0. An empty hypothesis scores 0.
 """
 
 from __future__ import annotations
+
+import re
 
 from collabsim.metrics.outcome import HypothesisScore
 from collabsim.metrics.stats_claims import StatClaim, control_spans, population_of, read_claim
@@ -81,10 +84,30 @@ def _f1(recall: float, precision: float) -> float:
     return 0.0 if recall + precision == 0 else 2 * recall * precision / (recall + precision)
 
 
+def context_frame(task: Task | TaskBrief | None, items: frozenset[str]) -> frozenset[str]:
+    """The task's own context: the population items of its query, and the places among
+    ``items`` its query, domain or domain knowledge name ("ancient Mesopotamian cities" in
+    the query frames "in ancient Mesopotamia"). Data descriptions are not a frame: they
+    list the strata a hypothesis may be about ("for Sub-Saharan Africa and Lower Middle
+    Income Countries")."""
+    if task is None:
+        return frozenset()
+    frame = set(population_of(task.query))
+    text = " ".join([task.query, task.domain, task.domain_knowledge]).lower()
+    words = set(re.findall(r"[a-z][a-z-]+", text))
+    for item in items:
+        if not item.startswith("place:"):
+            continue
+        if all(any(len(w) >= 5 and (t.startswith(w) or w.startswith(t)) and len(t) >= 5
+                   for t in words) for w in item.removeprefix("place:").split()):
+            frame.add(item)
+    return frozenset(frame)
+
+
 def context_parts(claim: StatClaim, gold: StatClaim, frame: frozenset[str]) -> tuple[float, float]:
     """Context recall and precision of a claim against the gold (see the module docstring)."""
     g_pop, c_pop = gold.population - frame, claim.population - frame
-    matched = len(g_pop & c_pop) + len(gold.controls & claim.controls)
+    matched = len(g_pop & c_pop) + len(gold.controls & claim.words)
     total = len(g_pop) + len(gold.controls)
     recall = matched / total if total else 1.0
     precision = len(c_pop & g_pop) / len(c_pop) if c_pop else 1.0
@@ -172,7 +195,7 @@ class StatsJudge:
         if not hypothesis or not hypothesis.strip():
             return HypothesisScore.zero(self.name, "empty hypothesis")
         c_claim, g_claim = read_claim(hypothesis), read_claim(gold)
-        frame = population_of(task.query) if task is not None else frozenset()
+        frame = context_frame(task, c_claim.population | g_claim.population)
         recall, precision = context_parts(c_claim, g_claim, frame)
         context = _f1(recall, precision)
         lex = self.lexicon(task)

@@ -27,7 +27,8 @@ context parts of one text (:mod:`collabsim.metrics.stats_vocab` reads the variab
   income), places (capitalised names after in/among/across/within/outside: "in ancient
   Mesopotamia", "outside of Sub-Saharan Africa"), data years ("for 1989 data", "in 1989")
   and controls ("controlling for X", "adjusting for X", "holding X constant", "when X are
-  considered", "after accounting for X": the words of X).
+  considered", "after accounting for X": the content words of X). Both items of a
+  complementary pair (men and women, developing and developed) together name no subgroup.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from collabsim.metrics.stats_vocab import STOP_WORDS, stem, wordset
+from collabsim.metrics.stats_vocab import GENERIC_WORDS, STOP_WORDS, stem, wordset
 
 SIG_LEVEL = 0.05
 
@@ -137,6 +138,7 @@ class StatClaim:
         shapes: Shape and comparison tags.
         population: Context items: population words, places and data years.
         controls: Stems of the words of the controls named.
+        words: Stems of every word of the text.
     """
 
     direction: frozenset[str]
@@ -145,6 +147,7 @@ class StatClaim:
     shapes: frozenset[str]
     population: frozenset[str]
     controls: frozenset[str]
+    words: frozenset[str] = frozenset()
 
 
 def _float(text: str) -> float | None:
@@ -242,10 +245,23 @@ def numbers_of(text: str) -> tuple[tuple[float, int], ...]:
     return tuple(out)
 
 
+#: Pairs of population items that together name no subgroup ("classified as female or male").
+COMPLEMENTS: tuple[frozenset[str], ...] = tuple(frozenset(p) for p in (
+    ("male", "female"), ("developing", "developed"), ("rural", "urban"),
+    ("children", "adults"), ("married", "unmarried"), ("low income", "high income")))
+#: Words of a control phrase that name no variable.
+_CONTROL_NOISE = wordset("effect impact influence factor factors combin combined determin "
+                         "difference other variable variables all these those various")
+
+
 def population_of(text: str) -> frozenset[str]:
-    """Population words, places and data years named in a text."""
+    """Population words, places and data years named in a text (both items of a
+    complementary pair such as men and women together name no subgroup and are dropped)."""
     items = {POPULATION[m.group(1).lower()] for m in _POPULATION_RE.finditer(text)
              if not (m.group(1).isupper() and len(m.group(1)) > 1)}
+    for pair in COMPLEMENTS:
+        if pair <= items:
+            items -= pair
     for m in _PLACE.finditer(text):
         words = [w for w in m.group(1).split() if w.lower() not in _PLACE_SKIP]
         if words and len(words) <= 4:
@@ -270,7 +286,12 @@ def controls_of(text: str) -> frozenset[str]:
         phrase = next(g for g in m.groups() if g)
         out |= {stem(w) for w in re.findall(r"[A-Za-z]+", phrase)
                 if w.lower() not in STOP_WORDS and len(w) > 1}
-    return frozenset(out)
+    return frozenset(out - GENERIC_WORDS - _CONTROL_NOISE)
+
+
+def word_stems(text: str) -> frozenset[str]:
+    """Stems of every word of a text."""
+    return frozenset(stem(w) for w in re.findall(r"[A-Za-z]+", text))
 
 
 def read_claim(text: str) -> StatClaim:
@@ -282,4 +303,5 @@ def read_claim(text: str) -> StatClaim:
         shapes=frozenset(name for name, pat in _SHAPES if pat.search(text)),
         population=population_of(text),
         controls=controls_of(text),
+        words=word_stems(text),
     )

@@ -221,3 +221,16 @@ def test_odd_writing_is_read_not_crashed_on(judge: StatsJudge) -> None:
     assert "wealth" in judge.lexicon(other).columns
     assert "BMI" not in judge.lexicon(other).columns
     assert "BMI" in judge.lexicon(_task()).columns
+
+
+def test_places_framed_by_the_query_and_complementary_groups(judge: StatsJudge) -> None:
+    task = _task("How does conflict relate to temples in ancient Mesopotamian cities?")
+    gold = "In ancient Mesopotamia, income is negatively associated with BMI."
+    assert judge.score("Income is negatively associated with BMI.", gold, task).context == 1.0
+    assert judge.score("In ancient Egypt, income is negatively associated with BMI.", gold,
+                       task).context == 0.0
+    # a place the query does not name is the gold's context
+    other = _task("How does income relate to BMI?")
+    assert judge.score("Income is negatively associated with BMI.", gold, other).context == 0.0
+    # "female or male" categories name no subgroup
+    assert read_claim("Participants are classified as female or male.").population == set()
