@@ -11,11 +11,17 @@ from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import ChatMessage, CodeCell
 from collabsim.domain.stats.model import StatPlan, StatResult, format_filters
+from collabsim.participants.agent_asking import (
+    answer_wait,
+    memory_facts,
+    my_asks,
+    next_question,
+    told,
+)
 from collabsim.participants.asking import (
     OpenTopics,
     question_text,
     topic_kind,
-    whom_to_ask,
 )
 from collabsim.participants.cells import (
     compute_cell,
@@ -49,7 +55,6 @@ from collabsim.participants.tags import (
     format_draft,
     format_handover,
     format_keep,
-    parse_facts,
     parse_issues,
 )
 from collabsim.participants.wording import draft_hypothesis
@@ -327,75 +332,23 @@ class ScriptedAgent:
         return self.params.max_rejections
 
     def question(self, obs: Observation) -> tuple[str, str] | None:
-        """``(topic, teammate)`` of my next question, None: none to ask.
-
-        For each topic :attr:`open_topics` reads from my brief that no fact in the memory or
-        in chat settles, I ask - with probability ``ask_propensity``, drawn once per session
-        and topic - the teammate whose area covers it (:func:`~collabsim.participants.asking.
-        whom_to_ask`); after an "I don't know" the next teammate (one open question per
-        topic at a time)."""
-        if (not obs.teammates or not allowed(obs, "SEND_TEAMMATE_MESSAGE")
-                or obs.turn >= self._finish_by_turn or self.params.ask_propensity <= 0):
-            return None
-        task_id = obs.task.task_id
-        if task_id not in self._open:
-            ctx = self.context(obs.task)
-            self._open[task_id] = tuple(self.open_topics(obs.task, ctx.semantics, ctx.plan))
-        topics = self._open[task_id]
-        if not topics:
-            return None
-        asks = self._my_asks(obs)
-        settled = {topic for topic, _ in self._memory_facts(obs)} | {
-            topic for _, topic, setting in self._told(obs) if setting is not None}
-        for topic in topics:
-            if topic in settled or any(a[1] == topic and a[3] is None for a in asks):
-                continue  # known, or a question on it is still open
-            u = seeded_rng(self.seed, self.name, task_id, topic, "ask").random()
-            if u >= self.params.ask_propensity:
-                continue
-            asked = {a[2] for a in asks if a[1] == topic}
-            whom = next((w for w in whom_to_ask(topic, obs.teammates) if w not in asked), None)
-            if whom is not None:
-                return topic, whom
-        return None
+        """``(topic, teammate)`` of my next question, None: none to ask
+        (:func:`~collabsim.participants.agent_asking.next_question`)."""
+        return next_question(self, obs)
 
     def _my_asks(self, obs: Observation
                  ) -> list[tuple[ChatMessage, str, str, ChatMessage | None]]:
-        """My questions in chat: (message, topic, teammate, its answer or None)."""
-        out: list[tuple[ChatMessage, str, str, ChatMessage | None]] = []
-        log = self._chat.read(obs.chat)
-        for i, (message, tags) in enumerate(log):
-            if message.sender != obs.me:
-                continue
-            for topic, whom in tags.asks:
-                answer = next((m for m, later in log[i + 1:] if m.sender == whom
-                               and any(t == topic for t, _ in later.facts)), None)
-                out.append((message, topic, whom, answer))
-        return out
+        return my_asks(self._chat, obs)
 
     def _told(self, obs: Observation) -> list[tuple[ChatMessage, str, dict[str, str] | None]]:
-        """Teammates' fact tags in chat: (message, topic, setting or None: unknown)."""
-        return [(m, topic, setting) for m, tags in self._chat.others(obs)
-                for topic, setting in tags.facts]
+        return told(self._chat, obs)
 
     @staticmethod
     def _memory_facts(obs: Observation) -> list[tuple[str, dict[str, str]]]:
-        """The facts recorded in the team memory (fact tags of its entries, any section)."""
-        if obs.memory is None:
-            return []
-        return [(topic, setting) for lines in obs.memory.sections.values() for line in lines
-                for topic, setting in parse_facts(line) if setting]
+        return memory_facts(obs)
 
     def _answer_wait(self, obs: Observation) -> float | None:
-        """How many more seconds I wait for the answer to a question of mine (None: not at
-        all): up to ``patience_seconds`` after the latest unanswered one."""
-        if obs.turn >= self._finish_by_turn:
-            return None
-        open_asks = [a[0].time for a in self._my_asks(obs) if a[3] is None]
-        if not open_asks:
-            return None
-        left = self.params.patience_seconds - (obs.time - max(open_asks))
-        return left if left > 0 else None
+        return answer_wait(self, obs)
 
     def current_plan(
         self, obs: Observation, careful: bool = False
