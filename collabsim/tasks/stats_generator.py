@@ -54,12 +54,12 @@ from collabsim.tasks.stats_generator_wording import (
 
 STATS_GENERATOR = "collabsim.tasks.stats_generator"
 STATS_GENERATOR_VERSION = "1"
-DEFAULT_N_TASKS = 36
+STATS_N_TASKS = 36
 SPLIT = "gen"
 ANSWER_KEY = "answer_key_synth.csv"
 
 __all__ = [
-    "DEFAULT_N_TASKS",
+    "STATS_N_TASKS",
     "FACT_TOPIC",
     "SHAPES",
     "STATS_GENERATOR",
@@ -84,7 +84,7 @@ class GeneratedStatTask:
     fact: Fact
 
 
-def generate_stats_suite(root: Path, n_tasks: int = DEFAULT_N_TASKS, seed: int = 0) -> Path:
+def generate_stats_suite(root: Path, n_tasks: int = STATS_N_TASKS, seed: int = 0) -> Path:
     """Write a generated statistical suite in the DiscoveryBench synth layout.
 
     Args:
@@ -148,7 +148,7 @@ def stats_generator_fingerprint() -> str:
     return digest.hexdigest()[:10]
 
 
-def default_stats_suite_root(n_tasks: int = DEFAULT_N_TASKS, seed: int = 0) -> Path:
+def default_stats_suite_root(n_tasks: int = STATS_N_TASKS, seed: int = 0) -> Path:
     """Return the cached statistical suite, generating it once (atomically) when absent.
 
     The cache lives under ``$COLLABSIM_CACHE_DIR`` (default ``~/.cache/collabsim``) in
