@@ -181,12 +181,13 @@ def reference_workflow_path(root: Path, dataset: str, metadata_id: int, qid: int
 
 
 def _unreadable_data(path: Path) -> str | None:
-    """Why a data file cannot be a table (empty, or binary with NUL bytes), else None."""
+    """Why a data file cannot be a table (empty, or binary with NUL bytes and not a Stata
+    ``.dta`` file), else None."""
     with path.open("rb") as fh:
         head = fh.read(8192)
     if not head.strip():
         return "data file is empty"
-    if b"\x00" in head:
+    if b"\x00" in head and not (domain_tables.is_stata(path) and domain_tables.looks_stata(head)):
         return "data file is binary, not text"
     return None
 

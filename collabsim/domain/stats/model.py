@@ -93,6 +93,12 @@ class StatPlan:
         if self.analysis not in ANALYSES:
             raise ValueError(f"analysis {self.analysis!r} is not one of {list(ANALYSES)}")
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column the plan uses: target, predictors, controls (added by i21core)."""
+        return tuple(dict.fromkeys(c for c in (self.target, *self.predictors, *self.controls)
+                                   if c))
+
     def key(self) -> str:
         """Compact text identifying the computation (printed in ``RESULT-STATS`` lines)."""
         return plan_key(self.analysis, self.target, self.predictors, self.controls,
