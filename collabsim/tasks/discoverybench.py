@@ -7,6 +7,9 @@ Layouts under a root folder:
 * synth: ``synth/<split>/<domain>_<h>_<d>/metadata_<n>.json`` + ``data.csv``, gold in
   ``eval/answer_key_synth.csv``.
 
+A query without an answer-key row takes its gold from the metadata's ``true_hypothesis``
+(the development splits real/train and synth/dev keep their golds there).
+
 Answer keys have the columns ``dataset, metadataid, query_id, gold_hypo``. Tasks are keyed
 ``<dataset>/<metadata n>/<qid>`` - never by the metadata ``id`` field (0 everywhere). A root
 holding ``COLLABSIM_GENERATED.json`` is a generated suite (source ``generated``).
@@ -382,13 +385,31 @@ def _load_metadata(
                 workflow_tags=str(data.get("workflow_tags") or ""),
                 datasets=tuple(datasets),
                 source=source,
-                gold_hypothesis=gold.get((dataset, metadata_id, qid)),
+                gold_hypothesis=_gold_of(gold, (dataset, metadata_id, qid), query),
                 reference_workflow_path=reference_workflow_path(root, dataset, metadata_id, qid),
                 metadata_path=path,
                 facts=facts,
             )
         )
     return tasks
+
+
+def _gold_of(
+    gold: Mapping[tuple[str, int, int], str], key: tuple[str, int, int],
+    query: Mapping[str, Any],
+) -> str | None:
+    """A query's gold hypothesis: its answer-key row, else the metadata's ``true_hypothesis``.
+
+    The DiscoveryBench development splits (real/train, synth/dev) ship no answer key; their
+    gold sits inside each query of the metadata. Only judges and metrics read it
+    (:meth:`Task.brief` leaves it out).
+    """
+    if key in gold:
+        return gold[key]
+    text = query.get("true_hypothesis")
+    if isinstance(text, str) and text.strip():
+        return text.strip()
+    return None
 
 
 def _facts(query: Mapping[str, Any], path: Path, field: str,
