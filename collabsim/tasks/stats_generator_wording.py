@@ -141,9 +141,9 @@ def _gold_interaction(r: dict[str, Any], e: Effect, unit: str) -> str:
 
 
 def _gold_proportion(r: dict[str, Any], e: Effect, unit: str) -> str:
-    lo, hi = e.ci_low or 0.0, e.ci_high or 0.0
-    return (f"{100 * e.estimate:.1f}% of {r['level']} {unit} report {r['y'].term} "
-            f"(95% CI {100 * lo:.1f}% to {100 * hi:.1f}%).")
+    # the interval is in the reference graph only: a bootstrap interval and the normal
+    # approximation differ in their last digit, the share itself does not
+    return f"About {100 * e.estimate:.1f}% of {r['level']} {unit} report {r['y'].term}."
 
 
 def _gold_correlation(r: dict[str, Any], e: Effect, unit: str) -> str:

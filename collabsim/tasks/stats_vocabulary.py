@@ -98,27 +98,27 @@ HEALTH = StudyDomain(
     knowledge="Binary columns are coded 1 = yes, 0 = no. Blood pressure was measured at the "
               "clinic visit.",
     measures=(
-        _m("exercise_hours", "Hours of moderate or vigorous exercise per week", "weekly exercise", 4.0, 1.8),
-        _m("sleep_hours", "Average hours of sleep per night", "sleep duration", 7.0, 0.9),
-        _m("fruit_veg_servings", "Servings of fruit and vegetables per day", "fruit and vegetable intake", 3.5, 1.2),
-        _m("alcohol_units", "Units of alcohol per week", "alcohol consumption", 6.0, 3.0),
+        _m("weekly_exercise_hours", "Hours of moderate or vigorous exercise per week", "weekly exercise", 4.0, 1.8),
+        _m("sleep_duration_hours", "Average hours of sleep per night", "sleep duration", 7.0, 0.9),
+        _m("fruit_vegetable_servings", "Servings of fruit and vegetables per day", "fruit and vegetable servings", 3.5, 1.2),
+        _m("alcohol_consumption_units", "Units of alcohol per week", "alcohol consumption", 6.0, 3.0),
     ),
     outcomes=(
-        _m("systolic_bp", "Systolic blood pressure at the visit (mmHg)", "systolic blood pressure", 128.0, 14.0, 1),
+        _m("systolic_blood_pressure", "Systolic blood pressure at the visit (mmHg)", "systolic blood pressure", 128.0, 14.0, 1),
         _m("wellbeing_score", "Self-rated wellbeing on a 0-100 scale", "wellbeing", 62.0, 12.0, 1),
         _m("resting_heart_rate", "Resting heart rate at the visit (beats per minute)", "resting heart rate", 72.0, 9.0, 1),
     ),
     confounders=(
         _m("age", "Age of the respondent in years", "age", 48.0, 13.0, 0),
-        _m("income_k", "Household income in thousands of dollars per year", "household income", 55.0, 18.0, 1),
+        _m("household_income_k", "Household income in thousands of dollars per year", "household income", 55.0, 18.0, 1),
     ),
     predictor_pair=Pair("screen time", (
-        _m("screen_hours_leisure", "Hours of screen time per day in leisure time", "leisure screen time", 3.0, 1.2),
-        _m("screen_hours_total", "Hours of screen time per day, work and leisure", "total screen time", 6.5, 2.0),
+        _m("leisure_screen_time", "Hours of screen time per day in leisure time", "leisure screen time", 3.0, 1.2),
+        _m("total_screen_time", "Hours of screen time per day, work and leisure", "total screen time", 6.5, 2.0),
     )),
     outcome_pair=Pair("stress", (
-        _m("stress_score", "Self-reported stress score on the 0-40 perceived stress scale", "perceived stress", 16.0, 6.0, 1),
-        _m("cortisol_nmol", "Morning salivary cortisol (nmol/L), a physiological stress marker", "cortisol level", 14.0, 4.0, 1),
+        _m("perceived_stress_score", "Self-reported stress score on the 0-40 perceived stress scale", "perceived stress", 16.0, 6.0, 1),
+        _m("stress_cortisol_nmol", "Morning salivary cortisol (nmol/L), a physiological stress marker", "stress cortisol level", 14.0, 4.0, 1),
     )),
     binary_pair=Pair("hypertension", (
         _b("hypertension_diagnosed", "Has ever been diagnosed with hypertension by a doctor (1 = yes, 0 = no)", "a diagnosis of hypertension"),
@@ -133,7 +133,7 @@ HEALTH = StudyDomain(
                     "women", "men"),
     coded=Coded(_b("area_type", "Type of area of residence (code 1, 2 or 3; see the survey codebook)", "area"),
                 ("urban", "suburban", "rural")),
-    share=_b("smoker_current", "Currently smokes tobacco daily (1 = yes, 0 = no)", "smoking daily"),
+    share=_b("daily_smoker", "Currently smokes tobacco daily (1 = yes, 0 = no)", "daily smoking"),
 )
 
 EDUCATION = StudyDomain(
@@ -144,10 +144,10 @@ EDUCATION = StudyDomain(
     knowledge="Binary columns are coded 1 = yes, 0 = no. Test scores are from the "
               "end-of-year assessment.",
     measures=(
-        _m("homework_hours", "Hours spent on homework per week", "homework time", 6.0, 2.5),
-        _m("reading_minutes", "Minutes of reading for pleasure per day", "reading for pleasure", 25.0, 12.0, 1),
-        _m("absences", "Days absent from school in the year", "absences", 8.0, 4.0, 1),
-        _m("tutoring_hours", "Hours of private tutoring per month", "private tutoring", 3.0, 2.0),
+        _m("homework_hours", "Hours spent on homework per week", "homework hours", 6.0, 2.5),
+        _m("pleasure_reading_minutes", "Minutes of reading for pleasure per day", "pleasure reading", 25.0, 12.0, 1),
+        _m("days_absent", "Days absent from school in the year", "days absent", 8.0, 4.0, 1),
+        _m("private_tutoring_hours", "Hours of private tutoring per month", "private tutoring", 3.0, 2.0),
     ),
     outcomes=(
         _m("math_score", "End-of-year mathematics test score (0-100)", "math score", 61.0, 13.0, 1),
@@ -155,20 +155,20 @@ EDUCATION = StudyDomain(
         _m("school_belonging", "Sense of school belonging index (0-50)", "school belonging", 30.0, 7.0, 1),
     ),
     confounders=(
-        _m("parent_edu_years", "Years of schooling of the more educated parent", "parental education", 13.0, 2.5, 1),
+        _m("parental_education_years", "Years of schooling of the more educated parent", "parental education", 13.0, 2.5, 1),
         _m("family_income_k", "Family income in thousands of dollars per year", "family income", 60.0, 20.0, 1),
     ),
     predictor_pair=Pair("sleep", (
         _m("sleep_school_nights", "Hours of sleep on school nights", "sleep on school nights", 7.4, 0.9),
         _m("sleep_weekends", "Hours of sleep on weekend nights", "sleep on weekends", 9.0, 1.1),
     )),
-    outcome_pair=Pair("performance", (
-        _m("gpa", "Grade point average of the year (0-4)", "grade point average", 2.9, 0.5),
-        _m("exam_score", "Score in the standardized final exam (0-100)", "standardized exam score", 58.0, 14.0, 1),
+    outcome_pair=Pair("exam score", (
+        _m("midterm_exam_score", "Score in the midterm exam of the school (0-100)", "midterm exam score", 55.0, 14.0, 1),
+        _m("final_exam_score", "Score in the standardized final exam (0-100)", "final exam score", 58.0, 14.0, 1),
     )),
-    binary_pair=Pair("dropping out", (
-        _b("dropout_next_year", "Left school within the next school year (1 = yes, 0 = no)", "leaving school within a year"),
-        _b("dropout_intent", "Reported the intention to leave school early (1 = yes, 0 = no)", "the intention to leave school early"),
+    binary_pair=Pair("dropout", (
+        _b("dropout_next_year", "Left school within the next school year (1 = yes, 0 = no)", "dropout in the next year"),
+        _b("dropout_intention", "Reported the intention to leave school early (1 = yes, 0 = no)", "dropout intention"),
     )),
     group_pair=("programme participants", Group(
         _b("mentoring_programme", "Took part in the mentoring programme (1 = yes, 0 = no)", "the mentoring programme"),
@@ -179,7 +179,7 @@ EDUCATION = StudyDomain(
                        "first-generation status"), "first-generation students", "other students"),
     coded=Coded(_b("school_type", "Type of school attended (code 1, 2 or 3; see the study codebook)", "school type"),
                 ("public", "charter", "private")),
-    share=_b("repeated_grade", "Has repeated a grade at least once (1 = yes, 0 = no)", "having repeated a grade"),
+    share=_b("repeated_grade", "Has repeated a grade at least once (1 = yes, 0 = no)", "a repeated grade"),
 )
 
 LABOUR = StudyDomain(
@@ -190,19 +190,19 @@ LABOUR = StudyDomain(
     knowledge="Binary columns are coded 1 = yes, 0 = no. Wages are gross hourly wages in "
               "dollars.",
     measures=(
-        _m("training_days", "Days of on-the-job training in the last year", "job training", 5.0, 2.5),
-        _m("commute_minutes", "One-way commute time in minutes", "commute time", 28.0, 12.0, 1),
-        _m("overtime_hours", "Paid overtime hours per week", "overtime", 3.0, 2.0),
+        _m("job_training_days", "Days of on-the-job training in the last year", "job training", 5.0, 2.5),
+        _m("commute_time_minutes", "One-way commute time in minutes", "commute time", 28.0, 12.0, 1),
+        _m("overtime_hours", "Paid overtime hours per week", "overtime hours", 3.0, 2.0),
         _m("firm_size_log", "Log of the number of employees of the firm", "firm size", 4.0, 1.3),
     ),
     outcomes=(
         _m("hourly_wage", "Gross hourly wage in dollars", "hourly wage", 24.0, 7.0),
         _m("job_satisfaction", "Job satisfaction on a 0-10 scale", "job satisfaction", 6.8, 1.6),
-        _m("weekly_hours", "Usual weekly working hours", "weekly working hours", 38.0, 6.0, 1),
+        _m("weekly_working_hours", "Usual weekly working hours", "weekly working hours", 38.0, 6.0, 1),
     ),
     confounders=(
-        _m("experience_years", "Years of work experience", "work experience", 15.0, 8.0, 1),
-        _m("education_years", "Years of schooling", "years of schooling", 13.5, 2.6, 1),
+        _m("work_experience_years", "Years of work experience", "work experience", 15.0, 8.0, 1),
+        _m("years_of_schooling", "Years of schooling", "years of schooling", 13.5, 2.6, 1),
     ),
     predictor_pair=Pair("tenure", (
         _m("tenure_employer", "Years with the current employer", "tenure with the employer", 7.0, 4.0, 1),
@@ -210,23 +210,23 @@ LABOUR = StudyDomain(
     )),
     outcome_pair=Pair("earnings", (
         _m("annual_earnings_k", "Annual earnings from the main job in thousands of dollars", "annual earnings", 48.0, 15.0, 1),
-        _m("bonus_k", "Annual bonus payments in thousands of dollars", "bonus payments", 4.0, 2.0),
+        _m("bonus_earnings_k", "Annual bonus payments in thousands of dollars", "bonus earnings", 4.0, 2.0),
     )),
-    binary_pair=Pair("leaving the job", (
-        _b("quit_next_year", "Left the employer within the following year (1 = yes, 0 = no)", "leaving the employer within a year"),
-        _b("job_search", "Was searching for another job at the interview (1 = yes, 0 = no)", "searching for another job"),
+    binary_pair=Pair("quitting", (
+        _b("quit_within_year", "Left the employer within the following year (1 = yes, 0 = no)", "quitting within a year"),
+        _b("quit_intention", "Intends to leave the employer, as said at the interview (1 = yes, 0 = no)", "the intention to quit"),
     )),
     group_pair=("unionised", Group(
         _b("union_member", "Member of a trade union (1 = yes, 0 = no)", "union membership"),
         "union members", "non-members"), Group(
-        _b("collective_agreement", "Job covered by a union-negotiated collective agreement (1 = yes, 0 = no)",
+        _b("union_agreement_coverage", "Job covered by a union-negotiated collective agreement (1 = yes, 0 = no)",
            "collective-agreement coverage"),
         "workers covered by a union agreement", "workers without one")),
     moderator=Group(_b("part_time", "Works part time (1 = yes, 0 = no)", "part-time work"),
                     "part-time workers", "full-time workers"),
     coded=Coded(_b("sector_code", "Sector of the employer (code 1, 2 or 3; see the survey codebook)", "sector"),
                 ("manufacturing", "service", "public-sector")),
-    share=_b("remote_work", "Works from home at least one day a week (1 = yes, 0 = no)", "working from home at least one day a week"),
+    share=_b("remote_work", "Works from home at least one day a week (1 = yes, 0 = no)", "remote work"),
 )
 
 DOMAINS: tuple[StudyDomain, ...] = (HEALTH, EDUCATION, LABOUR)
