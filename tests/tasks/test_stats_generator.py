@@ -67,6 +67,20 @@ def test_same_seed_gives_byte_identical_files(suite: Path, tmp_path: Path) -> No
         "seed": 0, "n_tasks": N}
 
 
+def test_another_process_writes_the_same_bytes(suite: Path, tmp_path: Path) -> None:
+    """No hash-order or process state leaks into a suite (another hash seed, same files)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from collabsim.tasks.stats_generator import generate_stats_suite; "
+            f"generate_stats_suite(sys.argv[1], {N}, seed=0)")
+    env = {**os.environ, "PYTHONHASHSEED": "123"}
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "p")], check=True, env=env,
+                   timeout=300)
+    assert _digest(tmp_path / "p") == _digest(suite)
+
+
 def test_suite_loads_with_gold_reference_and_one_decisive_fact(suite: Path) -> None:
     report = load_tasks(suite)
     assert report.problems == ()
