@@ -333,3 +333,12 @@ def test_a_stats_fact_naming_a_missing_column_is_a_listed_problem(suite: Path,
     (problem,) = report.problems
     assert problem.field == "queries[0][0].facts[0].setting"
     assert "no_such_column" in problem.message
+
+
+def test_reference_workflows_validate_and_their_evidence_code_runs(suite: Path) -> None:
+    """Schema, structure and the evidence code (run in the sandbox, printing its expected
+    outputs) of every reference graph."""
+    from collabsim.metrics.reference import validate_reference
+
+    for task in load_tasks(suite).tasks:
+        assert validate_reference(task.reference_workflow_path, task) == [], task.task_id
