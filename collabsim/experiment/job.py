@@ -20,6 +20,8 @@ import pandas as pd
 from collabsim.core.csvsafe import safe_frame
 from collabsim.core.knowledge import knowledge_split
 from collabsim.core.outputs import atomic_file, atomic_write_text
+from collabsim.domain.stats.cell import CELL_MODULES
+from collabsim.domain.stats.family import STATISTICAL, family_of
 from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS, SessionPlan, plan_sessions
 from collabsim.experiment.results_table import SessionRows, summarise
@@ -28,8 +30,6 @@ from collabsim.experiment.settings import JobSettings, validate_job
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
 from collabsim.participants.team import team_from_dict
-from collabsim.domain.stats.cell import CELL_MODULES
-from collabsim.domain.stats.family import STATISTICAL, family_of
 from collabsim.sandbox import SandboxLimits, SandboxPool, set_preload_files, set_preload_modules
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig

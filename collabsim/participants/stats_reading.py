@@ -58,4 +58,5 @@ def stat_draft(result: StatResult | None, query: StatQuery) -> str:
         return unanswered_hypothesis(None, query.phrases) if not query.target else (
             unanswered_hypothesis(StatPlan("", query.target, query.predictors), query.phrases,
                                   "not computed yet"))
-    return word_hypothesis(result, query.phrases, query.population)
+    focus = query.predictors[0] if "compare" in query.asks and query.predictors else ""
+    return word_hypothesis(result, query.phrases, query.population, query.asks, focus)

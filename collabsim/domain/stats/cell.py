@@ -31,14 +31,23 @@ import ast
 import json
 import re
 
-from collabsim.domain.stats.model import RESULT_MARK, StatPlan, StatResult
+from collabsim.domain.stats.columns import WIDE_MIN_YEARS, YEAR_COLUMN_RE
+from collabsim.domain.stats.model import RESULT_MARK, TABLE_SEPARATOR, StatPlan, StatResult
 
 STATS_MARK = "# collabsim analysis: compute-stats"
 #: The modules a stats cell imports beyond pandas/numpy (the sandbox's fork server imports
 #: them before forking workers when a statistical task runs).
 CELL_MODULES: tuple[str, ...] = ("scipy.stats", "statsmodels.formula.api")
 STATS_INSPECT_MARK = "# collabsim analysis: inspect-stats"
+#: The longest ``RESULT-STATS`` JSON a cell prints (the sandbox keeps 4000 characters of
+#: output per cell by default).
+MAX_RESULT_CHARS = 3000
 _PLAN_RE = re.compile(r"^PLAN = (\{.*\})$", re.MULTILINE)
+
+
+def _constants() -> str:
+    return (f"YEAR_RE = {YEAR_COLUMN_RE.pattern!r}\nWIDE_MIN_YEARS = {WIDE_MIN_YEARS}\n"
+            f"SEPARATOR = {TABLE_SEPARATOR!r}\n")
 
 
 def _plan_literal(plan: StatPlan) -> str:
@@ -66,6 +75,7 @@ def plan_of_cell(code: str) -> StatPlan | None:
 
 _LOAD = '''\
 import json
+import re
 import warnings
 import numpy as np
 import pandas as pd
@@ -74,8 +84,14 @@ from collabsim.domain.analysis_helpers import read_table
 def load(plan):
     """The plan's table (tables joined on their shared columns), filtered."""
     df = None
-    for name in plan["dataset"].split("+"):
+    for name in plan["dataset"].split(SEPARATOR):
         t = read_table(name)
+        years = [c for c in t.columns if re.match(YEAR_RE, str(c))]
+        if len(years) >= WIDE_MIN_YEARS:  # one indicator, a column per year: melt it
+            ids = [c for c in t.columns if c not in years]
+            t = t.melt(id_vars=ids, value_vars=years, var_name="year",
+                       value_name=name.rsplit(".", 1)[0])
+            t["year"] = t["year"].astype(str).str[:4].astype(int)
         if df is None:
             df = t
         else:
@@ -104,11 +120,12 @@ def load(plan):
 
 def column(s):
     """(values, kind): booleans and yes/no as 0/1, numbers as floats, else text."""
-    if s.dtype == bool:
+    if pd.api.types.is_bool_dtype(s):
         return s.astype(float), "binary"
     text = s.astype(str).str.strip().str.lower()
     flags = {"true": 1.0, "false": 0.0, "yes": 1.0, "no": 0.0}
-    if s.dtype == object and s.notna().any() and text[s.notna()].isin(list(flags)).all():
+    if (not pd.api.types.is_numeric_dtype(s) and s.notna().any()
+            and text[s.notna()].isin(list(flags)).all()):
         return text.map(flags).where(s.notna()), "binary"
     num = pd.to_numeric(s, errors="coerce")
     if num.notna().sum() >= 0.9 * s.notna().sum() and num.notna().any():
@@ -124,7 +141,9 @@ out = {"analysis": PLAN["analysis"], "target": PLAN["target"],
        "effects": []}
 
 def num(x):
-    return None if x is None or x != x or x in (float("inf"), float("-inf")) else float(x)
+    if x is None or x != x or x in (float("inf"), float("-inf")):
+        return None
+    return float(f"{float(x):.6g}")
 
 def effect(name, est, p=None, lo=None, hi=None):
     if num(est) is None:
@@ -242,7 +261,7 @@ try:
                 grand = values.mean()
                 between = sum(len(v) * (v.mean() - grand) ** 2 for _, v in parts)
                 total = ((values - grand) ** 2).sum()
-                effect(by.name, between / total if total else 0.0, p)
+                effect(preds[0], between / total if total else 0.0, p)
                 for lv, v in parts:
                     effect(f"{by.name}={lv}", v.mean())
                 analysis = "anova"
@@ -275,20 +294,27 @@ except SystemExit:
 except Exception as err:
     out["effects"] = []
     out["note"] = f"{type(err).__name__}: {err}"[:300]
-print("RESULT-STATS " + json.dumps(out, sort_keys=True))
+line = json.dumps(out, sort_keys=True)
+while len(line) > MAX_CHARS and out["effects"]:
+    out["effects"] = out["effects"][:-1]
+    out["note"] = "effects cut to fit the output"
+    line = json.dumps(out, sort_keys=True)
+print("RESULT-STATS " + line)
 '''
 
 
 def stats_cell(plan: StatPlan) -> str:
-    """A self-contained cell computing ``plan`` and printing one ``RESULT-STATS`` line."""
-    return f"{STATS_MARK}\n{_LOAD}\nPLAN = {_plan_literal(plan)}\n\n{_FIT}"
+    """A self-contained cell computing ``plan`` and printing one ``RESULT-STATS`` line
+    (at most :data:`MAX_RESULT_CHARS` characters: the last effects are cut to fit)."""
+    return (f"{STATS_MARK}\n{_LOAD}\n{_constants()}PLAN = {_plan_literal(plan)}\n"
+            f"MAX_CHARS = {MAX_RESULT_CHARS}\n\n{_FIT}")
 
 
 def stats_inspect_cell(plan: StatPlan) -> str:
     """A cell printing the table's rows and, per column of the plan, its missing values,
     distinct values and kind."""
     return (
-        f"{STATS_INSPECT_MARK}\n{_LOAD}\nPLAN = {_plan_literal(plan)}\n\n"
+        f"{STATS_INSPECT_MARK}\n{_LOAD}\n{_constants()}PLAN = {_plan_literal(plan)}\n\n"
         "try:\n"
         "    df = load(dict(PLAN, filters=[]))\n"
         "    print('rows', len(df), 'columns', len(df.columns))\n"

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from collabsim.domain.stats.columns import tokens
-from collabsim.domain.stats.model import StatPlan
+from collabsim.domain.stats.columns import is_wide, table_columns, tokens, wide_value_name
+from collabsim.domain.stats.model import TABLE_SEPARATOR, StatPlan
 from collabsim.domain.stats.reading import StatQuery, all_columns, read_query
 
 KINDS: tuple[str, ...] = ("numeric", "binary", "categorical", "id")
@@ -67,26 +67,19 @@ def choose_analysis(target_kind: str, predictor_kinds: tuple[str, ...], asks: fr
     """The analysis for a target / predictors of these kinds and this question."""
     regression = bool(_REGRESSION_TAG.search(workflow_tags or ""))
     if not predictor_kinds:
-        if "proportion" in asks or target_kind == "binary":
-            return "proportion"
-        return "summary"
-    single = len(predictor_kinds) == 1 and not has_controls
+        return "proportion" if target_kind == "binary" else "summary"
+    single = predictor_kinds[0] if len(predictor_kinds) == 1 and not has_controls else ""
     if target_kind == "categorical":
-        if single and predictor_kinds[0] in ("categorical", "binary"):
-            return "chi2"
-        return "anova"
+        return "chi2" if single in ("categorical", "binary") else "anova"
     if target_kind == "binary":
-        if single and predictor_kinds[0] in ("categorical",) and not regression:
-            return "chi2"
-        return "logit"
-    if single and not regression and "difference" in asks:
-        if predictor_kinds[0] == "binary":
-            return "ttest"
-        if predictor_kinds[0] == "categorical":
-            return "anova"
-    if single and "correlation" in asks and predictor_kinds[0] == "numeric" and not regression:
-        return "correlation"
-    return "ols"
+        return "chi2" if single == "categorical" and not regression else "logit"
+    analysis = "ols"
+    if single and not regression:
+        if "difference" in asks and single in ("binary", "categorical"):
+            analysis = "ttest" if single == "binary" else "anova"
+        elif "correlation" in asks and single == "numeric":
+            analysis = "correlation"
+    return analysis
 
 
 def _kinds(brief: Any) -> dict[str, str]:
@@ -98,13 +91,14 @@ def candidate_predictors(brief: Any, target: str, exclude: tuple[str, ...] = ())
     binary columns of the target's table that are not identifiers or coordinates and do not
     share the target's name prefix (``BAMM_speciation`` excludes ``BAMM_extinction``)."""
     kinds = _kinds(brief)
-    info = next((d for d in brief.datasets if any(c.name == target for c in d.columns)), None)
+    info = next((d for d in brief.datasets
+                 if any(c.name == target for c in table_columns(d))), None)
     if info is None:
         return []
     prefix = target.split("_")[0].lower() if "_" in target else ""
     target_stems = set(tokens(target))
     out = []
-    for column in info.columns:
+    for column in table_columns(info):
         name = column.name
         if name == target or name in exclude or kinds.get(name) in ("id", "categorical"):
             continue
@@ -117,17 +111,32 @@ def candidate_predictors(brief: Any, target: str, exclude: tuple[str, ...] = ())
 
 
 def _dataset_for(brief: Any, columns: list[str]) -> str:
-    """The table holding the columns (several tables joined by ``+`` when they spread)."""
+    """The table holding the columns (several tables joined by :data:`TABLE_SEPARATOR`
+    when they spread: the cell merges them on their shared columns)."""
     names: list[str] = []
     for column in columns:
         for info in brief.datasets:
-            if any(c.name == column for c in info.columns):
+            if any(c.name == column for c in table_columns(info)):
                 if info.name not in names:
                     names.append(info.name)
                 break
     if not names and brief.datasets:
         names = [brief.datasets[0].name]
-    return "+".join(names)
+    return TABLE_SEPARATOR.join(names)
+
+
+def _group_controls(brief: Any, dataset: str, used: set[str]) -> list[str]:
+    """For wide tables (a series per group and year, as the World Bank files): the group
+    column as a control, unless the query already filters or compares by it - pooling the
+    groups' series without it confounds levels with the relation."""
+    names = dataset.split(TABLE_SEPARATOR)
+    for info in brief.datasets:
+        if info.name in names and is_wide(info):
+            ids = [c.name for c in table_columns(info)
+                   if c.name not in ("year", wide_value_name(info.name))]
+            if ids and not set(ids) & used:
+                return [ids[0]]
+    return []
 
 
 def plan_from_query(brief: Any, query: StatQuery) -> StatPlan | None:
@@ -150,10 +159,14 @@ def plan_from_query(brief: Any, query: StatQuery) -> StatPlan | None:
         interaction = ""
     if analysis in ("correlation", "ttest", "chi2", "anova"):
         predictors = predictors[:1]
-    used = [query.target, *predictors, *query.controls, *(f[0] for f in query.filters)]
-    return StatPlan(dataset=_dataset_for(brief, used), target=query.target,
+    controls = [c for c in query.controls if c not in predictors]
+    used = [query.target, *predictors, *controls, *(f[0] for f in query.filters)]
+    dataset = _dataset_for(brief, used)
+    if analysis in ("ols", "logit"):
+        controls += _group_controls(brief, dataset, {*used, interaction})
+    return StatPlan(dataset=dataset, target=query.target,
                     predictors=tuple(predictors),
-                    controls=tuple(c for c in query.controls if c not in predictors),
+                    controls=tuple(controls),
                     filters=query.filters, analysis=analysis, interaction=interaction)
 
 

@@ -15,7 +15,11 @@ API (stable names):
 * :func:`best_column(phrase, columns)` - the best candidate or None;
 * :func:`find_mentions(text, columns)` - the columns a text mentions, in order of mention
   (each query word is given to one column at most);
-* :func:`similar_columns(column, columns)` - similar-sounding alternatives of a column.
+* :func:`similar_columns(column, columns)` - similar-sounding alternatives of a column;
+* :func:`table_columns(info)` - the columns an analysis sees in one table: its columns, or
+  for a *wide* table (one indicator, a column per year, as the World Bank files) its
+  identifier columns, ``year`` and one value column named after the file
+  (:func:`wide_value_name`) - the shape the stats cell melts it into.
 
 ``columns`` is any sequence of objects with ``name`` and ``description`` attributes
 (:class:`collabsim.core.task.ColumnInfo`); nothing here imports another collabsim package.
@@ -38,19 +42,7 @@ class ColumnLike(Protocol):
 
 
 #: Words that never identify a column.
-STOPWORDS = frozenset("""
-a an the of in on at to for from by with without and or nor but is are was were be been being
-has have had do does did this that these those there their its it as than then so such what
-which who whom whose how why when where whether if into over under about between among
-relationship relation related relate association associated associate effect effects impact
-impacts influence influences influenced affect affects affected factor factors variable
-variables data dataset column columns value values level levels based given any each per
-other others can could may might will would should also more most less least much many very
-significant significantly statistically statistical correlation correlated type kind
-specific certain overall general respective respectively combination combined determine
-determining explain explaining explained show shows observed observe versus vs within
-is_ has_ number_of
-""".split())
+STOPWORDS = frozenset(["#", "noqa:", "SIM905", "-", "a", "word", "list", "reads", "best", "as", "text", "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "and", "or", "nor", "but", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "this", "that", "these", "those", "there", "their", "its", "it", "as", "than", "then", "so", "such", "what", "which", "who", "whom", "whose", "how", "why", "when", "where", "whether", "if", "into", "over", "under", "about", "between", "among", "relationship", "relation", "related", "relate", "association", "associated", "associate", "effect", "effects", "impact", "impacts", "influence", "influences", "influenced", "affect", "affects", "affected", "factor", "factors", "variable", "variables", "data", "dataset", "column", "columns", "value", "values", "level", "levels", "based", "given", "any", "each", "per", "other", "others", "can", "could", "may", "might", "will", "would", "should", "also", "more", "most", "less", "least", "much", "many", "very", "significant", "significantly", "statistically", "statistical", "correlation", "correlated", "type", "kind", "specific", "certain", "overall", "general", "respective", "respectively", "combination", "combined", "determine", "determining", "explain", "explaining", "explained", "show", "shows", "observed", "observe", "versus", "vs", "within", "is_", "has_", "number_of"])
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 _BREAK_RE = re.compile(r"[,;:()?]")
@@ -85,6 +77,42 @@ def words(text: str) -> list[tuple[int, int, str]]:
 def tokens(text: str) -> list[str]:
     """The content words of a text, stemmed (stop words dropped)."""
     return [stem(w) for _, _, w in words(text) if w.lower() not in STOPWORDS]
+
+
+#: A column named by a year ("1975", "1975 [YR1975]"): wide tables have one per year.
+YEAR_COLUMN_RE = re.compile(r"^\s*\d{4}(?:\s*\[YR\d{4}\])?\s*$")
+#: How many year columns make a table wide.
+WIDE_MIN_YEARS = 5
+
+
+@dataclass(frozen=True)
+class TableColumn:
+    """A column of the long form of a wide table (``name``, ``description``)."""
+
+    name: str
+    description: str = ""
+
+
+def wide_value_name(table_name: str) -> str:
+    """The value column of a wide table after melting: the file name without extension."""
+    return table_name.rsplit(".", 1)[0]
+
+
+def is_wide(info: object) -> bool:
+    """Whether a table has a column per year (at least :data:`WIDE_MIN_YEARS`)."""
+    cols = getattr(info, "columns", ())
+    return sum(1 for c in cols if YEAR_COLUMN_RE.match(c.name)) >= WIDE_MIN_YEARS
+
+
+def table_columns(info: object) -> list[ColumnLike]:
+    """The columns an analysis sees in a table (see module docstring)."""
+    cols = list(getattr(info, "columns", ()))
+    if not is_wide(info):
+        return cols
+    name = getattr(info, "name", "")
+    keep: list[ColumnLike] = [c for c in cols if not YEAR_COLUMN_RE.match(c.name)]
+    return [*keep, TableColumn("year", "The year of the observation"),
+            TableColumn(wide_value_name(name), getattr(info, "description", "") or name)]
 
 
 @dataclass(frozen=True)
@@ -183,14 +211,46 @@ def _exact(name: str, text: str) -> bool:
     return "_" in name and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text) is not None
 
 
+def _best_run(column: ColumnLike, found: list[tuple[int, int, str]], taken: set[int],
+              text: str, idf: dict[str, float]) -> tuple[float, list[int]] | None:
+    """The best-scoring run of a column's words among the words not taken yet."""
+    name, desc = _signature(column)
+    sig = name | {d for d in desc if not d.isdigit()}
+    best: tuple[float, list[int]] | None = None
+    for i, (_, _, w) in enumerate(found):
+        if i in taken or w not in sig:
+            continue
+        run, seen, misses = [i], {w}, 0
+        for k in range(i + 1, len(found)):
+            if k in taken or _BREAK_RE.search(text, found[k - 1][1], found[k][0]):
+                break
+            word = found[k][2]
+            if word in sig and word not in seen and (not misses or word in name):
+                run.append(k)
+                seen.add(word)
+                misses = 0
+            else:
+                misses += 1
+                if misses > 1:
+                    break
+        score, _ = _score([found[k][2] for k in run], column, idf)
+        if _exact(column.name, text[found[run[0]][0]:found[run[-1]][1]]):
+            score += 100.0
+        if best is None or score > best[0] + 1e-9:
+            best = (score, run)
+    return best
+
+
 def find_mentions(text: str, columns: Sequence[ColumnLike], min_score: float = 2.4,
                   exclude: Sequence[str] = ()) -> list[Mention]:
     """The columns a text mentions, in order of first matched word.
 
     Greedy: the best-scoring column takes its matched words, the next column is scored on
     the words left, until no column reaches ``min_score``. A mention is a run of the
-    column's words with at most one other content word between two of them; a name written
-    as such (``risk_aversion``) always counts.
+    column's words with at most one other content word between two of them (and no comma
+    or bracket); a name written as such (``risk_aversion``) always counts. A one-word
+    mention that only qualifies the next one ("the presence of interactive elements") is
+    dropped.
 
     Args:
         text: The text (a query, a clause of it).
@@ -206,29 +266,9 @@ def find_mentions(text: str, columns: Sequence[ColumnLike], min_score: float = 2
     while candidates:
         best: tuple[float, ColumnLike, list[int]] | None = None
         for column in candidates:
-            name, desc = _signature(column)
-            sig = name | {d for d in desc if not d.isdigit()}
-            for i, (_, _, w) in enumerate(found):
-                if i in taken or w not in sig:
-                    continue
-                run, seen, misses = [i], {w}, 0
-                for k in range(i + 1, len(found)):
-                    if k in taken or _BREAK_RE.search(text, found[k - 1][1], found[k][0]):
-                        break
-                    if found[k][2] in sig and found[k][2] not in seen:
-                        run.append(k)
-                        seen.add(found[k][2])
-                        misses = 0
-                    else:
-                        misses += 1
-                        if misses > 1:
-                            break
-                score, _ = _score([found[k][2] for k in run], column, idf)
-                start, end = found[run[0]][0], found[run[-1]][1]
-                if _exact(column.name, text[start:end]):
-                    score += 100.0
-                if best is None or score > best[0] + 1e-9:
-                    best = (score, column, run)
+            run = _best_run(column, found, taken, text, idf)
+            if run is not None and (best is None or run[0] > best[0] + 1e-9):
+                best = (run[0], column, run[1])
         if best is None or best[0] < min_score:
             break
         score, column, run = best
@@ -239,7 +279,11 @@ def find_mentions(text: str, columns: Sequence[ColumnLike], min_score: float = 2
     return _drop_qualifiers(text, sorted(out, key=lambda m: m.start))
 
 
-_QUALIFIER_RE = re.compile(r"\s+(?:of|in)\s+(?:the\s+|a\s+|an\s+)?$")
+#: Quantity nouns that qualify the variable after them ("the presence of X").
+_QUALIFIERS = frozenset(stem(w) for w in (
+    "presence", "number", "frequency", "level", "amount", "type", "size", "rate", "count",
+    "availability", "use", "usage", "degree", "share", "percentage", "ratio", "score",
+    "index", "total", "average", "sum"))
 
 
 def _drop_qualifiers(text: str, mentions: list[Mention]) -> list[Mention]:
@@ -248,7 +292,8 @@ def _drop_qualifiers(text: str, mentions: list[Mention]) -> list[Mention]:
     out = []
     for i, m in enumerate(mentions):
         nxt = mentions[i + 1] if i + 1 < len(mentions) else None
-        one_word = len(tokens(m.phrase)) == 1 and m.score < 100
+        one_word = (len(tokens(m.phrase)) == 1 and m.score < 100
+                    and tokens(m.phrase)[0] in _QUALIFIERS)
         if one_word and nxt is not None and re.match(
                 r"\s+of\s+(?:\w+\s+){0,2}$", text[m.end:nxt.start]):
             continue

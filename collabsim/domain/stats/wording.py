@@ -69,36 +69,87 @@ def _context(result: StatResult, phrases: Mapping[str, str] | None, population: 
     return (" " + ", ".join(parts)) if parts else ""
 
 
+def _t(e: Effect) -> float:
+    """|estimate| over its standard error (from the 95 % interval; 0 without one)."""
+    if e.ci_low is None or e.ci_high is None or e.ci_high <= e.ci_low:
+        return 0.0
+    return abs(e.estimate) / ((e.ci_high - e.ci_low) / 3.92)
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _effect_clause(e: Effect, phrases: Mapping[str, str] | None, scale: str) -> str:
+    return (f"{column_phrase(e.variable, phrases)} ({e.direction}, coefficient{scale} "
+            f"{_num(e.estimate)}, {p_text(e.p_value)})")
+
+
+def _compare(result: StatResult, phrases: Mapping[str, str] | None, ctx: str,
+             asks: frozenset[str], focus: str) -> str:
+    """Several predictors compared: the strongest (largest |t|) first, or the named one."""
+    target = column_phrase(result.target, phrases)
+    scale = " (log-odds)" if result.analysis == "logit" else ""
+    sig = sorted((e for e in result.effects if e.significant(ALPHA)), key=lambda e: -_t(e))
+    if "negative" in asks and "positive" not in asks:
+        chosen = [e for e in sig if e.estimate < 0]
+        if chosen:
+            return (f"Among the factors considered{ctx}, "
+                    + " and ".join(column_phrase(e.variable, phrases) for e in chosen[:3])
+                    + f" {'has' if len(chosen) == 1 else 'have'} a significant negative "
+                    f"relationship with {target}, with "
+                    f"{'a coefficient' if len(chosen) == 1 else 'coefficients'}{scale} of "
+                    + " and ".join(_num(e.estimate) for e in chosen[:3]) + " ("
+                    + "; ".join(p_text(e.p_value) for e in chosen[:3]) + ").")
+    named = next((e for e in result.effects if e.variable == focus), None)
+    if named is not None:
+        rank = 1 + sum(1 for e in sig if _t(e) > _t(named))
+        if not named.significant(ALPHA):
+            head = (f"{_cap(column_phrase(focus, phrases))} has no significant association "
+                    f"with {target}{ctx} (coefficient{scale} {_num(named.estimate)}, "
+                    f"{p_text(named.p_value)}).")
+        elif rank == 1:
+            head = (f"{_cap(column_phrase(focus, phrases))} is the most influential factor "
+                    f"explaining {target}{ctx}: the relationship is {named.direction} with a "
+                    f"coefficient{scale} of {_num(named.estimate)} ({p_text(named.p_value)}).")
+        else:
+            head = (f"{_cap(column_phrase(focus, phrases))} has a {named.direction} "
+                    f"relationship with {target}{ctx} (coefficient{scale} "
+                    f"{_num(named.estimate)}, {p_text(named.p_value)}), but it is not the most "
+                    f"influential factor (rank {rank} of {len(result.effects)}).")
+        top = [e for e in sig if e.variable != focus][:2]
+        if top and rank != 1:
+            head += " Stronger: " + "; ".join(_effect_clause(e, phrases, scale)
+                                             for e in top) + "."
+        return head
+    if not sig:
+        return (f"None of the factors considered has a significant association with "
+                f"{target}{ctx}.")
+    top = sig[0]
+    text = (f"Among the factors considered{ctx}, {column_phrase(top.variable, phrases)} is the "
+            f"most influential factor explaining {target}: the relationship is {top.direction} "
+            f"with a coefficient{scale} of {_num(top.estimate)} ({p_text(top.p_value)}).")
+    rest = [_effect_clause(e, phrases, scale) for e in sig[1:4]]
+    if rest:
+        text += " Other significant factors: " + "; ".join(rest) + "."
+    return text
+
+
 def _regression(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> str:
     target = column_phrase(result.target, phrases)
     scale = " (log-odds)" if result.analysis == "logit" else ""
-    sig = [e for e in result.effects if e.significant(ALPHA)]
-    non = [e for e in result.effects if not e.significant(ALPHA)]
+    likely = " the likelihood of" if result.analysis == "logit" else ""
     sentences = []
-    if len(result.effects) > 3 and sig:
-        ranked = sorted(sig, key=lambda e: (e.p_value or 0.0, -abs(e.estimate)))
-        top = ranked[0]
-        sentences.append(
-            f"Among the factors considered{ctx}, {column_phrase(top.variable, phrases)} is the "
-            f"most significant predictor of {target}: the relationship is {top.direction} "
-            f"with a coefficient{scale} of {_num(top.estimate)} ({p_text(top.p_value)}).")
-        rest = [f"{column_phrase(e.variable, phrases)} ({e.direction}, coefficient "
-                f"{_num(e.estimate)}, {p_text(e.p_value)})" for e in ranked[1:4]]
-        if rest:
-            sentences.append("Other significant factors: " + "; ".join(rest) + ".")
-        return " ".join(sentences)
-    for e in sig:
-        likely = (" the likelihood of" if result.analysis == "logit" else "")
-        sentences.append(
-            f"{column_phrase(e.variable, phrases)[:1].upper()}"
-            f"{column_phrase(e.variable, phrases)[1:]} is {e.direction}ly associated with"
-            f"{likely} {target}{ctx}, with a coefficient{scale} of {_num(e.estimate)} "
-            f"({p_text(e.p_value)}).")
-    for e in non:
-        sentences.append(
-            f"{column_phrase(e.variable, phrases)[:1].upper()}"
-            f"{column_phrase(e.variable, phrases)[1:]} has no significant association with "
-            f"{target}{ctx} (coefficient {_num(e.estimate)}, {p_text(e.p_value)}).")
+    for e in result.effects:
+        x = _cap(column_phrase(e.variable, phrases))
+        if e.significant(ALPHA):
+            sentences.append(
+                f"{x} is {e.direction}ly associated with{likely} {target}{ctx}, with a "
+                f"coefficient{scale} of {_num(e.estimate)} ({p_text(e.p_value)}).")
+        else:
+            sentences.append(
+                f"{x} has no significant association with {target}{ctx} (coefficient{scale} "
+                f"{_num(e.estimate)}, {p_text(e.p_value)}).")
     return " ".join(sentences)
 
 
@@ -131,16 +182,23 @@ def _groups(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> 
     if not e.significant(ALPHA):
         return (f"There is no significant association between {x} and {y}{ctx} "
                 f"({size} {_num(e.estimate)}, {p_text(e.p_value)}).")
-    text = (f"{y[:1].upper()}{y[1:]} is significantly associated with {x}{ctx} "
-            f"({size} {_num(e.estimate)}, {p_text(e.p_value)}).")
     levels = sorted((m for m in result.effects[1:] if "=" in m.variable),
                     key=lambda m: -m.estimate)
+    by_target = bool(levels) and levels[0].variable.startswith(result.target + "=")
+    if by_target:  # a categorical outcome: the predictor's means across its groups
+        text = (f"{_cap(x)} differs significantly across {y}{ctx} ({size} "
+                f"{_num(e.estimate)}, {p_text(e.p_value)})")
+        mean_of = x
+    else:
+        text = (f"{_cap(y)} is significantly associated with {x}{ctx} ({size} "
+                f"{_num(e.estimate)}, {p_text(e.p_value)})")
+        mean_of = y
     if len(levels) >= 2:
         hi, lo = levels[0], levels[-1]
-        text += (f" Its mean is highest for {column_phrase(hi.variable, phrases)} "
-                 f"({_num(hi.estimate)}) and lowest for {column_phrase(lo.variable, phrases)} "
-                 f"({_num(lo.estimate)}).")
-    return text
+        text += (f"; the mean of {mean_of} is highest for {column_phrase(hi.variable, phrases)}"
+                 f" ({_num(hi.estimate)}) and lowest for {column_phrase(lo.variable, phrases)} "
+                 f"({_num(lo.estimate)})")
+    return text + "."
 
 
 def _proportion(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> str:
@@ -191,25 +249,41 @@ def unanswered_hypothesis(plan: StatPlan | StatResult | None,
 
 
 def word_hypothesis(result: StatResult | None, phrases: Mapping[str, str] | None = None,
-                    population: str = "") -> str:
-    """A result worded in DiscoveryBench gold style (see module docstring)."""
+                    population: str = "", asks: frozenset[str] = frozenset(),
+                    focus: str = "") -> str:
+    """A result worded in DiscoveryBench gold style (see module docstring).
+
+    Args:
+        result: The parsed result (None: nothing was computed).
+        phrases: Column -> the words for it.
+        population: The query's words for the population (else the filters are listed).
+        asks: What the query asks (:data:`~collabsim.domain.stats.reading.ASKS`): with
+            ``compare`` (or more than three effects) the predictors are ranked; with
+            ``negative`` only the negative ones are named.
+        focus: The predictor the query names in a comparison ("is X the most impactful
+            factor?"): its effect and rank lead.
+    """
     if result is None:
         return unanswered_hypothesis(None, phrases)
     if not result.effects:
         return unanswered_hypothesis(result, phrases, result.note)
     ctx = _context(result, phrases, population)
     if result.note.startswith("target constant"):
-        e: Effect = result.effects[0]
-        y = column_phrase(result.target, phrases)
-        return (f"{y[:1].upper()}{y[1:]} is {_num(e.estimate)} for all {result.n} rows{ctx}; "
-                f"it does not vary with "
-                f"{', '.join(column_phrase(p, phrases) for p in result.predictors)}.")
-    if result.analysis in ("ols", "logit"):
-        return _regression(result, phrases, ctx)
-    if result.analysis == "correlation":
-        return _correlation(result, phrases, ctx)
-    if result.analysis in ("ttest", "anova", "chi2"):
-        return _groups(result, phrases, ctx)
-    if result.analysis == "proportion":
-        return _proportion(result, phrases, ctx)
-    return _summary(result, phrases, ctx)
+        return _constant(result, phrases, ctx)
+    if result.analysis in ("ols", "logit") and ("compare" in asks or len(result.effects) > 3):
+        return _compare(result, phrases, ctx, asks, focus)
+    word = _BY_ANALYSIS.get(result.analysis, _summary)
+    return word(result, phrases, ctx)
+
+
+def _constant(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> str:
+    y = column_phrase(result.target, phrases)
+    value = result.note.split(" is ", 1)[-1].split(" in all ", 1)[0]
+    xs = ", ".join(column_phrase(p, phrases) for p in result.predictors)
+    return (f"{_cap(y)} is {value} for all {result.n} rows{ctx}; it does not vary with "
+            f"{xs or 'the other variables'}.")
+
+
+_BY_ANALYSIS = {"ols": _regression, "logit": _regression, "correlation": _correlation,
+                "ttest": _groups, "anova": _groups, "chi2": _groups,
+                "proportion": _proportion, "summary": _summary}
