@@ -6,6 +6,9 @@ variants (direction flipped, a variable dropped or replaced, a number changed be
 tolerance, the population changed; see collabsim/metrics/judge_perturbations.py) and
 prints the share of pairs the default judge orders correctly (gold 1, perturbation
 strictly below) with a Wilson 95 % interval, per kind and overall (target >= 95 %).
+It also prints how often another gold of the same dataset (a different claim about the same
+data) scores below 1 against a gold; the pairs scoring 1 are listed with --show-failures
+(on the shared data they are re-wordings of the same finding).
 
     COLLABSIM_SHARED_DATA=../shared/data python benchmarks/bench_judge_perturbations.py
     python benchmarks/bench_judge_perturbations.py --seed 1 --show-failures
@@ -20,9 +23,35 @@ import time
 from pathlib import Path
 
 from collabsim.metrics.judge_family import FamilyJudge
-from collabsim.metrics.judge_perturbations import evaluate, shared_gold_tasks, summary
+from collabsim.metrics.judge_perturbations import (
+    evaluate,
+    shared_gold_tasks,
+    summary,
+    wilson_interval,
+)
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _cross_golds(tasks: list, show: bool) -> None:
+    """Print how often another gold of the same dataset scores below 1 against a gold."""
+    judge = FamilyJudge()
+    equal: list[tuple[str, str]] = []
+    pairs = 0
+    for a in tasks:
+        for b in tasks:
+            if a.dataset != b.dataset or a.gold_hypothesis.strip() == b.gold_hypothesis.strip():
+                continue
+            pairs += 1
+            if judge.score(b.gold_hypothesis, a.gold_hypothesis, a).performance >= 1.0:
+                equal.append((a.task_id, b.task_id))
+    below = pairs - len(equal)
+    lo, hi = wilson_interval(below, pairs)
+    print(f"\nother golds of the same dataset scoring below 1: {below}/{pairs} "
+          f"({below / pairs:.1%}, 95% CI [{lo:.1%}, {hi:.1%}])")
+    if show:
+        for a_id, b_id in equal:
+            print(f"  {b_id} scores 1 against the gold of {a_id}")
 
 
 def main() -> int:
@@ -51,6 +80,7 @@ def main() -> int:
             if not r.ordered:
                 print(f"\n{r.kind} {r.task_id}: gold {r.gold_score:.2f}, "
                       f"perturbed {r.perturbed_score:.2f}\n  {r.text}")
+    _cross_golds(tasks, args.show_failures)
     return 0
 
 

@@ -17,7 +17,7 @@ element it changes (deterministic for a seed):
   written with the same decimals (always beyond the judge's 5-10 % tolerance), everywhere
   the gold states it;
 * ``population``: one population word, place or data year changed (men <-> women, Black <->
-  White, Hispanic <-> Asian, developing <-> developed, younger <-> older, a place -> another
+  White, Hispanic <-> Asian, developing <-> developed, rural <-> urban, a place -> another
   region, a data year + 5).
 
 Where a column is named is read with the judge's column reader
@@ -189,8 +189,8 @@ def change_number(text: str, rng: np.random.Generator) -> str | None:
 _POP_SWAP = {"men": "women", "women": "men", "man": "woman", "woman": "man", "male": "female",
              "female": "male", "males": "females", "females": "males", "black": "white",
              "white": "black", "hispanic": "asian", "asian": "hispanic",
-             "developing": "developed", "developed": "developing", "younger": "older",
-             "older": "younger", "rural": "urban", "urban": "rural"}
+             "developing": "developed", "developed": "developing", "rural": "urban",
+             "urban": "rural"}
 _POP_RE = re.compile(r"\b(" + "|".join(_POP_SWAP) + r")\b", re.IGNORECASE)
 _PLACE_RE = re.compile(
     r"\b(?i:in|among|across|within|outside(?:\s+of)?)\s+(?i:the\s+)?(?i:ancient\s+)?"

@@ -7,7 +7,8 @@ context parts of one text (:mod:`collabsim.metrics.stats_vocab` reads the variab
 
 * **direction** (a set of ``positive``, ``negative``, ``null``), sentence by sentence:
   ``null`` for "no (significant) association/effect/relationship/correlation", "not
-  (significantly) associated/related", "unrelated"; otherwise ``positive`` / ``negative``
+  (significantly) associated/related", "unrelated", "none of the factors has a significant
+  ..."; otherwise ``positive`` / ``negative``
   from explicit words (positive(ly), negative(ly), inverse(ly)); otherwise from movement
   words (higher, more, increase, greater ... / lower, fewer, decrease, reduce ...): two or
   more moving the same way -> positive, both ways -> negative, a single one -> its own way
@@ -18,14 +19,16 @@ context parts of one text (:mod:`collabsim.metrics.stats_vocab` reads the variab
 * **numbers**: every other number (coefficients, percentages, thresholds; ``-4.6``, ``0.3596``,
   ``20%``, ``$500``, ``3.0e-05``), except data years, p-values and digits inside names;
 * **shape and comparison tags**: linear, quadratic/squared, cubic, polynomial,
-  exponential, logarithmic; strongest ("most influential", "strongest predictor") and
+  exponential, logarithmic; strongest ("most influential", "strongest predictor"; not after
+  "not") and
   stronger ("more pronounced", "stronger") comparisons;
 * **context**: population words (men/women/male/female, Black, Hispanic, White, Asian,
-  younger/older, children/adults, developing/developed countries, rural/urban, low/high
+  children/adults; not when written in capitals like a column name, "BLACK is ...", developing/developed countries, rural/urban, low/high
   income), places (capitalised names after in/among/across/within/outside: "in ancient
   Mesopotamia", "outside of Sub-Saharan Africa"), data years ("for 1989 data", "in 1989")
   and controls ("controlling for X", "adjusting for X", "holding X constant", "when X are
-  considered", "after accounting for X": the words of X).
+  considered", "after accounting for X": the content words of X). Both items of a
+  complementary pair (men and women, developing and developed) together name no subgroup.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from collabsim.metrics.stats_vocab import STOP_WORDS, stem, wordset
+from collabsim.metrics.stats_vocab import GENERIC_WORDS, STOP_WORDS, stem, wordset
 
 SIG_LEVEL = 0.05
 
@@ -55,12 +58,15 @@ _NULL = re.compile(
     r"correlation|impact|link|influence|difference|dependence)"
     r"|\bnot\s+(?:statistically\s+)?(?:significantly\s+)?(?:associated|related|correlated|"
     r"linked|affect\w*|influenc\w*)"
-    r"|\b(?:unrelated|uncorrelated|independent\s+of)\b",
+    r"|\b(?:unrelated|uncorrelated|independent\s+of)\b"
+    r"|\bnone\s+of\s+[^.;]{0,80}?\b(?:has|have|shows?|is|are)\s+(?:a\s+)?(?:statistically\s+)?"
+    r"significant",
     re.IGNORECASE,
 )
 _NOT_SIG = re.compile(
     r"\b(?:no|not|non|in)[-\s]?(?:statistically\s+)?significan\w*|\bnot\s+statistically\s+"
-    r"significan\w*|\binsignifican\w*",
+    r"significan\w*|\binsignifican\w*|\bnone\s+of\s+[^.;]{0,80}?\b(?:has|have|shows?|is|are)"
+    r"\s+(?:a\s+)?(?:statistically\s+)?significan\w*",
     re.IGNORECASE,
 )
 _SIG = re.compile(r"\bsignifican(?:t|tly|ce)\b", re.IGNORECASE)
@@ -82,7 +88,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("polynomial", r"\bpolynomial(?:ly)?\b"),
         ("exponential", r"\bexponential(?:ly)?\b"),
         ("logarithmic", r"\blog(?:arithm\w*)?\b"),
-        ("strongest", r"\bmost\s+(?:influential|important|impactful|significant)\b|\bstrongest\b"),
+        ("strongest", r"(?<!not\sthe\s)(?<!not\s)\bmost\s+(?:influential|important|impactful|"
+                      r"significant)\b|(?<!not\sthe\s)(?<!not\s)\bstrongest\b"),
         ("stronger", r"\bmore\s+pronounced\b|\bstronger\b"),
     )
 )
@@ -94,7 +101,7 @@ POPULATION: dict[str, str] = {
     "african americans": "black", "hispanic": "hispanic", "hispanics": "hispanic",
     "latino": "hispanic", "latinos": "hispanic", "white": "white", "whites": "white",
     "non-black non-hispanic": "white", "asian": "asian", "asians": "asian",
-    "younger": "younger", "older": "older", "children": "children", "adults": "adults",
+    "children": "children", "adults": "adults",
     "developing": "developing", "developed": "developed", "low-income": "low income",
     "high-income": "high income", "low income": "low income", "high income": "high income",
     "rural": "rural", "urban": "urban", "married": "married", "unmarried": "unmarried",
@@ -131,6 +138,7 @@ class StatClaim:
         shapes: Shape and comparison tags.
         population: Context items: population words, places and data years.
         controls: Stems of the words of the controls named.
+        words: Stems of every word of the text.
     """
 
     direction: frozenset[str]
@@ -139,6 +147,7 @@ class StatClaim:
     shapes: frozenset[str]
     population: frozenset[str]
     controls: frozenset[str]
+    words: frozenset[str] = frozenset()
 
 
 def _float(text: str) -> float | None:
@@ -236,9 +245,23 @@ def numbers_of(text: str) -> tuple[tuple[float, int], ...]:
     return tuple(out)
 
 
+#: Pairs of population items that together name no subgroup ("classified as female or male").
+COMPLEMENTS: tuple[frozenset[str], ...] = tuple(frozenset(p) for p in (
+    ("male", "female"), ("developing", "developed"), ("rural", "urban"),
+    ("children", "adults"), ("married", "unmarried"), ("low income", "high income")))
+#: Words of a control phrase that name no variable.
+_CONTROL_NOISE = wordset("effect impact influence factor factors combin combined determin "
+                         "difference other variable variables all these those various")
+
+
 def population_of(text: str) -> frozenset[str]:
-    """Population words, places and data years named in a text."""
-    items = {POPULATION[m.group(1).lower()] for m in _POPULATION_RE.finditer(text)}
+    """Population words, places and data years named in a text (both items of a
+    complementary pair such as men and women together name no subgroup and are dropped)."""
+    items = {POPULATION[m.group(1).lower()] for m in _POPULATION_RE.finditer(text)
+             if not (m.group(1).isupper() and len(m.group(1)) > 1)}
+    for pair in COMPLEMENTS:
+        if pair <= items:
+            items -= pair
     for m in _PLACE.finditer(text):
         words = [w for w in m.group(1).split() if w.lower() not in _PLACE_SKIP]
         if words and len(words) <= 4:
@@ -263,7 +286,12 @@ def controls_of(text: str) -> frozenset[str]:
         phrase = next(g for g in m.groups() if g)
         out |= {stem(w) for w in re.findall(r"[A-Za-z]+", phrase)
                 if w.lower() not in STOP_WORDS and len(w) > 1}
-    return frozenset(out)
+    return frozenset(out - GENERIC_WORDS - _CONTROL_NOISE)
+
+
+def word_stems(text: str) -> frozenset[str]:
+    """Stems of every word of a text."""
+    return frozenset(stem(w) for w in re.findall(r"[A-Za-z]+", text))
 
 
 def read_claim(text: str) -> StatClaim:
@@ -275,4 +303,5 @@ def read_claim(text: str) -> StatClaim:
         shapes=frozenset(name for name, pat in _SHAPES if pat.search(text)),
         population=population_of(text),
         controls=controls_of(text),
+        words=word_stems(text),
     )

@@ -19,6 +19,12 @@ that deterministically through the task's columns:
   ``2 * len(required) + WINDOW_SLACK`` words of the text, in any order ("the rate of body
   elongation evolution", "body elongation evolution rates", "rates of oral gape position
   and relative maxillary length evolution");
+* a text may also *describe* a column without naming it: half or more (at least two) of
+  the column description's content words occur in it (:meth:`ColumnLexicon.describes`;
+  the judge reads a gold's prose that way);
+* a description phrase whose words are another column's too ("Percentage of the total
+  cosplay events attended" vs "Total number of cosplay events attended") names neither and
+  is dropped;
 * mentions are taken most required words first (then name phrases before description
   phrases, then the tightest window); a mention whose words all belong to mentions already
   taken is dropped, so "temple proximity" names ``temple_proximity``, not also
@@ -37,6 +43,8 @@ from typing import Protocol
 
 #: Extra words a mention window may hold besides the required ones.
 WINDOW_SLACK = 3
+#: Share of a column description's content words a text must hold to describe the column.
+DESCRIBED_SHARE = 0.5
 
 def wordset(text: str) -> frozenset[str]:
     """The set of space-separated words of a text."""
@@ -73,7 +81,7 @@ _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 #: ``(suffix, minimum word length, replacement)``; the first that applies is used.
 _SUFFIXES: tuple[tuple[str, int, str], ...] = (
-    ("ary", 8, ""), ("ies", 5, "y"), ("ing", 6, ""), ("eed", 99, ""), ("ed", 5, ""),
+    ("ary", 8, ""), ("ation", 9, ""), ("ies", 5, "y"), ("ing", 6, ""), ("eed", 99, ""), ("ed", 5, ""),
     ("sses", 5, "ss"), ("ss", 99, ""), ("us", 99, ""),
     ("is", 99, ""), ("s", 4, ""),
 )
@@ -114,6 +122,14 @@ def _required(words: Iterable[str]) -> tuple[str, ...]:
     content = [s for s in stems if s not in STOP_WORDS and not s.isdigit()]
     specific = [s for s in content if s not in GENERIC_WORDS]
     return tuple(dict.fromkeys(specific or content))
+
+
+def _content_stems(text: str) -> frozenset[str]:
+    """Stems of a text's content words (no stop words, generic words or numbers)."""
+    return frozenset(t.stem for t in tokens(text)
+                     if t.stem not in STOP_WORDS and t.stem not in GENERIC_WORDS
+                     and not t.stem[0].isdigit() and len(t.stem) > 2
+                     and t.stem not in ("equal", "otherwise", "if"))
 
 
 def description_head(description: str) -> str:
@@ -198,6 +214,7 @@ class ColumnLexicon:
     """The phrases of a task's columns (at most 6 required words a phrase)."""
 
     phrases: tuple[Phrase, ...]
+    described: tuple[tuple[str, frozenset[str]], ...] = ()
     _kind: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -210,6 +227,7 @@ class ColumnLexicon:
     def build(cls, datasets: Sequence[_Dataset] = ()) -> ColumnLexicon:
         """Phrases from every column's name and description head."""
         out: list[Phrase] = []
+        described: dict[str, frozenset[str]] = {}
         seen: set[tuple[str, tuple[str, ...]]] = set()
         for ds in datasets:
             out += _dataset_phrases(ds, seen)
@@ -217,6 +235,9 @@ class ColumnLexicon:
                 name = col.name.strip()
                 if not name:
                     continue
+                content = _content_stems(col.description or "")
+                if len(content) >= 2:
+                    described.setdefault(name, content)
                 words = _name_words(name)
                 candidates = [(" ".join(w.lower() for w in words), _required(words))]
                 head = description_head(col.description or "")
@@ -227,7 +248,22 @@ class ColumnLexicon:
                         continue
                     seen.add((name, req))
                     out.append(Phrase(name, text, req))
-        return cls(tuple(out))
+        owners: dict[tuple[str, ...], set[str]] = {}
+        for phrase in out:
+            owners.setdefault(tuple(sorted(phrase.required)), set()).add(phrase.column)
+        kept = [p for p in out if len(owners[tuple(sorted(p.required))]) == 1
+                or p.text == " ".join(w.lower() for w in _name_words(p.column))]
+        return cls(tuple(kept), tuple(described.items()))
+
+    def describes(self, column: str, text: str) -> bool:
+        """True when a text covers at least ``DESCRIBED_SHARE`` of the content words of the
+        column's description (and at least two): "savings level did not change" for a
+        column described "equals 1 if the respondent's savings level did not change"."""
+        content = dict(self.described).get(column)
+        if not content:
+            return False
+        hit = content & {t.stem for t in tokens(text)}
+        return len(hit) >= 2 and len(hit) >= DESCRIBED_SHARE * len(content)
 
     @property
     def columns(self) -> tuple[str, ...]:

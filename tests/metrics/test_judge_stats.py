@@ -22,7 +22,11 @@ def _task(query: str = "How is income associated with BMI in women?") -> Task:
     columns = (ColumnInfo("BMI", "Body mass index of the respondent"),
                ColumnInfo("INCOME", "The income of the respondent in the year 1989"),
                ColumnInfo("AGE", "The age of the respondent in the year 1989"),
-               ColumnInfo("GENDER", "Gender of the Respondent (MALE or FEMALE)"))
+               ColumnInfo("GENDER", "Gender of the Respondent (MALE or FEMALE)"),
+               ColumnInfo("SAMESAVE", "A boolean variable that equals 1 if the respondent's "
+                          "savings level did not change or the respondent had no savings"),
+               ColumnInfo("BLACK", "A boolean variable that indicated if the respondent "
+                          "belongs to the black race or not"))
     data = DatasetInfo("nls.csv", "survey", columns, Path("nls.csv"))
     return Task("nls/0/0", "nls", 0, 0, query, "relationship", "sociology", "", "regression",
                 (data,), "discoverybench-real", GOLD)
@@ -89,6 +93,22 @@ def test_gold_controls_are_context(judge: StatsJudge) -> None:
     assert extra.performance == 1.0, extra.rationale
 
 
+def test_gold_prose_and_claim_controls_name_variables(judge: StatsJudge) -> None:
+    task = _task("Is saving behaviour related to BMI?")
+    # the gold describes SAMESAVE in words; the claim names the column
+    gold = "BMI is higher for respondents whose savings level did not change."
+    assert judge.score("SAMESAVE is positively associated with BMI.", gold,
+                       task).variable_f1 == 1.0
+    # a gold variable the claim holds constant still counts as named (recall)
+    both = "Income and age are both negatively associated with BMI."
+    held = judge.score("Income is negatively associated with BMI, controlling for age.",
+                       both, task)
+    assert held.variable_f1 == 1.0 and held.context == 1.0, held.rationale
+    # a column written as its name is a variable, not a population
+    assert read_claim("BLACK is the strongest predictor of BMI.").population == frozenset()
+    assert read_claim("BMI is higher in Black women.").population == {"black", "female"}
+
+
 def test_null_result_and_significance_words(judge: StatsJudge) -> None:
     gold = "Income has no significant association with BMI."
     claim = read_claim(gold)
@@ -99,6 +119,10 @@ def test_null_result_and_significance_words(judge: StatsJudge) -> None:
     assert judge.score("Income is positively associated with BMI (p < 0.01).",
                        gold, task).relation == 0.0
     assert read_claim("p-value: 0.000").significance == {"significant"}
+    nothing = read_claim("None of the factors considered has a significant association with Y.")
+    assert (nothing.direction, nothing.significance) == ({"null"}, {"not significant"})
+    assert read_claim("X is not the most influential factor.").shapes == frozenset()
+    assert read_claim("X is the most influential factor.").shapes == {"strongest"}
     assert read_claim("a weak but significant, positive relationship").direction == {"positive"}
 
 
@@ -180,3 +204,33 @@ def test_reworded_correct_hypotheses_score_one(shared_data: Path, task_id: str,
     task = load_task(shared_data / "discoverybench_dev", task_id)
     score = FamilyJudge().score(claim, task.gold_hypothesis, task)
     assert score.performance == 1.0, score.rationale
+
+
+def test_odd_writing_is_read_not_crashed_on(judge: StatsJudge) -> None:
+    claim = read_claim("Income is negatively associated with BMI (β = −0.25, p-value: .03; "
+                       "n = 12,686).")
+    assert claim.direction == {"negative"} and claim.significance == {"significant"}
+    assert (0.25, 2) in claim.numbers and (12686.0, 0) in claim.numbers
+    score = judge.score("Income ↓ BMI ∞ 1e400 %%% (p < 0.05)", GOLD, _task())
+    assert 0.0 <= score.performance <= 1.0
+    # tasks sharing an id but not their columns do not share a column reader
+    other = _task()
+    other = Task(other.task_id, "x", 0, 0, other.query, "", "", "", "",
+                 (DatasetInfo("y.csv", "", (ColumnInfo("wealth", "Wealth"),), Path("y.csv")),),
+                 "discoverybench-real", GOLD)
+    assert "wealth" in judge.lexicon(other).columns
+    assert "BMI" not in judge.lexicon(other).columns
+    assert "BMI" in judge.lexicon(_task()).columns
+
+
+def test_places_framed_by_the_query_and_complementary_groups(judge: StatsJudge) -> None:
+    task = _task("How does conflict relate to temples in ancient Mesopotamian cities?")
+    gold = "In ancient Mesopotamia, income is negatively associated with BMI."
+    assert judge.score("Income is negatively associated with BMI.", gold, task).context == 1.0
+    assert judge.score("In ancient Egypt, income is negatively associated with BMI.", gold,
+                       task).context == 0.0
+    # a place the query does not name is the gold's context
+    other = _task("How does income relate to BMI?")
+    assert judge.score("Income is negatively associated with BMI.", gold, other).context == 0.0
+    # "female or male" categories name no subgroup
+    assert read_claim("Participants are classified as female or male.").population == set()
