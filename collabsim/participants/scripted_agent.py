@@ -48,7 +48,7 @@ from collabsim.participants.scripted_common import (
     trusted_areas,
 )
 from collabsim.participants.scripted_params import AgentParams
-from collabsim.participants.stat_facts import usable_fix
+from collabsim.participants.stat_facts import fixed_plan
 from collabsim.participants.stat_mistakes import WORDING_KINDS, misread_result
 from collabsim.participants.tags import (
     draft_fingerprint,
@@ -367,18 +367,17 @@ class ScriptedAgent:
         applied: list[str] = []
         ignored: list[str] = []
         for _, setting in self._memory_facts(obs):
-            plan = plan.with_fix(usable_fix(plan, setting, obs.task))
+            plan = fixed_plan(plan, setting, obs.task, ctx.semantics)
         for message, issues in self._objections(obs):
             for kind, fix in issues:
-                fix = usable_fix(plan, fix, obs.task)
                 if kind == ANSWER:
-                    plan = plan.with_fix(fix)  # what I asked for
+                    plan = fixed_plan(plan, fix, obs.task, ctx.semantics)  # what I asked for
                     continue
                 if message.sender not in binding and (
                         ignore or not self._defers(obs, message, kind, trusted)):
                     ignored.append(kind)
                     continue
-                new = plan.with_fix(fix)
+                new = fixed_plan(plan, fix, obs.task, ctx.semantics)
                 if new != plan or (kind in WORDING_KINDS and kind in ctx.mistakes
                                    and kind not in applied):
                     applied.append(kind)  # a wording fix corrects my statement, not my plan

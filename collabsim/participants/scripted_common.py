@@ -22,6 +22,7 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.reading import read_brief
+from collabsim.participants.stat_facts import rechoose_after_facts
 from collabsim.participants.stat_mistakes import apply_stat_mistakes
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief
 from collabsim.participants.tags import MessageTags, parse_trust
@@ -120,6 +121,8 @@ def task_context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> TaskCon
     kinds do not apply to them)."""
     if is_statistical(brief):
         query, stat_plan = read_stat_brief(brief)
+        # held facts naming the variables: the analysis chosen for them
+        stat_plan = rechoose_after_facts(stat_plan, brief, query)
         # the family's own mistakes, from a stream of their own (MistakeModel.draw_stats):
         # the plan kinds corrupt the plan, the wording kinds what the agent states
         drawn = mistakes.draw(seed, brief.task_id) | mistakes.draw_stats(seed, brief.task_id)

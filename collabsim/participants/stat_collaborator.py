@@ -52,7 +52,7 @@ from collabsim.participants.stat_claims import (
     describe_plan,
     plan_of,
 )
-from collabsim.participants.stat_facts import apply_stat_facts
+from collabsim.participants.stat_facts import apply_stat_facts, rechoose_after_facts
 from collabsim.participants.stat_mistakes import apply_stat_mistakes, misread_result
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief, stat_draft
 
@@ -78,7 +78,7 @@ def stat_reading(collab: Any, brief: TaskBrief) -> Reading | None:
         return None
     query, plan = read_stat_brief(brief)
     believed = tuple(replace(f, setting=s) for f, s in collab.believed_facts(brief))
-    plan = apply_stat_facts(plan, believed, brief)
+    plan = rechoose_after_facts(apply_stat_facts(plan, believed, brief), brief, query)
     settled = {topic_kind(f.topic) for f in brief.facts if f.setting}
     mistakes = frozenset(m for m in collab.human.draw_stat_mistakes(
         collab.seed, collab.name, brief.task_id) if m not in settled)

@@ -23,16 +23,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from collabsim.core.knowledge import STAT_TOPICS, Fact
 from collabsim.core.task import TaskBrief
+from collabsim.domain.stats.choice import choose_analysis, column_kind
 from collabsim.domain.stats.columns import rank_columns, tokens
 from collabsim.domain.stats.model import ANALYSES, FIX_KEYS, StatPlan, parse_filters
 from collabsim.participants.stat_mistakes import similar_columns
 
-__all__ = ["apply_stat_facts", "held_fix", "normalize_filters", "stat_open_topics",
-           "usable_fix"]
+__all__ = ["apply_stat_facts", "held_fix", "normalize_filters", "rechoose_analysis",
+           "fixed_plan", "rechoose_after_facts", "stat_open_topics", "usable_fix",
+           "with_stat_fix"]
 
 _OP = re.compile(r"\s*(==|!=|>=|<=|>|<)\s*")
 
@@ -90,6 +93,55 @@ def held_fix(fix: Mapping[str, str], brief: TaskBrief, dataset: str) -> dict[str
     return out
 
 
+def rechoose_analysis(plan: StatPlan, brief: TaskBrief, asks: frozenset[str] = frozenset()
+                      ) -> StatPlan:
+    """A plan whose variables were set after its analysis was chosen (a fact, an answer, a
+    teammate's fix naming the target or predictors of a query read without them), with
+    the analysis chosen for them as the reader chooses it
+    (:func:`~collabsim.domain.stats.choice.choose_analysis`): a ``summary`` or ``proportion``
+    plan that now has predictors becomes a regression / test. Other plans are returned as
+    they are."""
+    if plan.analysis not in ("summary", "proportion") or not plan.predictors or not plan.target:
+        return plan
+    kinds = {c.name: column_kind(c) for d in brief.datasets for c in d.columns}
+    analysis = choose_analysis(kinds.get(plan.target, "numeric"),
+                               tuple(kinds.get(p, "numeric") for p in plan.predictors), asks,
+                               brief.workflow_tags or "", bool(plan.controls))
+    if analysis in ("correlation", "ttest", "chi2", "anova"):
+        return replace(plan, analysis=analysis, predictors=plan.predictors[:1])
+    return replace(plan, analysis=analysis)
+
+
+def with_stat_fix(plan: StatPlan, fix: Mapping[str, str], brief: TaskBrief,
+                  asks: frozenset[str] = frozenset()) -> StatPlan:
+    """``plan.with_fix(fix)``, and when the fix set the target or predictors but not the
+    analysis, the analysis chosen for the new variables (:func:`rechoose_analysis`)."""
+    new = plan.with_fix(fix)
+    if ("target" in fix or "predictors" in fix) and "analysis" not in fix and (
+            (new.target, new.predictors) != (plan.target, plan.predictors)):
+        return rechoose_analysis(new, brief, asks)
+    return new
+
+
+def rechoose_after_facts(plan: StatPlan, brief: TaskBrief, query: Any = None) -> StatPlan:
+    """The plan of a reader whose facts set its target or predictors (and none its
+    analysis): the analysis chosen for those variables (:func:`rechoose_analysis`)."""
+    keys = {k for fact in brief.facts for k, _ in fact.setting}
+    if keys & {"target", "predictors"} and "analysis" not in keys:
+        return rechoose_analysis(plan, brief, getattr(query, "asks", frozenset()))
+    return plan
+
+
+def fixed_plan(plan: Any, fix: Mapping[str, str], brief: TaskBrief, query: Any = None) -> Any:
+    """A plan of either family with a teammate's fix (or a fact's setting) applied: a
+    time-series plan by its ``with_fix``; a statistical one by :func:`with_stat_fix` with
+    the parts :func:`held_fix` keeps (``query``: the reader's StatQuery, for its asks)."""
+    if not isinstance(plan, StatPlan):
+        return plan.with_fix(fix)
+    return with_stat_fix(plan, held_fix(fix, brief, plan.dataset), brief,
+                         getattr(query, "asks", frozenset()))
+
+
 def usable_fix(plan: Any, fix: Mapping[str, str], brief: TaskBrief) -> Mapping[str, str]:
     """A teammate's fix as a participant can apply it: on a statistical plan the parts
     :func:`held_fix` keeps, a time-series fix as it is."""
@@ -103,7 +155,7 @@ def apply_stat_facts(plan: StatPlan, facts: Iterable[Fact], brief: TaskBrief) ->
         if fact.topic in STAT_TOPICS:
             fix = held_fix(fact.fix, brief, plan.dataset)
             if fix:
-                plan = plan.with_fix(fix)
+                plan = with_stat_fix(plan, fix, brief)
     return plan
 
 

@@ -318,3 +318,23 @@ def test_a_term_the_columns_leave_open_is_asked_about() -> None:
     settled = TaskBrief(b.task_id, b.query, "relationship", "education", "", "", (table,),
                         (held,), "by_profile")
     assert "predictors" not in stat_open_topics(settled, *reversed(read_stat_brief(settled)))
+
+
+def test_a_fix_naming_the_variables_rechooses_the_analysis() -> None:
+    """A query read without its predictor gives a summary plan; a fact or an answer naming
+    the predictor makes it the regression / test the reader would have chosen, unless the
+    fix names the analysis too."""
+    from collabsim.participants.stat_facts import fixed_plan, rechoose_after_facts
+
+    b = brief()
+    bare = StatPlan("nls.csv", "gpa", (), analysis="summary")
+    assert fixed_plan(bare, {"predictors": "ses"}, b).analysis == "ols"
+    assert fixed_plan(bare, {"predictors": "ses", "analysis": "summary"}, b).analysis == \
+        "summary"
+    binary = StatPlan("nls.csv", "ba_degree", (), analysis="proportion")
+    assert fixed_plan(binary, {"predictors": "ses"}, b).analysis == "logit"
+    held = brief(facts=(Fact("reading", "predictors", "x", (("predictors", "ses"),)),))
+    assert rechoose_after_facts(bare.with_fix({"predictors": "ses"}), held).analysis == "ols"
+    # a plan read with its predictors keeps the reader's choice
+    assert rechoose_after_facts(StatPlan("nls.csv", "gpa", ("ses",), analysis="summary"),
+                                brief()).analysis == "summary"
