@@ -12,6 +12,7 @@ from collabsim.kolab.predictors.chains import (
     chain_scores,
     cholesky_lower_inplace,
     design_chains,
+    packed_outer,
     weighted_rows,
 )
 from collabsim.kolab.predictors.learned import ModelConfig
@@ -81,6 +82,14 @@ def test_chain_scores_equal_a_direct_solve_per_design_and_penalty() -> None:
                     want = _direct_scores(x, weights[b], t[b].T, raw, designs[i], alpha)
                     np.testing.assert_allclose(score[b], want, rtol=0, atol=1e-12)
     assert seen == {0, 1, 2, 3}
+
+
+def test_packed_outer_products_are_the_gathered_products_bit_for_bit() -> None:
+    # the weighted Gram matrices of every permutation come from these rows, so they must be
+    # the very numbers the element-wise product of the gathered factors gives
+    x = np.random.default_rng(4).standard_normal((13, 9)) * 1e3
+    low_i, low_j = np.tril_indices(9)
+    assert np.array_equal(packed_outer(x), x[:, low_i] * x[:, low_j])
 
 
 def test_cholesky_in_place_matches_numpy_and_refuses_an_indefinite_matrix() -> None:

@@ -131,6 +131,23 @@ class WeightedRows:
     queries: np.ndarray
 
 
+def packed_outer(x: np.ndarray) -> np.ndarray:
+    """Each row's outer product with itself, lower triangle packed row by row:
+    ``(rows, D (D + 1) / 2)``, entry ``(i, j)``, ``i >= j``, at ``i (i + 1) / 2 + j``.
+
+    Built one triangle row at a time (a broadcast product of contiguous blocks), which is
+    several times faster than gathering both factors with fancy indexing; the entries are
+    the same products.
+    """
+    n, d = x.shape
+    out = np.empty((n, d * (d + 1) // 2))
+    start = 0
+    for i in range(d):
+        np.multiply(x[:, i : i + 1], x[:, : i + 1], out=out[:, start : start + i + 1])
+        start += i + 1
+    return out
+
+
 def weighted_rows(
     x: np.ndarray, weights: np.ndarray, targets: np.ndarray, x_query: np.ndarray
 ) -> WeightedRows:
@@ -143,8 +160,7 @@ def weighted_rows(
         x_query: Rows to score, ``(m, D)``.
     """
     x1 = np.hstack([np.ones((x.shape[0], 1)), x])
-    low_i, low_j = np.tril_indices(x1.shape[1])
-    gram = weights @ (x1[:, low_i] * x1[:, low_j])
+    gram = weights @ packed_outer(x1)
     rhs = ((targets * weights[:, None, :]) @ x1).transpose(0, 2, 1)
     return WeightedRows(gram, rhs, np.hstack([np.ones((x_query.shape[0], 1)), x_query]))
 
