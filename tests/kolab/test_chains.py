@@ -11,6 +11,7 @@ import pytest
 from collabsim.kolab.predictors.chains import (
     chain_scores,
     cholesky_lower_inplace,
+    cholesky_upper_inplace,
     design_chains,
     packed_outer,
     weighted_rows,
@@ -101,6 +102,12 @@ def test_cholesky_in_place_matches_numpy_and_refuses_an_indefinite_matrix() -> N
     np.testing.assert_allclose(np.tril(work), np.linalg.cholesky(spd), rtol=0, atol=1e-12)
     with pytest.raises(np.linalg.LinAlgError):
         cholesky_lower_inplace(-spd.copy())
+    upper = spd.copy()
+    cholesky_upper_inplace(upper)
+    factor = np.triu(upper).transpose(0, 2, 1)
+    np.testing.assert_allclose(factor, np.linalg.cholesky(spd), rtol=0, atol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError):
+        cholesky_upper_inplace(-spd.copy())
 
 
 class _Design:
