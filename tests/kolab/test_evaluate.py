@@ -9,6 +9,8 @@ from sklearn.metrics import f1_score
 from collabsim.kolab.evaluate import (
     LABELS,
     Resampler,
+    _rating_metric,
+    bootstrap_interval,
     confusion,
     evaluate_runs,
     macro_f1,
@@ -107,3 +109,22 @@ def test_macro_f1_of_label_codes_is_macro_f1_to_the_last_bit() -> None:
         t, p = rng.integers(0, 3, n), rng.integers(0, 4, n)  # 3 = an invalid prediction
         labels = [LABELS[i] if i < 3 else None for i in p]
         assert macro_f1_codes(t, p) == macro_f1([LABELS[i] for i in t], labels)
+
+
+def test_rating_intervals_are_the_generic_bootstraps_numbers() -> None:
+    """evaluate_runs' rating intervals (a fast path over arrays) equal bootstrap_interval
+    of each rating metric over lists, with the same draws: invalid predictions, two runs,
+    the instance and the participant bootstrap."""
+    rng = np.random.default_rng(9)
+    n = 60
+    y = rng.integers(1, 6, n).tolist()
+    noisy = np.clip(np.array(y) + rng.normal(0, 1, n), 1, 5).round(1)
+    runs = [[float(v) if k % 9 else None for k, v in enumerate(noisy)], noisy[::-1].tolist()]
+    groups = [f"p{k % 8}" for k in range(n)]
+    ev = evaluate_runs("rating", y, runs, seed=4, n_boot=200, groups=groups)
+    for got, gen, grp in ((ev.intervals, np.random.default_rng(4), None),
+                          (ev.cluster_intervals, np.random.default_rng([4, 1]), groups)):
+        for name in ("mae", "within1", "spearman"):
+            want = bootstrap_interval(_rating_metric(name), y, runs, gen, 200,
+                                      resampler=Resampler(n, grp))
+            assert got[name] == want, name
