@@ -279,6 +279,8 @@ class LearnedPredictor:
         # (1a, 1b, 1b+h and 1d; 1c-k1 and 1c-k2) have the same documents, so each block is
         # fitted once per report
         self._text_cache: dict[tuple[bytes, bytes], np.ndarray | None] = {}
+        # documents digest -> the documents' prepared n-gram counts
+        self._columns: dict[bytes, TextColumn] = {}
 
     @staticmethod
     def uses_history_for(task: str) -> bool:
@@ -295,13 +297,18 @@ class LearnedPredictor:
         ids = tuple(i.instance_id for i in instances)
         if self._prepared is None or self._prepared[0] != ids:
             table = feature_table(instances)
-            counts = {col: TextColumn.of(docs) for col, docs in table.texts.items()}
-            self._prepared = (ids, table, counts)
             self._fold_cache = {}
             self._text_keys = {
                 col: hashlib.sha256("\0".join(docs).encode()).digest() + str(len(docs)).encode()
                 for col, docs in table.texts.items()
             }  # fmt: skip
+            counts = {}
+            for col, docs in table.texts.items():
+                key = self._text_keys[col]
+                if key not in self._columns:  # another task over the same windows hashed it
+                    self._columns[key] = TextColumn.of(docs)
+                counts[col] = self._columns[key]
+            self._prepared = (ids, table, counts)
         return self._prepared[1], self._prepared[2]
 
     def _featurizer(
