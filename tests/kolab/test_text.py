@@ -1,7 +1,8 @@
 """The learned predictor's text features: a training set's TF-IDF, derived from n-gram counts
 prepared once for all folds, is exactly scikit-learn's TfidfTransformer refitted on that
-training set (vocabulary by document frequency in the training rows, their idf), and the
-scaled LSA block built on it is exactly the one a refit gives."""
+training set (vocabulary by document frequency in the training rows, their idf), the
+documents' products equal scipy's sparse product, and the scaled LSA block built on them is
+exactly the one a refit gives."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from collabsim.kolab.predictors.text import (
     TextColumn,
     char_counts,
     lsa_components,
+    row_products,
     text_block,
 )
 
@@ -82,6 +84,9 @@ def test_fold_tfidf_and_lsa_equal_a_refit_per_training_set(
         want = _refit_tfidf(docs, train)
         _assert_same_matrix(column.tfidf(train), want)
         assert want is not None
+        # the LSA's document products skip scipy's counting pass: the same numbers
+        public = (want @ want[train].T).toarray()
+        assert np.array_equal(row_products(want, want[train]), public)
         # the scaled LSA block the learned predictor uses: also identical
         comps = lsa_components(want, train, 32)
         refit = StandardScaler().fit(comps[train]).transform(comps)

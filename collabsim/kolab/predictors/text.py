@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
+from scipy.sparse import _sparsetools
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.preprocessing import StandardScaler, normalize
 
@@ -100,6 +101,34 @@ class TextColumn:
         return normalize(docs, norm="l2", copy=False)
 
 
+def row_products(a: sparse.csr_matrix, b: sparse.csr_matrix) -> np.ndarray:
+    """``(a @ b.T).toarray()``, the same numbers, without scipy's counting pass.
+
+    scipy multiplies sparse matrices in two passes, the first only counting the result's
+    entries. Between documents that share common n-grams the result is all but dense, so
+    the result's cells are an upper bound known in advance: this calls the same
+    multiplication kernel (the same sums in the same order) with room for every cell.
+    Falls back to the public product if the kernel is not where this scipy keeps it.
+    """
+    b_t = sparse.csr_matrix(b.T)  # the transpose as CSR, as the public product builds it
+    m, n = a.shape[0], b_t.shape[1]
+    kernel = getattr(_sparsetools, "csr_matmat", None)
+    cells = m * n
+    if kernel is None or cells == 0 or max(cells, a.nnz, b_t.nnz) >= 2**31:
+        return np.asarray((a @ b_t).toarray())
+    idx = np.int32
+    indptr = np.empty(m + 1, dtype=idx)
+    indices = np.empty(cells, dtype=idx)
+    data = np.empty(cells, dtype=np.result_type(a.dtype, b_t.dtype))
+    kernel(m, n, a.indptr.astype(idx, copy=False), a.indices.astype(idx, copy=False), a.data,
+           b_t.indptr.astype(idx, copy=False), b_t.indices.astype(idx, copy=False), b_t.data,
+           indptr, indices, data)  # fmt: skip
+    out = np.zeros((m, n), dtype=data.dtype)
+    used = indptr[-1]
+    out[np.repeat(np.arange(m), np.diff(indptr)), indices[:used]] = data[:used]
+    return out
+
+
 def lsa_components(docs: sparse.csr_matrix, fit_rows: np.ndarray, k: int) -> np.ndarray:
     """LSA of ``docs``: projections on the top-``k`` right singular vectors of the fit rows.
 
@@ -109,7 +138,7 @@ def lsa_components(docs: sparse.csr_matrix, fit_rows: np.ndarray, k: int) -> np.
     merely projected. Signs are fixed (largest loading positive) so results are
     deterministic; near-zero singular values are dropped.
     """
-    products = (docs @ docs[fit_rows].T).toarray()  # every row against the fit rows
+    products = row_products(docs, docs[fit_rows])  # every row against the fit rows
     eigvals, eigvecs = np.linalg.eigh(products[fit_rows])
     order = np.argsort(eigvals)[::-1][:k]
     eigvals, eigvecs = eigvals[order], eigvecs[:, order]
