@@ -89,7 +89,8 @@ def main() -> None:
     wall, cpu = mark("dynamics study", wall, cpu)
     out = args.out or Path(tempfile.mkdtemp(prefix="bench_kolab_report_")) / "rep"
     write_report(result, out, study=study, settings={"benchmark": "bench_kolab_report.py"},
-                 instances_by_id={i.instance_id: i for i in instances.instances})  # fmt: skip
+                 instances_by_id={i.instance_id: i for i in instances.instances},
+                 jobs=jobs)  # fmt: skip
     wall, cpu = mark("report files and plots", wall, cpu)
     total_wall, total_cpu = time.perf_counter() - wall0, _cpu() - cpu0
     load_after = os.getloadavg()
