@@ -35,6 +35,12 @@ from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
 from collabsim.cli.errors import EXIT_USER_ERROR
+from collabsim.cli.hydra_args import (
+    args_parser,
+    primary_config_dir,
+    prints_instead_of_running,
+    search_path_override,
+)
 from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
 
 
@@ -83,38 +89,23 @@ def _check_syntax(overrides: Sequence[str]) -> None:
 
 
 @contextlib.contextmanager
-def _hydra_search_path(config_dir: str | None, config_path: str | None) -> Iterator[None]:
-    """Initialise Hydra's global state with the search path ``hydra_main`` gets from the same
-    command line: the packaged configs (or ``--config-path``) and ``--config-dir`` first."""
-    from hydra._internal.hydra import Hydra
-    from hydra._internal.utils import compute_search_path_dir, create_config_search_path
-    from hydra.core.config_search_path import SearchPathQuery
-    from hydra.core.global_hydra import GlobalHydra
+def _hydra_search_path(config_path: str | None) -> Iterator[None]:
+    """Initialise Hydra (public API) with the primary config folder ``hydra_main`` gets from
+    the same command line: the packaged configs, or ``--config-path``."""
+    from hydra import initialize_config_dir, initialize_config_module
     from hydra.errors import HydraException
 
-    primary = CONFIG_DIR
-    if config_path is not None:
-        primary = compute_search_path_dir(__file__, None, config_path)
-    search_path = create_config_search_path(primary)
-    if config_dir is not None:
-        extra = Path(config_dir).expanduser().absolute()
-        if not extra.is_dir():
-            raise UserError(f"--config-dir {config_dir}: no such folder")
-        search_path.prepend(provider="command-line", path=f"file://{extra}",
-                            anchor=SearchPathQuery(provider="schema"))
-    saved = GlobalHydra.instance().hydra if GlobalHydra.instance().is_initialized() else None
+    primary = primary_config_dir(config_path, CONFIG_DIR, __file__)
     try:
-        from hydra import version
-
-        version.setbase("1.3")
-        Hydra.create_main_hydra2(task_name="run_app", config_search_path=search_path)
-        yield
+        if primary.startswith("pkg://"):
+            module = primary.removeprefix("pkg://").strip("/").replace("/", ".")
+            with initialize_config_module(config_module=module, version_base="1.3"):
+                yield
+        else:
+            with initialize_config_dir(config_dir=primary, version_base="1.3"):
+                yield
     except HydraException as err:
         raise UserError(_one_line(str(err)).split(" Traceback")[0]) from None
-    finally:
-        GlobalHydra.instance().clear()
-        if saved is not None:
-            GlobalHydra.instance().initialize(saved)
 
 
 def compose_config(
@@ -143,8 +134,12 @@ def compose_config(
 
     _check_syntax(overrides)
     try:
-        with _hydra_search_path(config_dir, config_path):
-            cfg = compose(config_name=config_name, overrides=list(overrides))
+        extra = search_path_override(config_dir)
+    except FileNotFoundError as err:
+        raise UserError(str(err)) from None
+    try:
+        with _hydra_search_path(config_path):
+            cfg = compose(config_name=config_name, overrides=[*overrides, *extra])
         plain = OmegaConf.to_container(cfg, resolve=True)
     except (HydraException, OmegaConfBaseException) as err:
         raise UserError(_one_line(str(err)).split(" Traceback")[0]) from None
@@ -312,8 +307,6 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     Raises:
         UserError: The first bad setting or task selection, as one line naming it.
     """
-    from hydra._internal.utils import get_args_parser
-
     from collabsim.experiment.plan import variants
     from collabsim.experiment.settings import SettingsError, validate_job
     from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
@@ -321,12 +314,12 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     usage = io.StringIO()
     try:
         with contextlib.redirect_stderr(usage):
-            parsed = get_args_parser().parse_args(list(args))
+            parsed = args_parser().parse_args(list(args))
     except SystemExit:
         said = usage.getvalue().strip().splitlines()
         reason = said[-1].split("error: ", 1)[-1] if said else shlex.join(args)
         raise UserError(f"cannot parse the command line: {reason}") from None
-    if parsed.help or parsed.hydra_help or parsed.info or parsed.cfg or parsed.shell_completion:
+    if prints_instead_of_running(parsed):
         return None  # Hydra prints something and runs no job
     _refuse_credentials(parsed.overrides, None)
     n_tasks: dict[str, int] = {}

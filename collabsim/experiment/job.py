@@ -20,6 +20,8 @@ import pandas as pd
 from collabsim.core.csvsafe import safe_frame
 from collabsim.core.knowledge import knowledge_split
 from collabsim.core.outputs import atomic_file, atomic_write_text
+from collabsim.domain.stats.cell import CELL_MODULES
+from collabsim.domain.stats.family import STATISTICAL, family_of
 from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS, SessionPlan, plan_sessions
 from collabsim.experiment.results_table import SessionRows, summarise
@@ -28,7 +30,7 @@ from collabsim.experiment.settings import JobSettings, validate_job
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
 from collabsim.participants.team import team_from_dict
-from collabsim.sandbox import SandboxLimits, SandboxPool, set_preload_files
+from collabsim.sandbox import SandboxLimits, SandboxPool, set_preload_files, set_preload_modules
 from collabsim.session.clock import ClockSpec
 from collabsim.session.config import SessionConfig
 from collabsim.session.structures import structure_from_dict
@@ -308,6 +310,10 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     # The sandbox's fork server parses the task files once; each session's first cell then
     # copies the parsed table instead of parsing the CSV again.
     set_preload_files([str(d.path) for t in tasks for d in t.datasets if d.path is not None])
+    # Statistical cells import statsmodels and scipy: the fork server imports them once when
+    # a task of that family runs (about 1.5 s of CPU; time-series jobs do not pay it).
+    if any(family_of(t) == STATISTICAL for t in tasks):
+        set_preload_modules(CELL_MODULES)
     builder = ParticipantBuilder(cfg, max_concurrency=max(8, max_concurrency))
     # Each session's metrics are computed as it ends, while the others wait on their sandboxes.
     rows = SessionRows(plans, store, tasks)

@@ -11,8 +11,12 @@ DiscoveryBench-style score (docs/design.md "Metrics"):
 * ``relation``: 1 (same relation), 0.5 (partly: some relation tags or the ordinal missing),
   0 (different or contradicting relation), see :func:`relation_score`.
 
-Two judges produce the same :class:`HypothesisScore`: the deterministic
-:class:`~collabsim.metrics.judge_rules.RuleJudge` and the model-based
+The judges produce the same :class:`HypothesisScore`: the deterministic
+:class:`~collabsim.metrics.judge_rules.RuleJudge` (time series; the context and relation
+above are its parts), the deterministic
+:class:`~collabsim.metrics.judge_stats.StatsJudge` (statistical hypotheses: population,
+controls, direction, significance, numbers), the per-task choice between them
+:class:`~collabsim.metrics.judge_family.FamilyJudge` (the default) and the model-based
 :class:`~collabsim.metrics.judge_llm.LLMJudge`.
 """
 
@@ -51,7 +55,7 @@ class HypothesisScore:
         relation: Relation score in {0, 0.5, 1} (an LLM judge may return values between).
         performance: ``context * variable_f1 * relation``.
         context_recall: Recall part of the context match in [0, 1].
-        judge: Name of the judge (``"rules"``, ``"llm:<model>"``).
+        judge: Name of the judge (``"rules"``, ``"stats"``, ``"llm:<model>"``).
         rationale: Short human-readable explanation.
     """
 

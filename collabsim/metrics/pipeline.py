@@ -13,8 +13,9 @@ gym environment's reward. Steps, each a pure function of its inputs:
 4. **process** C_wf, S_hyp and A_profile against the task's reference workflow
    (:mod:`~collabsim.metrics.process`); NaN without a reference, A_profile NaN in
    ``single``;
-5. **outcome** Performance and its parts from a hypothesis judge (:func:`outcome_score`);
-   NaN without a gold hypothesis;
+5. **outcome** Performance and its parts from a hypothesis judge (:func:`outcome_score`;
+   default :class:`~collabsim.metrics.judge_family.FamilyJudge`); NaN without a gold
+   hypothesis;
 6. **objections** the collaborators raised and how many were wrong, judged against the gold
    (:mod:`~collabsim.metrics.objections`); NaN without a gold hypothesis.
 
@@ -35,7 +36,7 @@ import pandas as pd
 from collabsim.core.events import TraceEvent
 from collabsim.metrics.activity import activity_counts, as_events
 from collabsim.metrics.initiative import initiative_counts, initiative_entropy, is_initiative
-from collabsim.metrics.judge_rules import RuleJudge
+from collabsim.metrics.judge_family import FamilyJudge
 from collabsim.metrics.objections import objection_counts
 from collabsim.metrics.outcome import HypothesisJudge, HypothesisScore
 from collabsim.metrics.process import (
@@ -106,12 +107,13 @@ def outcome_score(
     Args:
         hypothesis: The submitted hypothesis.
         task: The task (gold hypothesis, columns).
-        judge: Hypothesis judge (default :class:`~collabsim.metrics.judge_rules.RuleJudge`).
+        judge: Hypothesis judge (default :class:`~collabsim.metrics.judge_family.FamilyJudge`:
+            the rule judge on time-series tasks, the statistical judge on the others).
     """
     gold = task.gold_hypothesis if task is not None else None
     if not gold:
         return None
-    return (judge or RuleJudge()).score(hypothesis, gold, task)
+    return (judge or FamilyJudge()).score(hypothesis, gold, task)
 
 
 def session_metrics(
@@ -135,7 +137,8 @@ def session_metrics(
         task: The task (gold hypothesis, columns); without a gold, outcome metrics are NaN.
         reference: The task's reference workflow; without one, C_wf, S_hyp and A_profile
             are NaN.
-        judge: Hypothesis judge (default :class:`~collabsim.metrics.judge_rules.RuleJudge`).
+        judge: Hypothesis judge (default :class:`~collabsim.metrics.judge_family.FamilyJudge`:
+            the rule judge on time-series tasks, the statistical judge on the others).
         team: The session's team spec (members); default: the trace's ``SESSION_START``.
         members: Explicit member list (overrides ``team``).
         profiles: Member -> profile key (default: members other than the agent named ``D``
@@ -184,7 +187,7 @@ def session_metrics(
     else:
         row.update(dict.fromkeys(_OUTCOME_KEYS, math.nan), judge=None)
     if task is not None and task.gold_hypothesis:
-        judged = judge or RuleJudge()
+        judged = judge or FamilyJudge()
         scores: dict[str, float] = {}
 
         def _score(text: str) -> float:
@@ -207,7 +210,7 @@ class MetricsRows:
 
     Args:
         tasks: Task id -> task (gold, columns, ``reference_workflow_path``).
-        judge: Hypothesis judge (default :class:`RuleJudge`, shared across sessions).
+        judge: Hypothesis judge (default :class:`FamilyJudge`, shared across sessions).
         teams: Team label -> team spec; labels not in it take their members from the trace.
     """
 
@@ -219,7 +222,7 @@ class MetricsRows:
         teams: Mapping[str, TeamLike] | None = None,
     ) -> None:
         self.tasks = tasks
-        self.judge = judge or RuleJudge()
+        self.judge = judge or FamilyJudge()
         self.teams = teams or {}
         self._references: dict[str, ReferenceWorkflow | None] = {}
 
@@ -259,7 +262,7 @@ def metrics_table(
     Args:
         results: ``SessionResult`` records (or dicts) with a ``trace_path``.
         tasks: Task id -> task (gold, columns, ``reference_workflow_path``).
-        judge: Hypothesis judge (default :class:`RuleJudge`, shared across sessions).
+        judge: Hypothesis judge (default :class:`FamilyJudge`, shared across sessions).
         teams: Team label -> team spec; labels not in it take their members from the trace.
 
     Returns:

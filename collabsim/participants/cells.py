@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from collabsim.domain.stats.cell import parse_stats_result, stats_cell, stats_inspect_cell
+from collabsim.domain.stats.model import RESULT_MARK, StatPlan, StatResult
 from collabsim.domain.thresholds import PLATEAU_TOLERANCE, SUSTAIN_BINS, THRESHOLD
 from collabsim.domain.time_expr import parse_window
 from collabsim.participants.plan import AnalysisPlan, computation_key
@@ -46,8 +48,11 @@ class AnalysisResult:
         return computation_key(self.relation, self.ordinal, self.columns, self.window)
 
 
-def inspect_cell(plan: AnalysisPlan) -> str:
-    """A cell loading the dataset and printing its shape, bins and gaps of the columns."""
+def inspect_cell(plan: AnalysisPlan | StatPlan) -> str:
+    """A cell loading the dataset and printing its shape, bins and gaps of the columns (a
+    statistical plan: rows, missing values and kinds of its columns)."""
+    if isinstance(plan, StatPlan):
+        return stats_inspect_cell(plan)
     return (
         f"{INSPECT_MARK}\n{_IMPORTS}\n"
         f"df = read_table({plan.dataset!r})\n"
@@ -61,8 +66,12 @@ def inspect_cell(plan: AnalysisPlan) -> str:
     )
 
 
-def compute_cell(plan: AnalysisPlan) -> str:
-    """A self-contained cell computing the plan's answer and printing a ``RESULT`` line."""
+def compute_cell(plan: AnalysisPlan | StatPlan) -> str:
+    """A self-contained cell computing the plan's answer and printing a ``RESULT`` line (a
+    statistical plan: :func:`~collabsim.domain.stats.cell.stats_cell`, a ``RESULT-STATS``
+    line)."""
+    if isinstance(plan, StatPlan):
+        return stats_cell(plan)
     head = (
         f"{COMPUTE_MARK}\n{_IMPORTS}\n"
         f"PLAN = {plan.key()!r}\n"
@@ -174,6 +183,15 @@ def compute_cell_columns(code: str) -> frozenset[str] | None:
     if match is None or not code.startswith(COMPUTE_MARK):
         return None
     return frozenset(re.findall(r"'([^']+)'", match.group(1)))
+
+
+def parse_cell_result(output: str) -> AnalysisResult | StatResult | None:
+    """A compute cell's result of either family: the ``RESULT-STATS`` line of a statistical
+    cell (:func:`~collabsim.domain.stats.cell.parse_stats_result`), else the ``RESULT`` line
+    (:func:`parse_result`)."""
+    if RESULT_MARK + " " in (output or ""):
+        return parse_stats_result(output)
+    return parse_result(output)
 
 
 def parse_result(output: str) -> AnalysisResult | None:

@@ -90,6 +90,8 @@ def open_topics(brief: TaskBrief, semantics: QuerySemantics, plan: AnalysisPlan
         semantics: The reader's semantics (after its facts).
         plan: The reader's plan (after its facts).
     """
+    if not isinstance(semantics, QuerySemantics):
+        return ()  # a statistical reading: its open topics are read elsewhere
     settled = {name for fact in brief.facts for name, _ in fact.setting}
     text = brief.query
     found: list[str] = []

@@ -10,6 +10,7 @@ from typing import Any
 from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import ChatMessage, CodeCell
+from collabsim.domain.stats.model import StatPlan, format_filters
 from collabsim.participants.asking import (
     OpenTopics,
     question_text,
@@ -19,7 +20,7 @@ from collabsim.participants.asking import (
 from collabsim.participants.cells import (
     compute_cell,
     inspect_cell,
-    parse_result,
+    parse_cell_result,
 )
 from collabsim.participants.claims import describe_check
 from collabsim.participants.human import area_of
@@ -150,7 +151,7 @@ class ScriptedAgent:
             plan, applied, ignored = self.current_plan(obs, careful=careful)
             code = compute_cell(plan)
             runs = [c for c in mine if c.code == code]
-            result = parse_result(runs[-1].output) if runs and runs[-1].ok else None
+            result = parse_cell_result(runs[-1].output) if runs and runs[-1].ok else None
             draft = draft_hypothesis(result, ctx.semantics)
             if not runs or not self._was_rejected(obs, draft):
                 break
@@ -583,13 +584,30 @@ class ScriptedAgent:
         return False
 
     def _build(self, obs: Observation, ctx: TaskContext) -> str:
-        entries = [
-            ("plan", f"Plan (agent): compute {describe_check(ctx.semantics)} from the "
-                     "interpolated columns in 100-year bins, draft the hypothesis, let "
-                     "teammates check it, then finish."),
-            ("evidence_criteria", "Evidence criteria (agent): the claimed century comes from a "
-                                  "printed computation on the gap-filled (*_inter) columns and "
-                                  "matches the query's ordinal, direction and period."),
+        if isinstance(ctx.plan, StatPlan):
+            target = ctx.plan.target or "the asked variable"
+            entries = [
+                ("plan", f"Plan (agent): fit {ctx.plan.analysis} of {target} on "
+                         f"{'+'.join(ctx.plan.predictors) or 'its groups'}"
+                         f" (controls: {'+'.join(ctx.plan.controls) or 'none'}; population: "
+                         f"{format_filters(ctx.plan.filters)}), draft the hypothesis, let "
+                         "teammates check it, then finish."),
+                ("evidence_criteria", "Evidence criteria (agent): the stated direction, "
+                                      "coefficient and significance come from a printed "
+                                      "fit on the query's variables, population and "
+                                      "controls."),
+            ]
+        else:
+            entries = [
+                ("plan", f"Plan (agent): compute {describe_check(ctx.semantics)} from the "
+                         "interpolated columns in 100-year bins, draft the hypothesis, let "
+                         "teammates check it, then finish."),
+                ("evidence_criteria", "Evidence criteria (agent): the claimed century comes "
+                                      "from a printed computation on the gap-filled (*_inter) "
+                                      "columns and matches the query's ordinal, direction and "
+                                      "period."),
+            ]
+        entries += [
             ("expertise", "Expertise (agent): writes and runs the pandas analysis and drafts "
                           "the hypothesis."),
         ]

@@ -22,6 +22,7 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.reading import read_brief
+from collabsim.participants.stats_reading import is_statistical, read_stat_brief
 from collabsim.participants.tags import MessageTags, parse_trust
 from collabsim.tasks.model import TaskBrief
 
@@ -108,7 +109,17 @@ class Reading:
 
 def task_context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> TaskContext:
     """The agent's reading of a task: the query read with the facts of its brief
-    (:func:`~collabsim.participants.reading.read_brief`), and this session's mistakes."""
+    (:func:`~collabsim.participants.reading.read_brief`), and this session's mistakes.
+
+    A statistical task (:func:`~collabsim.participants.stats_reading.is_statistical`) is
+    read by :func:`~collabsim.participants.stats_reading.read_stat_brief`: ``semantics`` is
+    then a :class:`~collabsim.domain.stats.reading.StatQuery` and the plans are
+    :class:`~collabsim.domain.stats.model.StatPlan` (the time-series mistakes do not apply
+    to them)."""
+    if is_statistical(brief):
+        query, stat_plan = read_stat_brief(brief)
+        drawn = mistakes.draw(seed, brief.task_id)
+        return TaskContext(query, stat_plan, drawn, stat_plan)  # type: ignore[arg-type]
     semantics, plan = read_brief(brief)
     drawn = mistakes.draw(seed, brief.task_id)
     return TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))

@@ -12,10 +12,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from collabsim.domain.relations import ORDINAL_WORDS
+from collabsim.domain.stats.model import StatResult
+from collabsim.domain.stats.reading import StatQuery
 from collabsim.domain.time_expr import year_text
 from collabsim.domain.variables import GROWTH, VARIABLES, column_stem
 from collabsim.participants.cells import AnalysisResult
 from collabsim.participants.query import QuerySemantics
+from collabsim.participants.stats_reading import stat_draft
 
 
 def variable_phrase(column: str) -> str:
@@ -28,8 +31,15 @@ def variable_phrase(column: str) -> str:
     return column
 
 
-def draft_hypothesis(result: AnalysisResult | None, semantics: QuerySemantics) -> str:
-    """Word a result as an archaeology-style hypothesis (cautious when there is no year)."""
+def draft_hypothesis(result: AnalysisResult | StatResult | None,
+                     semantics: QuerySemantics | StatQuery) -> str:
+    """Word a result as an archaeology-style hypothesis (cautious when there is no year); a
+    statistical reading or result is worded by
+    :func:`~collabsim.participants.stats_reading.stat_draft`."""
+    if isinstance(semantics, StatQuery):
+        return stat_draft(result if isinstance(result, StatResult) else None, semantics)
+    if isinstance(result, StatResult):
+        return stat_draft(result, StatQuery(result.target, result.predictors))
     if result is not None and result.relation == "describe" and result.trends:
         return describe_hypothesis(result)
     if result is None or result.year is None or not result.columns:

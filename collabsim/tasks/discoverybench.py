@@ -7,6 +7,9 @@ Layouts under a root folder:
 * synth: ``synth/<split>/<domain>_<h>_<d>/metadata_<n>.json`` + ``data.csv``, gold in
   ``eval/answer_key_synth.csv``.
 
+A query without an answer-key row takes its gold from the metadata's ``true_hypothesis``
+(the development splits real/train and synth/dev keep their golds there).
+
 Answer keys have the columns ``dataset, metadataid, query_id, gold_hypo``. Tasks are keyed
 ``<dataset>/<metadata n>/<qid>`` - never by the metadata ``id`` field (0 everywhere). A root
 holding ``COLLABSIM_GENERATED.json`` is a generated suite (source ``generated``).
@@ -33,6 +36,7 @@ import pandas as pd
 
 from collabsim.core.knowledge import Fact, KnowledgeError
 from collabsim.domain import tables as domain_tables
+from collabsim.domain.stats.model import ANALYSES, FIX_KEYS, parse_filters
 from collabsim.domain.tables import decode_text
 from collabsim.domain.time_expr import parse_window
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task, TaskSource, make_task_id
@@ -42,8 +46,9 @@ PACKAGED_REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "referen
 _HEAD_BYTES = 65536
 _HEAD_LINES = 50
 _TABLE_SUFFIXES = (".csv", ".tsv")
-# The plan parameters a fact's setting may fix (collabsim.core.knowledge.Fact.setting).
-_SETTING_NAMES = ("ordinal", "relation", "window", "column")
+# The plan parameters a fact's setting may fix (collabsim.core.knowledge.Fact.setting):
+# the time-series family's and the statistical family's (collabsim.domain.stats.model).
+_SETTING_NAMES = ("ordinal", "relation", "window", "column", *FIX_KEYS)
 _METADATA_RE = re.compile(r"^metadata_(\d+)\.json$")
 _LAYOUTS: tuple[tuple[str, str, TaskSource], ...] = (
     ("real", "answer_key_real.csv", "discoverybench-real"),
@@ -179,12 +184,13 @@ def reference_workflow_path(root: Path, dataset: str, metadata_id: int, qid: int
 
 
 def _unreadable_data(path: Path) -> str | None:
-    """Why a data file cannot be a table (empty, or binary with NUL bytes), else None."""
+    """Why a data file cannot be a table (empty, or binary with NUL bytes and not a Stata
+    ``.dta`` file), else None."""
     with path.open("rb") as fh:
         head = fh.read(8192)
     if not head.strip():
         return "data file is empty"
-    if b"\x00" in head:
+    if b"\x00" in head and not (domain_tables.is_stata(path) and domain_tables.looks_stata(head)):
         return "data file is binary, not text"
     return None
 
@@ -379,13 +385,31 @@ def _load_metadata(
                 workflow_tags=str(data.get("workflow_tags") or ""),
                 datasets=tuple(datasets),
                 source=source,
-                gold_hypothesis=gold.get((dataset, metadata_id, qid)),
+                gold_hypothesis=_gold_of(gold, (dataset, metadata_id, qid), query),
                 reference_workflow_path=reference_workflow_path(root, dataset, metadata_id, qid),
                 metadata_path=path,
                 facts=facts,
             )
         )
     return tasks
+
+
+def _gold_of(
+    gold: Mapping[tuple[str, int, int], str], key: tuple[str, int, int],
+    query: Mapping[str, Any],
+) -> str | None:
+    """A query's gold hypothesis: its answer-key row, else the metadata's ``true_hypothesis``.
+
+    The DiscoveryBench development splits (real/train, synth/dev) ship no answer key; their
+    gold sits inside each query of the metadata. Only judges and metrics read it
+    (:meth:`Task.brief` leaves it out).
+    """
+    if key in gold:
+        return gold[key]
+    text = query.get("true_hypothesis")
+    if isinstance(text, str) and text.strip():
+        return text.strip()
+    return None
 
 
 def _facts(query: Mapping[str, Any], path: Path, field: str,
@@ -418,14 +442,43 @@ def _setting_problem(fact: Fact, columns: set[str]) -> str | None:
     for name, value in fact.setting:
         if name not in _SETTING_NAMES:
             return f"unknown parameter {name!r}; known: {list(_SETTING_NAMES)}"
-        if name == "ordinal" and not (value.isdigit() and int(value) >= 1):
-            return f"ordinal must be a positive integer, got {value!r}"
-        if name == "window" and parse_window(value) is None:
-            return f"window must be written start..end (CE years), got {value!r}"
-        if name == "column":
-            missing = [c for c in value.split("+") if c not in columns]
-            if missing or not value:
-                return f"column(s) {missing or [value]} not among the task's data columns"
-        if name == "relation" and not value.strip():
-            return "relation is empty"
+        problem = (_stats_setting_problem(name, value, columns) if name in FIX_KEYS
+                   else _series_setting_problem(name, value, columns))
+        if problem:
+            return problem
+    return None
+
+
+def _series_setting_problem(name: str, value: str, columns: set[str]) -> str | None:
+    """Why a time-series fix value (ordinal, window, column, relation) cannot apply."""
+    if name == "ordinal" and not (value.isdigit() and int(value) >= 1):
+        return f"ordinal must be a positive integer, got {value!r}"
+    if name == "window" and parse_window(value) is None:
+        return f"window must be written start..end (CE years), got {value!r}"
+    if name == "column":
+        missing = [c for c in value.split("+") if c not in columns]
+        if missing or not value:
+            return f"column(s) {missing or [value]} not among the task's data columns"
+    if name == "relation" and not value.strip():
+        return "relation is empty"
+    return None
+
+
+def _stats_setting_problem(name: str, value: str, columns: set[str]) -> str | None:
+    """Why a statistical fix value (``StatPlan.with_fix`` syntax) cannot apply, else None."""
+    if name == "analysis":
+        return None if value in ANALYSES else (
+            f"analysis must be one of {list(ANALYSES)}, got {value!r}")
+    if name == "filters":
+        try:
+            named = [column for column, _, _ in parse_filters(value)]
+        except ValueError as err:
+            return str(err)
+    elif name == "target":
+        named = [value.strip()]
+    else:
+        named = [] if value.strip() == "none" and name == "controls" else value.split("+")
+    missing = [c for c in named if c not in columns]
+    if missing:
+        return f"{name}: column(s) {missing} not among the task's data columns"
     return None

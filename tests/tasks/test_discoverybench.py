@@ -207,3 +207,35 @@ def test_root_without_layout_reports_problem(tmp_path: Path) -> None:
     assert report.tasks == ()
     assert "no real/ or synth/" in report.problems[0].message
     assert load_tasks(tmp_path / "nope").problems[0].path == tmp_path / "nope"
+
+
+def test_stata_files_load_as_tables_and_other_binary_files_stay_problems(
+        tmp_path: Path) -> None:
+    """The immigration queries of real/train use Stata ``.dta`` tables: they load (with
+    their columns readable); a binary file that is no Stata file is still bad data."""
+    import pandas as pd
+
+    folder = tmp_path / "real" / "train" / "econ"
+    folder.mkdir(parents=True)
+    pd.DataFrame({"year": [2000, 2001], "share": [0.1, 0.2]}).to_stata(
+        folder / "jobs.dta", write_index=False)
+    (folder / "blob.dta").write_bytes(b"\x00\x01garbage" * 10)
+    query = {"qid": 0, "question": "How does the year affect the share?",
+             "true_hypothesis": "h"}
+    _write(folder / "metadata_0.json", _metadata(
+        [_dataset("jobs.dta", [("year", "y"), ("share", "s")])], [[query]]))
+    _write(folder / "metadata_1.json", _metadata(
+        [_dataset("blob.dta", [("year", "y")])], [[query]]))
+    report = load_tasks(tmp_path)
+    assert [t.task_id for t in report.tasks] == ["econ/0/0"]
+    assert len(report.problems) == 1 and "binary" in report.problems[0].message
+    table = read_table(report.tasks[0].datasets[0].path)
+    assert list(table["share"]) == [0.1, 0.2]
+
+
+def test_dev_immigration_queries_load(shared_data: Path) -> None:
+    report = load_tasks(shared_data / "discoverybench_dev")
+    immigration = [t for t in report.tasks
+                   if t.dataset == "immigration_offshoring_effect_on_employment"]
+    assert len(immigration) == 4
+    assert report.problems == ()

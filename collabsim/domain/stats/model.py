@@ -35,6 +35,9 @@ FILTER_OPS: tuple[str, ...] = ("==", "!=", ">", ">=", "<", "<=")
 #: for no controls); ``filters``: ``column op value`` clauses joined by ``;`` (``none`` for
 #: the whole table); ``analysis``: one of :data:`ANALYSES`.
 FIX_KEYS: tuple[str, ...] = ("target", "predictors", "controls", "filters", "analysis")
+#: Joins the file names of a plan whose columns spread over several tables
+#: (``StatPlan.dataset``; the cell merges them on their shared columns). Added by i21core.
+TABLE_SEPARATOR = "|"
 #: The first word of the line a statistical cell prints; the rest of the line is JSON.
 RESULT_MARK = "RESULT-STATS"
 
@@ -72,7 +75,8 @@ class StatPlan:
     """A concrete statistical computation on one table.
 
     Attributes:
-        dataset: The table's file name (as in the task's datasets).
+        dataset: The table's file name (as in the task's datasets; several joined by
+            :data:`TABLE_SEPARATOR` when the columns spread over tables).
         target: The outcome column.
         predictors: The columns whose relation to the target is asked.
         controls: Further columns held constant (regressions only).
@@ -92,6 +96,12 @@ class StatPlan:
     def __post_init__(self) -> None:
         if self.analysis not in ANALYSES:
             raise ValueError(f"analysis {self.analysis!r} is not one of {list(ANALYSES)}")
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """Every column the plan uses: target, predictors, controls (added by i21core)."""
+        return tuple(dict.fromkeys(c for c in (self.target, *self.predictors, *self.controls)
+                                   if c))
 
     def key(self) -> str:
         """Compact text identifying the computation (printed in ``RESULT-STATS`` lines)."""

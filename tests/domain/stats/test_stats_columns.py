@@ -1,0 +1,51 @@
+"""Matching query words to columns by names and descriptions."""
+
+from __future__ import annotations
+
+from helpers_stats import FISH, NLS, Col
+
+from collabsim.domain.stats.columns import (
+    best_column,
+    find_mentions,
+    rank_columns,
+    similar_columns,
+    stem,
+    tokens,
+)
+
+
+def test_tokens_drop_stop_words_and_split_names() -> None:
+    assert tokens("the number_of trade Schools") == ["number", "trade", "school"]
+    assert tokens("MBL_evol") == ["mbl", "evol"]
+    assert stem("savings") == stem("saving")
+
+
+def test_a_phrase_ranks_the_column_its_description_names_first() -> None:
+    ranked = rank_columns("the rate of maximum body length evolution", FISH.columns)
+    assert ranked[0].column == "MBL_evol"
+    assert {"maximum", "body", "length"} <= set(ranked[0].matched)
+    assert best_column("oral gape position", FISH.columns) == "OGP_evol"
+    assert best_column("unrelated words entirely", FISH.columns) is None
+
+
+def test_mentions_come_in_order_of_the_text() -> None:
+    text = "What relationship do species diversity and the rate of body elongation evolution have?"
+    found = find_mentions(text, FISH.columns)
+    assert [m.column for m in found] == ["diversity", "BEL_evol"]
+    assert found[1].phrase == "rate of body elongation evolution"
+    assert text[found[0].start:found[0].end] == found[0].phrase
+
+
+def test_an_identifier_written_in_the_text_is_found_exactly() -> None:
+    cols = (Col("risk_aversion", "risk aversion"), Col("risk", "risk score"))
+    found = find_mentions("Is risk_aversion related to age?", cols)
+    assert [m.column for m in found] == ["risk_aversion"]
+
+
+def test_similar_columns_are_the_similar_sounding_ones() -> None:
+    # the other evolution rates sound like MBL_evol; the identifier does not
+    similar = similar_columns("MBL_evol", FISH.columns)
+    assert similar[0] == "BEL_evol"  # shares "body" and "evolution"
+    assert "HYBAS_ID" not in similar
+    assert set(similar_columns("DISSAVED", NLS.columns, k=1)) == {"SAMESAVE"}
+    assert similar_columns("missing", FISH.columns) == []
