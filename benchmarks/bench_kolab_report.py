@@ -89,7 +89,8 @@ def main() -> None:
     wall, cpu = mark("dynamics study", wall, cpu)
     out = args.out or Path(tempfile.mkdtemp(prefix="bench_kolab_report_")) / "rep"
     write_report(result, out, study=study, settings={"benchmark": "bench_kolab_report.py"},
-                 instances_by_id={i.instance_id: i for i in instances.instances})  # fmt: skip
+                 instances_by_id={i.instance_id: i for i in instances.instances},
+                 jobs=jobs)  # fmt: skip
     wall, cpu = mark("report files and plots", wall, cpu)
     total_wall, total_cpu = time.perf_counter() - wall0, _cpu() - cpu0
     load_after = os.getloadavg()
@@ -102,6 +103,13 @@ def main() -> None:
     print(f"{'total':<42} {total_wall:8.1f} {total_cpu:8.1f}")
     print(f"CPU time / {jobs} jobs = {total_cpu / jobs:.1f} s (the wall time on an otherwise "
           f"idle machine with {jobs} cores, if the work spread perfectly)")  # fmt: skip
+    # the critical path: parts spread over the jobs (fold featurizers, fits, figures) take
+    # their CPU time / jobs, every other part its CPU time on one core
+    spread = ("learned: fold featurizers", "learned: fits", "report files and plots")
+    path = sum(c / jobs if name.startswith(spread) else c for name, _, c in parts
+               if name != "run_benchmark total")  # fmt: skip
+    print(f"critical path ~ {path:.1f} s (serial parts' CPU + spread parts' CPU / {jobs}); "
+          f"estimated wall on an idle machine: {max(path, total_cpu / jobs):.1f} s")  # fmt: skip
     print("load average (1, 5, 15 min) before: {:.1f} {:.1f} {:.1f}; after: {:.1f} {:.1f} {:.1f}"
           .format(*load_before, *load_after))  # fmt: skip
     print(f"report written to {out}")

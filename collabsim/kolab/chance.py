@@ -38,7 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 from tqdm.auto import tqdm
 
-from collabsim.kolab.evaluate import macro_f1, spearman
+from collabsim.kolab.evaluate import LABELS, macro_f1, macro_f1_codes, spearman_rho
 from collabsim.kolab.instances import Instance
 from collabsim.kolab.predictors.base import PredictionValue, task_kind
 from collabsim.kolab.progress import is_terminal
@@ -123,14 +123,26 @@ class RelabelablePredictor(Protocol):
         ...
 
 
+_CODES = {lab: k for k, lab in enumerate(LABELS)}
+
+
+def _codes(labels: Sequence[Any]) -> np.ndarray:
+    """Labels as indices into ``LABELS`` (anything else: ``len(LABELS)``, invalid)."""
+    return np.array([_CODES.get(v, len(LABELS)) if isinstance(v, str) else len(LABELS)
+                     for v in labels], dtype=np.int64)  # fmt: skip
+
+
 def _score(kind: str, y: Sequence[Any], pred: Sequence[Any]) -> float:
     if kind == "adoption":
-        return macro_f1(list(y), list(pred))
+        t = _codes(y)
+        if (t == len(LABELS)).any():  # a true value that is not a label: the general path
+            return macro_f1(list(y), list(pred))
+        return macro_f1_codes(t, _codes(pred))
     pairs = [(float(t), float(p)) for t, p in zip(y, pred, strict=True) if p is not None]
     if not pairs:
         return math.nan
     t, p = zip(*pairs, strict=True)
-    return spearman(list(t), list(p))[0]
+    return spearman_rho(t, p)
 
 
 def stratified_chance(
@@ -152,15 +164,21 @@ def stratified_chance(
     if len(y) == 0:
         return {}
     values: dict[str, list[float]] = {}
+    codes = _codes(y.tolist()) if kind == "adoption" else None
+    if codes is not None and (codes == len(LABELS)).any():
+        codes = None  # a true value that is not a label: the general path
     for _ in range(n_draws):
-        guess = y[rng.integers(0, len(y), size=len(y))]
+        draw = rng.integers(0, len(y), size=len(y))
+        guess = y[draw]
         if kind == "adoption":
-            values.setdefault("macro_f1", []).append(macro_f1(y.tolist(), guess.tolist()))
+            score = (macro_f1(y.tolist(), guess.tolist()) if codes is None
+                     else macro_f1_codes(codes, codes[draw]))  # fmt: skip
+            values.setdefault("macro_f1", []).append(score)
         else:
             err = np.abs(guess - y)
             values.setdefault("mae", []).append(float(err.mean()))
             values.setdefault("within1", []).append(float((err <= 1.0).mean()))
-            values.setdefault("spearman", []).append(spearman(y.tolist(), guess.tolist())[0])
+            values.setdefault("spearman", []).append(spearman_rho(y, guess))
     out = {}
     for metric, vals in values.items():
         arr = np.asarray(vals, dtype=float)

@@ -7,6 +7,7 @@ distributions, and topology W against the mean collaboration rating.
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,9 +19,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from collabsim.kolab.benchmark import ResultRow  # noqa: E402
+from collabsim.kolab.benchmark import BenchmarkResult, ResultRow  # noqa: E402
 from collabsim.kolab.dynamics_study import DynamicsStudy  # noqa: E402
 from collabsim.kolab.evaluate import LABELS, RATINGS  # noqa: E402
+from collabsim.kolab.parallel import default_jobs, fork_map  # noqa: E402
 
 
 def _fmt(x: Any, digits: int = 3) -> str:
@@ -155,3 +157,63 @@ def plot_dynamics(study: DynamicsStudy, path: Path) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+def write_plots(
+    result: BenchmarkResult,
+    out_dir: Path,
+    study: DynamicsStudy | None = None,
+    *,
+    jobs: int | None = None,
+) -> dict[str, list[Path]]:
+    """Draw every figure of the report into ``out_dir``, spread over ``jobs`` processes.
+
+    One confusion matrix per adoption result row and one rating plot per rating row, one
+    label distribution per adoption task, and the dynamics plot with a study. The figures
+    are independent, so they are drawn in forked processes (all cores by default); the
+    files do not depend on the number of jobs.
+
+    Returns:
+        Report section -> the figures' paths, in the report's order.
+    """
+    todo: list[tuple[str, str, Any, Path]] = []
+    for row in result.rows:
+        ev = row.evaluation
+        if ev is None:
+            continue
+        modality = "none" if row.modality == "-" else row.modality
+        name = f"{_slug(row.task)}_{_slug(row.predictor)}_{_slug(modality)}.png"
+        if ev.kind == "adoption":
+            todo.append(("Confusion matrices", "confusion", row, out_dir / f"confusion_{name}"))
+        else:
+            todo.append(("Rating predictions", "ratings", row, out_dir / f"ratings_{name}"))
+    for task in dict.fromkeys(r.task for r in result.rows):
+        rows = [
+            r for r in result.rows
+            if r.task == task and r.evaluation is not None and r.evaluation.kind == "adoption"
+        ]  # fmt: skip
+        if rows:
+            path = out_dir / f"label_distribution_{_slug(task)}.png"
+            todo.append(("Label distributions", "labels", (task, rows), path))
+    if study is not None:
+        todo.append(("Dynamics", "dynamics", study, out_dir / "dynamics_w_vs_collaboration.png"))
+    paths = fork_map(_draw, None, todo, jobs=default_jobs() if jobs is None else jobs)
+    out: dict[str, list[Path]] = {}
+    for (section, *_), path in zip(todo, paths, strict=True):
+        out.setdefault(section, []).append(path)
+    return out
+
+
+def _draw(_state: None, item: tuple[str, str, Any, Path]) -> Path:
+    _, kind, what, path = item
+    if kind == "confusion":
+        return plot_confusion(what, path)
+    if kind == "ratings":
+        return plot_ratings(what, path)
+    if kind == "labels":
+        return plot_label_distribution(what[0], what[1], path)
+    return plot_dynamics(what, path)

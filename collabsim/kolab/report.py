@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import csv
 import math
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,12 +33,7 @@ from collabsim.kolab.chance import PermutationNull
 from collabsim.kolab.dynamics_study import DynamicsStudy
 from collabsim.kolab.evaluate import LABELS, RATINGS
 from collabsim.kolab.instances import TASK_DESCRIPTIONS
-from collabsim.kolab.plots import (
-    plot_confusion,
-    plot_dynamics,
-    plot_label_distribution,
-    plot_ratings,
-)
+from collabsim.kolab.plots import write_plots
 
 METRIC_COLUMNS: tuple[str, ...] = (
     "task", "history", "predictor", "modality", "kind", "n", "n_missing_modality", "runs",
@@ -57,10 +51,6 @@ METRIC_COLUMNS: tuple[str, ...] = (
     "mae_true1", "mae_true2", "mae_true3", "mae_true4", "mae_true5",
     "status", "notes",
 )  # fmt: skip
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
 
 
 def _fmt(x: Any, digits: int = 3) -> str:
@@ -493,6 +483,7 @@ def write_report(
     study: DynamicsStudy | None = None,
     settings: Mapping[str, Any] | None = None,
     instances_by_id: Mapping[str, Any] | None = None,
+    jobs: int | None = None,
 ) -> dict[str, Path]:
     """Write report.md, the CSVs and the PNGs into ``out_dir``; return name -> path.
 
@@ -503,6 +494,7 @@ def write_report(
         settings: Settings listed at the top of the report.
         instances_by_id: Instance id -> Instance, to add session/participant/target columns
             to predictions.csv.
+        jobs: Processes the figures are drawn in (None: all cores).
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -561,37 +553,13 @@ def write_report(
     _write_csv(pred_path, pred_cols, records)
     written["predictions.csv"] = pred_path
 
-    for row in result.rows:
-        ev = row.evaluation
-        if ev is None:
-            continue
-        modality = "none" if row.modality == "-" else row.modality
-        name = f"{_slug(row.task)}_{_slug(row.predictor)}_{_slug(modality)}.png"
-        if ev.kind == "adoption":
-            path = plot_confusion(row, out_dir / f"confusion_{name}")
-            images.setdefault("Confusion matrices", []).append(path.name)
-        else:
-            path = plot_ratings(row, out_dir / f"ratings_{name}")
-            images.setdefault("Rating predictions", []).append(path.name)
-        written[path.name] = path
-    for task in dict.fromkeys(r.task for r in result.rows):
-        rows = [
-            r for r in result.rows
-            if r.task == task and r.evaluation is not None and r.evaluation.kind == "adoption"
-        ]  # fmt: skip
-        if rows:
-            path = plot_label_distribution(
-                task, rows, out_dir / f"label_distribution_{_slug(task)}.png"
-            )
-            images.setdefault("Label distributions", []).append(path.name)
-            written[path.name] = path
     if study is not None:
         dyn_path = out_dir / "dynamics.csv"
         safe_frame(study.table).to_csv(dyn_path, index=False)
         written["dynamics.csv"] = dyn_path
-        path = plot_dynamics(study, out_dir / "dynamics_w_vs_collaboration.png")
-        images.setdefault("Dynamics", []).append(path.name)
-        written[path.name] = path
+    for section, paths in write_plots(result, out_dir, study, jobs=jobs).items():
+        images[section] = [path.name for path in paths]
+        written.update({path.name: path for path in paths})
 
     report_path = out_dir / "report.md"
     report_path.write_text(_markdown(result, study, images, settings or {}), encoding="utf-8")

@@ -11,7 +11,9 @@ import pytest
 from collabsim.kolab.predictors.chains import (
     chain_scores,
     cholesky_lower_inplace,
+    cholesky_upper_inplace,
     design_chains,
+    packed_outer,
     weighted_rows,
 )
 from collabsim.kolab.predictors.learned import ModelConfig
@@ -83,6 +85,14 @@ def test_chain_scores_equal_a_direct_solve_per_design_and_penalty() -> None:
     assert seen == {0, 1, 2, 3}
 
 
+def test_packed_outer_products_are_the_gathered_products_bit_for_bit() -> None:
+    # the weighted Gram matrices of every permutation come from these rows, so they must be
+    # the very numbers the element-wise product of the gathered factors gives
+    x = np.random.default_rng(4).standard_normal((13, 9)) * 1e3
+    low_i, low_j = np.tril_indices(9)
+    assert np.array_equal(packed_outer(x), x[:, low_i] * x[:, low_j])
+
+
 def test_cholesky_in_place_matches_numpy_and_refuses_an_indefinite_matrix() -> None:
     rng = np.random.default_rng(1)
     a = rng.standard_normal((3, 6, 6))
@@ -92,6 +102,12 @@ def test_cholesky_in_place_matches_numpy_and_refuses_an_indefinite_matrix() -> N
     np.testing.assert_allclose(np.tril(work), np.linalg.cholesky(spd), rtol=0, atol=1e-12)
     with pytest.raises(np.linalg.LinAlgError):
         cholesky_lower_inplace(-spd.copy())
+    upper = spd.copy()
+    cholesky_upper_inplace(upper)
+    factor = np.triu(upper).transpose(0, 2, 1)
+    np.testing.assert_allclose(factor, np.linalg.cholesky(spd), rtol=0, atol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError):
+        cholesky_upper_inplace(-spd.copy())
 
 
 class _Design:

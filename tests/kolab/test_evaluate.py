@@ -9,10 +9,15 @@ from sklearn.metrics import f1_score
 from collabsim.kolab.evaluate import (
     LABELS,
     Resampler,
+    _rating_metric,
+    bootstrap_interval,
     confusion,
     evaluate_runs,
     macro_f1,
+    macro_f1_codes,
     rating_scores,
+    spearman,
+    spearman_rho,
 )
 
 
@@ -78,3 +83,48 @@ def test_participant_bootstrap_resamples_whole_participants() -> None:
     # both intervals are reported: over instances (as without groups) and over participants
     assert clustered.intervals == plain.intervals and plain.cluster_intervals == {}
     assert clustered.cluster_intervals != clustered.intervals
+
+
+def test_fast_spearman_rho_is_scipys_to_the_last_bit() -> None:
+    """The bootstraps, chance draws and nulls use spearman_rho: every value they report
+    (written to metrics.csv, chance.csv, nulls.csv at full precision) must be the one
+    scipy's spearmanr gives, ties, constant sides and tiny samples included."""
+    rng = np.random.default_rng(7)
+    cases = [([1.0, 2.0], [2.0, 1.0]), ([3.0, 3.0, 3.0, 3.0], [1.0, 2.0, 3.0, 4.0]),
+             ([1.0, 2.0, 3.0, 4.0], [5.0, 5.0, 5.0, 5.0]), ([1.0, 2.0, 2.0], [0.5, 0.25, 0.25])]
+    for trial in range(600):
+        n = int(rng.integers(3, 130))
+        t = rng.integers(1, 6, n).astype(float)
+        noise = rng.normal(0, 1, n) if trial % 2 else rng.integers(-2, 3, n)
+        cases.append((t.tolist(), np.clip(t + noise, 1, 5).round(trial % 4).tolist()))
+    for t, p in cases:
+        want = spearman(t, p)[0]
+        got = spearman_rho(np.array(t), np.array(p))
+        assert (np.isnan(want) and np.isnan(got)) or got == want, (t, p)
+
+
+def test_macro_f1_of_label_codes_is_macro_f1_to_the_last_bit() -> None:
+    rng = np.random.default_rng(8)
+    for n in range(1, 80):
+        t, p = rng.integers(0, 3, n), rng.integers(0, 4, n)  # 3 = an invalid prediction
+        labels = [LABELS[i] if i < 3 else None for i in p]
+        assert macro_f1_codes(t, p) == macro_f1([LABELS[i] for i in t], labels)
+
+
+def test_rating_intervals_are_the_generic_bootstraps_numbers() -> None:
+    """evaluate_runs' rating intervals (a fast path over arrays) equal bootstrap_interval
+    of each rating metric over lists, with the same draws: invalid predictions, two runs,
+    the instance and the participant bootstrap."""
+    rng = np.random.default_rng(9)
+    n = 60
+    y = rng.integers(1, 6, n).tolist()
+    noisy = np.clip(np.array(y) + rng.normal(0, 1, n), 1, 5).round(1)
+    runs = [[float(v) if k % 9 else None for k, v in enumerate(noisy)], noisy[::-1].tolist()]
+    groups = [f"p{k % 8}" for k in range(n)]
+    ev = evaluate_runs("rating", y, runs, seed=4, n_boot=200, groups=groups)
+    for got, gen, grp in ((ev.intervals, np.random.default_rng(4), None),
+                          (ev.cluster_intervals, np.random.default_rng([4, 1]), groups)):
+        for name in ("mae", "within1", "spearman"):
+            want = bootstrap_interval(_rating_metric(name), y, runs, gen, 200,
+                                      resampler=Resampler(n, grp))
+            assert got[name] == want, name

@@ -22,7 +22,9 @@ own weighted Gram matrix and needs its own factorisation. Two facts make that ch
   ``[[A, B^T], [B, c I]]`` with ``B = [r, Q]^T`` yields ``(L^{-1} B^T)^T`` as its lower
   border (the block below ``L``), so one ``potrf`` call per target set, chain and penalty
   gives the scores of every design of the chain; ``c`` (huge) only keeps the bordered
-  matrix positive definite and changes no entry used.
+  matrix positive definite and changes no entry used. The matrices are stored transposed
+  (C-ordered upper triangle, i.e. LAPACK's Fortran-ordered lower one), where OpenBLAS's
+  ``potrf`` is about a third faster than on the other triangle.
 
 The results equal a separate solve per design up to floating-point rounding (the sums run
 in another order); ``tests/kolab/test_chains.py`` checks them against direct solves.
@@ -109,6 +111,23 @@ def cholesky_lower_inplace(a: np.ndarray) -> None:
             raise np.linalg.LinAlgError(f"matrix {i} is not positive definite (potrf info {info})")
 
 
+def cholesky_upper_inplace(a: np.ndarray) -> None:
+    """Overwrite the upper triangle of each matrix of a C-ordered stack with ``L^T``, ``L``
+    its lower Cholesky factor (``A = L L^T``).
+
+    The twin of :func:`cholesky_lower_inplace` that reads and writes the other triangle:
+    the C-ordered upper triangle is the Fortran-ordered lower one, for which LAPACK's
+    ``potrf`` runs about a third faster here (OpenBLAS). Only the upper triangle is read.
+
+    Raises:
+        numpy.linalg.LinAlgError: When a matrix is not positive definite.
+    """
+    for i, m in enumerate(a):
+        _, info = lapack.dpotrf(m.T, lower=1, clean=0, overwrite_a=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"matrix {i} is not positive definite (potrf info {info})")
+
+
 _BIG = 1e100
 """Diagonal of the bordered matrix's last block: keeps it positive definite, never read."""
 
@@ -131,6 +150,23 @@ class WeightedRows:
     queries: np.ndarray
 
 
+def packed_outer(x: np.ndarray) -> np.ndarray:
+    """Each row's outer product with itself, lower triangle packed row by row:
+    ``(rows, D (D + 1) / 2)``, entry ``(i, j)``, ``i >= j``, at ``i (i + 1) / 2 + j``.
+
+    Built one triangle row at a time (a broadcast product of contiguous blocks), which is
+    several times faster than gathering both factors with fancy indexing; the entries are
+    the same products.
+    """
+    n, d = x.shape
+    out = np.empty((n, d * (d + 1) // 2))
+    start = 0
+    for i in range(d):
+        np.multiply(x[:, i : i + 1], x[:, : i + 1], out=out[:, start : start + i + 1])
+        start += i + 1
+    return out
+
+
 def weighted_rows(
     x: np.ndarray, weights: np.ndarray, targets: np.ndarray, x_query: np.ndarray
 ) -> WeightedRows:
@@ -143,8 +179,7 @@ def weighted_rows(
         x_query: Rows to score, ``(m, D)``.
     """
     x1 = np.hstack([np.ones((x.shape[0], 1)), x])
-    low_i, low_j = np.tril_indices(x1.shape[1])
-    gram = weights @ (x1[:, low_i] * x1[:, low_j])
+    gram = weights @ packed_outer(x1)
     rhs = ((targets * weights[:, None, :]) @ x1).transpose(0, 2, 1)
     return WeightedRows(gram, rhs, np.hstack([np.ones((x_query.shape[0], 1)), x_query]))
 
@@ -156,7 +191,8 @@ def chain_scores(
 
     The Gram block of the chain's columns, with the intercept first, is gathered from
     :attr:`WeightedRows.gram`, bordered with the right-hand sides and queries, and
-    factorised once per penalty (the intercept unpenalised).
+    factorised once per penalty (the intercept unpenalised), in the upper triangle
+    (:func:`cholesky_upper_inplace`).
 
     Args:
         rows: The weighted Gram matrices, right-hand sides and queries.
@@ -178,7 +214,7 @@ def chain_scores(
     border = np.empty((batch, k + m, d))
     border[:, :k] = rows.rhs[:, order, :].transpose(0, 2, 1)
     border[:, k:] = rows.queries[None, :, order]
-    flat_low = low_i * size + low_j
+    flat_up = low_j * size + low_i  # the lower triangle's entries, transposed
     penalised, extra = np.arange(1, d), np.arange(d, size)
     out: dict[float, list[np.ndarray]] = {
         alpha: [np.empty((batch, m, k)) for _ in sizes] for alpha, sizes in sizes_by_alpha.items()
@@ -191,15 +227,15 @@ def chain_scores(
         for alpha, sizes in sizes_by_alpha.items():
             # only the lower triangle is read (and overwritten by the factor): the Gram
             # block, the border below it and the last block's diagonal
-            flat[:n_part, flat_low] = gram[part]
+            flat[:n_part, flat_up] = gram[part]
             aug[:n_part, penalised, penalised] += alpha
-            aug[:n_part, d:, :d] = border[part]
+            aug[:n_part, :d, d:] = border[part].transpose(0, 2, 1)
             aug[:n_part, d:, d:] = 0.0
             aug[:n_part, extra, extra] = _BIG
-            cholesky_lower_inplace(aug[:n_part])
-            z_rhs, z_query = aug[:n_part, d : d + k, :d], aug[:n_part, d + k :, :d]
+            cholesky_upper_inplace(aug[:n_part])
+            z_rhs, z_query = aug[:n_part, :d, d : d + k], aug[:n_part, :d, d + k :]
             for s, target in zip(sizes, out[alpha], strict=True):
-                target[part] = z_query[:, :, : s + 1] @ z_rhs[:, :, : s + 1].transpose(0, 2, 1)
+                target[part] = z_query[:, : s + 1, :].transpose(0, 2, 1) @ z_rhs[:, : s + 1, :]
     return out
 
 
@@ -208,6 +244,7 @@ __all__ = [
     "WeightedRows",
     "chain_scores",
     "cholesky_lower_inplace",
+    "cholesky_upper_inplace",
     "design_chains",
     "weighted_rows",
 ]

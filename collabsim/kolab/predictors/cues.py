@@ -21,6 +21,7 @@ Request cues (the source node's label and detail): ``req_create`` (make somethin
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -74,8 +75,15 @@ def _normalise(text: str) -> str:
 
 def cue_counts(output_text: str, request_text: str = "") -> dict[str, float]:
     """Log-scaled cue counts ``log(1 + matches)`` of an output and its request."""
+    return dict(zip(CUE_NAMES, _cue_values(output_text, request_text), strict=True))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cue_values(output_text: str, request_text: str) -> tuple[float, ...]:
+    """:func:`cue_counts`' values in ``CUE_NAMES`` order, remembered: the Kolab tasks over
+    the same windows (1a, 1b, 1b+h, 1d) ask for the same texts' cues."""
     out = _normalise(output_text)
     req = _normalise(request_text)
-    feats = {name: math.log1p(_count(out, stems)) for name, stems in OUTPUT_CUES.items()}
-    feats.update({name: math.log1p(_count(req, stems)) for name, stems in REQUEST_CUES.items()})
-    return feats
+    feats = [math.log1p(_count(out, stems)) for stems in OUTPUT_CUES.values()]
+    feats += [math.log1p(_count(req, stems)) for stems in REQUEST_CUES.values()]
+    return tuple(feats)

@@ -40,8 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import sparse, stats
-from sklearn.feature_extraction.text import HashingVectorizer, TfidfTransformer
+from scipy import stats
 from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 from sklearn.preprocessing import StandardScaler
 
@@ -52,10 +51,8 @@ from collabsim.kolab.predictors.base import PredictionRun, PredictionValue, Task
 from collabsim.kolab.predictors.baselines import carry_forward
 from collabsim.kolab.predictors.features import FeatureTable, feature_table
 from collabsim.kolab.predictors.ridge import FitProblem
+from collabsim.kolab.predictors.text import TextColumn, text_block
 from collabsim.kolab.progress import Clock, Stage
-
-_HASH_FEATURES = 2**18
-_MIN_DF = 2
 
 
 @dataclass(frozen=True)
@@ -88,58 +85,13 @@ def default_grid(kind: TaskKind, history: bool = False) -> tuple[ModelConfig, ..
     return tuple(ModelConfig(g, k, alpha) for alpha in (300.0, 30.0) for g, k in sets)
 
 
-def char_counts(texts: Sequence[str]) -> sparse.csr_matrix:
-    """Hashed character 2-5-gram counts (within word boundaries) of each text."""
-    vectorizer = HashingVectorizer(
-        analyzer="char_wb",
-        ngram_range=(2, 5),
-        n_features=_HASH_FEATURES,
-        alternate_sign=False,
-        norm=None,
-    )
-    return vectorizer.transform(list(texts)).tocsr()
-
-
-def lsa_components(docs: sparse.csr_matrix, fit_rows: np.ndarray, k: int) -> np.ndarray:
-    """LSA of ``docs``: projections on the top-``k`` right singular vectors of the fit rows.
-
-    With far fewer documents than n-grams, the SVD of the fit rows ``F`` comes exactly and
-    cheaply from their Gram matrix: ``F F^T = U S^2 U^T`` and ``V = F^T U S^-1``, so a row
-    ``x`` maps to ``x F^T U S^-1``. Only the fit rows shape ``U`` and ``S``; other rows are
-    merely projected. Signs are fixed (largest loading positive) so results are
-    deterministic; near-zero singular values are dropped.
-    """
-    products = (docs @ docs[fit_rows].T).toarray()  # every row against the fit rows
-    eigvals, eigvecs = np.linalg.eigh(products[fit_rows])
-    order = np.argsort(eigvals)[::-1][:k]
-    eigvals, eigvecs = eigvals[order], eigvecs[:, order]
-    good = eigvals > 1e-10 * max(float(eigvals[:1].max(initial=0.0)), 1e-300)
-    eigvals, eigvecs = eigvals[good], eigvecs[:, good]
-    signs = np.sign(eigvecs[np.argmax(np.abs(eigvecs), axis=0), np.arange(eigvecs.shape[1])])
-    eigvecs = eigvecs * np.where(signs == 0, 1.0, signs)
-    return (products @ eigvecs) / np.sqrt(eigvals)
-
-
-def _text_block(matrix: sparse.csr_matrix, fit_rows: np.ndarray, k_max: int) -> np.ndarray | None:
-    """TF-IDF, LSA and scaling of one text column fitted on ``fit_rows`` (None: no block)."""
-    train = matrix[fit_rows]
-    keep = np.flatnonzero(np.asarray((train > 0).sum(axis=0)).ravel() >= _MIN_DF)
-    if keep.size < 2:
-        return None  # e.g. the response text outside 1a
-    tfidf = TfidfTransformer(sublinear_tf=True).fit(train[:, keep])
-    comps = lsa_components(tfidf.transform(matrix[:, keep]), fit_rows, k_max)
-    if comps.shape[1] == 0:
-        return None
-    scaler = StandardScaler().fit(comps[fit_rows])
-    return scaler.transform(comps)
-
-
 class FoldFeaturizer:
     """TF-IDF + LSA per text column and scaling per group, fitted on training rows only.
 
     Args:
         table: Features of every instance.
-        counts: Hashed character n-gram counts per text column (all instances).
+        counts: Each text column's documents, prepared once
+            (:class:`~collabsim.kolab.predictors.text.TextColumn`).
         fit_rows: Indices of the training rows (the only rows any statistic comes from).
         k_max: LSA components computed (configurations use the first ``k``).
         seed: Kept for interface stability (the LSA is exact and needs no randomness).
@@ -151,7 +103,7 @@ class FoldFeaturizer:
     def __init__(
         self,
         table: FeatureTable,
-        counts: dict[str, sparse.csr_matrix],
+        counts: dict[str, TextColumn],
         fit_rows: np.ndarray,
         k_max: int,
         seed: int,
@@ -160,11 +112,11 @@ class FoldFeaturizer:
         self.fit_rows = np.asarray(fit_rows)
         self.text_blocks: dict[str, np.ndarray | None] = {}
         """Text column -> scaled LSA block of every row (None: too few n-grams or components)."""
-        for col, matrix in counts.items():
+        for col, column in counts.items():
             if known is not None and col in known:
                 self.text_blocks[col] = known[col]
             else:
-                self.text_blocks[col] = _text_block(matrix, self.fit_rows, k_max)
+                self.text_blocks[col] = text_block(column, self.fit_rows, k_max)
         lsa = {col: block for col, block in self.text_blocks.items() if block is not None}
         numeric: dict[str, np.ndarray] = {}
         for group, block in table.blocks.items():
@@ -269,7 +221,7 @@ class _FoldData:
     codes: np.ndarray
     offsets: np.ndarray | None
     table: FeatureTable
-    counts: dict[str, sparse.csr_matrix]
+    counts: dict[str, TextColumn]
     groups: np.ndarray
     grid: tuple[ModelConfig, ...]
 
@@ -319,7 +271,7 @@ class LearnedPredictor:
         self.allowed = None if groups is None else frozenset(groups)
         self.k_max = k_max
         self.selected: list[ModelConfig] = []
-        self._prepared: tuple[tuple[str, ...], FeatureTable, dict[str, sparse.csr_matrix]] | None
+        self._prepared: tuple[tuple[str, ...], FeatureTable, dict[str, TextColumn]] | None
         self._prepared = None
         self._fold_cache: dict[bytes, FoldFeaturizer] = {}
         self._text_keys: dict[str, bytes] = {}
@@ -327,6 +279,8 @@ class LearnedPredictor:
         # (1a, 1b, 1b+h and 1d; 1c-k1 and 1c-k2) have the same documents, so each block is
         # fitted once per report
         self._text_cache: dict[tuple[bytes, bytes], np.ndarray | None] = {}
+        # documents digest -> the documents' prepared n-gram counts
+        self._columns: dict[bytes, TextColumn] = {}
 
     @staticmethod
     def uses_history_for(task: str) -> bool:
@@ -343,23 +297,22 @@ class LearnedPredictor:
         ids = tuple(i.instance_id for i in instances)
         if self._prepared is None or self._prepared[0] != ids:
             table = feature_table(instances)
-            counts = {}
-            for col, docs in table.texts.items():
-                # an n-gram in fewer than _MIN_DF documents overall is in fewer in any
-                # training set, so no fold keeps it: dropping it once changes no number
-                matrix = char_counts(docs)
-                df = np.bincount(matrix.indices, minlength=matrix.shape[1])
-                counts[col] = matrix[:, np.flatnonzero(df >= _MIN_DF)].tocsr()
-            self._prepared = (ids, table, counts)
             self._fold_cache = {}
             self._text_keys = {
                 col: hashlib.sha256("\0".join(docs).encode()).digest() + str(len(docs)).encode()
                 for col, docs in table.texts.items()
             }  # fmt: skip
+            counts = {}
+            for col, docs in table.texts.items():
+                key = self._text_keys[col]
+                if key not in self._columns:  # another task over the same windows hashed it
+                    self._columns[key] = TextColumn.of(docs)
+                counts[col] = self._columns[key]
+            self._prepared = (ids, table, counts)
         return self._prepared[1], self._prepared[2]
 
     def _featurizer(
-        self, table: FeatureTable, counts: dict[str, sparse.csr_matrix], rows: np.ndarray
+        self, table: FeatureTable, counts: dict[str, TextColumn], rows: np.ndarray
     ) -> FoldFeaturizer:
         key = np.sort(rows).astype(np.int64).tobytes()
         if key not in self._fold_cache:
@@ -627,7 +580,7 @@ def _rows_key(rows: np.ndarray) -> bytes:
 
 
 def _build_featurizer(
-    state: tuple[FeatureTable, dict[str, sparse.csr_matrix], int, int, Callable[..., Any]],
+    state: tuple[FeatureTable, dict[str, TextColumn], int, int, Callable[..., Any]],
     rows: np.ndarray,
 ) -> FoldFeaturizer:
     table, counts, k_max, seed, known = state
