@@ -43,7 +43,8 @@ from collabsim.domain.stats.columns import (
     table_columns,
     tokens,
 )
-from collabsim.domain.stats.model import ANALYSES, Filter, parse_filters
+from collabsim.domain.stats.held import fact_fix, held_fix, with_held_columns
+from collabsim.domain.stats.model import Filter
 
 ASKS: tuple[str, ...] = ("significance", "correlation", "proportion", "difference",
                          "interaction", "compare", "likelihood", "coefficient", "negative",
@@ -165,14 +166,9 @@ def reading_key(brief: Any) -> tuple[Any, ...]:
     tables = tuple((info.name, getattr(info, "description", "") or "",
                     tuple((c.name, c.description or "") for c in info.columns))
                    for info in brief.datasets)
-    facts = tuple(tuple(sorted(_fact_fix(f).items())) for f in getattr(brief, "facts", ()))
+    facts = tuple(tuple(sorted(fact_fix(f).items())) for f in getattr(brief, "facts", ()))
     return (brief.query, getattr(brief, "domain", "") or "",
             getattr(brief, "domain_knowledge", "") or "", tables, facts)
-
-
-def _fact_fix(fact: Any) -> dict[str, str]:
-    fix = getattr(fact, "fix", None)
-    return dict(fix) if fix is not None else {}
 
 
 def read_query(brief: Any) -> StatQuery:
@@ -216,7 +212,7 @@ def _read_query(brief: Any) -> StatQuery:
     control_spans = [m.span("what") if m.group("what") is not None else m.span("when")
                      for m in _CONTROL_RE.finditer(text)]
     mentions = _without_context(find_mentions(text, columns), brief)
-    mentions = _with_held_columns(text, mentions, columns, fixed)
+    mentions = with_held_columns(text, mentions, columns, fixed)
     phrases = {m.column: m.phrase for m in mentions if _phrase_is_better(m)}
     concepts = _proxies(text, knowledge, columns, {m.column for m in mentions})
     for m in concepts:
@@ -242,6 +238,18 @@ def _read_query(brief: Any) -> StatQuery:
     concept = concepts[0].phrase.split(" (")[0] if concepts else ""
     if concepts:
         asks = asks - {"compare"}  # "the factors related to <concept>" are its proxies
+    predictors, interaction, asks = _interaction(predictors, target, asks, group_column,
+                                                 groups, moderator)
+    return StatQuery(target=target, predictors=tuple(predictors), controls=tuple(controls),
+                     filters=tuple(filters), asks=asks, interaction=interaction,
+                     phrases=phrases, population=population, mentions=tuple(mentions),
+                     concept=concept, held=frozenset(fixed))
+
+
+def _interaction(predictors: list[str], target: str, asks: frozenset[str], group_column: str,
+                 groups: Sequence[tuple[str, str]], moderator: str
+                 ) -> tuple[list[str], str, frozenset[str]]:
+    """(predictors, interaction column, asks) once groups and moderators are read."""
     interaction = ""
     if len(groups) >= 2 and predictors and group_column != target:
         # "compare between developing countries and Sub-Saharan Africa": the effect by group
@@ -258,36 +266,7 @@ def _read_query(brief: Any) -> StatQuery:
             predictors, asks = [moderator], asks | {"difference"}
     elif "interaction" in asks and len(predictors) >= 2:
         interaction = predictors[-1]
-    return StatQuery(target=target, predictors=tuple(predictors), controls=tuple(controls),
-                     filters=tuple(filters), asks=asks, interaction=interaction,
-                     phrases=phrases, population=population, mentions=tuple(mentions),
-                     concept=concept, held=frozenset(fixed))
-
-
-def held_fix(brief: Any) -> dict[str, Any]:
-    """The plan parameters the brief's held facts fix (later facts win): ``target`` (a
-    column), ``predictors`` / ``controls`` (tuples of columns), ``filters`` (a tuple of
-    filters), ``analysis`` (one of the analyses). A setting that cannot be read is
-    ignored, as :meth:`~collabsim.domain.stats.model.StatPlan.with_fix` ignores it."""
-    out: dict[str, Any] = {}
-    for fact in getattr(brief, "facts", ()) or ():
-        fix = _fact_fix(fact)
-        if fix.get("target"):
-            out["target"] = fix["target"].strip()
-        for key in ("predictors", "controls"):
-            if key in fix:
-                cols = tuple(c.strip() for c in fix[key].split("+") if c.strip()
-                             and fix[key].strip() != "none")
-                if cols or key == "controls":
-                    out[key] = cols
-        if "filters" in fix:
-            try:
-                out["filters"] = parse_filters(fix["filters"])
-            except ValueError:
-                pass
-        if fix.get("analysis") in ANALYSES:
-            out["analysis"] = fix["analysis"]
-    return out
+    return predictors, interaction, asks
 
 
 def _compared_groups(filters: Sequence[Filter]) -> str:
@@ -322,39 +301,6 @@ def _moderator(text: str, mentions: Sequence[Mention], columns: Sequence[Any]) -
         if ranked and ranked[0].score >= 0.5:
             return ranked[0].column
     return ""
-
-
-def _with_held_columns(text: str, mentions: list[Mention], columns: Sequence[Any],
-                       fixed: dict[str, Any]) -> list[Mention]:
-    """The mentions with the columns a held fact names (target, predictors) in place of the
-    similar-sounding columns the query's words were taken for ("the odds of quitting" is
-    ``quit_intention`` when a fact says so), and the words naming a held column that
-    matched no column clearly (a word two similar columns share) given to it."""
-    held = [c for c in (fixed.get("target", ""), *fixed.get("predictors", ())) if c]
-    if not held:
-        return mentions
-    by_name = {c.name: c for c in columns}
-    out: list[Mention] = []
-    for m in mentions:
-        if m.column in held or m.score >= 100:
-            out.append(m)
-            continue
-        ranked = {r.column: r.score for r in rank_columns(m.phrase, columns)}
-        best = max(ranked.values(), default=0.0)
-        alt = max(held, key=lambda c: ranked.get(c, 0.0))
-        if ranked.get(alt, 0.0) > 0 and ranked[alt] >= 0.5 * best and alt not in {
-                o.column for o in out}:
-            out.append(replace(m, column=alt))
-        else:
-            out.append(m)
-    for column in held:
-        if column in {m.column for m in out} or column not in by_name:
-            continue
-        found = [m for m in find_mentions(text, [by_name[column]], min_score=0.3)
-                 if not any(o.start < m.end and m.start < o.end for o in out)]
-        if found:
-            out.append(found[0])
-    return sorted(out, key=lambda m: m.start)
 
 
 #: Nouns naming who or what the rows are, never a variable on their own.
