@@ -7,7 +7,8 @@
 (relation, context):
 
 * ``variable_f1``: F1 of the task columns named by claim and gold outside their control
-  phrases (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`: fuzzy phrase
+  phrases and their written-out row filters ("for rows with area type == 2": context,
+  :func:`~collabsim.metrics.stats_claims.filter_spans`) (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`: fuzzy phrase
   matching of column names, description heads and data-file names; controls are context,
   below); recall also counts a gold column the claim names only as a control
   (:func:`variables_f1`). A column the claim names counts as named by the gold when the gold describes it
@@ -53,7 +54,13 @@ from __future__ import annotations
 import re
 
 from collabsim.metrics.outcome import HypothesisScore
-from collabsim.metrics.stats_claims import StatClaim, control_spans, population_of, read_claim
+from collabsim.metrics.stats_claims import (
+    StatClaim,
+    control_spans,
+    filter_spans,
+    population_of,
+    read_claim,
+)
 from collabsim.metrics.stats_vocab import ColumnLexicon
 from collabsim.tasks.model import Task, TaskBrief
 
@@ -162,7 +169,7 @@ class StatsJudge:
 
     def variables(self, text: str, task: Task | TaskBrief | None = None) -> set[str]:
         """Columns a text names outside its control phrases."""
-        spans = control_spans(text)
+        spans = control_spans(text) + filter_spans(text)
         return {m.column for m in self.lexicon(task).mentions(text)
                 if not any(a <= m.start and m.end <= b for a, b in spans)}
 
