@@ -11,8 +11,8 @@ that deterministically through the task's columns:
   comma, bracket, "which"/"that" or a preposition following the first content words is cut);
 * a phrase's **required words** are its content words, lightly stemmed (plural and verb
   endings, "quitting" -> "quit"), without stop words and without generic measure and unit
-  words (number, rate, level, score, average, percentage, hours, days, years, k, ...)
-  unless nothing else is left;
+  words (number, rate, level, score, average, percentage, ...; in a column name also units:
+  hours, days, years, k, ...) unless nothing else is left;
 * every data file whose columns are years (World Bank indicators; or that lists no columns)
   gives phrases too (its name and the comma/colon-separated parts of its description's
   head: "adjusted savings: education expenditure (percentage of gni)" -> "education
@@ -63,10 +63,12 @@ STOP_WORDS = wordset(
 GENERIC_WORDS = wordset(
     "number count rate level score total average mean percent percentage share index value "
     "amount degree measure indicator variable unit respondent individual person people "
-    "participant data column boolean whether estimated estimate numerical numeric "
-    # units written into column names ("sleep_duration_hours", "bonus_earnings_k")
-    "hour minute day week month year k nmol usd"
+    "participant data column boolean whether estimated estimate numerical numeric"
 )
+#: Units written into column names ("sleep_duration_hours", "bonus_earnings_k"): not
+#: required by a name's phrase unless nothing else is left (a description's "Years of
+#: schooling" still needs its "years").
+UNIT_WORDS = wordset("hour minute day week month year k nmol usd")
 _BOILERPLATE = re.compile(
     r"^\s*(?:this\s+(?:variable|column|field)\s+(?:represents|stands\s+for|is|indicates|"
     r"measures|contains|records)\s+|(?:a\s+)?(?:boolean|categorical|binary|numeric|numerical)"
@@ -87,7 +89,7 @@ _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SUFFIXES: tuple[tuple[str, int, str], ...] = (
     ("ary", 8, ""), ("ation", 9, ""), ("ies", 5, "y"), ("ing", 6, ""), ("eed", 99, ""), ("ed", 5, ""),
     ("sses", 5, "ss"), ("ss", 99, ""), ("us", 99, ""),
-    ("is", 99, ""), ("s", 4, ""),
+    ("sis", 7, "s"), ("is", 99, ""), ("s", 4, ""),
 )
 
 
@@ -129,10 +131,12 @@ def _name_words(name: str) -> list[str]:
     return [w for w in words if w]
 
 
-def _required(words: Iterable[str]) -> tuple[str, ...]:
+def _required(words: Iterable[str], units: bool = False) -> tuple[str, ...]:
+    """The stems a phrase requires (``units``: unit words are generic too)."""
     stems = [stem(w) for w in words]
     content = [s for s in stems if s not in STOP_WORDS and not s.isdigit()]
-    specific = [s for s in content if s not in GENERIC_WORDS]
+    generic = GENERIC_WORDS | UNIT_WORDS if units else GENERIC_WORDS
+    specific = [s for s in content if s not in generic]
     return tuple(dict.fromkeys(specific or content))
 
 
@@ -264,7 +268,8 @@ class ColumnLexicon:
                 if len(content) >= 2:
                     described.setdefault(name, content)
                 words = _name_words(name)
-                candidates = [(" ".join(w.lower() for w in words), _required(words))]
+                candidates = [(" ".join(w.lower() for w in words),
+                               _required(words, units=True))]
                 head = description_head(col.description or "")
                 if head:
                     candidates.append((head, _required(head.split())))

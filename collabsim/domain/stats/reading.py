@@ -240,6 +240,8 @@ def _read_query(brief: Any) -> StatQuery:
         asks = asks - {"compare"}  # "the factors related to <concept>" are its proxies
     predictors, interaction, asks = _interaction(predictors, target, asks, group_column,
                                                  groups, moderator)
+    if interaction:
+        phrases.update(level_labels(next((c for c in columns if c.name == interaction), None)))
     return StatQuery(target=target, predictors=tuple(predictors), controls=tuple(controls),
                      filters=tuple(filters), asks=asks, interaction=interaction,
                      phrases=phrases, population=population, mentions=tuple(mentions),
@@ -267,6 +269,25 @@ def _interaction(predictors: list[str], target: str, asks: frozenset[str], group
     elif "interaction" in asks and len(predictors) >= 2:
         interaction = predictors[-1]
     return predictors, interaction, asks
+
+
+_CODED_LEVELS = re.compile(r"\b([01])\s*=\s*([A-Za-z][\w-]*)\s*[,;/]\s*([01])\s*=\s*"
+                           r"([A-Za-z][\w-]*)")
+
+
+def level_labels(column: Any) -> dict[str, str]:
+    """``{"female=1": "female", "female=0": "male"}`` for a 0/1 column whose description
+    labels its codes ("(1 = female, 0 = male)"); nothing for yes/no codes or other
+    columns."""
+    if column is None:
+        return {}
+    match = _CODED_LEVELS.search(column.description or "")
+    if match is None or match.group(1) == match.group(3):
+        return {}
+    labels = {match.group(1): match.group(2), match.group(3): match.group(4)}
+    if {v.lower() for v in labels.values()} & {"yes", "no", "true", "false"}:
+        return {}
+    return {f"{column.name}={k}": v for k, v in labels.items()}
 
 
 def _compared_groups(filters: Sequence[Filter]) -> str:
