@@ -165,13 +165,29 @@ def regression(d, kinds, analysis):
             terms.append(f"{terms[list(names).index(a)]}:{terms[list(names).index(b)]}")
     data = d.rename(columns=names)
     formula = "y ~ " + " + ".join(terms)
+    if any(kinds[c] == "text" for c in names):
+        def model(kind):
+            return getattr(smf, kind)(formula, data)
+    else:
+        # numeric terms only: the formula's design matrix built directly (patsy costs
+        # ~20 ms a fit; same columns, same order, same fit)
+        import statsmodels.api as sm
+        X = pd.DataFrame({"Intercept": np.ones(len(data))}, index=data.index)
+        for term in terms:
+            parts = term.split(":")
+            X[term] = data[parts[0]].astype(float)
+            for part in parts[1:]:
+                X[term] = X[term] * data[part].astype(float)
+        def model(kind):
+            y = data["y"].astype(float)
+            return sm.Logit(y, X) if kind == "logit" else sm.OLS(y, X)
     if analysis == "logit":
         try:
-            fit = smf.logit(formula, data).fit(disp=0, maxiter=200)
+            fit = model("logit").fit(disp=0, maxiter=200)
         except Exception:
             analysis = "ols"
     if analysis == "ols":
-        fit = smf.ols(formula, data).fit()
+        fit = model("ols").fit()
     out["analysis"] = analysis
     ci = fit.conf_int()
     back = {v: k for k, v in names.items()}
