@@ -52,6 +52,7 @@ A gold scored against itself is 1.0. An empty hypothesis scores 0.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 
 from collabsim.metrics.outcome import HypothesisScore
 from collabsim.metrics.stats_claims import (
@@ -153,14 +154,24 @@ class StatsJudge:
 
     name = "stats"
 
+    #: How many scores a judge keeps (least recently used dropped first).
+    SCORE_CACHE_SIZE = 4096
+
     def __init__(self) -> None:
         self._lexicons: dict[tuple[object, ...], ColumnLexicon] = {}
+        self._scores: OrderedDict[tuple[object, ...], HypothesisScore] = OrderedDict()
+
+    @staticmethod
+    def _tables_key(task: Task | TaskBrief | None) -> tuple[object, ...]:
+        datasets = task.datasets if task is not None else ()
+        return tuple((d.name, d.description, tuple((c.name, c.description) for c in d.columns))
+                     for d in datasets)
 
     def lexicon(self, task: Task | TaskBrief | None) -> ColumnLexicon:
         """The column lexicon of a task (cached by its data files' names, descriptions and
         columns, so tasks of different folders sharing an id never share one)."""
         datasets = task.datasets if task is not None else ()
-        key = tuple((d.name, d.description, d.columns) for d in datasets)
+        key = self._tables_key(task)
         if key not in self._lexicons:
             if len(self._lexicons) >= 1024:
                 self._lexicons.clear()
@@ -201,6 +212,22 @@ class StatsJudge:
         """
         if not hypothesis or not hypothesis.strip():
             return HypothesisScore.zero(self.name, "empty hypothesis")
+        # a pure function of the texts and of what it reads of the task: the sessions of a
+        # task often submit the same hypothesis, so it is scored once
+        key = (hypothesis, gold, self._tables_key(task)) + ((
+            task.query, task.domain, task.domain_knowledge) if task is not None else ())
+        cached = self._scores.get(key)
+        if cached is not None:
+            self._scores.move_to_end(key)
+            return cached
+        score = self._score(hypothesis, gold, task)
+        self._scores[key] = score
+        if len(self._scores) > self.SCORE_CACHE_SIZE:
+            self._scores.popitem(last=False)
+        return score
+
+    def _score(self, hypothesis: str, gold: str, task: Task | TaskBrief | None
+               ) -> HypothesisScore:
         c_claim, g_claim = read_claim(hypothesis), read_claim(gold)
         frame = context_frame(task, c_claim.population | g_claim.population)
         recall, precision = context_parts(c_claim, g_claim, frame)

@@ -254,3 +254,12 @@ def test_an_interval_with_one_percent_sign_is_two_percentages() -> None:
     assert all(value < 1 for value, _ in numbers)
     # a gold coefficient of 5.5 is not matched by the interval's lower end
     assert not any(number_matches(5.5, c) for c in numbers)
+
+
+def test_scores_are_memoised_per_texts_and_task(judge: StatsJudge) -> None:
+    claim = "Income is negatively associated with BMI in women (coefficient -0.25, p < 0.001)."
+    first = judge.score(claim, GOLD, _task())
+    assert judge.score(claim, GOLD, _task()) is first
+    # another query frames another context: not the memoised score
+    other = judge.score(claim, GOLD, _task("How is income associated with BMI?"))
+    assert other is not first and other.context != first.context
