@@ -257,7 +257,7 @@ def test_an_interval_with_one_percent_sign_is_two_percentages() -> None:
 
 
 def test_scores_are_memoised_per_texts_and_task(judge: StatsJudge) -> None:
-    claim = "Income is negatively associated with BMI in women (coefficient -0.25, p < 0.001)."
+    claim = "Income is negatively associated with BMI (coefficient -0.25, p < 0.001)."
     first = judge.score(claim, GOLD, _task())
     assert judge.score(claim, GOLD, _task()) is first
     # another query frames another context: not the memoised score
