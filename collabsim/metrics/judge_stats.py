@@ -7,7 +7,8 @@
 (relation, context):
 
 * ``variable_f1``: F1 of the task columns named by claim and gold outside their control
-  phrases (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`: fuzzy phrase
+  phrases and their written-out row filters ("for rows with area type == 2": context,
+  :func:`~collabsim.metrics.stats_claims.filter_spans`) (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.mentions`: fuzzy phrase
   matching of column names, description heads and data-file names; controls are context,
   below); recall also counts a gold column the claim names only as a control
   (:func:`variables_f1`). A column the claim names counts as named by the gold when the gold describes it
@@ -51,9 +52,16 @@ A gold scored against itself is 1.0. An empty hypothesis scores 0.
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 
 from collabsim.metrics.outcome import HypothesisScore
-from collabsim.metrics.stats_claims import StatClaim, control_spans, population_of, read_claim
+from collabsim.metrics.stats_claims import (
+    StatClaim,
+    control_spans,
+    filter_spans,
+    population_of,
+    read_claim,
+)
 from collabsim.metrics.stats_vocab import ColumnLexicon
 from collabsim.tasks.model import Task, TaskBrief
 
@@ -146,14 +154,24 @@ class StatsJudge:
 
     name = "stats"
 
+    #: How many scores a judge keeps (least recently used dropped first).
+    SCORE_CACHE_SIZE = 4096
+
     def __init__(self) -> None:
         self._lexicons: dict[tuple[object, ...], ColumnLexicon] = {}
+        self._scores: OrderedDict[tuple[object, ...], HypothesisScore] = OrderedDict()
+
+    @staticmethod
+    def _tables_key(task: Task | TaskBrief | None) -> tuple[object, ...]:
+        datasets = task.datasets if task is not None else ()
+        return tuple((d.name, d.description, tuple((c.name, c.description) for c in d.columns))
+                     for d in datasets)
 
     def lexicon(self, task: Task | TaskBrief | None) -> ColumnLexicon:
         """The column lexicon of a task (cached by its data files' names, descriptions and
         columns, so tasks of different folders sharing an id never share one)."""
         datasets = task.datasets if task is not None else ()
-        key = tuple((d.name, d.description, d.columns) for d in datasets)
+        key = self._tables_key(task)
         if key not in self._lexicons:
             if len(self._lexicons) >= 1024:
                 self._lexicons.clear()
@@ -162,7 +180,7 @@ class StatsJudge:
 
     def variables(self, text: str, task: Task | TaskBrief | None = None) -> set[str]:
         """Columns a text names outside its control phrases."""
-        spans = control_spans(text)
+        spans = control_spans(text) + filter_spans(text)
         return {m.column for m in self.lexicon(task).mentions(text)
                 if not any(a <= m.start and m.end <= b for a, b in spans)}
 
@@ -194,6 +212,22 @@ class StatsJudge:
         """
         if not hypothesis or not hypothesis.strip():
             return HypothesisScore.zero(self.name, "empty hypothesis")
+        # a pure function of the texts and of what it reads of the task: the sessions of a
+        # task often submit the same hypothesis, so it is scored once
+        key = (hypothesis, gold, self._tables_key(task)) + ((
+            task.query, task.domain, task.domain_knowledge) if task is not None else ())
+        cached = self._scores.get(key)
+        if cached is not None:
+            self._scores.move_to_end(key)
+            return cached
+        score = self._score(hypothesis, gold, task)
+        self._scores[key] = score
+        if len(self._scores) > self.SCORE_CACHE_SIZE:
+            self._scores.popitem(last=False)
+        return score
+
+    def _score(self, hypothesis: str, gold: str, task: Task | TaskBrief | None
+               ) -> HypothesisScore:
         c_claim, g_claim = read_claim(hypothesis), read_claim(gold)
         frame = context_frame(task, c_claim.population | g_claim.population)
         recall, precision = context_parts(c_claim, g_claim, frame)

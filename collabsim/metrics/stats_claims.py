@@ -224,15 +224,26 @@ def data_years(text: str) -> set[str]:
     return {m.group(1) or m.group(2) for m in _DATA_YEAR.finditer(text)}
 
 
+#: An interval whose unit is written once, after its upper end: "5.5-14.0%", "2 to 5 %".
+_PERCENT_RANGE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:-|–|−|to)\s*\d+(?:\.\d+)?"
+                            r"(?:\s*%|\s*percent\b)")
+
+
 def numbers_of(text: str) -> tuple[tuple[float, int], ...]:
     """Stated numbers ``(absolute value, decimals written)``, without p-values and data
-    years; percentages as fractions."""
+    years; percentages as fractions (both ends of an interval "5.5-14.0%")."""
     blanked = _P_VALUE.sub(lambda m: " " * len(m.group()), text)
     blanked = _DATA_YEAR.sub(lambda m: " " * len(m.group()), blanked)
+    percent_at = {m.start(1) for m in _PERCENT_RANGE.finditer(blanked)}
     out: list[tuple[float, int]] = []
     for m in _NUMBER.finditer(blanked):
         value = _float(m.group(1))
         if value is None:
+            continue
+        if m.start(1) in percent_at and not m.group(2):
+            mantissa = m.group(1).split(".")
+            decimals = len(mantissa[1]) if len(mantissa) > 1 else 0
+            out.append((abs(value) / 100.0, decimals + 2))
             continue
         mantissa = re.split(r"[eE]", m.group(1))[0]
         decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
@@ -276,6 +287,36 @@ def control_spans(text: str) -> list[tuple[int, int]]:
     for m in _CONTROL.finditer(text):
         group = next(i for i in range(1, 4) if m.group(i))
         out.append((m.start(group), m.end(group)))
+    return out
+
+
+#: A row filter written out: "for rows with area type == 2", "where sector_code >= 3",
+#: "respondents with age > 65" (a comparison of a column with a value restricting the rows).
+_FILTER = re.compile(
+    r"\b(?:(?:rows?|observations?|records?|cases?|respondents?|participants?|individuals?|"
+    r"subjects?|those|units?)\s+(?:with|where|whose|having|in\s+which|for\s+which)|where)\s+"
+    r"(?P<what>[A-Za-z][\w\s-]{0,60}?)\s*(?:==|!=|>=|<=|≥|≤|=|>|<)\s*[-\w.]+"
+    r"(?:\s*,\s*(?:and\s+)?[A-Za-z][\w\s-]{0,60}?\s*(?:==|!=|>=|<=|≥|≤|=|>|<)\s*[-\w.]+)*"
+    r"|(?P<code>[A-Za-z][\w-]*(?:\s+(?!(?:for|with|where|in|among|of|and|or|rows?|is|are)\b)"
+    r"[A-Za-z][\w-]*){0,4}?)\s*(?:==|!=)\s*[-\w.]+")
+_NOT_FILTER_LEAD = re.compile(r"^(?:is|are|was|were|be|the|a|an)\b", re.IGNORECASE)
+
+
+def filter_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the row filters a text writes out (their columns are context,
+    not variables): a clause "rows with / where / respondents with <column> <op> <value>"
+    restricting the rows, or any "<column> == <value>" comparison. A bare "where X = 1"
+    after a difference ("wage is lower where union = 1") is a group contrast, a variable."""
+    out = []
+    for m in _FILTER.finditer(text):
+        if m.group("what") is not None:
+            lead = text[max(0, m.start() - 12):m.start()].lower()
+            if m.group(0).lower().startswith("where") and not re.search(
+                    r"\b(?:for|in|among|only)\s*$", lead):
+                continue
+            out.append((m.start("what"), m.end()))
+        elif not _NOT_FILTER_LEAD.match(m.group("code")):
+            out.append((m.start("code"), m.end()))
     return out
 
 

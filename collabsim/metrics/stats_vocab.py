@@ -10,11 +10,13 @@ that deterministically through the task's columns:
   boilerplate such as "This variable represents the" and everything after the first
   comma, bracket, "which"/"that" or a preposition following the first content words is cut);
 * a phrase's **required words** are its content words, lightly stemmed (plural and verb
-  endings), without stop words and without generic measure words (number, rate, level,
-  score, average, percentage, ...) unless nothing else is left;
-* every data file gives phrases too (its name and the comma/colon-separated parts of its
-  description's head: "adjusted savings: education expenditure (percentage of gni)" ->
-  "education expenditure"), for tables whose columns are years (World Bank indicators);
+  endings, "quitting" -> "quit"), without stop words and without generic measure and unit
+  words (number, rate, level, score, average, percentage, ...; in a column name also units:
+  hours, days, years, k, ...) unless nothing else is left;
+* every data file whose columns are years (World Bank indicators; or that lists no columns)
+  gives phrases too (its name and the comma/colon-separated parts of its description's
+  head: "adjusted savings: education expenditure (percentage of gni)" -> "education
+  expenditure"); a table with named columns is named by its columns only;
 * a phrase is **mentioned** where all its required words occur within a window of
   ``2 * len(required) + WINDOW_SLACK`` words of the text, in any order ("the rate of body
   elongation evolution", "body elongation evolution rates", "rates of oral gape position
@@ -63,6 +65,10 @@ GENERIC_WORDS = wordset(
     "amount degree measure indicator variable unit respondent individual person people "
     "participant data column boolean whether estimated estimate numerical numeric"
 )
+#: Units written into column names ("sleep_duration_hours", "bonus_earnings_k"): not
+#: required by a name's phrase unless nothing else is left (a description's "Years of
+#: schooling" still needs its "years").
+UNIT_WORDS = wordset("hour minute day week month year k nmol usd")
 _BOILERPLATE = re.compile(
     r"^\s*(?:this\s+(?:variable|column|field)\s+(?:represents|stands\s+for|is|indicates|"
     r"measures|contains|records)\s+|(?:a\s+)?(?:boolean|categorical|binary|numeric|numerical)"
@@ -83,7 +89,7 @@ _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _SUFFIXES: tuple[tuple[str, int, str], ...] = (
     ("ary", 8, ""), ("ation", 9, ""), ("ies", 5, "y"), ("ing", 6, ""), ("eed", 99, ""), ("ed", 5, ""),
     ("sses", 5, "ss"), ("ss", 99, ""), ("us", 99, ""),
-    ("is", 99, ""), ("s", 4, ""),
+    ("sis", 7, "s"), ("is", 99, ""), ("s", 4, ""),
 )
 
 
@@ -92,8 +98,16 @@ def stem(word: str) -> str:
     w = word.lower()
     for suffix, min_len, repl in _SUFFIXES:
         if w.endswith(suffix):
-            return w[: -len(suffix)] + repl if len(w) >= min_len else w
+            if len(w) < min_len:
+                return w
+            w = w[: -len(suffix)] + repl
+            if suffix in ("ing", "ed") and len(w) >= 5 and _DOUBLED.search(w):
+                w = w[:-1]  # "quitting" -> "quit", "planned" -> "plan"
+            return w
     return w
+
+
+_DOUBLED = re.compile(r"([b-df-hj-kmnp-rtv-z])\1$")
 
 
 @dataclass(frozen=True)
@@ -117,10 +131,12 @@ def _name_words(name: str) -> list[str]:
     return [w for w in words if w]
 
 
-def _required(words: Iterable[str]) -> tuple[str, ...]:
+def _required(words: Iterable[str], units: bool = False) -> tuple[str, ...]:
+    """The stems a phrase requires (``units``: unit words are generic too)."""
     stems = [stem(w) for w in words]
     content = [s for s in stems if s not in STOP_WORDS and not s.isdigit()]
-    specific = [s for s in content if s not in GENERIC_WORDS]
+    generic = GENERIC_WORDS | UNIT_WORDS if units else GENERIC_WORDS
+    specific = [s for s in content if s not in generic]
     return tuple(dict.fromkeys(specific or content))
 
 
@@ -209,6 +225,18 @@ def _dataset_phrases(ds: _Dataset, seen: set[tuple[str, tuple[str, ...]]]) -> li
     return out
 
 
+#: A coding note in a description: "(1 = yes, 0 = no)", "(code 1, 2 or 3)".
+_CODING = re.compile(r"\([^()]*(?:=|\bcodes?\b)[^()]*\)", re.IGNORECASE)
+_YEAR_NAME = re.compile(r"^\s*\d{4}(?:\s*\[YR\d{4}\])?\s*$")
+
+
+def _is_wide(ds: _Dataset) -> bool:
+    """A table whose columns are years (one indicator a file, as the World Bank tables) or
+    that lists no columns: its file names the variable."""
+    columns = list(getattr(ds, "columns", ()) or ())
+    return not columns or sum(1 for c in columns if _YEAR_NAME.match(c.name)) >= 5
+
+
 @dataclass(frozen=True)
 class ColumnLexicon:
     """The phrases of a task's columns (at most 6 required words a phrase)."""
@@ -230,16 +258,18 @@ class ColumnLexicon:
         described: dict[str, frozenset[str]] = {}
         seen: set[tuple[str, tuple[str, ...]]] = set()
         for ds in datasets:
-            out += _dataset_phrases(ds, seen)
+            if _is_wide(ds):
+                out += _dataset_phrases(ds, seen)
             for col in ds.columns:
                 name = col.name.strip()
                 if not name:
                     continue
-                content = _content_stems(col.description or "")
+                content = _content_stems(_CODING.sub(" ", col.description or ""))
                 if len(content) >= 2:
                     described.setdefault(name, content)
                 words = _name_words(name)
-                candidates = [(" ".join(w.lower() for w in words), _required(words))]
+                candidates = [(" ".join(w.lower() for w in words),
+                               _required(words, units=True))]
                 head = description_head(col.description or "")
                 if head:
                     candidates.append((head, _required(head.split())))

@@ -234,3 +234,32 @@ def test_places_framed_by_the_query_and_complementary_groups(judge: StatsJudge) 
     assert judge.score("Income is negatively associated with BMI.", gold, other).context == 0.0
     # "female or male" categories name no subgroup
     assert read_claim("Participants are classified as female or male.").population == set()
+
+
+def test_a_written_out_row_filter_is_context_not_a_variable(judge: StatsJudge) -> None:
+    task = _task("How is income associated with BMI?")
+    claim = ("Income is negatively associated with BMI for rows with gender == FEMALE, with a "
+             "coefficient of -0.25 (p < 0.001).")
+    assert judge.variables(claim, task) == {"INCOME", "BMI"}
+    # a group contrast written with '=' after a difference stays a variable
+    assert "GENDER" in judge.variables("BMI is lower where gender = 1 (difference of means "
+                                       "-0.5, p < 0.001).", task)
+    gold = "Income is negatively associated with BMI (coefficient -0.25, p < 0.001)."
+    assert judge.score(claim, gold, task).variable_f1 == 1.0
+
+
+def test_an_interval_with_one_percent_sign_is_two_percentages() -> None:
+    numbers = read_claim("The share is 9.5% (95% CI 5.5-14.0%).").numbers
+    assert (0.055, 3) in numbers and (0.14, 3) in numbers
+    assert all(value < 1 for value, _ in numbers)
+    # a gold coefficient of 5.5 is not matched by the interval's lower end
+    assert not any(number_matches(5.5, c) for c in numbers)
+
+
+def test_scores_are_memoised_per_texts_and_task(judge: StatsJudge) -> None:
+    claim = "Income is negatively associated with BMI (coefficient -0.25, p < 0.001)."
+    first = judge.score(claim, GOLD, _task())
+    assert judge.score(claim, GOLD, _task()) is first
+    # another query frames another context: not the memoised score
+    other = judge.score(claim, GOLD, _task("How is income associated with BMI?"))
+    assert other is not first and other.context != first.context

@@ -11,7 +11,10 @@ family once for every part of collabsim:
 * :mod:`~collabsim.domain.stats.columns` - query words <-> columns (names, descriptions),
   similar-sounding alternatives, the long form of wide year tables;
 * :mod:`~collabsim.domain.stats.reading` - ``read_query(brief)``: target, predictors,
-  controls, population filters, proxies of the domain knowledge, what is asked;
+  controls, population filters, moderators, proxies of the domain knowledge, what is asked
+  (memoised per brief and facts held);
+* :mod:`~collabsim.domain.stats.held` - the facts a participant holds, applied by the
+  reading before the analysis is chosen;
 * :mod:`~collabsim.domain.stats.choice` - ``plan_for(brief)``: the analysis by variable
   kinds, question and ``workflow_tags``;
 * :mod:`~collabsim.domain.stats.cell` - ``stats_cell(plan)`` (the sandbox cell printing

@@ -32,18 +32,20 @@ from typing import Any
 
 from collabsim.domain.stats.columns import is_wide, table_columns, tokens, wide_value_name
 from collabsim.domain.stats.model import TABLE_SEPARATOR, StatPlan
-from collabsim.domain.stats.reading import StatQuery, all_columns, read_query
+from collabsim.domain.stats.reading import StatQuery, all_columns, held_fix, read_query
 
 KINDS: tuple[str, ...] = ("numeric", "binary", "categorical", "id")
 
 _BINARY_DESC = re.compile(
     r"\b(?:boolean|binary|dummy|indicator|flag|whether|true or false|true/false|yes or no|"
-    r"yes/no|equals? 1 if|1 if|0 or 1|1 or 0|presence or absence)\b", re.I)
+    r"yes/no|equals? 1 if|1 if|0 or 1|1 or 0|presence or absence)\b"
+    r"|\b[01]\s*=\s*[\w-]+\s*[,;/]\s*[01]\s*=\s*[\w-]+", re.I)
 _BINARY_NAME = re.compile(r"^(?:is|has|was|had|uses|did|does)_|_(?:present|occurred|flag|"
                           r"majority|available|indicator|dummy|yn|bool)$", re.I)
 _CATEGORICAL_DESC = re.compile(
     r"\b(?:categor\w*|type of|types of|classification|class of|genre|one of|values include|"
-    r"labels?|name of|group of|style of|level \((?:low|high))\b|\([A-Z]+ or [A-Z]+\)", re.I)
+    r"labels?|name of|group of|style of|level \((?:low|high))\b|\([A-Z]+ or [A-Z]+\)"
+    r"|\bcodes? \d+(?:, \d+)+,? or \d+\b", re.I)
 _CATEGORICAL_NAME = re.compile(r"(?:_type|_name|_group|_category|_genre|_style|_zone|_slot|"
                                r"^gender|^sex|^race|day_of_week|_origin|_preference)$", re.I)
 _ID_NAME = re.compile(r"(?:^id$|_id$|^id_|^ID#|identifier)", re.I)
@@ -148,8 +150,11 @@ def plan_from_query(brief: Any, query: StatQuery) -> StatPlan | None:
         return None
     kinds = _kinds(brief)
     predictors = list(query.predictors)
+    held = held_fix(brief)
     question_type = (getattr(brief, "question_type", "") or "").lower()
-    if "compare" in query.asks or (question_type.startswith("variable") and not predictors):
+    if "predictors" in held:
+        pass  # a held fact names the predictors: no candidates are added
+    elif "compare" in query.asks or (question_type.startswith("variable") and not predictors):
         # "which factors ...?" / a question about variables that names none: compare all
         for column in candidate_predictors(brief, query.target, exclude=query.controls):
             if column not in predictors:
@@ -159,15 +164,17 @@ def plan_from_query(brief: Any, query: StatQuery) -> StatPlan | None:
                                tuple(kinds.get(p, "numeric") for p in predictors), query.asks,
                                getattr(brief, "workflow_tags", "") or "",
                                bool(query.controls))
+    analysis = held.get("analysis", analysis)  # a held fact on the analysis wins
     interaction = query.interaction if analysis in ("ols", "logit") else ""
-    if interaction and interaction not in predictors:
-        interaction = ""
-    if analysis in ("correlation", "ttest", "chi2", "anova"):
+    if interaction and (not predictors or interaction == predictors[0]
+                        or interaction == query.target):
+        interaction = ""  # an interaction needs a first predictor besides it
+    if analysis in ("correlation", "ttest", "chi2", "anova") and "predictors" not in held:
         predictors = predictors[:1]
     controls = [c for c in query.controls if c not in predictors]
     used = [query.target, *predictors, *controls, *(f[0] for f in query.filters)]
     dataset = _dataset_for(brief, used)
-    if analysis in ("ols", "logit"):
+    if analysis in ("ols", "logit") and "controls" not in held:
         controls += _group_controls(brief, dataset, {*used, interaction})
     return StatPlan(dataset=dataset, target=query.target,
                     predictors=tuple(predictors),

@@ -31,6 +31,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 
@@ -52,6 +53,12 @@ _SUFFIXES = ("ations", "ation", "ities", "ity", "ness", "ments", "ment", "ings",
              "ions", "ion", "ed", "es", "s", "al", "y")
 
 
+#: Bound of each memo of this module (words, texts, column signatures, column lists): the
+#: functions are pure, so a memo only saves the recomputation for every session of a task.
+CACHE_SIZE = 4096
+
+
+@lru_cache(maxsize=4 * CACHE_SIZE)
 def stem(word: str) -> str:
     """A crude stem: lower case, one common suffix cut (keeping >= 4 letters)."""
     word = word.lower()
@@ -59,7 +66,11 @@ def stem(word: str) -> str:
         return word
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
+            word = word[: -len(suffix)]
+            if suffix in ("ing", "ings", "ed") and re.search(r"([b-df-hj-kmnp-rtv-z])\1$",
+                                                             word):
+                word = word[:-1]  # "quitting" -> "quit", "planned" -> "plan"
+            return word
     return word
 
 
@@ -76,7 +87,12 @@ def words(text: str) -> list[tuple[int, int, str]]:
 
 def tokens(text: str) -> list[str]:
     """The content words of a text, stemmed (stop words dropped)."""
-    return [stem(w) for _, _, w in words(text) if w.lower() not in STOPWORDS]
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _tokens(text: str) -> tuple[str, ...]:
+    return tuple(stem(w) for _, _, w in words(text) if w.lower() not in STOPWORDS)
 
 
 #: A column named by a year ("1975", "1975 [YR1975]"): wide tables have one per year.
@@ -130,16 +146,27 @@ class ColumnMatch:
     matched: tuple[str, ...] = ()
 
 
-def _signature(column: ColumnLike) -> tuple[set[str], set[str]]:
+def _signature(column: ColumnLike) -> tuple[frozenset[str], frozenset[str]]:
     """(stems of the name, stems of the description)."""
-    return set(tokens(column.name)), set(tokens(column.description or ""))
+    return _signature_of(column.name, column.description or "")
+
+
+@lru_cache(maxsize=CACHE_SIZE)
+def _signature_of(name: str, description: str) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(_tokens(name)), frozenset(_tokens(description))
 
 
 def _idf(columns: Sequence[ColumnLike]) -> dict[str, float]:
-    """Inverse document frequency of each stem over the columns' names and descriptions."""
+    """Inverse document frequency of each stem over the columns' names and descriptions
+    (read-only: the dict is shared by every call with the same names and descriptions)."""
+    return _idf_of(tuple((c.name, c.description or "") for c in columns))
+
+
+@lru_cache(maxsize=256)
+def _idf_of(columns: tuple[tuple[str, str], ...]) -> dict[str, float]:
     counts: dict[str, int] = {}
-    for column in columns:
-        name, desc = _signature(column)
+    for name_text, desc_text in columns:
+        name, desc = _signature_of(name_text, desc_text)
         for s in name | desc:
             counts[s] = counts.get(s, 0) + 1
     n = max(len(columns), 1)

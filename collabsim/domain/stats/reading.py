@@ -30,8 +30,9 @@ How a query is read (never from a gold answer):
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from collabsim.domain.stats.columns import (
@@ -42,6 +43,7 @@ from collabsim.domain.stats.columns import (
     table_columns,
     tokens,
 )
+from collabsim.domain.stats.held import fact_fix, held_fix, with_held_columns
 from collabsim.domain.stats.model import Filter
 
 ASKS: tuple[str, ...] = ("significance", "correlation", "proportion", "difference",
@@ -73,7 +75,7 @@ _TARGET_AFTER = re.compile(
     r"\b(?:(?:impact|effect|influence)s? (?:of [^,?.;]+? )?on|affects?|impacts?|influences?|"
     r"predicts?|determines?|explains?|in (?:determining|predicting|explaining)|"
     r"(?:associated|linked|related) (?:with|to)|relates? to|likelihood of|"
-    r"probability of|chances? of|factors? (?:that )?(?:influenc\w*|explain\w*|affect\w*|"
+    r"probability of|odds of|chances? of|factors? (?:that )?(?:influenc\w*|explain\w*|affect\w*|"
     r"determin\w*|related to|associated with|in explaining|explaining)|explained|"
     r"explaining|of (?:determining|predicting)|regarding|in relation to|with respect to|"
     r"in terms of|(?:have|has|had|exhibit\w*|show\w*) "
@@ -123,6 +125,9 @@ class StatQuery:
         population: The query's words for the population ("in Black women"), or "".
         mentions: Every column mention found in the query.
         concept: A concept of the query measured by proxy columns ("time preference"), or "".
+        held: The plan parameters the brief's held facts fix (keys of
+            :data:`~collabsim.domain.stats.model.FIX_KEYS`): the reading already follows
+            them, the analysis choice keeps them.
     """
 
     target: str
@@ -135,6 +140,7 @@ class StatQuery:
     population: str = ""
     mentions: tuple[Mention, ...] = ()
     concept: str = ""
+    held: frozenset[str] = frozenset()
 
 
 def all_columns(brief: Any) -> list[Any]:
@@ -148,10 +154,44 @@ def all_columns(brief: Any) -> list[Any]:
     return list(seen.values())
 
 
+#: How many readings :func:`read_query` keeps (least recently used dropped first).
+READING_CACHE_SIZE = 512
+_READINGS: OrderedDict[tuple[Any, ...], StatQuery] = OrderedDict()
+
+
+def reading_key(brief: Any) -> tuple[Any, ...]:
+    """Everything :func:`read_query` reads of a brief: the query, the domain and its
+    knowledge, every table's name, description and columns (names and descriptions), and
+    the settings of the facts held. Two briefs with the same key read the same."""
+    tables = tuple((info.name, getattr(info, "description", "") or "",
+                    tuple((c.name, c.description or "") for c in info.columns))
+                   for info in brief.datasets)
+    facts = tuple(tuple(sorted(fact_fix(f).items())) for f in getattr(brief, "facts", ()))
+    return (brief.query, getattr(brief, "domain", "") or "",
+            getattr(brief, "domain_knowledge", "") or "", tables, facts)
+
+
 def read_query(brief: Any) -> StatQuery:
-    """Read a brief's query into target, predictors, controls, filters and asks."""
+    """Read a brief's query into target, predictors, controls, filters and asks.
+
+    The reading is a pure function of :func:`reading_key` and is memoised on it (every
+    session of a task reads the same brief; different facts held read differently)."""
+    key = reading_key(brief)
+    cached = _READINGS.get(key)
+    if cached is None:
+        cached = _read_query(brief)
+        _READINGS[key] = cached
+        if len(_READINGS) > READING_CACHE_SIZE:
+            _READINGS.popitem(last=False)
+    else:
+        _READINGS.move_to_end(key)
+    return replace(cached, phrases=dict(cached.phrases))
+
+
+def _read_query(brief: Any) -> StatQuery:
     text = brief.query
     columns = all_columns(brief)
+    fixed = held_fix(brief)
     asks = frozenset(k for k, p in _ASK_RE.items() if p.search(text))
     filters, population, filter_spans, filter_columns = _filters(text, columns)
     knowledge = getattr(brief, "domain_knowledge", "") or ""
@@ -160,34 +200,128 @@ def read_query(brief: Any) -> StatQuery:
         filters.append((group_column, "==", groups[0][0]))
         filter_columns.add(group_column)
         population = "; ".join(p for p in (population, f"in {groups[0][1]}") if p)
+    compared = _compared_groups(filters)
+    if compared:
+        # "differ between women and men": both groups of one column are compared, no
+        # population is singled out
+        filters = [f for f in filters if f[0] != compared]
+        population = ""
+    if "filters" in fixed:
+        filters = list(fixed["filters"])  # type: ignore[arg-type]
+        filter_columns |= {c for c, _, _ in filters}
     control_spans = [m.span("what") if m.group("what") is not None else m.span("when")
                      for m in _CONTROL_RE.finditer(text)]
     mentions = _without_context(find_mentions(text, columns), brief)
+    mentions = with_held_columns(text, mentions, columns, fixed)
     phrases = {m.column: m.phrase for m in mentions if _phrase_is_better(m)}
     concepts = _proxies(text, knowledge, columns, {m.column for m in mentions})
     for m in concepts:
         phrases.setdefault(m.column, m.phrase)
     mentions = sorted([*mentions, *concepts], key=lambda m: m.start)
-    controls = [m.column for m in mentions if _inside(m, control_spans)]
+    held_controls = tuple(fixed.get("controls", ()))
+    controls = ([*held_controls] if "controls" in fixed
+                else [m.column for m in mentions if _inside(m, control_spans)])
+    moderator = _moderator(text, mentions, columns) or compared
     main = [m for m in mentions if m.column not in controls and m.column not in filter_columns
-            and not _inside(m, filter_spans)]
+            and m.column not in held_controls and not _inside(m, filter_spans)
+            and (not moderator or m.column != moderator)]
     main = _with_cued_target(text, main, columns, {m.column for m in concepts})
-    target = _target(text, main, columns)
-    predictors = list(dict.fromkeys(m.column for m in main if m.column != target))
+    held_predictors = tuple(fixed.get("predictors", ()))
+    if fixed.get("target"):
+        target = str(fixed["target"])
+    else:
+        target = _target(text, [m for m in main if m.column not in held_predictors], columns)
+    if held_predictors:
+        predictors = [p for p in held_predictors if p != target]
+    else:
+        predictors = list(dict.fromkeys(m.column for m in main if m.column != target))
     concept = concepts[0].phrase.split(" (")[0] if concepts else ""
     if concepts:
         asks = asks - {"compare"}  # "the factors related to <concept>" are its proxies
+    predictors, interaction, asks = _interaction(predictors, target, asks, group_column,
+                                                 groups, moderator)
+    if interaction:
+        phrases.update(level_labels(next((c for c in columns if c.name == interaction), None)))
+    return StatQuery(target=target, predictors=tuple(predictors), controls=tuple(controls),
+                     filters=tuple(filters), asks=asks, interaction=interaction,
+                     phrases=phrases, population=population, mentions=tuple(mentions),
+                     concept=concept, held=frozenset(fixed))
+
+
+def _interaction(predictors: list[str], target: str, asks: frozenset[str], group_column: str,
+                 groups: Sequence[tuple[str, str]], moderator: str
+                 ) -> tuple[list[str], str, frozenset[str]]:
+    """(predictors, interaction column, asks) once groups and moderators are read."""
     interaction = ""
     if len(groups) >= 2 and predictors and group_column != target:
         # "compare between developing countries and Sub-Saharan Africa": the effect by group
         predictors = [p for p in predictors if p != group_column] + [group_column]
         interaction, asks = group_column, asks | {"interaction"}
+    elif moderator and moderator != target:
+        if predictors:
+            # "how does Z change the relationship between X and Y", "moderated by Z": the
+            # interaction of X with Z (Z's main effect enters the fit with the term)
+            predictors = [p for p in predictors if p != moderator]
+            interaction, asks = moderator, asks | {"interaction"}
+        else:
+            # "do women differ from men in Y": the groups' difference
+            predictors, asks = [moderator], asks | {"difference"}
     elif "interaction" in asks and len(predictors) >= 2:
         interaction = predictors[-1]
-    return StatQuery(target=target, predictors=tuple(predictors), controls=tuple(controls),
-                     filters=tuple(filters), asks=asks, interaction=interaction,
-                     phrases=phrases, population=population, mentions=tuple(mentions),
-                     concept=concept)
+    return predictors, interaction, asks
+
+
+_CODED_LEVELS = re.compile(r"\b([01])\s*=\s*([A-Za-z][\w-]*)\s*[,;/]\s*([01])\s*=\s*"
+                           r"([A-Za-z][\w-]*)")
+
+
+def level_labels(column: Any) -> dict[str, str]:
+    """``{"female=1": "female", "female=0": "male"}`` for a 0/1 column whose description
+    labels its codes ("(1 = female, 0 = male)"); nothing for yes/no codes or other
+    columns."""
+    if column is None:
+        return {}
+    match = _CODED_LEVELS.search(column.description or "")
+    if match is None or match.group(1) == match.group(3):
+        return {}
+    labels = {match.group(1): match.group(2), match.group(3): match.group(4)}
+    if {v.lower() for v in labels.values()} & {"yes", "no", "true", "false"}:
+        return {}
+    return {f"{column.name}={k}": v for k, v in labels.items()}
+
+
+def _compared_groups(filters: Sequence[Filter]) -> str:
+    """A column two different ``==`` filters name ("women and men"): the groups compared."""
+    values: dict[str, set[str]] = {}
+    for column, op, value in filters:
+        if op == "==":
+            values.setdefault(column, set()).add(value)
+    return next((c for c, v in values.items() if len(v) >= 2), "")
+
+
+# "how does Z change the relationship between X and Y" / "moderated by Z"
+_MODERATOR_BEFORE = re.compile(
+    r"\bhow (?:does|do|did|might|would|could) (?P<z>[^?.;]+?) (?:change|alter|modify|shape|"
+    r"moderate)s? (?:the )?(?:relationship|association|link|effect|relation)", re.I)
+_MODERATOR_AFTER = re.compile(
+    r"\b(?:moderated|modified|conditioned) by (?P<z>[^?.;,]+)", re.I)
+
+
+def _moderator(text: str, mentions: Sequence[Mention], columns: Sequence[Any]) -> str:
+    """The column a query says moderates a relationship, or ""."""
+    for pattern in (_MODERATOR_BEFORE, _MODERATOR_AFTER):
+        match = pattern.search(text)
+        if match is None:
+            continue
+        a, b = match.span("z")
+        inside = [m for m in mentions if a <= m.start and m.end <= b]
+        if inside:
+            return inside[0].column
+        used = {m.column for m in mentions}
+        ranked = [r for r in rank_columns(match.group("z"), columns) if r.column not in used]
+        if ranked and ranked[0].score >= 0.5:
+            return ranked[0].column
+    return ""
 
 
 #: Nouns naming who or what the rows are, never a variable on their own.

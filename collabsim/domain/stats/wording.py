@@ -160,12 +160,56 @@ def _term_sentence(e: Effect, target: str, phrases: Mapping[str, str] | None, ct
     return ""
 
 
+def _level_words(column: str, level: str, phrases: Mapping[str, str] | None) -> str:
+    """"among <label>" for a coded level the reading labelled (``phrases["female=1"]``),
+    else "where <column> = <level>"."""
+    label = (phrases or {}).get(f"{column}={level}")
+    return f"among {label}" if label else f"where {column_phrase(column, phrases)} = {level}"
+
+
+def _simple_slopes(result: StatResult, phrases: Mapping[str, str] | None, ctx: str,
+                   scale: str) -> str:
+    """The slope of the first predictor in each group of a 0/1 moderator, for a
+    significant interaction (empty otherwise): "Higher X is associated with higher Y among
+    men but with lower Y among women (interaction coefficient ...)"."""
+    if not result.interaction or not result.predictors:
+        return ""
+    a, b = result.predictors[0], result.interaction
+    main = next((e for e in result.effects if e.variable == a), None)
+    term = next((e for e in result.effects if e.variable == f"{a}:{b}"), None)
+    if main is None or term is None or not term.significant(ALPHA):
+        return ""
+    x, y = column_phrase(a, phrases), column_phrase(result.target, phrases)
+    zero, one = _level_words(b, "0", phrases), _level_words(b, "1", phrases)
+    slope0, slope1 = main.estimate, main.estimate + term.estimate
+    stats = f"interaction coefficient{scale} {_num(term.estimate)}, {p_text(term.p_value)}"
+    way0 = "higher" if slope0 > 0 else "lower"
+    way1 = "higher" if slope1 > 0 else "lower"
+    if (slope0 > 0) == (slope1 > 0):
+        strength = "more" if abs(slope1) > abs(slope0) else "less"
+        return (f"Higher {x} is associated with {way0} {y}{ctx}, and {strength} strongly "
+                f"{one} than {zero} ({stats}).")
+    return (f"Higher {x} is associated with {way0} {y} {zero} but with {way1} {y} "
+            f"{one}{ctx} ({stats}).")
+
+
 def _regression(result: StatResult, phrases: Mapping[str, str] | None, ctx: str) -> str:
     target = column_phrase(result.target, phrases)
     scale = " (log-odds)" if result.analysis == "logit" else ""
     likely = " the likelihood of" if result.analysis == "logit" else ""
     sentences = []
+    slopes = _simple_slopes(result, phrases, ctx, scale)
+    if slopes:
+        # the interaction's groups say how the first predictor relates to the target; the
+        # moderator's own main effect is not what the query asks about
+        sentences.append(slopes)
+        a, b = result.predictors[0], result.interaction
+        skip = {a, b, f"{a}:{b}"}
+    else:
+        skip = set()
     for e in result.effects:
+        if e.variable in skip:
+            continue
         x = _cap(column_phrase(e.variable, phrases))
         special = _term_sentence(e, target, phrases, ctx, scale)
         if special:

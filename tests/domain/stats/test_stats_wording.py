@@ -100,3 +100,20 @@ def test_an_empty_population_is_said_plainly() -> None:
     assert word_hypothesis(result) == ("No rows of the data have speed > 10, so the "
                                        "relationship between interest and gear cannot be "
                                        "tested in that population.")
+
+
+def test_a_significant_interaction_with_a_coded_moderator_gives_the_slope_per_group() -> None:
+    effects = (Effect("sleep", 1.879, 0.0001, 1.5, 2.2), Effect("female", 21.3, 0.0001, 19, 23),
+               Effect("sleep:female", -2.964, 0.0001, -3.3, -2.6))
+    result = StatResult("ols", "stress", ("sleep",), interaction="female", n=800,
+                        effects=effects)
+    labels = {"female=1": "female", "female=0": "male"}
+    assert word_hypothesis(result, labels) == (
+        "Higher sleep is associated with higher stress among male but with lower stress "
+        "among female (interaction coefficient -2.964, p < 0.001).")
+    same_way = StatResult("ols", "stress", ("sleep",), interaction="female", n=800,
+                          effects=(effects[0], effects[1],
+                                   Effect("sleep:female", 1.5, 0.0001, 1.1, 1.9)))
+    assert word_hypothesis(same_way) == (
+        "Higher sleep is associated with higher stress, and more strongly where female = 1 "
+        "than where female = 0 (interaction coefficient 1.5, p < 0.001).")
