@@ -27,6 +27,7 @@ API (stable names):
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -52,6 +53,7 @@ _SUFFIXES = ("ations", "ation", "ities", "ity", "ness", "ments", "ment", "ings",
              "ions", "ion", "ed", "es", "s", "al", "y")
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A crude stem: lower case, one common suffix cut (keeping >= 4 letters)."""
     word = word.lower()
@@ -130,9 +132,16 @@ class ColumnMatch:
     matched: tuple[str, ...] = ()
 
 
-def _signature(column: ColumnLike) -> tuple[set[str], set[str]]:
+def _signature(column: ColumnLike) -> tuple[frozenset[str], frozenset[str]]:
     """(stems of the name, stems of the description)."""
-    return set(tokens(column.name)), set(tokens(column.description or ""))
+    return _signature_of(column.name, column.description or "")
+
+
+@functools.lru_cache(maxsize=16384)
+def _signature_of(name: str, description: str) -> tuple[frozenset[str], frozenset[str]]:
+    """:func:`_signature` of a column's name and description (cached: a task's columns are
+    scored against every phrase of its query)."""
+    return frozenset(tokens(name)), frozenset(tokens(description))
 
 
 def _idf(columns: Sequence[ColumnLike]) -> dict[str, float]:
