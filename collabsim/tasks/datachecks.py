@@ -105,10 +105,11 @@ def _query_problems(task: Task, _versions: tuple[tuple[int, int], ...]) -> tuple
     frames = {info.name: _long_table(info.path, info.name) for info in task.datasets}
     if any(isinstance(frame, str) for frame in frames.values()):
         return ()  # reported by table_problem
-    problems = _named_columns_missing(task, frames)
+    named = _named_columns_missing(task, frames)
+    problems = list(named.values())
     plan = _plan(task)
     if plan is not None:
-        problems += [p for p in _plan_problems(plan, frames) if p not in problems]
+        problems += _plan_problems(plan, frames, set(named))
     return tuple(problems)
 
 
@@ -129,20 +130,22 @@ def _plan(task: Task) -> StatPlan | None:
     return plan
 
 
-def _named_columns_missing(task: Task, frames: dict[str, pd.DataFrame]) -> list[str]:
-    """Declared columns the query names verbatim that their table lacks."""
-    out: list[str] = []
+def _named_columns_missing(task: Task, frames: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """Declared columns the query names verbatim that their table lacks (column ->
+    message)."""
+    out: dict[str, str] = {}
     present = {str(c) for frame in frames.values() for c in frame.columns}
     for info in task.datasets:
         frame = frames[info.name]
         for column in info.columns:
             name = column.name
-            if len(name.strip()) < 2 or name in present or not _named(name, task.query):
+            if (len(name.strip()) < 2 or name in present or name in out
+                    or not _named(name, task.query)):
                 continue
             near = [str(c) for c in frame.columns if _loose(str(c)) == _loose(name)]
             hint = f" (it has {near[0]!r})" if near else ""
-            out.append(f"column {name!r} named by the query is not in {info.name}{hint}")
-    return list(dict.fromkeys(out))
+            out[name] = f"column {name!r} named by the query is not in {info.name}{hint}"
+    return out
 
 
 def _named(name: str, text: str) -> bool:
@@ -154,8 +157,10 @@ def _loose(name: str) -> str:
     return re.sub(r"[\s_]+", " ", name).strip().lower()
 
 
-def _plan_problems(plan: StatPlan, frames: dict[str, pd.DataFrame]) -> list[str]:
-    """Why the data cannot answer the plan's question (see the module docstring)."""
+def _plan_problems(plan: StatPlan, frames: dict[str, pd.DataFrame],
+                   reported: set[str]) -> list[str]:
+    """Why the data cannot answer the plan's question (see the module docstring); columns
+    in ``reported`` are already listed as missing."""
     names = [n for n in plan.dataset.split(TABLE_SEPARATOR) if n in frames]
     if not names:
         return []
@@ -170,18 +175,19 @@ def _plan_problems(plan: StatPlan, frames: dict[str, pd.DataFrame]) -> list[str]
             missing[column] = role
     if missing:
         return [f"column {c!r} ({role} of the query) is not in {shown}"
-                for c, role in missing.items()]
+                for c, role in missing.items() if c not in reported]
     home = next(n for n in names if plan.target in frames[n])
     target = frames[home][plan.target]
     if target.isna().all():
         return [f"the target column {plan.target!r} has no values: all {len(target)} rows "
                 f"of {home} are missing"]
+    out = _population_problems(plan, frames[home], home)
     values = target.dropna().unique()
     if len(values) < 2 and (plan.predictors or plan.interaction):
-        return [f"the target column {plan.target!r} is {_shown(values[0])} in every row "
-                f"of {home} ({target.notna().sum()} rows): the data cannot show how it "
-                f"relates to {', '.join(plan.predictors or (plan.interaction,))}"]
-    return _population_problems(plan, frames[home], home)
+        out.append(f"the target column {plan.target!r} is {_shown(values[0])} in every row "
+                   f"of {home} ({target.notna().sum()} rows): the data cannot show how it "
+                   f"relates to {', '.join(plan.predictors or (plan.interaction,))}")
+    return out
 
 
 def _population_problems(plan: StatPlan, frame: pd.DataFrame, home: str) -> list[str]:
