@@ -135,6 +135,9 @@ def _named_columns_missing(task: Task, frames: dict[str, pd.DataFrame]) -> dict[
     message)."""
     out: dict[str, str] = {}
     present = {str(c) for frame in frames.values() for c in frame.columns}
+    for info in task.datasets:  # a wide table's year columns, before melting
+        raw = _raw_table(info.path)
+        present |= set() if isinstance(raw, str) else {str(c) for c in raw.columns}
     for info in task.datasets:
         frame = frames[info.name]
         for column in info.columns:
@@ -179,8 +182,8 @@ def _plan_problems(plan: StatPlan, frames: dict[str, pd.DataFrame],
     home = next(n for n in names if plan.target in frames[n])
     target = frames[home][plan.target]
     if target.isna().all():
-        return [f"the target column {plan.target!r} has no values: all {len(target)} rows "
-                f"of {home} are missing"]
+        return [f"the target column {plan.target!r} has no values: all {len(target)} of "
+                f"its entries in {home} are missing"]
     out = _population_problems(plan, frames[home], home)
     values = target.dropna().unique()
     if len(values) < 2 and (plan.predictors or plan.interaction):
@@ -230,6 +233,13 @@ def filter_rows(frame: pd.DataFrame, filters: Sequence[Filter]) -> pd.DataFrame:
 
 def _shown(value: object) -> str:
     return repr(value) if isinstance(value, str) else str(value)
+
+
+def _raw_table(path: Path) -> pd.DataFrame | str:
+    """The parsed table of a data file (cached; do not change it), or why it cannot be
+    parsed."""
+    st = Path(path).stat()
+    return _parsed(str(path), st.st_mtime_ns, st.st_size)
 
 
 @functools.lru_cache(maxsize=4096)

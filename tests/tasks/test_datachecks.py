@@ -166,3 +166,30 @@ def test_no_shared_task_the_data_can_answer_becomes_a_problem(shared_data: Path)
     assert all("every row" in p.message or "no row of" in p.message for p in dev.problems)
     assert len(dev.tasks) + len(listed) == 178
     assert load_tasks(shared_data / "discoverybench").problems == ()
+
+
+def test_a_wide_year_table_is_checked_in_the_long_form_the_cell_uses(tmp_path: Path) -> None:
+    """A World Bank style table (a column per year) answers a query naming a year and its
+    indicator (the file name); an all-empty indicator is a problem. (The first half guards
+    against false problems and passes on the code before the checks too.)"""
+    years = [str(y) for y in range(1990, 1996)]
+    header = "Country Name,Country Group," + ",".join(years)
+    rows = ["A,Low income," + ",".join(str(i + j) for j in range(6)) for i in range(4)]
+    columns = [("Country Name", "Country"), ("Country Group", "Income group"),
+               *((y, f"Value in {y}") for y in years)]
+    query = "How did the gdp per capita of low income countries change after 1990?"
+    for name, body in (("wide", rows), ("empty", ["A,Low income,,,,,,", "B,Low income,,,,,,"])):
+        folder = tmp_path / "real" / "test" / name
+        folder.mkdir(parents=True)
+        (folder / "gdp_per_capita.csv").write_text("\n".join([header, *body]) + "\n",
+                                                   encoding="utf-8")
+        meta = {"domain": "economics",
+                "datasets": [{"name": "gdp_per_capita.csv", "description": "GDP per capita",
+                              "columns": {"raw": [{"name": n, "description": d}
+                                                  for n, d in columns]}}],
+                "queries": [[{"qid": 0, "question": query}]]}
+        (folder / "metadata_0.json").write_text(json.dumps(meta), encoding="utf-8")
+    report = load_tasks(tmp_path)
+    assert [t.task_id for t in report.tasks] == ["wide/0/0"]
+    (problem,) = report.problems
+    assert problem.task_id == "empty/0/0" and "has no values" in problem.message
