@@ -7,7 +7,8 @@ per second overall and per core. Aim: >= 20 sessions/s per core, so that the ful
 
     python benchmarks/bench_sessions.py [--tasks 38] [--concurrency 4]
 
-``--grid archaeology`` instead runs the real grid exactly as
+``--grid archaeology`` (or ``--grid discoverybench_all``: every task under ``--root`` x the
+13 variants x 3 seeds) instead runs the real grid exactly as
 ``collabsim run experiment=archaeology tasks.root=ROOT run.show_sessions=false`` does (the same
 config composition and :func:`collabsim.experiment.job.run`, into a fresh folder) and prints
 the wall time, the CPU time of this process (main thread and other threads) and of its
@@ -18,7 +19,7 @@ functions (this slows the run). ``--no-reuse`` forks a fresh sandbox worker for 
 (``run.reuse_sandboxes=false``, the behaviour before sandbox pooling), for comparison.
 
     python benchmarks/bench_sessions.py --grid archaeology [--root DATA] [--out DIR] [--profile]
-        [--no-reuse]
+        [--no-reuse] [--override 'seeds=[0]' ...]
 
 On a shared machine wall time depends on the other load (printed: the 1-minute load
 average); the CPU seconds much less so. The lower bound on 2 idle cores is
@@ -81,7 +82,8 @@ def bench(team: str, structure: str, n_tasks: int, seeds: list[int], concurrency
     )
 
 
-GRIDS = {"archaeology": ["experiment=archaeology", "run.show_sessions=false"]}
+GRIDS = {"archaeology": ["experiment=archaeology", "run.show_sessions=false"],
+         "discoverybench_all": ["experiment=discoverybench_all", "run.show_sessions=false"]}
 DEFAULT_ROOT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "discoverybench"
 
 
@@ -144,13 +146,16 @@ class _Components:
             setattr(owner, name, original)
 
 
-def bench_grid(name: str, root: Path, out: Path | None, profile: bool, reuse: bool) -> None:
-    """Run a named grid like ``collabsim run`` does and print where the time went."""
+def bench_grid(name: str, root: Path, out: Path | None, profile: bool, reuse: bool,
+               extra: list[str] | None = None) -> None:
+    """Run a named grid like ``collabsim run`` does and print where the time went
+    (``extra``: further overrides, e.g. ``seeds=[0]`` or ``tasks.limit=40``)."""
     from collabsim.cli.run_app import compose_config
     from collabsim.experiment.job import run
     from collabsim.sandbox import shutdown_zygote
 
-    overrides = [*GRIDS[name], f"tasks.root={root}", f"run.reuse_sandboxes={str(reuse).lower()}"]
+    overrides = [*GRIDS[name], f"tasks.root={root}", f"run.reuse_sandboxes={str(reuse).lower()}",
+                 *(extra or [])]
     cfg = compose_config(overrides)
     with tempfile.TemporaryDirectory() as tmp:
         target = out or Path(tmp) / "job"
@@ -173,12 +178,14 @@ def bench_grid(name: str, root: Path, out: Path | None, profile: bool, reuse: bo
     own, kids = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
     n = len(outcome.sessions)
     statuses = outcome.sessions["status"].value_counts().to_dict()
-    print(f"grid={name} sessions={n} ran={outcome.summary.ran} statuses={statuses} "
+    print(f"grid={name} {' '.join(extra or [])} sessions={n} ran={outcome.summary.ran} "
+          f"statuses={statuses} "
           f"cores={os.cpu_count()} load(1 min)={os.getloadavg()[0]:.1f} "
           f"reuse_sandboxes={reuse}")
     print(f"wall={wall:.1f} s  cpu: parent={own:.1f} s (main thread {main_thread:.1f} s) "
           f"children (sandbox)={kids:.1f} s total={own + kids:.1f} s  rate={n / wall:.1f} "
           f"sessions/s")
+    print(f"per session: wall={1000 * wall / n:.1f} ms  cpu={1000 * (own + kids) / n:.1f} ms")
     print(f"lower bound on 2 idle cores: max(main thread, total/2) = "
           f"{max(main_thread, (own + kids) / 2):.1f} s")
     print("phases (wall s): " + "  ".join(f"{k}={v:.1f}" for k, v in outcome.phases.items()))
@@ -211,9 +218,13 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true", help="profile the main thread")
     parser.add_argument("--no-reuse", action="store_true",
                         help="a fresh sandbox worker per session (run.reuse_sandboxes=false)")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="a further config override for --grid (repeatable), e.g. "
+                             "'seeds=[0]' or tasks.limit=40")
     args = parser.parse_args()
     if args.grid:
-        bench_grid(args.grid, args.root, args.out, args.profile, reuse=not args.no_reuse)
+        bench_grid(args.grid, args.root, args.out, args.profile, reuse=not args.no_reuse,
+                   extra=args.override)
         return
     seeds = list(range(args.seeds))
     print(f"cores={os.cpu_count()} tasks={args.tasks} seeds={args.seeds} concurrency={args.concurrency}")

@@ -13,7 +13,8 @@ Observations are what the learner's seat may see (the engine's
 the reference workflow), rendered as the turn prompt an LLM participant gets. Rewards:
 :mod:`collabsim.envs.rewards`.
 
-Tasks: ``tasks="generated"`` (the built-in generated suite) or a DiscoveryBench-layout folder;
+Tasks: ``tasks="generated"`` (the built-in generated suite), ``"generated_stats"`` (the
+built-in generated statistical suite) or a DiscoveryBench-layout folder (real and/or synth);
 ``split="train"`` / ``"test"`` / ``"all"`` picks a deterministic partition (``test_fraction``
 of the tasks, chosen by ``split_seed``), so a policy trained on ``train`` is evaluated on
 tasks it never saw.
@@ -55,6 +56,7 @@ from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.generator import default_suite_root
 from collabsim.tasks.model import Task
+from collabsim.tasks.stats_generator import default_stats_suite_root
 
 # Characters the text spaces accept; anything else in an observation is replaced by "?".
 CHARSET = string.printable + "".join(chr(c) for c in range(0xA0, 0x180)) + "–—‘’“”…×→≥≤±·"
@@ -88,8 +90,8 @@ def select_tasks(
     """The tasks of one split of a task source.
 
     Args:
-        tasks: ``"generated"`` / None (the built-in generated suite) or a DiscoveryBench
-            layout folder.
+        tasks: ``"generated"`` / None (the built-in generated suite), ``"generated_stats"``
+            (the built-in generated statistical suite) or a DiscoveryBench layout folder.
         split: ``"train"``, ``"test"`` or ``"all"``.
         task_ids: Keep only these ids (after splitting).
         test_fraction: Share of tasks held out as ``test``.
@@ -100,7 +102,12 @@ def select_tasks(
     """
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    root = default_suite_root() if tasks in (None, "generated") else Path(tasks)
+    if tasks in (None, "generated"):
+        root = default_suite_root()
+    elif tasks == "generated_stats":
+        root = default_stats_suite_root()
+    else:
+        root = Path(tasks)
     found = sorted(load_tasks(root).tasks, key=lambda t: t.task_id)
     if split != "all":
         order = np.random.default_rng(split_seed).permutation(len(found))

@@ -3,7 +3,8 @@
 Problems are bad task files and the queries their data cannot answer
 (:mod:`collabsim.tasks.datachecks`); those tasks are not listed as tasks.
 
-Without ``--root`` it lists the built-in generated suite (generated once into the cache).
+Without ``--root`` it lists a built-in generated suite (generated once into the cache):
+the archaeology-style one, or with ``--suite generated_stats`` the statistical one.
 Exit status: 0 when at least one task loads, 1 when none does.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 
 from collabsim.tasks.discoverybench import TaskLoadReport, load_tasks
 from collabsim.tasks.generator import default_suite_root
+from collabsim.tasks.stats_generator import STATS_N_TASKS, default_stats_suite_root
 
 
 def register(subparsers: Any) -> None:
@@ -29,8 +31,11 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--root", type=Path, default=None,
                         help="task root holding real/ and/or synth/ (default: generated suite)")
-    parser.add_argument("--n-tasks", type=int, default=38,
-                        help="size of the generated suite when --root is not given")
+    parser.add_argument("--suite", choices=("generated", "generated_stats"), default="generated",
+                        help="the built-in suite listed when --root is not given")
+    parser.add_argument("--n-tasks", type=int, default=None,
+                        help="size of the generated suite when --root is not given "
+                             f"(default: 38, or {STATS_N_TASKS} for generated_stats)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the generated suite when --root is not given")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -39,7 +44,13 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the command; returns the exit status."""
-    root = args.root if args.root is not None else default_suite_root(args.n_tasks, args.seed)
+    if args.root is not None:
+        root = args.root
+    elif args.suite == "generated_stats":
+        root = default_stats_suite_root(STATS_N_TASKS if args.n_tasks is None else args.n_tasks,
+                                        args.seed)
+    else:
+        root = default_suite_root(38 if args.n_tasks is None else args.n_tasks, args.seed)
     report = load_tasks(root)
     if args.json:
         print(json.dumps(_as_json(root, report), indent=2, ensure_ascii=False))

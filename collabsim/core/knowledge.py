@@ -31,8 +31,11 @@ FACT_KINDS: tuple[FactKind, ...] = ("reading", "convention", "domain")
 # The participants that can hold facts: the agent and the collaborator profiles.
 HOLDERS: tuple[str, ...] = ("agent", "D", "R")
 # What a fact settles, as the plan parameter it fixes (the keys of a teammate's issue fix,
-# see collabsim.participants.tags) or ``domain`` for free-text domain knowledge.
-FACT_TOPICS: tuple[str, ...] = ("ordinal", "relation", "window", "column", "domain")
+# see collabsim.participants.tags) or ``domain`` for free-text domain knowledge; the
+# statistical family's topics are the keys of its plan fixes
+# (collabsim.domain.stats.model.FIX_KEYS).
+FACT_TOPICS: tuple[str, ...] = ("ordinal", "relation", "window", "column", "domain",
+                                "target", "predictors", "controls", "filters", "analysis")
 # The area of expertise a fact kind belongs to (collabsim.participants.human.area_of).
 FACT_AREA: dict[FactKind, str] = {"reading": "semantics", "convention": "data",
                                   "domain": "semantics"}

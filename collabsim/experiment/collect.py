@@ -266,7 +266,8 @@ class TaskFinder:
             except (TaskSelectionError, OSError, ValueError):
                 continue
         cache = Path(os.environ.get("COLLABSIM_CACHE_DIR") or Path.home() / ".cache" / "collabsim")
-        generated = sorted((cache / "generated").glob("v*-n*-s*")) if (cache / "generated").is_dir() else []
+        generated = [root for kind in ("generated", "generated_stats") if (cache / kind).is_dir()
+                     for root in sorted((cache / kind).glob("v*-n*-s*"))]
         for root in [*self._roots, *generated]:
             found += list(load_tasks(root).tasks)
         for task in found:

@@ -2,8 +2,8 @@
 
 ``collabsim run`` composes ``configs/`` with Hydra and hands the resolved mapping to
 :func:`validate_job`, which checks the WHOLE configuration before anything is written and
-returns a :class:`JobSettings`: ``tasks`` becomes a :class:`GeneratedTasks` or a
-:class:`DiscoveryBenchTasks`, ``policy`` a :class:`ScriptedPolicy` or an :class:`LLMPolicy`,
+returns a :class:`JobSettings`: ``tasks`` becomes a :class:`GeneratedTasks`, a
+:class:`GeneratedStatsTasks` or a :class:`DiscoveryBenchTasks`, ``policy`` a :class:`ScriptedPolicy` or an :class:`LLMPolicy`,
 ``tracking`` a :class:`NoTracking` or a :class:`WandbTracking`, and so on. A bad value raises
 :class:`SettingsError` whose one-line message names the setting (``run.max_concurrency``)
 and never echoes a credential.
@@ -78,6 +78,16 @@ class GeneratedTasks(_TaskFilters):
 
     kind: Literal["generated"] = "generated"
     n_tasks: PositiveInt = 38
+    seed: NonNegativeInt = 0
+    root: str | None = None
+
+
+class GeneratedStatsTasks(_TaskFilters):
+    """``tasks=generated_stats``: the built-in seeded statistical suite
+    (:mod:`collabsim.tasks.stats_generator`; ``root: null`` = the cache folder)."""
+
+    kind: Literal["generated_stats"] = "generated_stats"
+    n_tasks: PositiveInt = 36
     seed: NonNegativeInt = 0
     root: str | None = None
 
@@ -305,7 +315,8 @@ class SandboxSettings(_Section):
 class JobSettings(_Section):
     """A whole ``collabsim run`` configuration, validated."""
 
-    tasks: Annotated[GeneratedTasks | DiscoveryBenchTasks, Field(discriminator="kind")]
+    tasks: Annotated[GeneratedTasks | GeneratedStatsTasks | DiscoveryBenchTasks,
+                     Field(discriminator="kind")]
     team: TeamSelection
     structure: StructureSelection
     policy: Annotated[ScriptedPolicy | LLMPolicy, Field(discriminator="name")]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,22 @@ from collabsim.tasks.generator import (
     generate_suite,
 )
 from collabsim.tasks.model import Task
+from collabsim.tasks.stats_generator import (
+    STATS_GENERATOR,
+    STATS_GENERATOR_VERSION,
+    STATS_N_TASKS,
+    default_stats_suite_root,
+    generate_stats_suite,
+)
+
+# What a generated kind writes: (generator name in the marker, version, default size,
+# default cached root, writer).
+_GENERATED_KINDS: dict[str, tuple[str, str, int, Callable[..., Path], Callable[..., Path]]] = {
+    "generated": ("collabsim.tasks.generator", GENERATOR_VERSION, 38, default_suite_root,
+                  generate_suite),
+    "generated_stats": (STATS_GENERATOR, STATS_GENERATOR_VERSION, STATS_N_TASKS,
+                        default_stats_suite_root, generate_stats_suite),
+}
 
 
 class TaskSelectionError(ValueError):
@@ -38,10 +54,10 @@ def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
     """Load the tasks a job runs.
 
     Args:
-        spec: The ``tasks`` config section: ``kind`` (``generated`` or ``discoverybench``),
-            ``root``, and optional filters ``datasets`` (list of dataset names), ``ids`` (list
-            of task ids, in that order) and ``limit`` (first N after filtering). For
-            ``generated`` also ``n_tasks`` and ``seed``.
+        spec: The ``tasks`` config section: ``kind`` (``generated``, ``generated_stats`` or
+            ``discoverybench``), ``root``, and optional filters ``datasets`` (list of dataset
+            names), ``ids`` (list of task ids, in that order) and ``limit`` (first N after
+            filtering). For the generated kinds also ``n_tasks`` and ``seed``.
 
     Returns:
         The selected tasks and the full load report (with any problems found).
@@ -72,48 +88,58 @@ def _task_root(spec: Mapping[str, Any]) -> Path:
         TaskSelectionError: Unknown kind, or no DiscoveryBench folder.
     """
     kind = spec.get("kind")
-    if kind == "generated":
-        return _generated_root(spec)
+    if kind in _GENERATED_KINDS:
+        return _generated_root(spec, str(kind))
     if kind == "discoverybench":
         return _discoverybench_root(spec.get("root"))
-    raise TaskSelectionError(f"tasks.kind: unknown kind {kind!r} (generated|discoverybench)")
+    raise TaskSelectionError(
+        f"tasks.kind: unknown kind {kind!r} (generated|generated_stats|discoverybench)")
 
 
-def _generated_root(spec: Mapping[str, Any]) -> Path:
-    """The generated suite's folder: ``root`` (generated there when missing) or the default."""
-    n_tasks = int(spec.get("n_tasks", 38))
+def _generated_root(spec: Mapping[str, Any], kind: str = "generated") -> Path:
+    """A generated suite's folder: ``root`` (generated there when missing) or the default."""
+    generator, version, default_n, default_root, write = _GENERATED_KINDS[kind]
+    n_tasks = int(spec.get("n_tasks", default_n))
     seed = int(spec.get("seed", 0))
     root_value = spec.get("root")
     if not root_value:
-        return default_suite_root(n_tasks=n_tasks, seed=seed)
+        return default_root(n_tasks=n_tasks, seed=seed)
     root = Path(root_value).expanduser()
     marker = root / MARKER_NAME
     if marker.is_file():
-        _check_suite_settings(marker, n_tasks, seed)
+        _check_suite_settings(marker, n_tasks, seed, kind)
         return root
     # never write a suite among a user's files (or over a file): only into a new or empty folder
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise TaskSelectionError(
             f"tasks.root: {root} is not an empty folder and holds no generated suite "
-            f"(no {MARKER_NAME}); give a new or empty folder for tasks=generated")
-    generate_suite(root, n_tasks=n_tasks, seed=seed)
+            f"(no {MARKER_NAME}); give a new or empty folder for tasks={kind}")
+    write(root, n_tasks=n_tasks, seed=seed)
     return root
 
 
-def _check_suite_settings(marker: Path, n_tasks: int, seed: int) -> None:
+def _check_suite_settings(marker: Path, n_tasks: int, seed: int,
+                          kind: str = "generated") -> None:
     """Raise unless the suite behind ``marker`` was generated with these settings by this
-    generator version (a suite of other settings is never reused silently)."""
+    generator and version (a suite of other settings, or the other generator's suite, is
+    never reused silently)."""
+    generator, version = _GENERATED_KINDS[kind][:2]
     try:
         made = json.loads(marker.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise TaskSelectionError(f"tasks.root: cannot read {marker}: {err}") from None
-    want = {"generator_version": GENERATOR_VERSION, "n_tasks": n_tasks, "seed": seed}
-    have = {key: made.get(key) if isinstance(made, dict) else None for key in want}
+    made = made if isinstance(made, dict) else {}
+    if made.get("generator", generator) != generator:
+        raise TaskSelectionError(
+            f"tasks.root: {marker.parent} holds a suite of {made.get('generator')}, not of "
+            f"{generator} (tasks={kind}); use another folder")
+    want = {"generator_version": version, "n_tasks": n_tasks, "seed": seed}
+    have = {key: made.get(key) for key in want}
     if have != want:
         shown = ", ".join(f"{k}={v}" for k, v in have.items())
         raise TaskSelectionError(
             f"tasks.root: {marker.parent} holds a generated suite with {shown}, not "
-            f"n_tasks={n_tasks}, seed={seed} (generator {GENERATOR_VERSION}); use another "
+            f"n_tasks={n_tasks}, seed={seed} (generator {version}); use another "
             "folder or those settings")
 
 

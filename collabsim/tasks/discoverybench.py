@@ -39,6 +39,7 @@ import pandas as pd
 
 from collabsim.core.knowledge import Fact, KnowledgeError
 from collabsim.domain import tables as domain_tables
+from collabsim.domain.stats.model import ANALYSES, FIX_KEYS, parse_filters
 from collabsim.domain.tables import decode_text
 from collabsim.domain.time_expr import parse_window
 from collabsim.tasks import datachecks
@@ -49,8 +50,9 @@ PACKAGED_REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "referen
 _HEAD_BYTES = 65536
 _HEAD_LINES = 50
 _TABLE_SUFFIXES = (".csv", ".tsv")
-# The plan parameters a fact's setting may fix (collabsim.core.knowledge.Fact.setting).
-_SETTING_NAMES = ("ordinal", "relation", "window", "column")
+# The plan parameters a fact's setting may fix (collabsim.core.knowledge.Fact.setting):
+# the time-series family's and the statistical family's (collabsim.domain.stats.model).
+_SETTING_NAMES = ("ordinal", "relation", "window", "column", *FIX_KEYS)
 _METADATA_RE = re.compile(r"^metadata_(\d+)\.json$")
 _LAYOUTS: tuple[tuple[str, str, TaskSource], ...] = (
     ("real", "answer_key_real.csv", "discoverybench-real"),
@@ -468,14 +470,43 @@ def _setting_problem(fact: Fact, columns: set[str]) -> str | None:
     for name, value in fact.setting:
         if name not in _SETTING_NAMES:
             return f"unknown parameter {name!r}; known: {list(_SETTING_NAMES)}"
-        if name == "ordinal" and not (value.isdigit() and int(value) >= 1):
-            return f"ordinal must be a positive integer, got {value!r}"
-        if name == "window" and parse_window(value) is None:
-            return f"window must be written start..end (CE years), got {value!r}"
-        if name == "column":
-            missing = [c for c in value.split("+") if c not in columns]
-            if missing or not value:
-                return f"column(s) {missing or [value]} not among the task's data columns"
-        if name == "relation" and not value.strip():
-            return "relation is empty"
+        problem = (_stats_setting_problem(name, value, columns) if name in FIX_KEYS
+                   else _series_setting_problem(name, value, columns))
+        if problem:
+            return problem
+    return None
+
+
+def _series_setting_problem(name: str, value: str, columns: set[str]) -> str | None:
+    """Why a time-series fix value (ordinal, window, column, relation) cannot apply."""
+    if name == "ordinal" and not (value.isdigit() and int(value) >= 1):
+        return f"ordinal must be a positive integer, got {value!r}"
+    if name == "window" and parse_window(value) is None:
+        return f"window must be written start..end (CE years), got {value!r}"
+    if name == "column":
+        missing = [c for c in value.split("+") if c not in columns]
+        if missing or not value:
+            return f"column(s) {missing or [value]} not among the task's data columns"
+    if name == "relation" and not value.strip():
+        return "relation is empty"
+    return None
+
+
+def _stats_setting_problem(name: str, value: str, columns: set[str]) -> str | None:
+    """Why a statistical fix value (``StatPlan.with_fix`` syntax) cannot apply, else None."""
+    if name == "analysis":
+        return None if value in ANALYSES else (
+            f"analysis must be one of {list(ANALYSES)}, got {value!r}")
+    if name == "filters":
+        try:
+            named = [column for column, _, _ in parse_filters(value)]
+        except ValueError as err:
+            return str(err)
+    elif name == "target":
+        named = [value.strip()]
+    else:
+        named = [] if value.strip() == "none" and name == "controls" else value.split("+")
+    missing = [c for c in named if c not in columns]
+    if missing:
+        return f"{name}: column(s) {missing} not among the task's data columns"
     return None

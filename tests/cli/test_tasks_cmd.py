@@ -59,3 +59,16 @@ def test_without_root_lists_the_generated_default_suite(
     query = json.loads((expected / "real/test/gen_000/metadata_0.json").read_text())[
         "queries"][0][0]["question"]
     assert query in rows[0]
+
+
+def test_suite_generated_stats_lists_the_builtin_statistical_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLLABSIM_CACHE_DIR", str(tmp_path))
+    assert main(["tasks", "--suite", "generated_stats", "--n-tasks", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["root"].startswith(str(tmp_path / "generated_stats"))
+    assert [t["task_id"] for t in data["tasks"]] == ["stats_000/0/0", "stats_001/0/0",
+                                                     "stats_002/0/0"]
+    assert all(t["has_gold"] and t["has_reference_workflow"] for t in data["tasks"])
+    assert data["problems"] == []

@@ -12,6 +12,7 @@ from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.experiment.settings import (
     DiscoveryBenchTasks,
+    GeneratedStatsTasks,
     GeneratedTasks,
     LLMPolicy,
     NoTracking,
@@ -34,6 +35,8 @@ def test_every_group_is_covered():
         "tracking",
     ]  # fmt: skip
     assert ("experiment", "archaeology") in OPTIONS and ("launcher", "slurm") in OPTIONS
+    assert ("experiment", "discoverybench_all") in OPTIONS
+    assert ("tasks", "generated_stats") in OPTIONS
 
 
 @pytest.mark.parametrize(("group", "option"), OPTIONS, ids=[f"{g}={o}" for g, o in OPTIONS])
@@ -42,7 +45,8 @@ def test_every_option_composes_validates_and_builds_the_job(
 ):
     overrides = [f"{group}={option}", f"llm.cache_dir={tmp_path / 'llm'}"]
     needs_root = (group, option) in {("tasks", "discoverybench"), ("experiment", "archaeology"),
-                                     ("experiment", "sensitivity")}
+                                     ("experiment", "sensitivity"),
+                                     ("experiment", "discoverybench_all")}
     if needs_root:
         overrides.append(f"tasks.root={discoverybench_root}")
     else:
@@ -51,7 +55,10 @@ def test_every_option_composes_validates_and_builds_the_job(
     job = plan_job(cfg)
     settings = job.settings
     # each group option became one typed object
-    assert isinstance(settings.tasks, DiscoveryBenchTasks if needs_root else GeneratedTasks)
+    expected_tasks = (DiscoveryBenchTasks if needs_root else
+                      GeneratedStatsTasks if (group, option) == ("tasks", "generated_stats")
+                      else GeneratedTasks)
+    assert isinstance(settings.tasks, expected_tasks)
     assert isinstance(settings.policy, LLMPolicy if option == "llm" else ScriptedPolicy)
     expected_tracking = WandbTracking if (group, option) == ("tracking", "wandb") else NoTracking
     assert isinstance(settings.tracking, expected_tracking)
@@ -181,3 +188,17 @@ def test_the_agent_finishes_by_the_run_turn_limit_less_its_margin(tmp_path):
 def test_the_turn_margin_is_the_only_way_to_set_when_the_agent_finishes(override, message):
     with pytest.raises(SettingsError, match=f"^{message}"):
         validate_job(compose_config(["policy=llm", override]))
+
+
+def test_discoverybench_all_plans_every_task_under_the_root_times_13_variants_times_seeds(
+    discoverybench_root,
+):
+    """experiment=discoverybench_all: no dataset filter, the whole team x structure grid."""
+    cfg = compose_config(["experiment=discoverybench_all", f"tasks.root={discoverybench_root}"])
+    job = plan_job(cfg)
+    tasks = {p.task.task_id for p in job.plans}
+    variants = {(p.team, p.structure) for p in job.plans}
+    assert len(variants) == 13
+    assert sorted({p.seed for p in job.plans}) == [0, 1, 2]
+    assert len(job.plans) == len(tasks) * 13 * 3
+    assert {t.split("/")[0] for t in tasks} == {"archaeology", "worldbank_education_gdp_indicators"}
