@@ -196,7 +196,7 @@ def _plan_problems(plan: StatPlan, frames: dict[str, pd.DataFrame],
 def _population_problems(plan: StatPlan, frame: pd.DataFrame, home: str) -> list[str]:
     """No row in the asked population, or no target value there (filters on the target's
     table only; filters on another table are left to the analysis)."""
-    filters = tuple(f for f in plan.filters if f[1] in _OPS)
+    filters = _population(plan.filters)
     if not filters or any(f[0] not in frame for f in filters):
         return []
     rows = filter_rows(frame, filters)
@@ -207,6 +207,18 @@ def _population_problems(plan: StatPlan, frame: pd.DataFrame, home: str) -> list
         return [f"the target column {plan.target!r} has no values among the {len(rows)} rows "
                 f"of {home} with {where}"]
     return []
+
+
+def _population(filters: Sequence[Filter]) -> tuple[Filter, ...]:
+    """The filters that define one population: a column asked equal to two different values
+    ("differ between women and men") names groups to compare, not a population, and is left
+    out."""
+    wanted: dict[str, set[str]] = {}
+    for column, op, value in filters:
+        if op == "==":
+            wanted.setdefault(column, set()).add(str(value).strip().lower())
+    compared = {column for column, values in wanted.items() if len(values) > 1}
+    return tuple(f for f in filters if f[1] in _OPS and f[0] not in compared)
 
 
 def filter_rows(frame: pd.DataFrame, filters: Sequence[Filter]) -> pd.DataFrame:

@@ -193,3 +193,23 @@ def test_a_wide_year_table_is_checked_in_the_long_form_the_cell_uses(tmp_path: P
     assert [t.task_id for t in report.tasks] == ["wide/0/0"]
     (problem,) = report.problems
     assert problem.task_id == "empty/0/0" and "has no values" in problem.message
+
+
+def test_groups_to_compare_are_no_population(tmp_path: Path) -> None:
+    """'Differ between women and men' compares two groups (both present): a task. Women
+    older than 90, of whom there are none, are an empty population: a problem."""
+    table = ("age,female,income,score\n20,1,1,3\n30,0,2,5\n40,1,3,4\n50,0,5,9\n"
+             "60,1,4,8\n70,0,2,6\n")
+    columns = [("age", "Age of the respondent in years"),
+               ("female", "Sex of the respondent (1 = female, 0 = male)"),
+               ("income", "Yearly income of the respondent"),
+               ("score", "Test score of the respondent")]
+    _folder(tmp_path, "compare", table,
+            "Does the relationship between income and score differ between women and men?",
+            columns)
+    _folder(tmp_path, "nobody", table,
+            "How does income affect score in women with age above 90?", columns)
+    report = load_tasks(tmp_path)
+    assert [t.task_id for t in report.tasks] == ["compare/0/0"]
+    (problem,) = report.problems
+    assert problem.task_id == "nobody/0/0" and "no row of data.csv has" in problem.message
