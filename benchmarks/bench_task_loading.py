@@ -41,7 +41,7 @@ def main(roots: list[str]) -> None:
         for task in report.tasks:
             datachecks.query_problems(task)
         checks = time.perf_counter() - started
-        unanswerable = sum(1 for p in report.problems if p.task_id)
+        unanswerable = len({p.task_id for p in report.problems if p.task_id})
         print(f"{root}: {len(report.tasks)} tasks, {len(report.problems)} problems "
               f"({unanswerable} queries the data cannot answer); load {first:.2f} s first, "
               f"{again:.2f} s again; checks of the loaded tasks alone {checks:.2f} s")
