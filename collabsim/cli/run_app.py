@@ -426,8 +426,9 @@ def hydra_main(cfg: DictConfig) -> float:
     print("\n" + summary_line(outcome.summary, outcome.wall_seconds, output_dir))
     if outcome.task_problems:
         print(
-            f"{outcome.task_problems} task file(s) under tasks.root skipped as bad data "
-            f"(not run, not scored); listed in {outcome.task_problems_file}"
+            f"{outcome.task_problems} task problem(s) under tasks.root (bad data, or a query "
+            f"its data cannot answer): not run, not scored; listed in "
+            f"{outcome.task_problems_file}"
         )
     perf = outcome.sessions.get("Performance")
     return float(perf.mean()) if perf is not None and len(perf) else float("nan")

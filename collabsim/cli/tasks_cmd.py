@@ -1,5 +1,8 @@
 """``collabsim tasks``: list the tasks (and loading problems) of a task root.
 
+Problems are bad task files and the queries their data cannot answer
+(:mod:`collabsim.tasks.datachecks`); those tasks are not listed as tasks.
+
 Without ``--root`` it lists a built-in generated suite (generated once into the cache):
 the archaeology-style one, or with ``--suite generated_stats`` the statistical one.
 Exit status: 0 when at least one task loads, 1 when none does.
@@ -66,7 +69,7 @@ def _as_json(root: Path, report: TaskLoadReport) -> dict[str, Any]:
             for t in report.tasks
         ],
         "problems": [
-            {"path": str(p.path), "field": p.field, "message": p.message}
+            {"path": str(p.path), "field": p.field, "message": p.message, "task_id": p.task_id}
             for p in report.problems
         ],
     }
@@ -87,4 +90,5 @@ def _print_table(root: Path, report: TaskLoadReport) -> None:
         out.write("problems:\n")
         for p in report.problems:
             field = p.field if p.field is not None else "-"
-            out.write(f"  {p.path}  [{field}]  {p.message}\n")
+            task = f"  (task {p.task_id} not loaded)" if p.task_id else ""
+            out.write(f"  {p.path}  [{field}]  {p.message}{task}\n")

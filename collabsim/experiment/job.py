@@ -53,7 +53,8 @@ class JobOutcome:
             them, including the metrics computed as each ends), ``metrics_overlapped`` (the
             part of ``sessions`` spent on metrics), ``summary`` (the remaining metrics and
             the tables), ``write`` (the output files).
-        task_problems: Task files under the task root that were skipped as bad data.
+        task_problems: Problems of the task root: task files skipped as bad data and
+            queries their data cannot answer (those tasks are not run).
         task_problems_file: Where they are listed (``task_problems.csv``), or None.
     """
 
@@ -140,12 +141,15 @@ class JobWriteError(Exception):
 
 
 def _write_task_problems(output_dir: Path, problems: tuple[TaskProblem, ...]) -> Path | None:
-    """List the task files skipped as bad data in ``task_problems.csv`` (None if none)."""
+    """List the task files skipped as bad data and the queries their data cannot answer in
+    ``task_problems.csv`` (path, field, message, and the task left out when the problem
+    concerns one query); None if there are none."""
     if not problems:
         return None
     table = pd.DataFrame(
-        [{"path": str(p.path), "field": p.field or "", "message": p.message} for p in problems],
-        columns=["path", "field", "message"],
+        [{"path": str(p.path), "field": p.field or "", "message": p.message,
+          "task_id": p.task_id or ""} for p in problems],
+        columns=["path", "field", "message", "task_id"],
     )
     path = output_dir / "task_problems.csv"
     with atomic_file(path) as tmp:
@@ -235,7 +239,7 @@ class JobPlan:
         config: The same as plain containers, defaults filled in.
         tasks: The selected tasks.
         plans: Every session of the job, keyed for the store.
-        problems: Task files under the root that could not be loaded (bad data).
+        problems: Problems of the task root (bad data, queries their data cannot answer).
     """
 
     settings: JobSettings

@@ -71,7 +71,8 @@ def resolve_tasks(spec: Mapping[str, Any]) -> tuple[list[Task], TaskLoadReport]:
     for task in tasks:
         _check_utf8_name(task, root)
     if not tasks:
-        problems = "; ".join(f"{p.path}: {p.message}" for p in report.problems[:3])
+        problems = "; ".join(f"{p.path}{f' ({p.field})' if p.field else ''}: {p.message}"
+                             for p in report.problems[:3])
         raise TaskSelectionError(
             f"tasks.root: no loadable task under {root}" + (f" ({problems})" if problems else "")
         )

@@ -17,7 +17,10 @@ holding ``COLLABSIM_GENERATED.json`` is a generated suite (source ``generated``)
 Quirks handled: cp1252 metadata files (UTF-8 is tried first), CSVs with decimal commas
 (:func:`read_table`), metadata whose ``columns`` is a list instead of ``{"raw": [...]}``.
 Bad data is a listed problem, never a task: a data file that is missing, empty, binary, a
-header without rows, or text whose first line names none of the metadata's columns.
+header without rows, or text whose first line names none of the metadata's columns; for a
+statistical task also a table with fewer than two rows and a query its data cannot answer
+(a column it names missing, an all-missing or constant target, an empty population:
+:mod:`collabsim.tasks.datachecks`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from collabsim.domain import tables as domain_tables
 from collabsim.domain.stats.model import ANALYSES, FIX_KEYS, parse_filters
 from collabsim.domain.tables import decode_text
 from collabsim.domain.time_expr import parse_window
+from collabsim.tasks import datachecks
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task, TaskSource, make_task_id
 
 GENERATED_MARKER = "COLLABSIM_GENERATED.json"
@@ -74,11 +78,20 @@ class TaskLoadError(Exception):
 
 @dataclass(frozen=True)
 class TaskProblem:
-    """One problem found while loading a folder of tasks."""
+    """One problem found while loading a folder of tasks.
+
+    Attributes:
+        path: The offending file (a metadata file, a data file, the answer key, the root).
+        field: The field of that file (``datasets[0].name``, ``queries[0][1].question``),
+            None when the whole file is unusable.
+        message: What is wrong.
+        task_id: The task left out for it, when the problem concerns one query only.
+    """
 
     path: Path
     field: str | None
     message: str
+    task_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -126,12 +139,13 @@ def load_tasks(root: Path) -> TaskLoadReport:
         gold = _read_answer_key(root / "eval" / key_name, problems)
         for metadata_path in _metadata_files(root / layout):
             try:
-                loaded = _load_metadata(
+                loaded, unanswerable = _load_metadata(
                     root, metadata_path, "generated" if generated else source, gold
                 )
             except TaskLoadError as err:
                 problems.append(TaskProblem(err.path, err.field, err.detail))
                 continue
+            problems.extend(unanswerable)
             for task in loaded:
                 if task.task_id in tasks:
                     problems.append(
@@ -163,9 +177,14 @@ def load_task(root: Path, task_id: str) -> Task:
             if not path.is_file():
                 continue
             gold = _read_answer_key(root / "eval" / key_name, [])
-            for task in _load_metadata(root, path, "generated" if generated else source, gold):
+            tasks, unanswerable = _load_metadata(
+                root, path, "generated" if generated else source, gold)
+            for task in tasks:
                 if task.query_id == qid:
                     return task
+            for problem in unanswerable:
+                if problem.task_id == task_id:
+                    raise TaskLoadError(problem.path, problem.field, problem.message)
             raise TaskLoadError(path, "queries", f"no query with qid {qid}")
     raise TaskLoadError(root, "task_id", f"no metadata file for task {task_id!r}")
 
@@ -362,36 +381,45 @@ def _query_fields(query: Mapping[str, Any], path: Path, field: str) -> tuple[int
 
 def _load_metadata(
     root: Path, path: Path, source: TaskSource, gold: Mapping[tuple[str, int, int], str]
-) -> list[Task]:
-    """Parse one metadata file into its tasks (one per query); raises TaskLoadError."""
+) -> tuple[list[Task], list[TaskProblem]]:
+    """Parse one metadata file into its tasks (one per query) and the problems of the
+    queries its data cannot answer (those are no tasks); raises TaskLoadError when the
+    whole file is unusable."""
     data = _read_metadata(path)
     dataset = path.parent.name
     metadata_id = int(_METADATA_RE.match(path.name).group(1))
     datasets = _datasets(data, path)
+    unusable = datachecks.table_problem(datasets)
+    if unusable is not None:
+        raise TaskLoadError(path, f"datasets[{unusable[0]}].name", unusable[1])
     tasks: list[Task] = []
+    problems: list[TaskProblem] = []
     for field, query in _queries(data, path):
         qid, question = _query_fields(query, path, field)
         facts = _facts(query, path, f"{field}.facts", datasets)
-        tasks.append(
-            Task(
-                task_id=make_task_id(dataset, metadata_id, qid),
-                dataset=dataset,
-                metadata_id=metadata_id,
-                query_id=qid,
-                query=question,
-                question_type=str(query.get("question_type") or ""),
-                domain=str(data.get("domain") or ""),
-                domain_knowledge=str(data.get("domain_knowledge") or ""),
-                workflow_tags=str(data.get("workflow_tags") or ""),
-                datasets=tuple(datasets),
-                source=source,
-                gold_hypothesis=_gold_of(gold, (dataset, metadata_id, qid), query),
-                reference_workflow_path=reference_workflow_path(root, dataset, metadata_id, qid),
-                metadata_path=path,
-                facts=facts,
-            )
+        task = Task(
+            task_id=make_task_id(dataset, metadata_id, qid),
+            dataset=dataset,
+            metadata_id=metadata_id,
+            query_id=qid,
+            query=question,
+            question_type=str(query.get("question_type") or ""),
+            domain=str(data.get("domain") or ""),
+            domain_knowledge=str(data.get("domain_knowledge") or ""),
+            workflow_tags=str(data.get("workflow_tags") or ""),
+            datasets=tuple(datasets),
+            source=source,
+            gold_hypothesis=_gold_of(gold, (dataset, metadata_id, qid), query),
+            reference_workflow_path=reference_workflow_path(root, dataset, metadata_id, qid),
+            metadata_path=path,
+            facts=facts,
         )
-    return tasks
+        reasons = datachecks.query_problems(task)
+        problems += [TaskProblem(path, f"{field}.question", reason, task.task_id)
+                     for reason in reasons]
+        if not reasons:
+            tasks.append(task)
+    return tasks, problems
 
 
 def _gold_of(

@@ -34,7 +34,7 @@ def test_lists_problems_and_fails_only_when_nothing_loads(
 
     good = tmp_path / "real" / "test" / "fine"
     good.mkdir(parents=True)
-    (good / "d.csv").write_text("a\n1\n", encoding="utf-8")
+    (good / "d.csv").write_text("a\n1\n2\n", encoding="utf-8")
     (good / "metadata_0.json").write_text(json.dumps(
         {"datasets": [{"name": "d.csv", "columns": {"raw": [{"name": "a", "description": "A"}]}}],
          "queries": [[{"qid": 0, "question": "What is a?"}]]}), encoding="utf-8")

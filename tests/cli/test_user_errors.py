@@ -278,7 +278,7 @@ def test_run_says_how_many_task_files_it_skipped_and_where_the_list_is(
                      f"hydra.run.dir={out}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     listed = out / "task_problems.csv"
-    assert "2 task file(s) under tasks.root skipped as bad data" in proc.stdout
+    assert "2 task problem(s) under tasks.root (bad data" in proc.stdout
     assert str(listed) in proc.stdout
     text = listed.read_text(encoding="utf-8")
     assert "headeronly" in text and "prose" in text and "good" not in text

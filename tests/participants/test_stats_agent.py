@@ -20,7 +20,7 @@ from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync
 from collabsim.session.structures import builtin_structure
 from collabsim.tasks.discoverybench import load_tasks
-from collabsim.tasks.model import Task
+from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
 
 CANNED = "standard time-series check"
 DEV_TASKS = ("nls_bmi/1/0", "nls_bmi/2/0", "evolution_freshwater_fish/0/0",
@@ -70,6 +70,9 @@ def test_statistical_tasks_read_as_stats_plans(dev_tasks: dict[str, Task],
 
 def _table_task(tmp_path: Path, frame: pd.DataFrame, query: str,
                 columns: list[tuple[str, str]]) -> Task:
+    """A task on bad data, handed to the agent directly: the loader lists such a task as a
+    problem (tests/tasks/test_datachecks.py), the agent still answers without a traceback
+    when one reaches it (a teammate's plan, a task built by code)."""
     folder = tmp_path / "real" / "train" / "toy"
     folder.mkdir(parents=True)
     frame.to_csv(folder / "toy.csv", index=False)
@@ -79,8 +82,15 @@ def _table_task(tmp_path: Path, frame: pd.DataFrame, query: str,
                                               for n, d in columns]}}],
             "queries": [[{"qid": 0, "question": query, "true_hypothesis": "gold"}]]}
     (folder / "metadata_0.json").write_text(json.dumps(meta))
-    (task,) = load_tasks(tmp_path).tasks
-    return task
+    report = load_tasks(tmp_path)
+    assert report.tasks == () and [p.path.name for p in report.problems] == ["metadata_0.json"]
+    return Task(task_id="toy/0/0", dataset="toy", metadata_id=0, query_id=0, query=query,
+                question_type="", domain="toy", domain_knowledge="",
+                workflow_tags="regression",
+                datasets=(DatasetInfo("toy.csv", "toy",
+                                      tuple(ColumnInfo(n, d) for n, d in columns),
+                                      folder / "toy.csv"),),
+                source="discoverybench-real", gold_hypothesis="gold")
 
 
 @pytest.mark.parametrize("frame, note", [

@@ -98,7 +98,7 @@ def test_read_table_decimal_commas(discoverybench_root: Path, tmp_path: Path) ->
 def test_cp1252_metadata_loads(tmp_path: Path) -> None:
     folder = tmp_path / "real" / "test" / "cafe"
     (folder / "data.csv").parent.mkdir(parents=True)
-    (folder / "data.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    (folder / "data.csv").write_text("a,b\n1,2\n3,4\n", encoding="utf-8")
     meta = _metadata([_dataset("data.csv", [("a", "Caf\u00e9 visits \u2013 per day")])],
                      [[{"qid": 0, "question_type": "context", "question": "Na\u00efve query?"}]],
                      domain_knowledge="Beyonc\u00e9 \u2019s caf\u00e9")
@@ -114,7 +114,7 @@ def test_cp1252_metadata_loads(tmp_path: Path) -> None:
 def test_missing_csv_is_a_problem_naming_file_and_field(tmp_path: Path) -> None:
     folder = tmp_path / "real" / "test" / "broken"
     folder.mkdir(parents=True)
-    (folder / "present.csv").write_text("a\n1\n", encoding="utf-8")
+    (folder / "present.csv").write_text("a\n1\n2\n", encoding="utf-8")
     good = _metadata([_dataset("present.csv", [("a", "A")])],
                      [[{"qid": 0, "question_type": "context", "question": "ok?"}]])
     bad = _metadata([_dataset("present.csv", [("a", "A")]), _dataset("absent.csv", [])],
@@ -165,7 +165,7 @@ def test_query_facts_load_and_a_bad_fact_is_a_problem_naming_file_and_field(
 def test_missing_queries_is_a_clear_error(tmp_path: Path) -> None:
     folder = tmp_path / "real" / "test" / "noq"
     folder.mkdir(parents=True)
-    (folder / "d.csv").write_text("a\n1\n", encoding="utf-8")
+    (folder / "d.csv").write_text("a\n1\n2\n", encoding="utf-8")
     path = _write(folder / "metadata_0.json", _metadata([_dataset("d.csv", [("a", "A")])]))
     _write(folder / "metadata_1.json", "{not json")
     report = load_tasks(tmp_path)
@@ -238,4 +238,4 @@ def test_dev_immigration_queries_load(shared_data: Path) -> None:
     immigration = [t for t in report.tasks
                    if t.dataset == "immigration_offshoring_effect_on_employment"]
     assert len(immigration) == 4
-    assert report.problems == ()
+    assert not [p for p in report.problems if "immigration" in str(p.path)]

@@ -48,7 +48,7 @@ def test_answer_key_row_wins_over_metadata(tmp_path: Path) -> None:
 def test_dev_splits_have_their_metadata_golds_and_briefs_hide_them(shared_data: Path) -> None:
     root = shared_data / "discoverybench_dev"
     report = load_tasks(root)
-    assert len(report.tasks) >= 170
+    assert len(report.tasks) >= 160  # 14 queries its data cannot answer are problems
     for task in report.tasks:
         meta = json.loads(decode_text(task.metadata_path.read_bytes()))
         queries = [q for group in meta["queries"]
