@@ -82,7 +82,7 @@ class MistakeModel:
     ignore_teammate: float = 0.0
     misread_query: float = 0.0
     # the statistical family's kinds (collabsim.participants.stat_mistakes), drawn from a
-    # stream of their own by draw_stats: the time-series draws above stay unchanged
+    # stream of their own by stat_mistakes.agent_stat_mistakes: the time-series draws above stay unchanged
     wrong_variable: float = 0.0
     omitted_control: float = 0.0
     wrong_subgroup: float = 0.0
@@ -99,14 +99,6 @@ class MistakeModel:
         if unknown:
             raise ValueError(f"unknown mistake kinds: {sorted(unknown)}")
         return cls(**{k: mistake_rate(v) for k, v in data.items()})
-
-    def draw_stats(self, seed: int, task_id: str) -> frozenset[str]:
-        """Statistical-family mistakes active in the session of ``task_id`` with ``seed``
-        (deterministic, from a stream separate from :meth:`draw`'s)."""
-        from collabsim.participants.stat_mistakes import STAT_MISTAKE_KINDS, draw_stat_mistakes
-
-        return draw_stat_mistakes({k: getattr(self, k) for k in STAT_MISTAKE_KINDS},
-                                  seed, task_id)
 
     def draw(self, seed: int, task_id: str) -> frozenset[str]:
         """Mistakes active in the session of ``task_id`` with ``seed`` (deterministic)."""

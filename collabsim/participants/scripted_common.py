@@ -23,7 +23,7 @@ from collabsim.participants.plan import (
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.reading import read_brief
 from collabsim.participants.stat_facts import rechoose_after_facts
-from collabsim.participants.stat_mistakes import apply_stat_mistakes
+from collabsim.participants.stat_mistakes import agent_stat_mistakes, apply_stat_mistakes
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief
 from collabsim.participants.tags import MessageTags, parse_trust
 from collabsim.tasks.model import TaskBrief
@@ -123,9 +123,9 @@ def task_context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> TaskCon
         query, stat_plan = read_stat_brief(brief)
         # held facts naming the variables: the analysis chosen for them
         stat_plan = rechoose_after_facts(stat_plan, brief, query)
-        # the family's own mistakes, from a stream of their own (MistakeModel.draw_stats):
+        # the family's own mistakes, from a stream of their own (stat_mistakes.agent_stat_mistakes):
         # the plan kinds corrupt the plan, the wording kinds what the agent states
-        drawn = mistakes.draw(seed, brief.task_id) | mistakes.draw_stats(seed, brief.task_id)
+        drawn = mistakes.draw(seed, brief.task_id) | agent_stat_mistakes(mistakes, seed, brief.task_id)
         return TaskContext(query, stat_plan, drawn,  # type: ignore[arg-type]
                            apply_stat_mistakes(stat_plan, drawn, brief))
     semantics, plan = read_brief(brief)

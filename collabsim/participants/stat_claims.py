@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from collabsim.domain.stats.model import Effect, StatPlan, StatResult, format_filters
+from collabsim.domain.stats.reading import SIGNED_DIRECTION_RE
 from collabsim.participants.claims import Issue
 
 __all__ = [
@@ -55,11 +56,7 @@ _P_VALUE = re.compile(r"\bp\s*(<|=|<=|≤)\s*(\d*\.?\d+(?:e-?\d+)?)", re.IGNOREC
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # an explicit statement of the relation's sign
 _EXPLICIT = re.compile(r"\b(positive|negative)(?:ly)?\b|\b(inverse)(?:ly)?\b", re.IGNORECASE)
-# words that say one side goes up (+1) or down (-1): "higher X ... lower Y" is negative
-_SIGNED = re.compile(
-    r"\b(?:(higher|increas\w*|more\s+likely|greater|rais\w*|rises?|larger)|"
-    r"(lower|decreas\w*|less\s+likely|fewer|reduc\w*|declin\w*|drops?|falls?|smaller))\b",
-    re.IGNORECASE)
+_SIGNED = SIGNED_DIRECTION_RE
 
 
 def plan_of(result: StatResult, dataset: str = "") -> StatPlan:

@@ -30,7 +30,7 @@ from dataclasses import replace
 
 from collabsim.core.task import TaskBrief
 from collabsim.domain.stats.model import Effect, StatPlan, StatResult
-from collabsim.participants.plan import seeded_rng
+from collabsim.participants.plan import MistakeModel, seeded_rng
 
 __all__ = [
     "PLAN_KINDS", "STAT_MISTAKE_KINDS", "WORDING_KINDS", "apply_stat_mistakes",
@@ -50,6 +50,13 @@ WORDING_KINDS: frozenset[str] = frozenset({"direction_misread", "significance_ig
 _STATED_SIGNIFICANT = 0.01
 _STATED_NOT_SIGNIFICANT = 0.5
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+def agent_stat_mistakes(model: MistakeModel, seed: int, task_id: str) -> frozenset[str]:
+    """The scripted agent's statistical mistakes in the session of ``task_id`` with ``seed``
+    (deterministic, from a stream separate from :meth:`MistakeModel.draw`'s)."""
+    return draw_stat_mistakes({k: getattr(model, k) for k in STAT_MISTAKE_KINDS},
+                              seed, task_id)
 
 
 def draw_stat_mistakes(rates: Mapping[str, float], seed: int, *stream: object

@@ -41,6 +41,7 @@ from collabsim.participants.stat_facts import (
 )
 from collabsim.participants.stat_mistakes import (
     STAT_MISTAKE_KINDS,
+    agent_stat_mistakes,
     apply_stat_mistakes,
     misread_result,
     similar_columns,
@@ -113,8 +114,8 @@ def test_stat_draws_leave_the_time_series_draws_unchanged() -> None:
     for seed in range(40):
         assert new.draw(seed, f"t{seed}") == old.draw(seed, f"t{seed}")
     rates = MistakeModel(**{k: 1.0 for k in STAT_MISTAKE_KINDS})
-    assert rates.draw_stats(3, "x") == frozenset(STAT_MISTAKE_KINDS)
-    assert MistakeModel().draw_stats(3, "x") == frozenset()
+    assert agent_stat_mistakes(rates, 3, "x") == frozenset(STAT_MISTAKE_KINDS)
+    assert agent_stat_mistakes(MistakeModel(), 3, "x") == frozenset()
     assert not set(MISTAKE_KINDS) & set(STAT_MISTAKE_KINDS)
     # a collaborator's: in-area kinds at error_in_area, the others at error_outside
     human = HumanModel("computation", 1.0, 0.0, 1, 1, 1, 0, 0.5)

@@ -70,6 +70,14 @@ _ASK_RE: dict[str, re.Pattern[str]] = {
     "positive": re.compile(r"\b(?:positive(?:ly)?|increas\w*|higher)\b", re.I),
 }
 
+#: Words that say one side of a stated relation goes up (group 1) or down (group 2):
+#: "higher X ... lower Y" states a negative relation (read by the collaborators' checks of a
+#: draft, collabsim.participants.stat_claims).
+SIGNED_DIRECTION_RE = re.compile(
+    r"\b(?:(higher|increas\w*|more\s+likely|greater|rais\w*|rises?|larger)|"
+    r"(lower|decreas\w*|less\s+likely|fewer|reduc\w*|declin\w*|drops?|falls?|smaller))\b",
+    re.IGNORECASE)
+
 # "X on Y", "how does X affect Y": the target follows the verb / preposition
 _TARGET_AFTER = re.compile(
     r"\b(?:(?:impact|effect|influence)s? (?:of [^,?.;]+? )?on|affects?|impacts?|influences?|"
