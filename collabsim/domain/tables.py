@@ -47,12 +47,15 @@ def decode_text(raw: bytes) -> str:
 def csv_dialect(text: str) -> tuple[str, str]:
     """``(separator, decimal mark)`` of CSV text, from its first line and first 64 KiB.
 
-    ``;`` wins over ``,`` when the first line has more of them, and implies decimal commas;
-    otherwise decimal commas are detected by quoted numbers such as ``"-0,44"``.
+    A tab wins when the first line has more tabs than commas and semicolons (tab-separated
+    files saved as ``.csv``, e.g. R's ``write.table``); ``;`` wins over ``,`` when the first
+    line has more of them, and implies decimal commas; otherwise decimal commas are detected
+    by quoted numbers such as ``"-0,44"``.
     """
     head = text[:SNIFF_CHARS]
     first_line = head.splitlines()[0] if head else ""
-    sep = ";" if first_line.count(";") > first_line.count(",") else ","
+    tabs, semicolons, commas = (first_line.count(c) for c in ("\t", ";", ","))
+    sep = "\t" if tabs > max(semicolons, commas) else ";" if semicolons > commas else ","
     decimal = "," if sep == ";" or DECIMAL_COMMA_RE.search(head) else "."
     return sep, decimal
 

@@ -10,9 +10,10 @@ hypothesis, the reference workflow or an answer key. The query is read as the ag
 
 API (stable names):
 
-* :func:`table_problem(datasets)` - ``(index, message)`` of the first table of a metadata
-  file no statistical query can use (it cannot be parsed; fewer than
-  :data:`MIN_ROWS` data rows), else None;
+* :func:`table_problem(datasets)` - ``(index, message)`` when no data file of a metadata
+  file is a table a statistical query can use (none parses with at least :data:`MIN_ROWS`
+  data rows; a companion file that is no table beside a usable one is left to the
+  analysis), else None;
 * :func:`query_problems(task)` - why the data cannot answer a statistical task's query
   (empty: they can).
 
@@ -27,7 +28,8 @@ What the data cannot answer (each a problem):
 * the target has the same value in every row of the table while the query asks how it
   relates to other variables (a constant cannot vary with anything);
 * no row belongs to the population the query asks about (``no row of data.csv has
-  military_presence > 5000``).
+  military_presence > 5000``); a label the data never uses (``project == Psychology``
+  where the column names projects otherwise) is the reading's, not a problem of the data.
 
 Legitimate findings, not problems: a target that is constant only within the asked
 population ("every city with more than 5000 soldiers has a ruling dynasty" is an answer);
@@ -65,27 +67,32 @@ _OPS = {"==", "!=", ">", ">=", "<", "<="}
 
 
 def table_problem(datasets: Sequence[DatasetInfo]) -> tuple[int, str] | None:
-    """The first table of a statistical metadata file that no query can use.
+    """Why no query of a statistical metadata file can use its data: every data file has
+    fewer than :data:`MIN_ROWS` rows or is no table (the first one's reason).
 
     Args:
         datasets: The metadata's tables, in order (their files exist and are text or Stata).
 
     Returns:
-        ``(index in datasets, message)``, or None when every table is usable or the tables
-        are of the time-series family (checked by the time-series path as before).
+        ``(index in datasets, message)`` of the first unusable file, or None when one of the
+        files is a usable table or the tables are of the time-series family (checked by the
+        time-series path as before).
     """
     if family_of(_Datasets(tuple(datasets))) != STATISTICAL:
         return None
+    first: tuple[int, str] | None = None
     for i, info in enumerate(datasets):
         st = Path(info.path).stat()
         rows = _rows(str(info.path), st.st_mtime_ns, st.st_size)
-        if isinstance(rows, str):
-            return i, f"{rows}: {info.path}"
-        if rows < MIN_ROWS:
-            count = "one data row" if rows == 1 else "no data rows"
-            return i, (f"data file has {count}; a statistical analysis needs at least "
-                       f"{MIN_ROWS}: {info.path}")
-    return None
+        if not isinstance(rows, str) and rows >= MIN_ROWS:
+            # a companion file that is no table (a phylogenetic tree, a codebook) beside a
+            # usable table is left to the analysis: the queries may need only the table
+            return None
+        if first is None:
+            first = (i, f"{rows}: {info.path}" if isinstance(rows, str) else
+                     f"data file has {'one data row' if rows == 1 else 'no data rows'}; a "
+                     f"statistical analysis needs at least {MIN_ROWS}: {info.path}")
+    return first
 
 
 def query_problems(task: Task) -> list[str]:
@@ -184,7 +191,7 @@ def _plan_problems(plan: StatPlan, frames: dict[str, pd.DataFrame],
     if target.isna().all():
         return [f"the target column {plan.target!r} has no values: all {len(target)} of "
                 f"its entries in {home} are missing"]
-    out = _population_problems(plan, frames[home], home)
+    out = population_problems(plan, frames[home], home)
     values = target.dropna().unique()
     if len(values) < 2 and (plan.predictors or plan.interaction):
         out.append(f"the target column {plan.target!r} is {_shown(values[0])} in every row "
@@ -193,15 +200,24 @@ def _plan_problems(plan: StatPlan, frames: dict[str, pd.DataFrame],
     return out
 
 
-def _population_problems(plan: StatPlan, frame: pd.DataFrame, home: str) -> list[str]:
+def population_problems(plan: StatPlan, frame: pd.DataFrame, home: str) -> list[str]:
     """No row in the asked population, or no target value there (filters on the target's
-    table only; filters on another table are left to the analysis)."""
+    table only; filters on another table are left to the analysis).
+
+    An equality filter whose value occurs nowhere in its column (``project == Psychology``
+    where the column holds other labels) is the reading's label, not the data's: the data may
+    hold that population under another name, so it is no problem of the data - the session
+    runs and the agent says what it could not find. A threshold nobody passes
+    (``age > 90``, the oldest is 70) or labels that occur but never together are problems."""
     filters = _population(plan.filters)
     if not filters or any(f[0] not in frame for f in filters):
         return []
     rows = filter_rows(frame, filters)
     where = format_filters(filters)
     if rows.empty:
+        if any(op == "==" and filter_rows(frame, [(column, op, value)]).empty
+               for column, op, value in filters):
+            return []
         return [f"no row of {home} has {where} (the population the query asks about)"]
     if rows[plan.target].isna().all():
         return [f"the target column {plan.target!r} has no values among the {len(rows)} rows "

@@ -17,6 +17,18 @@ def test_semicolon_files_use_decimal_commas(tmp_path: Path) -> None:
     assert df["value"].tolist() == [2.25, -0.5]
 
 
+def test_tab_separated_csv_files_with_quoted_headers_are_read(tmp_path: Path) -> None:
+    """R's write.table output saved as .csv: tabs between quoted names and values."""
+    path = tmp_path / "trends.csv"
+    path.write_text('"introduction.period"\t"pathway"\t"n"\n"Before 1500"\t"AgriForest"\t55\n'
+                    '"1500-1800"\t"Garden, park"\t12\n', encoding="utf-8")
+    df = read_table(path)
+    assert list(df.columns) == ["introduction.period", "pathway", "n"]
+    assert df["n"].tolist() == [55, 12]
+    assert df["pathway"].tolist() == ["AgriForest", "Garden, park"]
+    assert csv_dialect("a,b\tc,d\n") == (",", ".")
+
+
 def test_quoted_decimal_commas_with_comma_separator(tmp_path: Path) -> None:
     path = tmp_path / "capital.csv"
     path.write_text('BCE,Zamber\n2300,"-0,44"\n2200,"1,5e-1"\n', encoding="utf-8")

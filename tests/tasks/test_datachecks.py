@@ -213,3 +213,43 @@ def test_groups_to_compare_are_no_population(tmp_path: Path) -> None:
     assert [t.task_id for t in report.tasks] == ["compare/0/0"]
     (problem,) = report.problems
     assert problem.task_id == "nobody/0/0" and "no row of data.csv has" in problem.message
+
+
+def test_a_label_the_data_never_uses_is_the_readings_not_an_empty_population() -> None:
+    """``project == Psychology`` where the column holds other project names: the data may
+    hold that population under another label, so the task runs (the agent says what it could
+    not find); a threshold nobody passes, or two labels that never occur together, are
+    problems of the data."""
+    from collabsim.domain.stats.model import StatPlan
+    from collabsim.tasks.datachecks import population_problems
+
+    frame = pd.DataFrame({"project": ["ML3", "ML3", "RRR", "RRR"], "site": ["a", "b", "a", "b"],
+                          "age": [20, 30, 40, 70], "effect": [0.1, 0.2, 0.3, 0.4]})
+
+    def problems(*filters):
+        plan = StatPlan("data.csv", "effect", ("age",), filters=tuple(filters))
+        return population_problems(plan, frame, "data.csv")
+
+    assert problems(("project", "==", "Psychology")) == []
+    assert problems(("age", ">", "90")) == [
+        "no row of data.csv has age > 90 (the population the query asks about)"]
+    assert problems(("project", "==", "ML3"), ("age", ">", "50")) != []
+    assert problems(("project", "==", "ML3"), ("site", "==", "c")) == []
+    frame.loc[1, "site"] = "c"
+    assert problems(("project", "==", "RRR"), ("site", "==", "c")) != []
+
+
+def test_a_companion_file_that_is_no_table_leaves_the_task_to_its_table(tmp_path: Path) -> None:
+    """A phylogenetic tree (Newick text) beside a usable table: the query may need only the
+    table, so the task loads; a metadata file whose only data file is no table is a problem."""
+    tree = "((a:0.1,b:0.2):0.3,c:0.4);\n"
+    meta_path = _folder(tmp_path, "withtree", GOOD_ROWS, GOOD_QUERY)
+    (meta_path.parent / "tree.txt").write_text(tree, encoding="utf-8")
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    meta["datasets"].append({"name": "tree.txt", "description": "phylogenetic tree",
+                             "columns": {"raw": []}})
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    alone = _folder(tmp_path, "treeonly", tree, GOOD_QUERY)
+    report = load_tasks(tmp_path)
+    assert [t.task_id for t in report.tasks] == ["withtree/0/0"]
+    assert [p.path for p in report.problems] == [alone]
