@@ -44,8 +44,9 @@ from collabsim.domain.tables import decode_text
 from collabsim.domain.time_expr import parse_window
 from collabsim.tasks import datachecks
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task, TaskSource, make_task_id
+from collabsim.tasks.suite_cache import MARKER_NAME
 
-GENERATED_MARKER = "COLLABSIM_GENERATED.json"
+GENERATED_MARKER = MARKER_NAME
 PACKAGED_REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "reference_workflows"
 _HEAD_BYTES = 65536
 _HEAD_LINES = 50

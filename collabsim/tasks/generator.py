@@ -27,12 +27,8 @@ sustained values span at least :data:`SUSTAIN_BINS` consecutive bins.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,9 +50,9 @@ from collabsim.tasks.generator_events import (
     raw_of,
 )
 from collabsim.tasks.generator_wording import VARIANT_LABELS, word_task
+from collabsim.tasks.suite_cache import MARKER_NAME, cached_suite, code_fingerprint
 
 GENERATOR_VERSION = "2"
-MARKER_NAME = "COLLABSIM_GENERATED.json"
 #: The kind of a task's decisive fact, by ``(index + seed) % 2``.
 FACT_KINDS_CYCLE: tuple[str, ...] = ("reading", "convention")
 DATA_FILE = "time_series_data.csv"
@@ -131,11 +127,7 @@ def generator_fingerprint() -> str:
     package = Path(__file__).resolve().parents[1]
     sources = [*sorted((package / "tasks").glob("generator*.py")),
                *sorted((package / "domain").glob("*.py")), package / "core" / "knowledge.py"]
-    digest = hashlib.sha256()
-    for source in sources:
-        digest.update(source.name.encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:10]
+    return code_fingerprint(sources)
 
 
 def default_suite_root(n_tasks: int = 38, seed: int = 0) -> Path:
@@ -146,25 +138,9 @@ def default_suite_root(n_tasks: int = 38, seed: int = 0) -> Path:
     :func:`generator_fingerprint`: a suite cached by other generator code (an edited
     checkout, another release with the same version) is never reused.
     """
-    base = Path(os.environ.get("COLLABSIM_CACHE_DIR") or Path.home() / ".cache" / "collabsim")
     name = f"v{GENERATOR_VERSION}-{generator_fingerprint()}-n{n_tasks}-s{seed}"
-    target = base / "generated" / name
-    if (target / MARKER_NAME).is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        generate_suite(tmp, n_tasks=n_tasks, seed=seed)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not (target / MARKER_NAME).is_file():
-                shutil.rmtree(target, ignore_errors=True)
-                os.rename(tmp, target)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    return target
+    return cached_suite("generated", name,
+                        lambda folder: generate_suite(folder, n_tasks=n_tasks, seed=seed))
 
 
 def build_task(index: int, seed: int, dataset: str) -> GeneratedTask:

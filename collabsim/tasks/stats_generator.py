@@ -22,12 +22,8 @@ like :func:`collabsim.tasks.generator.default_suite_root`.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +32,6 @@ import numpy as np
 
 from collabsim.core.knowledge import Fact
 from collabsim.domain.stats.model import Effect, StatPlan, format_filters
-from collabsim.tasks.generator import MARKER_NAME
 from collabsim.tasks.stats_generator_fit import formula_of
 from collabsim.tasks.stats_generator_tables import (
     DATA_FILE,
@@ -51,6 +46,7 @@ from collabsim.tasks.stats_generator_wording import (
     number,
     word_stat_task,
 )
+from collabsim.tasks.suite_cache import MARKER_NAME, cached_suite, code_fingerprint
 
 STATS_GENERATOR = "collabsim.tasks.stats_generator"
 STATS_GENERATOR_VERSION = "1"
@@ -141,11 +137,7 @@ def stats_generator_fingerprint() -> str:
     package = Path(__file__).resolve().parents[1]
     sources = [*sorted((package / "tasks").glob("stats_*.py")),
                package / "domain" / "stats" / "model.py", package / "core" / "knowledge.py"]
-    digest = hashlib.sha256()
-    for source in sources:
-        digest.update(source.name.encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()[:10]
+    return code_fingerprint(sources)
 
 
 def default_stats_suite_root(n_tasks: int = STATS_N_TASKS, seed: int = 0) -> Path:
@@ -155,25 +147,9 @@ def default_stats_suite_root(n_tasks: int = STATS_N_TASKS, seed: int = 0) -> Pat
     ``generated_stats/v<version>-<code>-n<n>-s<seed>``, ``<code>`` being
     :func:`stats_generator_fingerprint`.
     """
-    base = Path(os.environ.get("COLLABSIM_CACHE_DIR") or Path.home() / ".cache" / "collabsim")
     name = f"v{STATS_GENERATOR_VERSION}-{stats_generator_fingerprint()}-n{n_tasks}-s{seed}"
-    target = base / "generated_stats" / name
-    if (target / MARKER_NAME).is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    try:
-        generate_stats_suite(tmp, n_tasks=n_tasks, seed=seed)
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not (target / MARKER_NAME).is_file():
-                shutil.rmtree(target, ignore_errors=True)
-                os.rename(tmp, target)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    return target
+    return cached_suite("generated_stats", name,
+                        lambda folder: generate_stats_suite(folder, n_tasks=n_tasks, seed=seed))
 
 
 # ---------------------------------------------------------------------------------- writers
