@@ -10,7 +10,6 @@ from typing import Any
 from collabsim.tasks.discoverybench import TaskLoadReport, load_tasks
 from collabsim.tasks.generator import (
     GENERATOR_VERSION,
-    MARKER_NAME,
     default_suite_root,
     generate_suite,
 )
@@ -22,6 +21,7 @@ from collabsim.tasks.stats_generator import (
     default_stats_suite_root,
     generate_stats_suite,
 )
+from collabsim.tasks.suite_cache import MARKER_NAME
 
 # What a generated kind writes: (generator name in the marker, version, default size,
 # default cached root, writer).

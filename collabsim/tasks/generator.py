@@ -26,9 +26,6 @@ sustained values span at least :data:`SUSTAIN_BINS` consecutive bins.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,7 +47,12 @@ from collabsim.tasks.generator_events import (
     raw_of,
 )
 from collabsim.tasks.generator_wording import VARIANT_LABELS, word_task
-from collabsim.tasks.suite_cache import MARKER_NAME, cached_suite, code_fingerprint
+from collabsim.tasks.suite_cache import (
+    SuiteTask,
+    cached_suite,
+    code_fingerprint,
+    write_suite,
+)
 
 GENERATOR_VERSION = "2"
 #: The kind of a task's decisive fact, by ``(index + seed) % 2``.
@@ -94,31 +96,16 @@ def generate_suite(root: Path, n_tasks: int = 38, seed: int = 0) -> Path:
     Returns:
         ``root``.
     """
-    root = Path(root)
     width = max(3, len(str(max(n_tasks - 1, 0))))
-    key_rows: list[tuple[str, int, int, str]] = []
-    for index in range(n_tasks):
-        task = build_task(index, seed, f"gen_{index:0{width}d}")
-        folder = root / "real" / "test" / task.dataset
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / DATA_FILE).write_text(task.csv_text, encoding="utf-8", newline="")
-        _write_json(folder / "metadata_0.json", task.metadata)
-        ref_dir = root / "reference_workflows" / task.dataset / "0"
-        ref_dir.mkdir(parents=True, exist_ok=True)
-        _write_json(ref_dir / "0.json", task.reference)
-        key_rows.append((task.dataset, 0, 0, task.gold))
-    (root / "eval").mkdir(parents=True, exist_ok=True)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["dataset", "metadataid", "query_id", "gold_hypo"])
-    writer.writerows(key_rows)
-    (root / "eval" / "answer_key_real.csv").write_text(buffer.getvalue(), encoding="utf-8")
-    _write_json(
-        root / MARKER_NAME,
+    tasks = (build_task(index, seed, f"gen_{index:0{width}d}") for index in range(n_tasks))
+    return write_suite(
+        root,
+        (SuiteTask(t.dataset, DATA_FILE, t.csv_text, t.metadata, t.reference, t.gold)
+         for t in tasks),
+        ("real", "test"), "answer_key_real.csv",
         {"generator": "collabsim.tasks.generator", "generator_version": GENERATOR_VERSION,
          "seed": seed, "n_tasks": n_tasks},
     )
-    return root
 
 
 def generator_fingerprint() -> str:
@@ -126,6 +113,7 @@ def generator_fingerprint() -> str:
     modules, the domain vocabulary and thresholds they draw on, and the fact record."""
     package = Path(__file__).resolve().parents[1]
     sources = [*sorted((package / "tasks").glob("generator*.py")),
+               package / "tasks" / "suite_cache.py",
                *sorted((package / "domain").glob("*.py")), package / "core" / "knowledge.py"]
     return code_fingerprint(sources)
 
@@ -162,10 +150,6 @@ def build_task(index: int, seed: int, dataset: str) -> GeneratedTask:
 
 
 # ---------------------------------------------------------------------------------- writers
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _fmt(value: float) -> str:

@@ -21,9 +21,6 @@ like :func:`collabsim.tasks.generator.default_suite_root`.
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +43,12 @@ from collabsim.tasks.stats_generator_wording import (
     number,
     word_stat_task,
 )
-from collabsim.tasks.suite_cache import MARKER_NAME, cached_suite, code_fingerprint
+from collabsim.tasks.suite_cache import (
+    SuiteTask,
+    cached_suite,
+    code_fingerprint,
+    write_suite,
+)
 
 STATS_GENERATOR = "collabsim.tasks.stats_generator"
 STATS_GENERATOR_VERSION = "1"
@@ -91,29 +93,17 @@ def generate_stats_suite(root: Path, n_tasks: int = STATS_N_TASKS, seed: int = 0
     Returns:
         ``root``.
     """
-    root = Path(root)
     width = max(3, len(str(max(n_tasks - 1, 0))))
-    key_rows: list[tuple[str, int, int, str]] = []
-    for index in range(n_tasks):
-        task = build_stats_task(index, seed, f"stats_{index:0{width}d}")
-        folder = root / "synth" / SPLIT / task.dataset
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / DATA_FILE).write_text(task.planted.csv_text, encoding="utf-8", newline="")
-        _write_json(folder / "metadata_0.json", task.metadata)
-        ref_dir = root / "reference_workflows" / task.dataset / "0"
-        ref_dir.mkdir(parents=True, exist_ok=True)
-        _write_json(ref_dir / "0.json", task.reference)
-        key_rows.append((task.dataset, 0, 0, task.gold))
-    (root / "eval").mkdir(parents=True, exist_ok=True)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["dataset", "metadataid", "query_id", "gold_hypo"])
-    writer.writerows(key_rows)
-    (root / "eval" / ANSWER_KEY).write_text(buffer.getvalue(), encoding="utf-8")
-    _write_json(root / MARKER_NAME, {"generator": STATS_GENERATOR,
-                                     "generator_version": STATS_GENERATOR_VERSION,
-                                     "seed": seed, "n_tasks": n_tasks})
-    return root
+    tasks = (build_stats_task(index, seed, f"stats_{index:0{width}d}")
+             for index in range(n_tasks))
+    return write_suite(
+        root,
+        (SuiteTask(t.dataset, DATA_FILE, t.planted.csv_text, t.metadata, t.reference, t.gold)
+         for t in tasks),
+        ("synth", SPLIT), ANSWER_KEY,
+        {"generator": STATS_GENERATOR, "generator_version": STATS_GENERATOR_VERSION,
+         "seed": seed, "n_tasks": n_tasks},
+    )
 
 
 def build_stats_task(index: int, seed: int, dataset: str) -> GeneratedStatTask:
@@ -136,6 +126,7 @@ def stats_generator_fingerprint() -> str:
     its modules, the shared plan record and the fact record."""
     package = Path(__file__).resolve().parents[1]
     sources = [*sorted((package / "tasks").glob("stats_*.py")),
+               package / "tasks" / "suite_cache.py",
                package / "domain" / "stats" / "model.py", package / "core" / "knowledge.py"]
     return code_fingerprint(sources)
 
@@ -153,10 +144,6 @@ def default_stats_suite_root(n_tasks: int = STATS_N_TASKS, seed: int = 0) -> Pat
 
 
 # ---------------------------------------------------------------------------------- writers
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _metadata(task: PlantedStat, query: str, fact: Fact) -> dict[str, Any]:

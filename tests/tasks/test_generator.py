@@ -22,7 +22,6 @@ from collabsim.tasks.generator import (
     CATEGORIES,
     FACT_KINDS_CYCLE,
     GENERATOR_VERSION,
-    MARKER_NAME,
     SUSTAIN_BINS,
     THRESHOLD,
     default_suite_root,
@@ -30,6 +29,7 @@ from collabsim.tasks.generator import (
 )
 from collabsim.tasks.generator_events import VARIANTS
 from collabsim.tasks.generator_wording import READING_TOPIC
+from collabsim.tasks.suite_cache import MARKER_NAME
 
 
 def _tree_digest(root: Path) -> dict[str, str]:

@@ -18,7 +18,7 @@ from collabsim.domain.stats.model import StatPlan
 from collabsim.experiment.settings import GeneratedStatsTasks, SettingsError, validate_job
 from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
 from collabsim.tasks.discoverybench import load_tasks
-from collabsim.tasks.generator import MARKER_NAME, generate_suite
+from collabsim.tasks.generator import generate_suite
 from collabsim.tasks.stats_generator import (
     FACT_TOPIC,
     SHAPES,
@@ -29,6 +29,7 @@ from collabsim.tasks.stats_generator import (
 )
 from collabsim.tasks.stats_generator_wording import FACT_KIND, number
 from collabsim.tasks.stats_vocabulary import DOMAINS
+from collabsim.tasks.suite_cache import MARKER_NAME
 
 N = len(SHAPES)  # one task per shape
 SD = {m.name: m.sd for d in DOMAINS
