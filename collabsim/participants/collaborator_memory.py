@@ -40,52 +40,40 @@ def memory_entries(collab: Any, stats: bool = False) -> list[tuple[str, str]]:
     if collab.params.memory_entries:
         return list(collab.params.memory_entries)
     who = f"{collab.name} ({collab.profile.title})"
-    if stats:
-        return _stat_entries(collab, who)
     entries: list[tuple[str, str]] = []
-    if collab.numbers:
-        entries += [
-            ("expertise", f"Expertise {who}: variable mapping, raw vs interpolated column "
-                          "variants, windows, extremes and n-th events; validates numbers "
-                          "by recomputing them."),
-            ("trust", format_trust(collab.name, "years and numbers")),
-            ("evidence_criteria", f"Evidence criteria ({collab.name}): every claimed year is "
-                                  "recomputed independently on the *_inter columns."),
-        ]
-    if collab.wording:
-        entries += [
-            ("expertise", f"Expertise {who}: query semantics - first vs second, peak vs "
-                          "highest sustained values, increase vs decrease, bounded periods."),
-            ("trust", format_trust(collab.name,
-                                   "whether the wording answers the question")),
-            ("evidence_criteria", f"Evidence criteria ({collab.name}): the hypothesis states "
-                                  "exactly the asked ordinal, direction and period."),
-        ]
+    for role in ("numbers", "wording"):  # what D checks, what R checks
+        if getattr(collab, role):
+            expertise, trusted_for, criteria = _CHECKS[(stats, role)]
+            entries += [
+                ("expertise", f"Expertise {who}: {expertise}"),
+                ("trust", format_trust(collab.name, trusted_for)),
+                ("evidence_criteria", f"Evidence criteria ({collab.name}): {criteria}"),
+            ]
     return entries
 
 
-def _stat_entries(collab: Any, who: str) -> list[tuple[str, str]]:
-    """The build-phase entries of a statistical task (the same trust words: numbers for
-    D, the question for R)."""
-    entries: list[tuple[str, str]] = []
-    if collab.numbers:
-        entries += [
-            ("expertise", f"Expertise {who}: the statistics - model choice (linear vs "
-                          "logistic), controls, significance; validates numbers by "
-                          "recomputing them."),
-            ("trust", format_trust(collab.name, "the model and the numbers")),
-            ("evidence_criteria", f"Evidence criteria ({collab.name}): every stated effect "
-                                  "is recomputed with the asked controls; a non-significant "
-                                  "effect is not stated as one."),
-        ]
-    if collab.wording:
-        entries += [
-            ("expertise", f"Expertise {who}: the question's meaning - which variable "
-                          "means what, which population, the direction asked."),
-            ("trust", format_trust(collab.name,
-                                   "whether the wording answers the question")),
-            ("evidence_criteria", f"Evidence criteria ({collab.name}): the hypothesis names "
-                                  "the asked variables and population and the direction the "
-                                  "result shows."),
-        ]
-    return entries
+# (expertise, what teammates may trust it for, evidence criteria) by (statistical task, role)
+_CHECKS: dict[tuple[bool, str], tuple[str, str, str]] = {
+    (False, "numbers"): (
+        "variable mapping, raw vs interpolated column variants, windows, extremes and n-th "
+        "events; validates numbers by recomputing them.",
+        "years and numbers",
+        "every claimed year is recomputed independently on the *_inter columns."),
+    (False, "wording"): (
+        "query semantics - first vs second, peak vs highest sustained values, increase vs "
+        "decrease, bounded periods.",
+        "whether the wording answers the question",
+        "the hypothesis states exactly the asked ordinal, direction and period."),
+    (True, "numbers"): (
+        "the statistics - model choice (linear vs logistic), controls, significance; "
+        "validates numbers by recomputing them.",
+        "the model and the numbers",
+        "every stated effect is recomputed with the asked controls; a non-significant effect "
+        "is not stated as one."),
+    (True, "wording"): (
+        "the question's meaning - which variable means what, which population, the "
+        "direction asked.",
+        "whether the wording answers the question",
+        "the hypothesis names the asked variables and population and the direction the "
+        "result shows."),
+}
