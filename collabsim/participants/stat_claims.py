@@ -56,7 +56,6 @@ _P_VALUE = re.compile(r"\bp\s*(<|=|<=|≤)\s*(\d*\.?\d+(?:e-?\d+)?)", re.IGNOREC
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 # an explicit statement of the relation's sign
 _EXPLICIT = re.compile(r"\b(positive|negative)(?:ly)?\b|\b(inverse)(?:ly)?\b", re.IGNORECASE)
-_SIGNED = SIGNED_DIRECTION_RE
 
 
 def plan_of(result: StatResult, dataset: str = "") -> StatPlan:
@@ -152,7 +151,7 @@ def stated_direction(text: str) -> str | None:
     explicit = _EXPLICIT.search(text)
     if explicit is not None:
         return "positive" if (explicit.group(1) or "").lower() == "positive" else "negative"
-    signs = [1 if m.group(1) else -1 for m in _SIGNED.finditer(text)][:2]
+    signs = [1 if m.group(1) else -1 for m in SIGNED_DIRECTION_RE.finditer(text)][:2]
     if not signs:
         return None
     product = signs[0] * (signs[1] if len(signs) > 1 else 1)
