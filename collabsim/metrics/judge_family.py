@@ -1,7 +1,8 @@
 """The default hypothesis judge: the time-series rules or the statistical judge, per task.
 
 DiscoveryBench tasks come in two families here. Time-series tasks (the archaeology data and
-the built-in generated suite: a table with a time axis column ``CE``, ``BCE`` or ``calBP``)
+the built-in generated suite: a table with a time axis column ``CE``, ``BCE`` or ``calBP``,
+the participants' switch :func:`~collabsim.domain.stats.family.family_of`)
 are judged by :class:`~collabsim.metrics.judge_rules.RuleJudge` exactly as before (years,
 periods, rises and peaks); every other task (statistical questions about tables) by
 :class:`~collabsim.metrics.judge_stats.StatsJudge`. Without a task the rule judge applies
@@ -14,22 +15,17 @@ one task is judged by the same judge. The model-based judge
 
 from __future__ import annotations
 
+from collabsim.domain.stats.family import TIME_SERIES, family_of
 from collabsim.metrics.judge_rules import RuleJudge
 from collabsim.metrics.judge_stats import StatsJudge
 from collabsim.metrics.outcome import HypothesisScore
 from collabsim.tasks.model import Task, TaskBrief
 
-#: Column names that make a table a time series for the judge (the archaeology data's and
-#: the generated suite's time axes).
-TIME_AXIS_COLUMNS = frozenset({"CE", "BCE", "calBP"})
-
 
 def is_time_series_task(task: Task | TaskBrief | None) -> bool:
-    """True when a task's data have a time axis column (or there is no task)."""
-    if task is None:
-        return True
-    return any(col.name.strip() in TIME_AXIS_COLUMNS
-               for ds in task.datasets for col in ds.columns)
+    """True when the task is of the time-series family (the participants' own switch,
+    :func:`~collabsim.domain.stats.family.family_of`), or there is no task."""
+    return task is None or family_of(task) == TIME_SERIES
 
 
 class FamilyJudge:

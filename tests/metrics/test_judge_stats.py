@@ -263,3 +263,18 @@ def test_scores_are_memoised_per_texts_and_task(judge: StatsJudge) -> None:
     # another query frames another context: not the memoised score
     other = judge.score(claim, GOLD, _task("How is income associated with BMI?"))
     assert other is not first and other.context != first.context
+
+
+def test_the_judge_follows_the_participants_family_switch() -> None:
+    """A task without tables is answered on the time-series path (``family_of``), so its
+    hypotheses get the time-series judge too; a padded ``" CE "`` column is a time axis."""
+    from types import SimpleNamespace
+
+    from collabsim.domain.stats.family import TIME_SERIES, family_of
+
+    no_tables = SimpleNamespace(datasets=(), task_id="t", query="q", domain_knowledge="")
+    padded = SimpleNamespace(datasets=(SimpleNamespace(columns=(SimpleNamespace(name=" CE "),)),))
+    for task in (no_tables, padded):
+        assert family_of(task) == TIME_SERIES
+        assert is_time_series_task(task)
+    assert FamilyJudge().judge_for(no_tables).name == "rules"

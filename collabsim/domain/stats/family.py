@@ -26,6 +26,6 @@ def family_of(brief: Any) -> str:
     if not datasets:
         return TIME_SERIES
     for info in datasets:
-        if any(c.name in YEAR_COLUMNS for c in info.columns):
+        if any(c.name.strip() in YEAR_COLUMNS for c in info.columns):
             return TIME_SERIES
     return STATISTICAL
