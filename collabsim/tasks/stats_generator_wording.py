@@ -28,15 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from collabsim.core.knowledge import Fact
+from collabsim.core.knowledge import STAT_TOPIC_KIND, Fact
 from collabsim.domain.stats.model import Effect, format_filters
 from collabsim.tasks.stats_generator_tables import FACT_TOPIC, PlantedStat
 from collabsim.tasks.stats_vocabulary import Measure
 
-#: The kind of a fact per topic (DESIGN of issue 21: conventions are D's, readings R's).
-FACT_KIND: dict[str, str] = {"controls": "convention", "analysis": "convention",
-                             "target": "reading", "predictors": "reading",
-                             "filters": "reading"}
 QUESTION_TYPE: dict[str, str] = {"proportion": "general", "subgroup": "context"}
 WORKFLOW_TAGS: dict[str, str] = {
     "confounded": "regression analysis, data cleaning",
@@ -213,7 +209,7 @@ def _query(task: PlantedStat, pick: int) -> str:
 
 def _fact(task: PlantedStat) -> Fact:
     topic = FACT_TOPIC[task.shape]
-    kind = FACT_KIND[topic]
+    kind = STAT_TOPIC_KIND[topic]
     r, plan = task.roles, task.plan
     if topic == "controls":
         c = r["c"]

@@ -14,6 +14,7 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
+from collabsim.core.knowledge import STAT_TOPIC_KIND
 from collabsim.domain.stats.model import StatPlan
 from collabsim.experiment.settings import GeneratedStatsTasks, SettingsError, validate_job
 from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
@@ -27,7 +28,7 @@ from collabsim.tasks.stats_generator import (
     default_stats_suite_root,
     generate_stats_suite,
 )
-from collabsim.tasks.stats_generator_wording import FACT_KIND, number
+from collabsim.tasks.stats_generator_wording import number
 from collabsim.tasks.stats_vocabulary import DOMAINS
 from collabsim.tasks.suite_cache import MARKER_NAME
 
@@ -96,7 +97,7 @@ def test_suite_loads_with_gold_reference_and_one_decisive_fact(suite: Path) -> N
         assert task.gold_hypothesis not in task.metadata_path.read_text()
         (fact,) = task.facts
         topic = FACT_TOPIC[completion["shape"]]
-        assert fact.topic == topic and fact.kind == FACT_KIND[topic]
+        assert fact.topic == topic and fact.kind == STAT_TOPIC_KIND[topic]
         assert [name for name, _ in fact.setting] == [topic]
         # the fact's setting, applied to any plan, gives the right plan's value of its topic
         plan = completion["plan"]
