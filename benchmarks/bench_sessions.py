@@ -40,12 +40,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from collabsim.experiment.job import _session_config, outcome_settings
+from collabsim.experiment.job import plan_job
 from collabsim.experiment.participants import ParticipantBuilder
-from collabsim.experiment.plan import plan_sessions
 from collabsim.experiment.runner import run_plans
+from collabsim.experiment.session_configs import SessionConfigs
+from collabsim.experiment.settings import validate_job
 from collabsim.experiment.store import ResultStore
-from collabsim.experiment.tasksource import resolve_tasks
 
 BASE_CFG = {
     "tasks": {"kind": "generated", "n_tasks": 38, "seed": 0},
@@ -57,16 +57,18 @@ BASE_CFG = {
 
 
 def bench(team: str, structure: str, n_tasks: int, seeds: list[int], concurrency: int) -> None:
-    cfg = {**BASE_CFG, "tasks": {**BASE_CFG["tasks"], "n_tasks": n_tasks}}
-    tasks, _ = resolve_tasks(cfg["tasks"])
-    plans = plan_sessions(tasks, [team], [structure], seeds, outcome_settings(cfg))
-    builder = ParticipantBuilder(cfg)
+    settings = validate_job({
+        **BASE_CFG, "tasks": {**BASE_CFG["tasks"], "n_tasks": n_tasks},
+        "team": {"compositions": [team]}, "structure": {"names": [structure]}, "seeds": seeds,
+    })
+    plans = plan_job(settings).plans
+    builder = ParticipantBuilder(settings)
     with tempfile.TemporaryDirectory() as tmp:
         store = ResultStore(Path(tmp))
         start = time.perf_counter()
         summary = asyncio.run(
             run_plans(
-                plans, store, _session_config, builder.build,
+                plans, store, SessionConfigs(settings), builder.build,
                 max_concurrency=concurrency, progress=False,
             )
         )

@@ -22,12 +22,13 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import json
 import os
 import shlex
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
@@ -42,6 +43,9 @@ from collabsim.cli.hydra_args import (
     search_path_override,
 )
 from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
+
+if TYPE_CHECKING:
+    from collabsim.experiment.settings import JobSettings
 
 
 def _config_dir() -> str:
@@ -64,7 +68,7 @@ class UserError(Exception):
     """A bad setting or bad data; the message is the one line shown to the user."""
 
 
-def _fail(message: str, code: int = EXIT_USER_ERROR) -> None:
+def _fail(message: str, code: int = EXIT_USER_ERROR) -> NoReturn:
     print(f"collabsim run: {message}", file=sys.stderr)
     raise SystemExit(code)
 
@@ -148,6 +152,15 @@ def compose_config(
 
 
 MAX_VALIDATED_JOBS = 512
+_VALIDATED: dict[str, JobSettings] = {}
+"""The settings :func:`validate_command_line` validated, by resolved config
+(:func:`_config_key`): the job Hydra runs with that config takes them instead of validating
+it again."""
+
+
+def _config_key(cfg: dict[str, Any]) -> str:
+    """A resolved job config as canonical text (equal configs, equal keys)."""
+    return json.dumps(cfg, sort_keys=True, default=str)
 
 
 def _sweep_values(override: Any) -> list[str]:
@@ -336,7 +349,7 @@ def validate_command_line(args: Sequence[str]) -> int | None:
                              config_dir=parsed.config_dir, config_path=parsed.config_path)
         _refuse_credentials((), cfg)
         try:
-            settings = validate_job(cfg)
+            settings = _VALIDATED[_config_key(cfg)] = validate_job(cfg)
             tasks_key = settings.tasks.model_dump_json()
             if tasks_key not in n_tasks:  # sweeps over teams share one task selection
                 n_tasks[tasks_key] = len(resolve_tasks(settings.tasks.model_dump())[0])
@@ -377,7 +390,7 @@ def _remove_hydra_only_folder(output_dir: Path) -> None:
 def hydra_main(cfg: DictConfig) -> float:
     """Hydra entry point; returns mean Performance (useful to Hydra sweepers)."""
     from collabsim.experiment.job import JobInterrupted, JobWriteError, run
-    from collabsim.experiment.settings import SettingsError
+    from collabsim.experiment.settings import SettingsError, validate_job
     from collabsim.experiment.tasksource import TaskSelectionError
     from collabsim.tracking import make_tracker
 
@@ -386,6 +399,16 @@ def hydra_main(cfg: DictConfig) -> float:
     hydra_cfg = HydraConfig.get()
     output_dir = Path(hydra_cfg.runtime.output_dir)
     multirun = hydra_cfg.mode == RunMode.MULTIRUN
+    # The job's settings as validate_command_line validated them (one validation per job);
+    # a job it did not list (a sweeper's own choice, a launcher's other process) is
+    # validated here.
+    settings = _VALIDATED.get(_config_key(plain))
+    if settings is None:
+        try:
+            settings = validate_job(plain)
+        except SettingsError as err:
+            _remove_hydra_only_folder(output_dir)
+            _fail(_one_line(str(err)))
     tracker = make_tracker(
         plain.get("tracking") or {}, plain, output_dir,
         overrides=list(hydra_cfg.overrides.task),
@@ -394,15 +417,17 @@ def hydra_main(cfg: DictConfig) -> float:
     )
     if multirun and os.environ.get(SWEEP_PROGRESS_FLAG):
         plain["run"]["progress"] = False  # the sweep draws one bar for all its jobs
+        settings = settings.model_copy(
+            update={"run": settings.run.model_copy(update={"progress": False})})
     try:
-        outcome = run(plain, output_dir)
+        outcome = run(settings, output_dir)
         tracker.log_job(outcome)
     except (SettingsError, TaskSelectionError) as err:
         _remove_hydra_only_folder(output_dir)
         _fail(_one_line(str(err)))
     except JobInterrupted as stop:
         resume = shlex.join(["collabsim", "run", *sys.argv[1:]])
-        if not plain["run"].get("store"):
+        if not settings.run.store:
             resume += f" run.store={shlex.quote(str(stop.store))}"
         _fail(
             f"interrupted: {stop.finished} of {stop.total} sessions finished and are stored in "
@@ -453,6 +478,7 @@ def main_with_args(args: list[str]) -> int:
     saved = sys.argv
     from collabsim.cli.sweep_progress import expect
 
+    _VALIDATED.clear()
     try:
         expect(validate_command_line(args))
         sys.argv = ["collabsim-run", *args]
@@ -472,4 +498,5 @@ def main_with_args(args: list[str]) -> int:
         return EXIT_INTERRUPTED
     finally:
         sys.argv = saved
+        _VALIDATED.clear()
     return 0

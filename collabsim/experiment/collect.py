@@ -179,7 +179,7 @@ def settings_fingerprint(cfg: dict[str, Any] | None) -> str | None:
     """Canonical JSON of the outcome settings of a job config (as stored in plan.json)."""
     if cfg is None:
         return None
-    from collabsim.experiment.job import outcome_settings
+    from collabsim.experiment.plan import outcome_settings
 
     try:
         return _canonical(json.loads(_canonical(outcome_settings(cfg))))

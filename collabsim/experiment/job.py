@@ -1,8 +1,11 @@
-"""The main job: ``run(cfg)`` plans, runs and tabulates sessions from a resolved config.
+"""The main job: ``run(cfg)`` plans, runs and tabulates sessions from a job's settings.
 
-``run`` is pure with respect to its inputs: it takes a plain mapping (the Hydra app resolves
-and converts its config first) and an output folder, and returns a :class:`JobOutcome`. It
-never imports Hydra, so it is equally usable from notebooks, tests and other launchers.
+``run`` is pure with respect to its inputs: it takes the job's validated
+:class:`~collabsim.experiment.settings.JobSettings` (or a resolved plain mapping, which it
+validates) and an output folder, and returns a :class:`JobOutcome`. The settings object is
+what travels on: to the session configs (:mod:`collabsim.experiment.session_configs`) and
+the participant builder (:mod:`collabsim.experiment.participants`). It never imports Hydra,
+so it is equally usable from notebooks, tests and other launchers.
 """
 
 from __future__ import annotations
@@ -11,29 +14,25 @@ import asyncio
 import errno
 import time
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from collabsim.core.csvsafe import safe_frame
-from collabsim.core.knowledge import knowledge_split
 from collabsim.core.outputs import atomic_file, atomic_write_text
 from collabsim.domain.stats.cell import CELL_MODULES
 from collabsim.domain.stats.family import STATISTICAL, family_of
 from collabsim.experiment.participants import ParticipantBuilder
-from collabsim.experiment.plan import TEAM_COMPOSITIONS, SessionPlan, plan_sessions
+from collabsim.experiment.plan import SessionPlan, outcome_settings, plan_sessions
 from collabsim.experiment.results_table import SessionRows, summarise
 from collabsim.experiment.runner import RunSummary, run_plans
+from collabsim.experiment.session_configs import SessionConfigs
 from collabsim.experiment.settings import JobSettings, validate_job
 from collabsim.experiment.store import ResultStore
 from collabsim.experiment.tasksource import resolve_tasks
-from collabsim.participants.team import team_from_dict
-from collabsim.sandbox import SandboxLimits, SandboxPool, set_preload_files, set_preload_modules
-from collabsim.session.clock import ClockSpec
-from collabsim.session.config import SessionConfig
-from collabsim.session.structures import structure_from_dict
+from collabsim.sandbox import SandboxPool, set_preload_files, set_preload_modules
 from collabsim.tasks.discoverybench import TaskProblem
 from collabsim.tasks.model import Task
 
@@ -67,33 +66,6 @@ class JobOutcome:
     phases: dict[str, float] = field(default_factory=dict)
     task_problems: int = 0
     task_problems_file: Path | None = None
-
-
-def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of the config that change a session's outcome (they enter its store key).
-
-    Args:
-        cfg: A validated config as plain containers (``validate_job(cfg).model_dump()``).
-    """
-    policy = dict(cfg.get("policy") or {})
-    settings: dict[str, Any] = {
-        "policy": policy,
-        "clock": dict(cfg.get("clock") or {}),
-        "sandbox": dict(cfg.get("sandbox") or {}),
-        "max_turns": int(cfg["run"]["max_turns"]),
-        "max_virtual_seconds": float(cfg["run"]["max_virtual_seconds"]),
-        "structure_overrides": dict((cfg.get("structure") or {}).get("overrides") or {}),
-        "profiles": dict((cfg.get("team") or {}).get("profiles") or {}),
-    }
-    knowledge = (cfg.get("tasks") or {}).get("knowledge", "everyone")
-    if knowledge != "everyone":
-        # only when set: stores written before knowledge splits keep their keys
-        settings["knowledge"] = knowledge
-    if policy.get("name") == "llm":
-        llm = dict(cfg.get("llm") or {})
-        keys = ("agent", "collaborator", "budget")
-        settings["llm"] = {k: llm.get(k) for k in keys}
-    return settings
 
 
 class JobInterrupted(Exception):
@@ -202,74 +174,47 @@ def _run_interruptibly(
         raise JobInterrupted(finished, len(plans), store.root) from None
 
 
-def _session_config(plan: SessionPlan) -> SessionConfig:
-    settings = plan.settings
-    profiles = settings.get("profiles") or {}
-    collaborators = [
-        {**profiles[key], "key": key} if profiles.get(key) else key
-        for key in TEAM_COMPOSITIONS[plan.team]
-    ]
-    overrides = (settings.get("structure_overrides") or {}).get(plan.structure) or {}
-    structure = structure_from_dict({"name": plan.structure, **overrides})
-    clock_cfg = dict(settings.get("clock") or {})
-    # Limits this build's sandbox does not know yet (sandbox.disk_mb before the quota lands)
-    # are validated by the schema and enter the store key, but cannot be passed on.
-    known = {f.name for f in fields(SandboxLimits)}
-    sandbox_cfg = {k: v for k, v in (settings.get("sandbox") or {}).items() if k in known}
-    return SessionConfig(
-        task=plan.task,
-        team=team_from_dict({"collaborators": collaborators}),
-        structure=structure,
-        seed=plan.seed,
-        clock=ClockSpec(**clock_cfg),
-        limits=SandboxLimits(**sandbox_cfg),
-        max_turns=int(settings["max_turns"]),
-        max_time=float(settings["max_virtual_seconds"]),
-        policy=str((settings.get("policy") or {}).get("name", "")),
-        knowledge=knowledge_split(settings.get("knowledge")),
-    )
-
-
 @dataclass(frozen=True)
 class JobPlan:
     """A validated job, ready to run.
 
     Attributes:
         settings: The typed configuration (one object per config group).
-        config: The same as plain containers, defaults filled in.
         tasks: The selected tasks.
         plans: Every session of the job, keyed for the store.
         problems: Problems of the task root (bad data, queries their data cannot answer).
     """
 
     settings: JobSettings
-    config: dict[str, Any]
     tasks: list[Task]
     plans: list[SessionPlan]
     problems: tuple[TaskProblem, ...] = ()
 
 
-def plan_job(cfg: Mapping[str, Any]) -> JobPlan:
-    """Validate a job configuration and expand it into session plans (writes nothing).
+def plan_job(cfg: JobSettings | Mapping[str, Any]) -> JobPlan:
+    """Expand a job configuration into session plans (writes nothing).
+
+    Args:
+        cfg: The job's validated settings, or its resolved configuration as plain containers
+            (validated here).
 
     Raises:
         SettingsError: A bad setting.
         TaskSelectionError: The task selection is empty or names missing tasks or data.
     """
-    settings = validate_job(cfg)
-    plain = settings.model_dump()
-    tasks, report = resolve_tasks(plain["tasks"])
+    settings = cfg if isinstance(cfg, JobSettings) else validate_job(cfg)
+    tasks, report = resolve_tasks(settings.tasks.model_dump())
     plans = plan_sessions(
         tasks,
-        plain["team"]["compositions"],
-        plain["structure"]["names"],
-        plain["seeds"],
-        outcome_settings(plain),
+        settings.team.compositions,
+        settings.structure.names,
+        settings.seeds,
+        outcome_settings(settings.model_dump()),
     )
-    return JobPlan(settings, plain, tasks, plans, tuple(report.problems))
+    return JobPlan(settings, tasks, plans, tuple(report.problems))
 
 
-def reuses_sandboxes(cfg: Mapping[str, Any]) -> bool:
+def reuses_sandboxes(settings: JobSettings) -> bool:
     """Whether the job's sessions take turns on reset sandbox workers (``run.reuse_sandboxes``).
 
     ``auto`` (the default) reuses them only under ``policy=scripted``: its cells are
@@ -277,18 +222,19 @@ def reuses_sandboxes(cfg: Mapping[str, Any]) -> bool:
     method added to ``pd.DataFrame``) for the reset to miss it, and one session could then
     change the next one's results. ``true`` / ``false`` decide for every policy.
     """
-    setting = cfg["run"].get("reuse_sandboxes", "auto")
+    setting = settings.run.reuse_sandboxes
     if setting == "auto":
-        return str((cfg.get("policy") or {}).get("name", "scripted")) == "scripted"
-    return bool(setting)
+        return settings.policy.name == "scripted"
+    return setting
 
 
-def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
+def run(cfg: JobSettings | Mapping[str, Any], output_dir: Path) -> JobOutcome:
     """Run the job described by ``cfg`` and write its outputs under ``output_dir``.
 
     Args:
-        cfg: Resolved configuration as plain containers (see ``configs/config.yaml``); it is
-            validated against :class:`~collabsim.experiment.settings.JobSettings` first.
+        cfg: The job's validated settings, or its resolved configuration as plain containers
+            (see ``configs/config.yaml``), validated against
+            :class:`~collabsim.experiment.settings.JobSettings` first.
         output_dir: Folder for tables (and, unless ``run.store`` is set, results and traces).
 
     Returns:
@@ -304,13 +250,13 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     started = time.perf_counter()
     phases: dict[str, float] = {}
     job = plan_job(cfg)
-    cfg, tasks, plans = job.config, job.tasks, job.plans
+    settings, tasks, plans = job.settings, job.tasks, job.plans
     output_dir = Path(output_dir)
-    run_cfg = cfg["run"]
+    run_cfg = settings.run
     output_dir.mkdir(parents=True, exist_ok=True)
     problems_file = _write_task_problems(output_dir, job.problems)
-    store = ResultStore(Path(run_cfg["store"] or output_dir).expanduser())
-    max_concurrency = int(run_cfg["max_concurrency"])
+    store = ResultStore(Path(run_cfg.store or output_dir).expanduser())
+    max_concurrency = run_cfg.max_concurrency
     # The sandbox's fork server parses the task files once; each session's first cell then
     # copies the parsed table instead of parsing the CSV again.
     set_preload_files([str(d.path) for t in tasks for d in t.datasets if d.path is not None])
@@ -318,21 +264,21 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     # a task of that family runs (about 1.5 s of CPU; time-series jobs do not pay it).
     if any(family_of(t) == STATISTICAL for t in tasks):
         set_preload_modules(CELL_MODULES)
-    builder = ParticipantBuilder(cfg, max_concurrency=max(8, max_concurrency))
+    builder = ParticipantBuilder(settings, max_concurrency=max(8, max_concurrency))
     # Each session's metrics are computed as it ends, while the others wait on their sandboxes.
     rows = SessionRows(plans, store, tasks)
     # A finished session's sandbox worker serves the next session, reset (no fork per session).
-    pool = SandboxPool(max_idle=max_concurrency) if reuses_sandboxes(cfg) else None
+    pool = SandboxPool(max_idle=max_concurrency) if reuses_sandboxes(settings) else None
     phases["plan"] = time.perf_counter() - started
     try:
         summary = _run_interruptibly(
             run_plans(
                 plans,
                 store,
-                _session_config,
+                SessionConfigs(settings),
                 builder.build,
                 max_concurrency=max_concurrency,
-                progress=bool(run_cfg["progress"]),
+                progress=run_cfg.progress,
                 on_result=rows.add,
                 executor_factory=pool,
             ),
@@ -348,7 +294,7 @@ def run(cfg: Mapping[str, Any], output_dir: Path) -> JobOutcome:
     phases["sessions"] = time.perf_counter() - started - phases["plan"]
     phases["metrics_overlapped"] = rows.seconds
     sessions, aggregate, report = summarise(
-        plans, summary.results, store, tasks, show_sessions=bool(run_cfg["show_sessions"]),
+        plans, summary.results, store, tasks, show_sessions=run_cfg.show_sessions,
         rows=rows,
     )
     phases["summary"] = time.perf_counter() - started - phases["plan"] - phases["sessions"]

@@ -1,4 +1,4 @@
-"""Build each session's participants from the ``policy`` (and ``llm``) config sections.
+"""Build each session's participants from the job's validated ``policy`` (and ``llm``) settings.
 
 ``policy=scripted`` builds the scripted agent and collaborators; ``policy=llm`` builds LLM
 participants over one shared :class:`~collabsim.llm.client.LLMClient` (disk cache, rate
@@ -7,53 +7,64 @@ parameters (``policy.agent`` / ``policy.collaborator``, present under both polic
 passed to the LLM participants too, so the offline provider ``collabsim/scripted`` acts
 exactly like ``policy=scripted``. The agent's ``finish_by_turn`` is derived from
 ``run.max_turns`` (:mod:`collabsim.experiment.agent_turns`).
+
+Every value comes from :class:`~collabsim.experiment.settings.JobSettings` (whose defaults
+are the schema's and the config files'); what does not change between sessions (the
+scripted parameters, each role's model settings, the budget) is built once per job.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from collabsim.core.observation import Participant
 from collabsim.experiment.agent_turns import agent_params
 from collabsim.experiment.plan import SessionPlan
+from collabsim.experiment.settings import JobSettings, LLMConfig
 from collabsim.participants.scripted import build_scripted
 from collabsim.session.config import SessionConfig
 
+if TYPE_CHECKING:
+    from collabsim.llm.budget import Budget
+    from collabsim.llm.client import LLMClient, LLMSettings
+
+ROLES = ("agent", "collaborator")
+
 
 class ParticipantBuilder:
-    """Creates participants per session according to the job config.
+    """Creates participants per session according to the job's settings.
 
     Args:
-        cfg: The resolved job config (plain containers).
+        settings: The job's validated settings.
         max_concurrency: Model calls in flight at once across all sessions.
     """
 
-    def __init__(self, cfg: Mapping[str, Any], max_concurrency: int = 8) -> None:
-        self.policy = dict(cfg.get("policy") or {"name": "scripted"})
-        self.name = str(self.policy.get("name", "scripted"))
-        if self.name not in ("scripted", "llm"):
-            raise ValueError(f"policy.name: unknown policy {self.name!r} (scripted|llm)")
-        self.llm_cfg = dict(cfg.get("llm") or {})
+    def __init__(self, settings: JobSettings, max_concurrency: int = 8) -> None:
+        self.name = settings.policy.name
         self.max_concurrency = max_concurrency
-        self._client: Any = None
+        self._client: LLMClient | None = None
         # policy.agent / policy.collaborator (configs/policy/scripted.yaml, composed by both
         # policy options) are the scripted policies: run as such under policy=scripted and
         # replayed by the offline provider under policy=llm, so both paths run the same
         # parameters. The agent's finish_by_turn follows run.max_turns.
-        max_turns = int(cfg["run"]["max_turns"])
-        self.scripted_params = {
-            "agent": agent_params(self.policy.get("agent"), max_turns),
-            "collaborator": dict(self.policy.get("collaborator") or {}),
+        self.scripted_params: dict[str, dict[str, Any]] = {
+            "agent": agent_params(settings.policy.agent, settings.run.max_turns),
+            "collaborator": dict(settings.policy.collaborator),
         }
+        self.llm: LLMConfig | None = settings.llm if self.name == "llm" else None
+        self._models: dict[str, LLMSettings] = {}
+        self._budget: Budget | None = None
+        if self.llm is not None:
+            self._models, self._budget = _llm_settings(self.llm)
 
     def build(
         self, plan: SessionPlan, config: SessionConfig, session_dir: Path
     ) -> Mapping[str, Participant]:
         """Participants for one session, keyed by member name (call logs go to session_dir)."""
         team = config.team
-        if self.name == "scripted":
+        if self.llm is None:
             return {
                 name: build_scripted(
                     name,
@@ -64,49 +75,46 @@ class ParticipantBuilder:
                 )
                 for name in team.members
             }
-        return self._build_llm(plan, config, session_dir)
+        from collabsim.participants.llm_policy import build_llm_participants
 
-    def _root_client(self) -> Any:
+        call_log = session_dir / "llm_calls.jsonl"
+        client = self._root_client(self.llm).for_session(budget=self._budget,
+                                                         call_log_path=call_log)
+        return build_llm_participants(
+            team, self._models, client, plan.seed, scripted_params=self.scripted_params
+        )
+
+    def _root_client(self, llm: LLMConfig) -> LLMClient:
         if self._client is None:
             from collabsim.llm.client import LLMClient
 
-            cache_dir = self.llm_cfg.get("cache_dir")
             self._client = LLMClient(
-                cache_dir=Path(cache_dir) if cache_dir else None,
+                cache_dir=Path(llm.cache_dir) if llm.cache_dir else None,
                 max_concurrency=self.max_concurrency,
-                requests_per_minute=self.llm_cfg.get("requests_per_minute"),
+                requests_per_minute=llm.requests_per_minute,
             )
         return self._client
-
-    def _build_llm(
-        self, plan: SessionPlan, config: SessionConfig, session_dir: Path
-    ) -> Mapping[str, Participant]:
-        from collabsim.llm.budget import Budget
-        from collabsim.llm.client import LLMSettings
-        from collabsim.participants.llm_policy import build_llm_participants
-
-        budget_cfg = dict(self.llm_cfg.get("budget") or {})
-        budget = Budget(max_tokens=budget_cfg.get("max_tokens"), max_usd=budget_cfg.get("max_usd"))
-        settings = {}
-        for role in ("agent", "collaborator"):
-            role_cfg = dict(self.llm_cfg.get(role) or {})
-            if not role_cfg.get("model"):
-                raise ValueError(f"llm.{role}.model is required for policy=llm")
-            settings[role] = LLMSettings(
-                model=str(role_cfg["model"]),
-                temperature=float(role_cfg.get("temperature", 0.0)),
-                max_tokens=int(role_cfg.get("max_tokens", 1024)),
-                timeout_s=float(self.llm_cfg.get("timeout_s", 60.0)),
-                max_retries=int(self.llm_cfg.get("max_retries", 4)),
-                extra=dict(role_cfg.get("extra") or {}),
-            )
-        call_log = session_dir / "llm_calls.jsonl"
-        client = self._root_client().for_session(budget=budget, call_log_path=call_log)
-        return build_llm_participants(
-            config.team, settings, client, plan.seed, scripted_params=self.scripted_params
-        )
 
     def close(self) -> None:
         """Release shared resources (the LLM client's connections, if any)."""
         if self._client is not None and hasattr(self._client, "close"):
             self._client.close()
+
+
+def _llm_settings(llm: LLMConfig) -> tuple[dict[str, LLMSettings], Budget]:
+    """Each role's model settings and the per-session budget of the ``llm`` settings."""
+    from collabsim.llm.budget import Budget
+    from collabsim.llm.client import LLMSettings
+
+    models = {}
+    for role in ROLES:
+        model = getattr(llm, role)
+        models[role] = LLMSettings(
+            model=model.model,
+            temperature=model.temperature,
+            max_tokens=model.max_tokens,
+            timeout_s=llm.timeout_s,
+            max_retries=llm.max_retries,
+            extra=dict(model.extra),
+        )
+    return models, Budget(max_tokens=llm.budget.max_tokens, max_usd=llm.budget.max_usd)

@@ -82,6 +82,36 @@ def session_key(task: Task, team: str, structure: str, seed: int, settings: Mapp
     return hashlib.sha256(blob).hexdigest()
 
 
+def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a job config that change a session's outcome (they enter its store key).
+
+    Args:
+        cfg: A job config as plain containers: a validated one (``JobSettings.model_dump()``,
+            every section present) or one a job stored (``.hydra/config.yaml``, read by
+            :mod:`collabsim.experiment.collect`), possibly written by an older version
+            without some sections, which read as empty.
+    """
+    policy = dict(cfg.get("policy") or {})
+    settings: dict[str, Any] = {
+        "policy": policy,
+        "clock": dict(cfg.get("clock") or {}),
+        "sandbox": dict(cfg.get("sandbox") or {}),
+        "max_turns": int(cfg["run"]["max_turns"]),
+        "max_virtual_seconds": float(cfg["run"]["max_virtual_seconds"]),
+        "structure_overrides": dict((cfg.get("structure") or {}).get("overrides") or {}),
+        "profiles": dict((cfg.get("team") or {}).get("profiles") or {}),
+    }
+    knowledge = (cfg.get("tasks") or {}).get("knowledge", "everyone")
+    if knowledge != "everyone":
+        # only when set: stores written before knowledge splits keep their keys
+        settings["knowledge"] = knowledge
+    if policy.get("name") == "llm":
+        llm = dict(cfg.get("llm") or {})
+        keys = ("agent", "collaborator", "budget")
+        settings["llm"] = {k: llm.get(k) for k in keys}
+    return settings
+
+
 def variants(compositions: Sequence[str], structures: Sequence[str]) -> list[tuple[str, str]]:
     """The (team, structure) pairs to run; the single agent runs once, under ``single``.
 

@@ -6,7 +6,7 @@ would average two different experiments and understate the spread, so a report k
 variants by everything that changes a session's outcome:
 
 1. Every session's **outcome settings** (the ``settings`` its store key was computed from,
-   :func:`collabsim.experiment.job.outcome_settings`) are flattened to dotted config names
+   :func:`collabsim.experiment.plan.outcome_settings`) are flattened to dotted config names
    (``policy.agent.deference``, ``run.max_turns``, ``structure.overrides.…``,
    ``team.profiles.…``). The names whose values are not the same for every session are the
    **swept settings**; sessions differing in any of them are never pooled.

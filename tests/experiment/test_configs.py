@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from collabsim.cli.run_app import CONFIG_DIR, compose_config
-from collabsim.experiment.job import _session_config, plan_job, run
+from collabsim.experiment.job import plan_job, run
 from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
+from collabsim.experiment.session_configs import SessionConfigs
 from collabsim.experiment.settings import (
     DiscoveryBenchTasks,
     GeneratedStatsTasks,
@@ -65,14 +66,15 @@ def test_every_option_composes_validates_and_builds_the_job(
     assert "launcher" not in cfg  # launcher options configure Hydra only
     assert job.plans and len({p.key for p in job.plans}) == len(job.plans)
     # every variant of the job gets an engine config and its participants
-    builder = ParticipantBuilder(job.config)
+    builder = ParticipantBuilder(job.settings)
+    configs = SessionConfigs(job.settings)
     try:
         seen = set()
         for plan in job.plans:
             if (plan.team, plan.structure) in seen:
                 continue
             seen.add((plan.team, plan.structure))
-            config = _session_config(plan)
+            config = configs(plan)
             participants = builder.build(plan, config, tmp_path / plan.slug)
             assert set(participants) == set(config.team.members)
             assert config.structure.name == plan.structure
@@ -149,10 +151,11 @@ def _offline_agent_params(overrides, tmp_path):
     cfg = compose_config([*overrides, "team=single", "structure=default", "tasks.n_tasks=1",
                           f"tasks.root={tmp_path / 'suite'}", f"llm.cache_dir={tmp_path / 'llm'}"])
     job = plan_job(cfg)
-    builder = ParticipantBuilder(job.config)
+    builder = ParticipantBuilder(job.settings)
     try:
         plan = job.plans[0]
-        agent = builder.build(plan, _session_config(plan), tmp_path / plan.slug)["agent"]
+        config = SessionConfigs(job.settings)(plan)
+        agent = builder.build(plan, config, tmp_path / plan.slug)["agent"]
     finally:
         builder.close()
     return agent.offline_policy["params"]
@@ -172,12 +175,12 @@ def test_the_agent_finishes_by_the_run_turn_limit_less_its_margin(tmp_path):
     for policy in ("llm", "scripted"):
         cfg = compose_config([f"policy={policy}", "run.max_turns=20", "tasks.n_tasks=1",
                               f"tasks.root={tmp_path / 'suite'}"])
-        builder = ParticipantBuilder(plan_job(cfg).config)
+        builder = ParticipantBuilder(plan_job(cfg).settings)
         assert builder.scripted_params["agent"]["finish_by_turn"] == 10
         assert "finish_margin_turns" not in builder.scripted_params["agent"]
     cfg = compose_config(["policy.agent.finish_margin_turns=5", "tasks.n_tasks=1",
                           f"tasks.root={tmp_path / 'suite'}"])
-    assert ParticipantBuilder(plan_job(cfg).config).scripted_params["agent"]["finish_by_turn"] == 35
+    assert ParticipantBuilder(plan_job(cfg).settings).scripted_params["agent"]["finish_by_turn"] == 35
 
 
 @pytest.mark.parametrize(("override", "message"), [

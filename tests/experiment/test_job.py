@@ -129,16 +129,17 @@ def test_reused_sandboxes_write_the_same_traces_as_one_worker_per_session(tmp_pa
 
 def test_sandbox_reuse_is_automatic_for_scripted_policies_only(tmp_path):
     from collabsim.experiment.job import reuses_sandboxes
+    from collabsim.experiment.settings import validate_job
 
-    assert reuses_sandboxes(job_cfg(tmp_path))  # the packaged default: auto, policy=scripted
+    assert reuses_sandboxes(validate_job(job_cfg(tmp_path)))  # the default: auto, scripted
 
-    def cfg(policy: str, reuse: object) -> dict:
-        return {"run": {"reuse_sandboxes": reuse}, "policy": {"name": policy}}
+    def settings(policy: str, reuse: str) -> object:
+        return validate_job(job_cfg(tmp_path, f"policy={policy}", f"run.reuse_sandboxes={reuse}"))
 
     # A model's code could patch a library deeper than the reset reaches: fresh workers.
-    assert not reuses_sandboxes(cfg("llm", "auto"))
-    assert reuses_sandboxes(cfg("llm", True))
-    assert not reuses_sandboxes(cfg("scripted", False))
+    assert not reuses_sandboxes(settings("llm", "auto"))
+    assert reuses_sandboxes(settings("llm", "true"))
+    assert not reuses_sandboxes(settings("scripted", "false"))
 
 
 def test_a_generated_suite_is_written_only_into_a_new_or_empty_folder(tmp_path):

@@ -7,10 +7,11 @@ import asyncio
 import pandas as pd
 
 from collabsim.cli.run_app import compose_config
-from collabsim.experiment.job import _session_config, plan_job, run
+from collabsim.experiment.job import plan_job, run
 from collabsim.experiment.participants import ParticipantBuilder
 from collabsim.experiment.results_table import summarise
 from collabsim.experiment.runner import run_plans
+from collabsim.experiment.session_configs import SessionConfigs
 from collabsim.experiment.store import ResultStore
 
 
@@ -39,11 +40,11 @@ def test_run_plans_reports_each_session_it_runs_once(tmp_path):
     cfg = _cfg(tmp_path)
     job = plan_job(cfg)
     store = ResultStore(tmp_path / "store")
-    builder = ParticipantBuilder(job.config)
+    builder = ParticipantBuilder(job.settings)
     seen: list[int] = []
 
     def go():
-        return asyncio.run(run_plans(job.plans, store, _session_config, builder.build,
+        return asyncio.run(run_plans(job.plans, store, SessionConfigs(job.settings), builder.build,
                                      max_concurrency=2, progress=False,
                                      on_result=lambda i, r: seen.append(i)))
 
