@@ -87,7 +87,7 @@ def register(subparsers: Any) -> None:
     rep.add_argument("--frames", type=Path, default=None,
                      help="frame images root: <root>/<session>/<seconds>.jpg")  # fmt: skip
     rep.add_argument("--jobs", type=int, default=None,
-                     help="processes the learned predictor spreads its folds over (default: "
+                     help="processes the learned predictor spreads its folds and the figures over (default: "
                           "all cores; results do not depend on it)")  # fmt: skip
     rep.add_argument("--no-dynamics", action="store_true", help="skip the dynamics study")
     rep.add_argument("--no-progress", action="store_true",
@@ -174,7 +174,7 @@ def _report(args: argparse.Namespace) -> int:
         with Stage("dynamics study", enabled=progress):
             study = dynamics_study(graphs)
     settings = _report_settings(args, graphs, n_warn, tasks, predictors, null_schemes, extra)
-    return _write_report_files(out, result, study, settings, instances, progress)
+    return _write_report_files(out, result, study, settings, instances, progress, args.jobs)
 
 
 _AT_LEAST = (
@@ -302,7 +302,8 @@ def _report_settings(
 
 
 def _write_report_files(
-    out: Path, result: Any, study: Any, settings: dict[str, Any], instances: Any, progress: bool
+    out: Path, result: Any, study: Any, settings: dict[str, Any], instances: Any, progress: bool,
+    jobs: int | None,
 ) -> int:
     """Write the report into ``out`` (staged beside it, moved in at the end); exit code."""
     from collabsim.kolab.progress import Stage
@@ -317,6 +318,7 @@ def _write_report_files(
                 study=study,
                 settings=settings,
                 instances_by_id={i.instance_id: i for i in instances.instances},
+                jobs=jobs,
             )
             staged.publish([path.name for path in written.values()])
     except OSError as err:

@@ -182,3 +182,22 @@ def test_report_rejects_zero_jobs(kolab_sessions_path: Path, tmp_path: Path,
     assert code == 2
     assert "--jobs" in capsys.readouterr().err
     assert not (tmp_path / "rep").exists()
+
+
+def test_report_draws_its_figures_in_at_most_jobs_processes(
+        kolab_sessions_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--jobs bounds the figures' processes too, not only the learned predictor's folds."""
+    from collabsim.kolab import report
+
+    seen: list[int | None] = []
+
+    def plots(*args: object, jobs: int | None = None, **kwargs: object) -> dict:
+        seen.append(jobs)
+        return {}
+
+    monkeypatch.setattr(report, "write_plots", plots)
+    code = main(["kolab", "report", "--data", str(kolab_sessions_path),
+                 "--out", str(tmp_path / "rep"), "--tasks", "1c-k1", "--predictors", "majority",
+                 "--bootstrap", "20", "--no-dynamics", "--jobs", "1"])  # fmt: skip
+    assert code == 0
+    assert seen == [1]

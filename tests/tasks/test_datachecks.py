@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from collabsim.domain.stats import cell
+from collabsim.domain.stats import runtime
 from collabsim.tasks.datachecks import filter_rows
 from collabsim.tasks.discoverybench import TaskLoadError, load_task, load_tasks
 
@@ -133,14 +133,11 @@ def test_population_rows_are_the_rows_the_stats_cell_keeps(
     frame = pd.DataFrame({"age": [20, 30, 40, 50], "income": [1, 2, 3, 5],
                           "group": [" Lower middle", "high", "High", "low"]})
     frame.to_csv(tmp_path / "t.csv", index=False)
-    namespace: dict = {}
-    source = cell._LOAD + cell._constants()
     monkeypatch.chdir(tmp_path)
-    exec(compile(source, "stats-cell", "exec"), namespace)  # noqa: S102 - the cell's own code
     plan = {"dataset": "t.csv", "target": "age", "predictors": [], "controls": [],
             "filters": [list(f) for f in filters], "interaction": ""}
     try:
-        kept = list(namespace["load"](plan).index)
+        kept = list(runtime.load(plan).index)
     except ValueError:  # the cell stops on an empty population
         kept = []
     assert list(filter_rows(pd.read_csv(os.fspath(tmp_path / "t.csv")), filters).index) == kept

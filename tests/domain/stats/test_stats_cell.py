@@ -156,3 +156,14 @@ def test_anova_of_a_text_outcome_reports_the_predictor(tmp_path: Path) -> None:
 def test_a_population_with_no_rows_is_named(tmp_path: Path) -> None:
     result = _run(tmp_path, LINE, StatPlan("t.csv", "y", ("x",), filters=(("x", ">", "10"),)))
     assert result.effects == () and result.note == "ValueError: no rows where x > 10"
+
+
+def test_a_repeated_plan_prints_the_same_line_and_new_data_a_new_one(tmp_path: Path) -> None:
+    # A worker remembers each (plan, file bytes) result: the same plan on the same bytes
+    # prints the same characters; other bytes under the same file name are fitted anew.
+    plan = StatPlan("t.csv", "y", ("x",))
+    first = _run(tmp_path, LINE, plan)
+    again = _run(tmp_path, LINE, plan)
+    assert again == first
+    steeper = _run(tmp_path, LINE.assign(y=LINE["y"] * 2), plan)
+    assert math.isclose(steeper.effects[0].estimate, 1.2, rel_tol=1e-6)  # 2 * 0.6
