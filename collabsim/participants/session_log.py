@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry
@@ -30,10 +31,21 @@ __all__ = [
     "SessionReader", "log_of", "read_cell", "read_entry", "read_message",
 ]
 
+S = TypeVar("S")
+
 # The pseudo issue kind of an answer to the agent's own question: applied as asked for.
 ANSWER = "answer"
 
 Issues = tuple[tuple[str, dict[str, str]], ...]
+
+
+def _evolve(state: S, changes: dict[str, Any]) -> S:
+    """``state`` with the fields in ``changes`` replaced (``dataclasses.replace`` without
+    its per-call field walk: the reducers run once per event, the names are the fields')."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 @dataclass(frozen=True)
@@ -106,7 +118,7 @@ class ChatState:
 def read_message(state: ChatState, message: ChatMessage, tags: MessageTags) -> ChatState:
     """The chat state after one more message (``tags``: its parsed tags)."""
     position = state.read
-    changes: dict[str, object] = {"read": position + 1}
+    changes: dict[str, Any] = {"read": position + 1}
     if tags.kickoff and not state.kickoff:
         changes["kickoff"] = True
     if tags.checked:
@@ -121,15 +133,15 @@ def read_message(state: ChatState, message: ChatMessage, tags: MessageTags) -> C
         if tags.asks:
             changes["asks"] = state.asks + tuple(
                 Ask(message, topic, whom) for topic, whom in tags.asks)
-        return replace(state, **changes)  # type: ignore[arg-type]
+        return _evolve(state, changes)
     changes.update(_others_message(state, message, tags))
-    return replace(state, **changes)  # type: ignore[arg-type]
+    return _evolve(state, changes)
 
 
 def _others_message(state: ChatState, message: ChatMessage, tags: MessageTags
-                    ) -> dict[str, object]:
+                    ) -> dict[str, Any]:
     """The changes a teammate's message makes to the chat state."""
-    changes: dict[str, object] = {"others_spoke": True}
+    changes: dict[str, Any] = {"others_spoke": True}
     for name, flag in (("kickoff_by_other", tags.kickoff), ("lead_by_other", tags.lead),
                        ("handover_by_other", tags.handover)):
         if flag and not getattr(state, name):
@@ -148,9 +160,9 @@ def _others_message(state: ChatState, message: ChatMessage, tags: MessageTags
 
 
 def _draft_tags(state: ChatState, message: ChatMessage, tags: MessageTags
-                ) -> dict[str, object]:
+                ) -> dict[str, Any]:
     """The changes a teammate's tags about drafts (checked, edited, kept, announced) make."""
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     if tags.checked and tags.issues:
         changes["raised"] = state.raised | set(tags.checked)
     if tags.edited:
@@ -172,7 +184,7 @@ def _draft_tags(state: ChatState, message: ChatMessage, tags: MessageTags
 
 
 def _facts_told(state: ChatState, message: ChatMessage, tags: MessageTags
-                ) -> dict[str, object]:
+                ) -> dict[str, Any]:
     """A teammate's fact tags: what it told, the questions of mine it answers, and the
     message as an objection (its issues and the facts it states)."""
     topics = {topic for topic, _ in tags.facts}
@@ -184,7 +196,7 @@ def _facts_told(state: ChatState, message: ChatMessage, tags: MessageTags
             answered.add(ask.topic)
     stated = tuple((topic in answered, topic, setting)
                    for topic, setting in tags.facts if setting)
-    changes: dict[str, object] = {
+    changes: dict[str, Any] = {
         "told": state.told + tuple((message, topic, setting) for topic, setting in tags.facts)}
     if answered:
         changes["asks"] = tuple(asks)
@@ -221,7 +233,7 @@ class CellState:
 
 def read_cell(state: CellState, cell: CodeCell) -> CellState:
     """The cell state after one more code cell."""
-    changes: dict[str, object] = {"read": state.read + 1}
+    changes: dict[str, Any] = {"read": state.read + 1}
     if cell.author not in state.authors:
         changes["authors"] = state.authors | {cell.author}
     if cell.author == state.me:
@@ -231,7 +243,7 @@ def read_cell(state: CellState, cell: CodeCell) -> CellState:
         result = parse_result(cell.output)
         if result is not None:
             changes["others_results"] = (*state.others_results, result)
-    return replace(state, **changes)  # type: ignore[arg-type]
+    return _evolve(state, changes)
 
 
 @dataclass(frozen=True)
@@ -277,7 +289,7 @@ def _latest(current: float | None, time: float) -> float:
 
 def read_entry(state: HistoryState, entry: HistoryEntry) -> HistoryState:
     """The history state after one more entry."""
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     kind, mine = entry.action_type, entry.actor == state.me
     if kind.startswith("MEMORY"):
         changes["memory_end"] = _latest(state.memory_end, entry.time)
@@ -304,7 +316,7 @@ def read_entry(state: HistoryState, entry: HistoryEntry) -> HistoryState:
             reject = (entry.seq, ChatMessage(entry.seq, entry.time, entry.actor, entry.summary),
                       parse_issues(entry.summary))
             changes["rejects"] = tuple(sorted((*state.rejects, reject), key=lambda r: r[0]))
-    return replace(state, **changes) if changes else state  # type: ignore[arg-type]
+    return _evolve(state, changes) if changes else state
 
 
 @dataclass(frozen=True)
@@ -376,9 +388,9 @@ class SessionReader:
     def _extends(self, obs: Observation, log: SessionLog) -> bool:
         """Whether ``obs``'s chat and cells continue those read into ``log``."""
         n, m = log.chat.read, log.cells.read
-        return (len(obs.chat) >= n and (n == 0 or obs.chat[n - 1] == self._last_message)
+        return (len(obs.chat) >= n and (n == 0 or _same(obs.chat[n - 1], self._last_message))
                 and len(obs.code_cells) >= m
-                and (m == 0 or obs.code_cells[m - 1] == self._last_cell))
+                and (m == 0 or _same(obs.code_cells[m - 1], self._last_cell)))
 
     def _new_entries(self, history: tuple[HistoryEntry, ...]) -> list[HistoryEntry] | None:
         """The entries of ``history`` not read yet, oldest first (found from its end: new
@@ -395,3 +407,8 @@ class SessionReader:
         if len(new) < missing:
             return None
         return new[::-1]
+
+
+def _same(item: object, last: object) -> bool:
+    """Whether ``item`` is the last item read (the same record, or an equal one)."""
+    return item is last or item == last
