@@ -23,6 +23,8 @@ from typing import Any, TypeVar
 
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry
+from collabsim.domain.stats.cell import STATS_MARK, parse_stats_result
+from collabsim.domain.stats.model import StatResult
 from collabsim.participants.cells import COMPUTE_MARK, AnalysisResult, parse_result
 from collabsim.participants.tags import MessageTags, parse_issues
 
@@ -216,6 +218,8 @@ class CellState:
         my_last: Code -> my latest cell running it.
         authors: Who ran a cell.
         others_results: Parsed results of teammates' compute cells that ran, oldest first.
+        others_stats: ``(code, parsed result)`` of teammates' statistical compute cells that
+            ran, oldest first.
     """
 
     me: str
@@ -224,6 +228,7 @@ class CellState:
     my_last: Mapping[str, CodeCell] = field(default_factory=dict)
     authors: frozenset[str] = frozenset()
     others_results: tuple[AnalysisResult, ...] = ()
+    others_stats: tuple[tuple[str, StatResult], ...] = ()
 
     @property
     def others_ran_code(self) -> bool:
@@ -243,6 +248,9 @@ def read_cell(state: CellState, cell: CodeCell) -> CellState:
         result = parse_result(cell.output)
         if result is not None:
             changes["others_results"] = (*state.others_results, result)
+        stats = parse_stats_result(cell.output) if cell.code.startswith(STATS_MARK) else None
+        if stats is not None:
+            changes["others_stats"] = (*state.others_stats, (cell.code, stats))
     return _evolve(state, changes)
 
 
