@@ -515,7 +515,7 @@ class ScriptedAgent:
             return None
         if obs.working:
             return math.inf
-        if obs.time in self.log(obs).history.others_times:
+        if self.log(obs).history.others_last == obs.time:
             return LOOK_AGAIN_SECONDS
         return None
 

@@ -393,7 +393,7 @@ class ScriptedCollaborator:
         if k >= 2 and not self._said.in_chat(t.log.chat, "lead", key):
             return self._said.post("lead", key, "I will look at the data myself first and "
                                    f"tell you when to start. {format_lead()}")
-        if k >= 3 and not t.log.cells.mine and has_data(plan) and allowed(obs, "EXECUTE_CODE"):
+        if k >= 3 and not t.log.cells.my_last and has_data(plan) and allowed(obs, "EXECUTE_CODE"):
             # the K - 2 actions between saying so and asking the agent are one look at the
             # data: every landing wakes the waiting agent, whose decisions are budgeted
             # (run.max_turns), so a lead-in of more than 3 actions is shortened to 3

@@ -214,8 +214,7 @@ class CellState:
     Attributes:
         me: Whose log it is.
         read: How many cells were read.
-        mine: My cells, oldest first.
-        my_last: Code -> my latest cell running it.
+        my_last: Code -> my latest cell running it (empty: I ran none).
         authors: Who ran a cell.
         others_results: Parsed results of teammates' compute cells that ran, oldest first.
         others_stats: ``(code, parsed result)`` of teammates' statistical compute cells that
@@ -224,7 +223,6 @@ class CellState:
 
     me: str
     read: int = 0
-    mine: tuple[CodeCell, ...] = ()
     my_last: Mapping[str, CodeCell] = field(default_factory=dict)
     authors: frozenset[str] = frozenset()
     others_results: tuple[AnalysisResult, ...] = ()
@@ -242,7 +240,6 @@ def read_cell(state: CellState, cell: CodeCell) -> CellState:
     if cell.author not in state.authors:
         changes["authors"] = state.authors | {cell.author}
     if cell.author == state.me:
-        changes["mine"] = (*state.mine, cell)
         changes["my_last"] = {**state.my_last, cell.code: cell}
     elif cell.ok and cell.code.startswith(COMPUTE_MARK):
         result = parse_result(cell.output)
@@ -268,7 +265,9 @@ class HistoryState:
         my_finish_rejected_last: When my latest rejected FINISH was decided.
         editor_changed_last: When anyone's latest accepted editor update landed.
         editor_updates: Who -> when its latest editor update (of any status) ended.
-        others_times: When teammates' actions ended.
+        others_last: When the latest teammate's action ended (None: none did). A history
+            shows actions that have ended by the observation's time, so a teammate's action
+            ending at that very time is the latest one.
         rejects: ``(seq, message, issues)`` of teammates' gate ``REJECT`` decisions: the reason
             as a message, with its issue tags.
     """
@@ -281,7 +280,7 @@ class HistoryState:
     my_finish_rejected_last: float | None = None
     editor_changed_last: float | None = None
     editor_updates: Mapping[str, float] = field(default_factory=dict)
-    others_times: frozenset[float] = frozenset()
+    others_last: float | None = None
     rejects: tuple[tuple[int, ChatMessage, Issues], ...] = ()
 
     def rejections(self, action: str, text: str | None = None) -> int:
@@ -319,7 +318,7 @@ def read_entry(state: HistoryState, entry: HistoryEntry) -> HistoryState:
             changes["my_finish_rejected_last"] = _latest(state.my_finish_rejected_last,
                                                          entry.time)
     if not mine:
-        changes["others_times"] = state.others_times | {entry.time}
+        changes["others_last"] = _latest(state.others_last, entry.time)
         if kind == "REJECT":
             reject = (entry.seq, ChatMessage(entry.seq, entry.time, entry.actor, entry.summary),
                       parse_issues(entry.summary))

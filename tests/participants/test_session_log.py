@@ -114,7 +114,7 @@ def test_cells_give_my_latest_run_of_each_code_and_teammates_results() -> None:
     state = CellState("agent")
     for cell in cells:
         state = read_cell(state, cell)
-    assert state.my_last == {code: cells[2]} and state.mine == (cells[0], cells[2])
+    assert state.my_last == {code: cells[2]}
     assert [r.year for r in state.others_results] == [-250]
     assert state.others_ran_code and state.authors == frozenset({"agent", "D"})
 
@@ -137,7 +137,7 @@ def test_the_history_state_is_the_same_whatever_order_its_entries_come_in() -> N
     assert (state.my_updated_last, state.my_finish_rejected_last) == (30.0, 40.0)
     assert state.editor_changed_last == 38.0 and state.editor_updates == {"agent": 30.0,
                                                                            "D": 38.0}
-    assert state.others_times == frozenset({35.0, 38.0})
+    assert state.others_last == 38.0
     assert [(seq, issues) for seq, _, issues in state.rejects] == [
         (4, (("wrong_ordinal", {"ordinal": "2"}),))]
 
