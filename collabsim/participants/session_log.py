@@ -362,8 +362,8 @@ class SessionReader:
     def __init__(self) -> None:
         self._key: tuple[str, str] | None = None
         self._log: SessionLog | None = None
-        self._last_message: ChatMessage | None = None
-        self._last_cell: CodeCell | None = None
+        # the first and last chat message and code cell read, the first history entry
+        self._ends: tuple[object, ...] = (None,) * 5
         self._entries: set[int] = set()
         self._source: Observation | None = None
 
@@ -387,17 +387,20 @@ class SessionReader:
             history = read_entry(history, entry)
             self._entries.add(entry.seq)
         self._log = log = SessionLog(chat, cells, history)
-        self._last_message = obs.chat[-1] if obs.chat else None
-        self._last_cell = obs.code_cells[-1] if obs.code_cells else None
+        self._ends = (*_first_last(obs.chat), *_first_last(obs.code_cells),
+                      obs.history[0] if obs.history else None)
         self._source = obs
         return log
 
     def _extends(self, obs: Observation, log: SessionLog) -> bool:
-        """Whether ``obs``'s chat and cells continue those read into ``log``."""
+        """Whether ``obs``'s chat, cells and history continue those read into ``log`` (as
+        far as their ends tell: the first and last item read are where they were)."""
+        first_message, last_message, first_cell, last_cell, first_entry = self._ends
         n, m = log.chat.read, log.cells.read
-        return (len(obs.chat) >= n and (n == 0 or _same(obs.chat[n - 1], self._last_message))
-                and len(obs.code_cells) >= m
-                and (m == 0 or _same(obs.code_cells[m - 1], self._last_cell)))
+        return (_continues(obs.chat, n, first_message, last_message)
+                and _continues(obs.code_cells, m, first_cell, last_cell)
+                and (not self._entries
+                     or bool(obs.history) and _same(obs.history[0], first_entry)))
 
     def _new_entries(self, history: tuple[HistoryEntry, ...]) -> list[HistoryEntry] | None:
         """The entries of ``history`` not read yet, oldest first (found from its end: new
@@ -411,11 +414,21 @@ class SessionReader:
                 break
             if entry.seq not in self._entries:
                 new.append(entry)
-        if len(new) < missing:
+        if len(new) < missing or (history and history[-1].seq not in self._entries
+                                  and history[-1] not in new):
             return None
         return new[::-1]
 
 
-def _same(item: object, last: object) -> bool:
-    """Whether ``item`` is the last item read (the same record, or an equal one)."""
-    return item is last or item == last
+def _same(item: object, read: object) -> bool:
+    """Whether ``item`` is the item read (the same record, or an equal one)."""
+    return item is read or item == read
+
+
+def _first_last(items: tuple[object, ...]) -> tuple[object, object]:
+    return (items[0], items[-1]) if items else (None, None)
+
+
+def _continues(items: tuple[object, ...], n: int, first: object, last: object) -> bool:
+    """Whether ``items`` continue the ``n`` items read (first and last as given)."""
+    return n == 0 or (len(items) >= n and _same(items[0], first) and _same(items[n - 1], last))

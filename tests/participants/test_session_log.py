@@ -185,6 +185,19 @@ def test_the_reader_takes_an_entry_that_ended_late_among_earlier_ones() -> None:
     assert reader.read(shorter) == log_of(shorter)
 
 
+def test_a_view_that_dropped_its_oldest_events_is_read_afresh() -> None:
+    """A window of the latest events (as long as the one read before) is not mistaken for
+    the same events."""
+    entries = [_entry(i, float(i), "D", "REJECT", summary=f"g{i} {ORDINAL.tag()}")
+               for i in range(4)]
+    messages = [ChatMessage(i, float(i), "D", f"[keep draft={i:08x}]") for i in range(4)]
+    reader = SessionReader()
+    reader.read(_obs(history=tuple(entries[:3]), chat=tuple(messages[:3])))
+    for window in (_obs(history=tuple(entries[1:]), chat=tuple(messages[:3])),
+                   _obs(history=tuple(entries[1:]), chat=tuple(messages[1:]))):
+        assert reader.read(window) == log_of(window)
+
+
 # ------------------------------------------------------------------- real sessions
 GRIDS = {
     "archaeology": ["tasks=discoverybench", "tasks.datasets=[archaeology]", "tasks.limit=2"],
