@@ -205,10 +205,11 @@ GRIDS = {
                    "tasks.n_tasks=3"],
     "everyone": ["tasks.knowledge=everyone", "policy.agent.ask_propensity.value=1.0",
                  "tasks.n_tasks=3"],
-    "generated_stats": ["tasks=generated_stats", "tasks.limit=3"],
+    "generated_stats": ["tasks=generated_stats", "tasks.n_tasks=3"],
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("grid", sorted(GRIDS))
 def test_at_every_decision_the_incremental_log_equals_the_log_read_from_scratch(
         grid: str, tmp_path: Path, discoverybench_root: Path,
