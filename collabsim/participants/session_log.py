@@ -85,9 +85,11 @@ class ChatState:
         asks: My questions, oldest first.
         asks_to_me: ``(key, topic, time)`` of teammates' questions to me, oldest first.
         told: Teammates' fact tags: ``(message, topic, setting or None: unknown)``.
-        objections: Teammates' messages with their issue tags and the facts they state
-            (an answer to my question on its topic as :data:`ANSWER`, a volunteered one as
-            ``"topic"`` - the caller maps it to the kind its topic corrects).
+        objections: Teammates' messages that object or state facts: ``(message, stated,
+            issues)``, ``stated`` the facts with a setting as ``(whether it answers my
+            question on its topic, topic, setting)`` (the agent applies an answer as asked
+            for, :data:`ANSWER`, and a volunteered fact as an issue of the kind its topic
+            corrects), ``issues`` its issue tags.
     """
 
     me: str
