@@ -18,6 +18,7 @@ from collabsim.participants.agent_asking import (
     next_question,
     told,
 )
+from collabsim.participants.agent_plan import FixRules, Objection, PlanFold, PlanKeeper, fold_all
 from collabsim.participants.asking import (
     OpenTopics,
     question_text,
@@ -49,7 +50,7 @@ from collabsim.participants.scripted_common import (
 from collabsim.participants.scripted_params import AgentParams
 from collabsim.participants.session_log import ANSWER, SessionLog, SessionReader
 from collabsim.participants.stat_facts import fixed_plan
-from collabsim.participants.stat_mistakes import WORDING_KINDS, misread_result
+from collabsim.participants.stat_mistakes import misread_result
 from collabsim.participants.tags import (
     draft_fingerprint,
     format_draft,
@@ -119,6 +120,7 @@ class ScriptedAgent:
         self._inspect_cells: set[str] = set()
         self._said = Said()
         self._reader = SessionReader()
+        self._plans = {False: PlanKeeper(), True: PlanKeeper()}  # by ``careful``
 
     def context(self, brief: TaskBrief) -> TaskContext:
         """Semantics, correct plan and this session's mistakes for a task (cached)."""
@@ -357,36 +359,50 @@ class ScriptedAgent:
     def current_plan(
         self, obs: Observation, careful: bool = False
     ) -> tuple[AnalysisPlan, list[str], list[str]]:
-        """The plan after teammates' accepted fixes, with accepted / ignored issue kinds.
+        """The plan after teammates' accepted fixes, with accepted / ignored issue kinds
+        (folded incrementally: :class:`~collabsim.participants.agent_plan.PlanKeeper`).
 
         Args:
             obs: The observation.
             careful: Start from the mistake-free plan instead of this session's plan.
         """
+        start, rules, key = self._fix_setup(obs, careful)
+        log = self.log(obs)
+        fold = self._plans[careful].fold(key, start, log.chat.objections, log.history.rejects,
+                                         self._chat_objection, rules)
+        return fold.plan, list(fold.applied), list(fold.ignored)
+
+    def plan_read_afresh(self, obs: Observation, careful: bool = False) -> PlanFold:
+        """:meth:`current_plan` folded from all of ``obs``'s objections (the reference the
+        incremental fold keeps equal to)."""
+        start, rules, _ = self._fix_setup(obs, careful)
+        return fold_all(start, self._objections(obs), rules)
+
+    def _fix_setup(self, obs: Observation, careful: bool
+                   ) -> tuple[PlanFold, FixRules, tuple[Any, ...]]:
+        """The plan the objections are folded onto (with the memory's facts applied), the
+        rules that apply their fixes, and what both depend on beyond the objections."""
         ctx = self.context(obs.task)
         plan = ctx.plan if careful else ctx.mistaken_plan
-        binding = set(obs.gates.values())
-        ignore = "ignore_teammate" in ctx.mistakes
-        trusted = trusted_areas(obs)
-        applied: list[str] = []
-        ignored: list[str] = []
         for _, setting in self._memory_facts(obs):
             plan = fixed_plan(plan, setting, obs.task, ctx.semantics)
-        for message, issues in self._objections(obs):
-            for kind, fix in issues:
-                if kind == ANSWER:
-                    plan = fixed_plan(plan, fix, obs.task, ctx.semantics)  # what I asked for
-                    continue
-                if message.sender not in binding and (
-                        ignore or not self._defers(obs, message, kind, trusted)):
-                    ignored.append(kind)
-                    continue
-                new = fixed_plan(plan, fix, obs.task, ctx.semantics)
-                if new != plan or (kind in WORDING_KINDS and kind in ctx.mistakes
-                                   and kind not in applied):
-                    applied.append(kind)  # a wording fix corrects my statement, not my plan
-                plan = new
-        return plan, applied, ignored
+        binding = frozenset(obs.gates.values())
+        trusted = trusted_areas(obs)
+        rules = FixRules(obs.task, ctx.semantics, ctx.mistakes, binding,
+                         lambda message, kind: self._defers(obs, message, kind, trusted))
+        key = (self._reader.session, obs.task.task_id, binding, tuple(sorted(trusted.items())),
+               plan)
+        return PlanFold(plan), rules, key
+
+    @staticmethod
+    def _chat_objection(entry: tuple[ChatMessage, tuple[tuple[bool, str, dict[str, str]], ...],
+                                      tuple[tuple[str, dict[str, str]], ...]]) -> Objection:
+        """A teammate's chat objection from the session log with its issues: its issue tags,
+        then the facts it states (an answer to my question as :data:`ANSWER`, a volunteered
+        fact as an issue of the kind its topic corrects)."""
+        message, stated, issues = entry
+        return message, issues + tuple((ANSWER if answer else topic_kind(topic), setting)
+                                       for answer, topic, setting in stated)
 
     def _objections(self, obs: Observation
                     ) -> list[tuple[ChatMessage, tuple[tuple[str, dict[str, str]], ...]]]:
@@ -395,9 +411,7 @@ class ScriptedAgent:
         A fact a teammate states answering my question on its topic comes as an
         :data:`ANSWER`; one it volunteers, as an issue of the kind its topic corrects."""
         log = self.log(obs)
-        out = [(m, issues + tuple((ANSWER if answer else topic_kind(topic), setting)
-                                  for answer, topic, setting in stated))
-               for m, stated, issues in log.chat.objections]
+        out = [self._chat_objection(entry) for entry in log.chat.objections]
         out += [(m, issues) for _, m, issues in log.history.rejects]
         return sorted(out, key=lambda pair: pair[0].time)
 

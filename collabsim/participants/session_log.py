@@ -359,9 +359,14 @@ def log_of(obs: Observation) -> SessionLog:
 class SessionReader:
     """Keeps a policy's :class:`SessionLog` up to date: each observation's new chat
     messages, code cells and history entries are folded into the log of the last one (the
-    whole observation when it starts another session)."""
+    whole observation when it starts another session).
+
+    Attributes:
+        session: How often the reader started afresh (it changes when the session does).
+    """
 
     def __init__(self) -> None:
+        self.session = 0
         self._key: tuple[str, str] | None = None
         self._log: SessionLog | None = None
         # the first and last chat message and code cell read, the first history entry
@@ -380,6 +385,7 @@ class SessionReader:
         if log is None or new_entries is None:
             log, new_entries = SessionLog.empty(obs.me), list(obs.history)
             self._key, self._entries = (obs.me, obs.task.task_id), set()
+            self.session += 1
         chat, cells, history = log.chat, log.cells, log.history
         for message in obs.chat[chat.read:]:
             chat = read_message(chat, message, MessageTags.of(message.text))

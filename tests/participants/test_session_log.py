@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers.observations import sample_observation
@@ -15,8 +16,10 @@ from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry
 from collabsim.experiment.job import run
 from collabsim.participants import session_log
+from collabsim.participants.agent_plan import PlanFold
 from collabsim.participants.cells import COMPUTE_MARK
 from collabsim.participants.claims import Issue, format_check_message
+from collabsim.participants.scripted import ScriptedAgent
 from collabsim.participants.session_log import (
     CellState,
     ChatState,
@@ -211,7 +214,7 @@ GRIDS = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("grid", sorted(GRIDS))
-def test_at_every_decision_the_incremental_log_equals_the_log_read_from_scratch(
+def test_at_every_decision_the_incremental_log_and_plan_equal_those_read_from_scratch(
         grid: str, tmp_path: Path, discoverybench_root: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
     checked: list[str] = []
@@ -226,6 +229,18 @@ def test_at_every_decision_the_incremental_log_equals_the_log_read_from_scratch(
         return log
 
     monkeypatch.setattr(SessionReader, "read", compared)
+    plans: list[bool] = []
+    incremental_plan = ScriptedAgent.current_plan
+
+    def compared_plan(self: ScriptedAgent, obs: Observation, careful: bool = False
+                      ) -> tuple[Any, list[str], list[str]]:
+        plan, applied, ignored = incremental_plan(self, obs, careful)
+        plans.append(careful)
+        if PlanFold(plan, tuple(applied), tuple(ignored)) != self.plan_read_afresh(obs, careful):
+            differ.append(("plan", obs.task.task_id, obs.turn))
+        return plan, applied, ignored
+
+    monkeypatch.setattr(ScriptedAgent, "current_plan", compared_plan)
     root = discoverybench_root if grid == "archaeology" else tmp_path / "suite"
     cfg = compose_config([*GRIDS[grid], f"tasks.root={root}", "team=all", "structure=all",
                           "seeds=[0]", f"run.store={tmp_path / 'store'}",
@@ -233,4 +248,4 @@ def test_at_every_decision_the_incremental_log_equals_the_log_read_from_scratch(
     outcome = run(cfg, tmp_path / "out")
     assert differ == []
     assert set(outcome.sessions["status"]) == {"finished"}
-    assert {"agent", "D", "R"} <= set(checked) and len(checked) > 100
+    assert {"agent", "D", "R"} <= set(checked) and len(checked) > 100 and len(plans) > 50
