@@ -15,7 +15,8 @@ from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage
 from collabsim.participants.asking import whom_to_ask
 from collabsim.participants.plan import seeded_rng
-from collabsim.participants.scripted_common import ChatLog, allowed
+from collabsim.participants.scripted_common import allowed
+from collabsim.participants.session_log import ChatState
 from collabsim.participants.tags import parse_facts
 
 __all__ = ["answer_wait", "memory_facts", "my_asks", "next_question", "told"]
@@ -39,9 +40,10 @@ def next_question(agent: Any, obs: Observation) -> tuple[str, str] | None:
     topics = agent._open[task_id]
     if not topics:
         return None
-    asks = my_asks(agent._chat, obs)
+    chat = agent.log(obs).chat
+    asks = my_asks(chat)
     settled = {topic for topic, _ in memory_facts(obs)} | {
-        topic for _, topic, setting in told(agent._chat, obs) if setting is not None}
+        topic for _, topic, setting in told(chat) if setting is not None}
     for topic in topics:
         if topic in settled or any(a[1] == topic and a[3] is None for a in asks):
             continue  # known, or a question on it is still open
@@ -55,26 +57,16 @@ def next_question(agent: Any, obs: Observation) -> tuple[str, str] | None:
     return None
 
 
-def my_asks(chat: ChatLog, obs: Observation
-            ) -> list[tuple[ChatMessage, str, str, ChatMessage | None]]:
-    """My questions in chat: (message, topic, teammate, its answer or None)."""
-    out: list[tuple[ChatMessage, str, str, ChatMessage | None]] = []
-    log = chat.read(obs.chat)
-    for i, (message, tags) in enumerate(log):
-        if message.sender != obs.me:
-            continue
-        for topic, whom in tags.asks:
-            answer = next((m for m, later in log[i + 1:] if m.sender == whom
-                           and any(t == topic for t, _ in later.facts)), None)
-            out.append((message, topic, whom, answer))
-    return out
+def my_asks(chat: ChatState) -> list[tuple[ChatMessage, str, str, ChatMessage | None]]:
+    """My questions in chat (as read into ``chat``): (message, topic, teammate, its answer -
+    the teammate's first later message with a fact tag on the topic - or None)."""
+    return [(a.message, a.topic, a.whom, a.answer) for a in chat.asks]
 
 
-def told(chat: ChatLog, obs: Observation
-         ) -> list[tuple[ChatMessage, str, dict[str, str] | None]]:
-    """Teammates' fact tags in chat: (message, topic, setting or None: unknown)."""
-    return [(m, topic, setting) for m, tags in chat.others(obs)
-            for topic, setting in tags.facts]
+def told(chat: ChatState) -> list[tuple[ChatMessage, str, dict[str, str] | None]]:
+    """Teammates' fact tags in chat (as read into ``chat``): (message, topic, setting or
+    None: unknown)."""
+    return list(chat.told)
 
 
 def memory_facts(obs: Observation) -> list[tuple[str, dict[str, str]]]:
@@ -90,7 +82,7 @@ def answer_wait(agent: Any, obs: Observation) -> float | None:
     all): up to ``patience_seconds`` after the latest unanswered one."""
     if obs.turn >= agent._finish_by_turn:
         return None
-    open_asks = [a[0].time for a in my_asks(agent._chat, obs) if a[3] is None]
+    open_asks = [a.message.time for a in agent.log(obs).chat.asks if a.answer is None]
     if not open_asks:
         return None
     left = agent.params.patience_seconds - (obs.time - max(open_asks))

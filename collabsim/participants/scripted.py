@@ -15,7 +15,9 @@ Each policy's work-phase decision is an ordered table of named (guard, action) r
 decides): the observation is read once into a small record (what the draft is, which plan
 stands, which request waits) and the first rule whose guard holds acts. Parameters are typed
 (:mod:`collabsim.participants.scripted_params`); the chat tags they read and write are those
-of :mod:`collabsim.participants.tags`, parsed once per message (``ChatLog``).
+of :mod:`collabsim.participants.tags`. What chat, code cells and action history showed is kept
+in a small log updated from the events new since the policy's last decision
+(:mod:`collabsim.participants.session_log`), not re-read from the whole history.
 
 Agent: (leave teammates the opening: wait until one has acted, and for a leading teammate's
 ``[kickoff]``, see ``lead_patience_seconds``) inspect cell -> compute cell -> ``EDITOR_UPDATE``

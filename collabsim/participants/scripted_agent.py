@@ -9,7 +9,7 @@ from typing import Any
 
 from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
-from collabsim.core.records import ChatMessage, CodeCell
+from collabsim.core.records import ChatMessage
 from collabsim.domain.stats.model import StatPlan, StatResult, format_filters
 from collabsim.participants.agent_asking import (
     answer_wait,
@@ -18,6 +18,7 @@ from collabsim.participants.agent_asking import (
     next_question,
     told,
 )
+from collabsim.participants.agent_plan import FixRules, Objection, PlanFold, PlanKeeper, fold_all
 from collabsim.participants.asking import (
     OpenTopics,
     question_text,
@@ -38,7 +39,6 @@ from collabsim.participants.plan import (
 from collabsim.participants.reading import open_topics as reading_open_topics
 from collabsim.participants.scripted_common import (
     WAIT,
-    ChatLog,
     Rule,
     Said,
     TaskContext,
@@ -48,20 +48,20 @@ from collabsim.participants.scripted_common import (
     trusted_areas,
 )
 from collabsim.participants.scripted_params import AgentParams
+from collabsim.participants.session_log import ANSWER, SessionLog, SessionReader
 from collabsim.participants.stat_facts import fixed_plan
-from collabsim.participants.stat_mistakes import WORDING_KINDS, misread_result
+from collabsim.participants.stat_mistakes import misread_result
 from collabsim.participants.tags import (
     draft_fingerprint,
     format_draft,
     format_handover,
     format_keep,
-    parse_issues,
 )
 from collabsim.participants.wording import draft_hypothesis
 from collabsim.tasks.model import TaskBrief
 
-# The pseudo issue kind of an answer to the agent's own question: applied as asked for.
-ANSWER = "answer"
+__all__ = ["ANSWER", "LOOK_AGAIN_SECONDS", "AgentTurn", "ScriptedAgent"]
+
 # How much later the agent looks again when a teammate's action landed just as it was about
 # to finish: the time resolution of the Kolab graphs (1 s).
 LOOK_AGAIN_SECONDS = 1.0
@@ -69,15 +69,16 @@ LOOK_AGAIN_SECONDS = 1.0
 
 @dataclass(frozen=True)
 class AgentTurn:
-    """What one decision of the agent looks at: the observation, my plan after teammates'
-    fixes (with the issue kinds I applied / ignored), the cells I ran, whether the plan's
+    """What one decision of the agent looks at: the observation, my log of the session
+    (what chat, cells and history showed, kept up to date event by event), my plan after
+    teammates' fixes (with the issue kinds I applied / ignored), whether the plan's
     computation ran, the draft I stand for and whose announced edit of it I keep (if any)."""
 
     obs: Observation
+    log: SessionLog
     plan: AnalysisPlan
     applied: tuple[str, ...]
     ignored: tuple[str, ...]
-    mine: tuple[CodeCell, ...]
     computed: bool
     draft: str
     kept: str | None
@@ -118,7 +119,8 @@ class ScriptedAgent:
         self._open: dict[str, tuple[str, ...]] = {}  # task id -> topics its query leaves open
         self._inspect_cells: set[str] = set()
         self._said = Said()
-        self._chat = ChatLog()
+        self._reader = SessionReader()
+        self._plans = {False: PlanKeeper(), True: PlanKeeper()}  # by ``careful``
 
     def context(self, brief: TaskBrief) -> TaskContext:
         """Semantics, correct plan and this session's mistakes for a task (cached)."""
@@ -129,6 +131,11 @@ class ScriptedAgent:
     async def act(self, observation: Observation) -> str:
         """Return the next action text."""
         return self.decide(observation)
+
+    def log(self, obs: Observation) -> SessionLog:
+        """My log of the session up to ``obs`` (read incrementally,
+        :class:`~collabsim.participants.session_log.SessionReader`)."""
+        return self._reader.read(obs)
 
     # ------------------------------------------------------------------------ decisions
     def decide(self, obs: Observation) -> str:
@@ -151,20 +158,19 @@ class ScriptedAgent:
     def _turn(self, obs: Observation, ctx: TaskContext) -> AgentTurn:
         """Read the observation: my plan after teammates' fixes, the cells I ran of it and
         the draft it gives, merged with a teammate's announced edit of the editor."""
-        mine = tuple(c for c in obs.code_cells if c.author == obs.me)
+        log = self.log(obs)
         for careful in (False, True):
             # careful: after a binding rejection of this very draft, redo the analysis
             # from the query without the session's mistakes (plus teammates' fixes)
             plan, applied, ignored = self.current_plan(obs, careful=careful)
-            code = compute_cell(plan)
-            runs = [c for c in mine if c.code == code]
-            result = parse_cell_result(runs[-1].output) if runs and runs[-1].ok else None
+            run = log.cells.my_last.get(compute_cell(plan))
+            result = parse_cell_result(run.output) if run is not None and run.ok else None
             if isinstance(result, StatResult) and not careful:
                 # my wording mistakes (a teammate's objection of that kind I followed
                 # corrects one): I state the result as I misread it
                 result = misread_result(result, ctx.mistakes - set(applied))
             draft = draft_hypothesis(result, ctx.semantics)
-            if not runs or not self._was_rejected(obs, draft):
+            if run is None or not self._was_rejected(obs, draft):
                 break
         kept = self._edit_author(obs)
         if kept is not None and obs.editor_text.strip() != draft.strip():
@@ -174,7 +180,7 @@ class ScriptedAgent:
                 draft = obs.editor_text
             else:
                 kept = None
-        return AgentTurn(obs, plan, tuple(applied), tuple(ignored), mine, bool(runs), draft,
+        return AgentTurn(obs, log, plan, tuple(applied), tuple(ignored), run is not None, draft,
                          kept)
 
     # ------------------------------------------------------------------ rules: guards
@@ -187,7 +193,7 @@ class ScriptedAgent:
 
     def _not_inspected(self, t: AgentTurn) -> bool:
         """I have not looked at the data yet."""
-        return (not any(c.code in self._inspect_cells for c in t.mine)
+        return (not any(code in t.log.cells.my_last for code in self._inspect_cells)
                 and allowed(t.obs, "EXECUTE_CODE"))
 
     def _question_to_ask(self, t: AgentTurn) -> bool:
@@ -216,7 +222,8 @@ class ScriptedAgent:
     def _draft_unannounced(self, t: AgentTurn) -> bool:
         """My teammates have not been asked to check the draft in the editor."""
         return (self._talks_about_draft(t.obs)
-                and not self._said.in_chat(t.obs, "draft", draft_fingerprint(t.obs.editor_text)))
+                and not self._said.in_chat(t.log.chat, "draft",
+                                           draft_fingerprint(t.obs.editor_text)))
 
     def _objection_declined(self, t: AgentTurn) -> bool:
         """I ignored a teammate's issues with the draft in the editor and have not said so."""
@@ -224,8 +231,7 @@ class ScriptedAgent:
         if not self._talks_about_draft(obs) or not t.ignored:
             return False
         fp = draft_fingerprint(obs.editor_text)
-        raised = [m for m, tags in self._chat.others(obs) if fp in tags.checked and tags.issues]
-        return bool(raised) and not self._said.in_chat(obs, "keep", fp)
+        return fp in t.log.chat.raised and not self._said.in_chat(t.log.chat, "keep", fp)
 
     def _awaiting_checks(self, t: AgentTurn) -> bool:
         return self._check_wait(t.obs) is not None and t.obs.turn < self._finish_by_turn
@@ -308,17 +314,17 @@ class ScriptedAgent:
         limit = self.params.lead_patience_seconds
         if not obs.teammates or limit <= 0 or obs.turn >= self._finish_by_turn:
             return None
-        memory = [h for h in obs.history if h.action_type.startswith("MEMORY")]
-        work_actors = {h.actor for h in obs.history if not h.action_type.startswith("MEMORY")}
-        work_actors |= {c.author for c in obs.code_cells}
+        log = self.log(obs)
+        work_actors = log.history.work_actors | log.cells.authors
         if obs.me in work_actors:
             return None
         # the work phase began when the build phase's last memory action ended (0 without)
-        waited = obs.time - max((h.time for h in memory), default=0.0)
-        others = self._chat.others(obs)
-        if any(tags.kickoff for _, tags in others):
+        end = log.history.memory_end
+        waited = obs.time - (0.0 if end is None else end)
+        chat = log.chat
+        if chat.kickoff_by_other:
             return None
-        if (others or work_actors) and not any(tags.lead for _, tags in others):
+        if (chat.others_spoke or work_actors) and not chat.lead_by_other:
             return None  # a teammate made the first move without announcing a lead-in
         left = limit - waited
         return left if left > 0 else None
@@ -338,10 +344,10 @@ class ScriptedAgent:
 
     def _my_asks(self, obs: Observation
                  ) -> list[tuple[ChatMessage, str, str, ChatMessage | None]]:
-        return my_asks(self._chat, obs)
+        return my_asks(self.log(obs).chat)
 
     def _told(self, obs: Observation) -> list[tuple[ChatMessage, str, dict[str, str] | None]]:
-        return told(self._chat, obs)
+        return told(self.log(obs).chat)
 
     @staticmethod
     def _memory_facts(obs: Observation) -> list[tuple[str, dict[str, str]]]:
@@ -353,36 +359,50 @@ class ScriptedAgent:
     def current_plan(
         self, obs: Observation, careful: bool = False
     ) -> tuple[AnalysisPlan, list[str], list[str]]:
-        """The plan after teammates' accepted fixes, with accepted / ignored issue kinds.
+        """The plan after teammates' accepted fixes, with accepted / ignored issue kinds
+        (folded incrementally: :class:`~collabsim.participants.agent_plan.PlanKeeper`).
 
         Args:
             obs: The observation.
             careful: Start from the mistake-free plan instead of this session's plan.
         """
+        start, rules, key = self._fix_setup(obs, careful)
+        log = self.log(obs)
+        fold = self._plans[careful].fold(key, start, log.chat.objections, log.history.rejects,
+                                         self._chat_objection, rules)
+        return fold.plan, list(fold.applied), list(fold.ignored)
+
+    def plan_read_afresh(self, obs: Observation, careful: bool = False) -> PlanFold:
+        """:meth:`current_plan` folded from all of ``obs``'s objections (the reference the
+        incremental fold keeps equal to)."""
+        start, rules, _ = self._fix_setup(obs, careful)
+        return fold_all(start, self._objections(obs), rules)
+
+    def _fix_setup(self, obs: Observation, careful: bool
+                   ) -> tuple[PlanFold, FixRules, tuple[Any, ...]]:
+        """The plan the objections are folded onto (with the memory's facts applied), the
+        rules that apply their fixes, and what both depend on beyond the objections."""
         ctx = self.context(obs.task)
         plan = ctx.plan if careful else ctx.mistaken_plan
-        binding = set(obs.gates.values())
-        ignore = "ignore_teammate" in ctx.mistakes
-        trusted = trusted_areas(obs)
-        applied: list[str] = []
-        ignored: list[str] = []
         for _, setting in self._memory_facts(obs):
             plan = fixed_plan(plan, setting, obs.task, ctx.semantics)
-        for message, issues in self._objections(obs):
-            for kind, fix in issues:
-                if kind == ANSWER:
-                    plan = fixed_plan(plan, fix, obs.task, ctx.semantics)  # what I asked for
-                    continue
-                if message.sender not in binding and (
-                        ignore or not self._defers(obs, message, kind, trusted)):
-                    ignored.append(kind)
-                    continue
-                new = fixed_plan(plan, fix, obs.task, ctx.semantics)
-                if new != plan or (kind in WORDING_KINDS and kind in ctx.mistakes
-                                   and kind not in applied):
-                    applied.append(kind)  # a wording fix corrects my statement, not my plan
-                plan = new
-        return plan, applied, ignored
+        binding = frozenset(obs.gates.values())
+        trusted = trusted_areas(obs)
+        rules = FixRules(obs.task, ctx.semantics, ctx.mistakes, binding,
+                         lambda message, kind: self._defers(obs, message, kind, trusted))
+        key = (self._reader.session, obs.task.task_id, binding, tuple(sorted(trusted.items())),
+               plan)
+        return PlanFold(plan), rules, key
+
+    @staticmethod
+    def _chat_objection(entry: tuple[ChatMessage, tuple[tuple[bool, str, dict[str, str]], ...],
+                                      tuple[tuple[str, dict[str, str]], ...]]) -> Objection:
+        """A teammate's chat objection from the session log with its issues: its issue tags,
+        then the facts it states (an answer to my question as :data:`ANSWER`, a volunteered
+        fact as an issue of the kind its topic corrects)."""
+        message, stated, issues = entry
+        return message, issues + tuple((ANSWER if answer else topic_kind(topic), setting)
+                                       for answer, topic, setting in stated)
 
     def _objections(self, obs: Observation
                     ) -> list[tuple[ChatMessage, tuple[tuple[str, dict[str, str]], ...]]]:
@@ -390,13 +410,9 @@ class ScriptedAgent:
         with their issue tags: a rejection's reason names its fix as a chat objection does.
         A fact a teammate states answering my question on its topic comes as an
         :data:`ANSWER`; one it volunteers, as an issue of the kind its topic corrects."""
-        answers = {(a[3].seq, a[1]) for a in self._my_asks(obs) if a[3] is not None}
-        out = [(m, tags.issues + tuple(
-            (ANSWER if (m.seq, topic) in answers else topic_kind(topic), setting)
-            for topic, setting in tags.facts if setting))
-            for m, tags in self._chat.others(obs)]
-        out += [(ChatMessage(h.seq, h.time, h.actor, h.summary), parse_issues(h.summary))
-                for h in obs.history if h.actor != obs.me and h.action_type == "REJECT"]
+        log = self.log(obs)
+        out = [self._chat_objection(entry) for entry in log.chat.objections]
+        out += [(m, issues) for _, m, issues in log.history.rejects]
         return sorted(out, key=lambda pair: pair[0].time)
 
     def _defers(self, obs: Observation, message: ChatMessage, kind: str,
@@ -415,11 +431,7 @@ class ScriptedAgent:
 
     def _edit_author(self, obs: Observation) -> str | None:
         """The teammate whose announced edit the editor holds, if any."""
-        fp = draft_fingerprint(obs.editor_text)
-        for message, tags in reversed(self._chat.read(obs.chat)):
-            if message.sender != obs.me and fp in tags.edited:
-                return message.sender
-        return None
+        return self.log(obs).chat.edit_author.get(draft_fingerprint(obs.editor_text))
 
     def _keeps_edit(self, obs: Observation, ctx: TaskContext, author: str) -> bool:
         """Whether the agent keeps a teammate's edit of its draft instead of reverting it.
@@ -440,10 +452,7 @@ class ScriptedAgent:
 
     def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
         """How often my ``action`` (with this text, when given) was rejected."""
-        key = None if text is None else text.strip()[:150]
-        return sum(1 for h in obs.history
-                   if h.actor == obs.me and h.action_type == action and h.status == "rejected"
-                   and (key is None or key in h.summary))
+        return self.log(obs).history.rejections(action, text)
 
     def _was_rejected(self, obs: Observation, draft: str) -> bool:
         """Whether a gate owner rejected this draft (as an edit, or as the finished text)."""
@@ -451,12 +460,10 @@ class ScriptedAgent:
             return True
         if obs.editor_text.strip() != draft.strip():
             return False
-        mine = [h for h in obs.history if h.actor == obs.me]
-        updated = [h.time for h in mine if h.action_type == "EDITOR_UPDATE"
-                   and h.status in ("ok", "approved")]
-        since = max(updated) if updated else 0.0
-        return any(h.action_type == "FINISH" and h.status == "rejected" and h.time >= since
-                   for h in mine)
+        history = self.log(obs).history
+        since = history.my_updated_last
+        rejected = history.my_finish_rejected_last
+        return rejected is not None and rejected >= (0.0 if since is None else since)
 
     def _talks_about_draft(self, obs: Observation) -> bool:
         """Whether I post about the draft in the editor: there is one, teammates to ask and
@@ -464,22 +471,21 @@ class ScriptedAgent:
         return (bool(obs.teammates) and allowed(obs, "SEND_TEAMMATE_MESSAGE")
                 and self.params.announce and bool(obs.editor_text.strip()))
 
-    @staticmethod
-    def _finish_unaddressed(obs: Observation) -> bool:
+    def _finish_unaddressed(self, obs: Observation) -> bool:
         """Whether my latest FINISH was rejected and the editor has not changed since."""
-        rejected = [h.time for h in obs.history if h.actor == obs.me
-                    and h.action_type == "FINISH" and h.status == "rejected"]
-        if not rejected:
+        history = self.log(obs).history
+        rejected = history.my_finish_rejected_last
+        if rejected is None:
             return False
-        changed = [h.time for h in obs.history if h.action_type == "EDITOR_UPDATE"
-                   and h.status in ("ok", "approved")]
-        return not changed or max(changed) <= max(rejected)
+        changed = history.editor_changed_last
+        return changed is None or changed <= rejected
 
     def _hand_over(self, obs: Observation) -> str:
         """Leave the submission to the FINISH owner (said once), then wait for it."""
         owner = obs.gates.get("FINISH")
         fp = draft_fingerprint(obs.editor_text)
-        if (owner is None or owner == obs.me or self._said.in_chat(obs, "handover", fp)
+        if (owner is None or owner == obs.me
+                or self._said.in_chat(self.log(obs).chat, "handover", fp)
                 or not allowed(obs, "SEND_TEAMMATE_MESSAGE")):
             return format_action(WAIT)
         return self._said.post("handover", fp, (
@@ -496,12 +502,13 @@ class ScriptedAgent:
         if not obs.teammates or not self.params.announce:
             return None
         fp = draft_fingerprint(obs.editor_text)
-        announce = self._said.in_chat(obs, "draft", fp)
+        chat = self.log(obs).chat
+        announce = self._said.in_chat(chat, "draft", fp)
         if not announce:
             return None
         if self._edit_coming(obs):
             return math.inf
-        checked = {m.sender for m, tags in self._chat.read(obs.chat) if fp in tags.checked}
+        checked = chat.checkers.get(fp, frozenset())
         if all(t in checked for t in obs.teammates):
             return None
         left = self.params.patience_seconds - (
@@ -522,7 +529,7 @@ class ScriptedAgent:
             return None
         if obs.working:
             return math.inf
-        if any(h.actor != obs.me and h.time == obs.time for h in obs.history):
+        if self.log(obs).history.others_last == obs.time:
             return LOOK_AGAIN_SECONDS
         return None
 
@@ -532,14 +539,12 @@ class ScriptedAgent:
         made it yet. An announced edit of an earlier draft is not waited for: its author
         reacts to the new draft instead."""
         fp = draft_fingerprint(obs.editor_text)
-        for message, tags in self._chat.read(obs.chat):
-            edits = tags.edited
-            if (message.sender == obs.me or not edits or fp in edits
-                    or fp not in tags.checked):
+        log = self.log(obs)
+        for sender, time, edits in log.chat.edit_plans.get(fp, ()):
+            if fp in edits:
                 continue
-            made = any(h.actor == message.sender and h.action_type == "EDITOR_UPDATE"
-                       and h.time >= message.time for h in obs.history)
-            if not made:
+            made = log.history.editor_updates.get(sender)
+            if made is None or made < time:
                 return True
         return False
 

@@ -47,16 +47,14 @@ from collabsim.participants.query import QuerySemantics
 from collabsim.participants.reading import read_brief
 from collabsim.participants.scripted_common import (
     WAIT,
-    ChatLog,
     Reading,
     Rule,
     Said,
     allowed,
     build_step,
-    latest_result,
-    results_shown,
 )
 from collabsim.participants.scripted_params import CollaboratorParams
+from collabsim.participants.session_log import SessionLog, SessionReader
 from collabsim.participants.stat_collaborator import (
     cell_of,
     has_data,
@@ -78,11 +76,13 @@ from collabsim.tasks.model import TaskBrief
 
 @dataclass(frozen=True)
 class CollaboratorTurn:
-    """What one decision of a collaborator looks at: the observation, the draft in the
+    """What one decision of a collaborator looks at: the observation, my log of the session
+    (what chat, cells and history showed, kept up to date event by event), the draft in the
     editor (``fp``: its fingerprint, empty without a draft), my reading of the task and the
     gated request waiting for my decision."""
 
     obs: Observation
+    log: SessionLog
     draft: str
     fp: str
     semantics: QuerySemantics
@@ -114,7 +114,7 @@ class ScriptedCollaborator:
         self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
         self._cache: dict[str, Reading] = {}
         self._said = Said()
-        self._chat = ChatLog()
+        self._reader = SessionReader()
         # my edits of the editor: draft fp -> the version I announced, what I wrote
         self._planned: dict[str, str] = {}
         self._finish_rejected = 0
@@ -127,6 +127,11 @@ class ScriptedCollaborator:
     async def act(self, observation: Observation) -> str:
         """Return the next action text."""
         return self.decide(observation)
+
+    def log(self, obs: Observation) -> SessionLog:
+        """My log of the session up to ``obs`` (read incrementally,
+        :class:`~collabsim.participants.session_log.SessionReader`)."""
+        return self._reader.read(obs)
 
     def reading(self, brief: TaskBrief) -> Reading:
         """This person's own (possibly mistaken) reading of a task, drawn per session."""
@@ -211,7 +216,7 @@ class ScriptedCollaborator:
             self._seen.setdefault(fp, obs.time)
         semantics, plan = self._task(obs.task)
         request = obs.pending_for_me[0] if obs.pending_for_me else None
-        return CollaboratorTurn(obs, draft, fp, semantics, plan, request)
+        return CollaboratorTurn(obs, self.log(obs), draft, fp, semantics, plan, request)
 
     # ------------------------------------------------------------------ rules: guards
     def _code_requested(self, t: CollaboratorTurn) -> bool:
@@ -225,8 +230,7 @@ class ScriptedCollaborator:
             return False
         if not self._leads(obs):
             return False
-        return not (any(tags.kickoff for _, tags in self._chat.read(obs.chat))
-                    or any(c.author != obs.me for c in obs.code_cells))
+        return not (t.log.chat.kickoff or t.log.cells.others_ran_code)
 
     def _recomputes(self, t: CollaboratorTurn) -> bool:
         """My recomputation validates a draft (or a request I must decide): I start it once
@@ -302,15 +306,10 @@ class ScriptedCollaborator:
     def _unanswered(self, obs: Observation) -> tuple[str, str, float, int] | None:
         """(key, topic, time asked, index among the questions put to me) of the oldest
         question to me I have not answered."""
-        k = 0
-        for message, tags in self._chat.others(obs):
-            for topic, to in tags.asks:
-                if to != obs.me:
-                    continue
-                key = f"{message.seq}:{topic}"
-                if not self._said.in_chat(obs, "answer", key):
-                    return key, topic, message.time, k
-                k += 1
+        chat = self.log(obs).chat
+        for k, (key, topic, time) in enumerate(chat.asks_to_me):
+            if not self._said.in_chat(chat, "answer", key):
+                return key, topic, time, k
         return None
 
     def _wait_until_read(self, t: CollaboratorTurn) -> str:
@@ -391,11 +390,10 @@ class ScriptedCollaborator:
         if obs.my_pending:
             return format_action(WAIT)
         key = obs.task.task_id
-        if k >= 2 and not self._said.in_chat(obs, "lead", key):
+        if k >= 2 and not self._said.in_chat(t.log.chat, "lead", key):
             return self._said.post("lead", key, "I will look at the data myself first and "
                                    f"tell you when to start. {format_lead()}")
-        mine = [c for c in obs.code_cells if c.author == obs.me]
-        if k >= 3 and not mine and has_data(plan) and allowed(obs, "EXECUTE_CODE"):
+        if k >= 3 and not t.log.cells.my_last and has_data(plan) and allowed(obs, "EXECUTE_CODE"):
             # the K - 2 actions between saying so and asking the agent are one look at the
             # data: every landing wakes the waiting agent, whose decisions are budgeted
             # (run.max_turns), so a lead-in of more than 3 actions is shortened to 3
@@ -419,12 +417,10 @@ class ScriptedCollaborator:
         session's sampled sequence; a draft not announced (yet) gets the next one)."""
         if self.human.behaviour is None:
             return 0.0
-        announced = [(m, tags.announced) for m, tags in self._chat.others(obs) if tags.announced]
-        mine = [m for m, fps in announced if fp in fps]
-        order = {f: i for i, f in enumerate(dict.fromkeys(
-            f for _, fps in announced for f in fps))}
-        start = min(self._seen.get(fp, obs.time), mine[0].time if mine else math.inf)
-        return start + self.timing.think(obs.task.task_id, order.get(fp, len(order)))
+        announced = self.log(obs).chat.announced
+        rank, first = announced.get(fp, (len(announced), math.inf))
+        start = min(self._seen.get(fp, obs.time), first)
+        return start + self.timing.think(obs.task.task_id, rank)
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
         """Decide a gate request: reject only issues it is confident enough about."""
@@ -453,8 +449,7 @@ class ScriptedCollaborator:
         if obs.gates.get("FINISH") != obs.me or not allowed(obs, "FINISH"):
             return False
         limit = self.params.escalate_after
-        handed = self._finish_rejected > 0 and any(
-            tags.handover for _, tags in self._chat.others(obs))
+        handed = self._finish_rejected > 0 and self.log(obs).chat.handover_by_other
         return handed or self._finish_rejected >= limit
 
     def _finish_myself(self, obs: Observation) -> str:
@@ -484,7 +479,7 @@ class ScriptedCollaborator:
             if own is not None and (own.year is not None or own.trends):
                 return draft_hypothesis(own, semantics)
         if self.wording:
-            shown = results_shown(obs, exclude=obs.me)
+            shown = self.log(obs).cells.others_results
             if not shown:
                 return None
             years = claim_years(draft)
@@ -520,8 +515,8 @@ class ScriptedCollaborator:
 
     def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
-        declined = any(fp in tags.kept for _, tags in self._chat.others(obs))
-        if not declined or self._said.in_chat(obs, "insist", fp):
+        if (fp not in self.log(obs).chat.kept
+                or self._said.in_chat(self.log(obs).chat, "insist", fp)):
             return format_action(WAIT)
         issues = self.issues(obs, draft)
         if not issues:
@@ -546,7 +541,8 @@ class ScriptedCollaborator:
         elif self.wording:
             found += check_wording(semantics, text)
         if self.numbers and not isinstance(plan, StatPlan):
-            agent = latest_result(obs, None, exclude=obs.me)
+            shown = self.log(obs).cells.others_results
+            agent = shown[-1] if shown else None
             found += [i for i in check_numbers(text, self._own_result(obs, plan), agent)
                       if all(i.kind != f.kind for f in found)]
         if obs.task.facts:
@@ -578,20 +574,18 @@ class ScriptedCollaborator:
         return f"The wording answers what is asked ({describe_check(semantics)})."
 
     def _own_result(self, obs: Observation, plan: AnalysisPlan) -> AnalysisResult | None:
-        code = cell_of(plan, compute_cell)
-        for cell in reversed(obs.code_cells):
-            if cell.author == obs.me and cell.code == code:
-                return parse_result(cell.output) if cell.ok else None
-        return None
+        cell = self.log(obs).cells.my_last.get(cell_of(plan, compute_cell))
+        if cell is None:
+            return None
+        return parse_result(cell.output) if cell.ok else None
 
     def _computed(self, obs: Observation, plan: AnalysisPlan) -> bool:
-        code = cell_of(plan, compute_cell)
-        return any(c.author == obs.me and c.code == code for c in obs.code_cells) or any(
-            h.actor == obs.me and h.action_type == "EXECUTE_CODE" and h.status == "rejected"
-            for h in obs.history)
+        log = self.log(obs)
+        return (cell_of(plan, compute_cell) in log.cells.my_last
+                or log.history.rejections("EXECUTE_CODE") > 0)
 
     def _posted(self, obs: Observation, fp: str) -> bool:
-        return bool(self._said.in_chat(obs, "check", fp))
+        return bool(self._said.in_chat(self.log(obs).chat, "check", fp))
 
     def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan,
                      brief: TaskBrief | None = None) -> str:

@@ -10,11 +10,6 @@ from typing import Any, Generic, TypeVar
 from collabsim.core.actions import format_action
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage
-from collabsim.participants.cells import (
-    COMPUTE_MARK,
-    AnalysisResult,
-    parse_result,
-)
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
@@ -22,10 +17,11 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.reading import read_brief
+from collabsim.participants.session_log import ChatState
 from collabsim.participants.stat_facts import rechoose_after_facts
 from collabsim.participants.stat_mistakes import agent_stat_mistakes, apply_stat_mistakes
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief
-from collabsim.participants.tags import MessageTags, parse_trust
+from collabsim.participants.tags import parse_trust
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"
@@ -40,32 +36,6 @@ class Rule(Generic[T]):
     name: str
     guard: Callable[[Any, T], bool]
     act: Callable[[Any, T], str]
-
-
-class ChatLog:
-    """The team chat as a policy has read it: each message's tags parsed once, when it first
-    appears, and kept across decisions (the chat only grows within a session; an observation
-    whose chat does not extend the one read before - another session, or a test's hand-built
-    observation - starts the log afresh)."""
-
-    def __init__(self) -> None:
-        self._source: tuple[ChatMessage, ...] = ()
-        self._read: list[tuple[ChatMessage, MessageTags]] = []
-
-    def read(self, chat: tuple[ChatMessage, ...]) -> list[tuple[ChatMessage, MessageTags]]:
-        """Every message of ``chat`` with its tags, oldest first."""
-        if chat is self._source:
-            return self._read
-        n = len(self._read)
-        if n > len(chat) or chat[:n] != self._source[:n]:
-            self._read, n = [], 0
-        self._read += [(m, MessageTags.of(m.text)) for m in chat[n:]]
-        self._source = chat
-        return self._read
-
-    def others(self, obs: Observation) -> list[tuple[ChatMessage, MessageTags]]:
-        """The messages of my teammates (``obs.me`` excluded) with their tags."""
-        return [(m, tags) for m, tags in self.read(obs.chat) if m.sender != obs.me]
 
 
 def allowed(obs: Observation, name: str) -> bool:
@@ -84,12 +54,13 @@ class Said:
         self._texts.setdefault((kind, fp), set()).add(text)
         return format_action("SEND_TEAMMATE_MESSAGE", message=text)
 
-    def in_chat(self, obs: Observation, kind: str, fp: str) -> list[ChatMessage]:
-        """Those of my ``kind`` messages about draft ``fp`` that the chat shows."""
+    def in_chat(self, chat: ChatState, kind: str, fp: str) -> list[ChatMessage]:
+        """Those of my ``kind`` messages about draft ``fp`` that the chat (as read into
+        ``chat``) shows, in chat order."""
         texts = self._texts.get((kind, fp))
         if not texts:
             return []
-        return [m for m in obs.chat if m.sender == obs.me and m.text in texts]
+        return chat.said(texts)
 
 
 @dataclass(frozen=True)
@@ -131,33 +102,6 @@ def task_context(brief: TaskBrief, seed: int, mistakes: MistakeModel) -> TaskCon
     semantics, plan = read_brief(brief)
     drawn = mistakes.draw(seed, brief.task_id)
     return TaskContext(semantics, plan, drawn, apply_mistakes(plan, drawn))
-
-
-def latest_result(obs: Observation, author: str | None, exclude: str | None = None
-                   ) -> AnalysisResult | None:
-    for cell in reversed(obs.code_cells):
-        if author is not None and cell.author != author:
-            continue
-        if exclude is not None and cell.author == exclude:
-            continue
-        if not cell.code.startswith(COMPUTE_MARK):
-            continue
-        result = parse_result(cell.output) if cell.ok else None
-        if result is not None:
-            return result
-    return None
-
-
-def results_shown(obs: Observation, exclude: str | None = None) -> list[AnalysisResult]:
-    """Parsed results of the compute cells in the shared code history, oldest first."""
-    out = []
-    for cell in obs.code_cells:
-        if cell.author == exclude or not cell.ok or not cell.code.startswith(COMPUTE_MARK):
-            continue
-        result = parse_result(cell.output)
-        if result is not None:
-            out.append(result)
-    return out
 
 
 _TRUST_WORDS: dict[str, tuple[str, ...]] = {

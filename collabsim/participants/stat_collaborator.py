@@ -44,6 +44,7 @@ from collabsim.domain.stats.model import StatPlan, StatResult
 from collabsim.participants.asking import topic_kind
 from collabsim.participants.claims import Issue
 from collabsim.participants.scripted_common import Reading
+from collabsim.participants.session_log import CellState
 from collabsim.participants.stat_claims import (
     ALL_TOPICS,
     READING_TOPICS,
@@ -101,33 +102,29 @@ def inspect_of(plan: Any, inspect: Any) -> str:
     return stats_inspect_cell(plan) if isinstance(plan, StatPlan) else inspect(plan)
 
 
-def own_stat_result(obs: Observation, plan: StatPlan) -> StatResult | None:
-    """The result of my own computation of ``plan`` (None: not run, failed or no line)."""
-    code = stats_cell(plan)
-    for cell in reversed(obs.code_cells):
-        if cell.author == obs.me and cell.code == code:
-            return parse_stats_result(cell.output) if cell.ok else None
-    return None
+def own_stat_result(cells: CellState, plan: StatPlan) -> StatResult | None:
+    """The result of my own computation of ``plan`` in the code cells (as read into
+    ``cells``; None: not run, failed or no line)."""
+    cell = cells.my_last.get(stats_cell(plan))
+    if cell is None:
+        return None
+    return parse_stats_result(cell.output) if cell.ok else None
 
 
-def shown_stat(obs: Observation, exclude: str | None = None
-               ) -> tuple[StatPlan, StatResult] | None:
-    """The latest statistical computation in the shared code history (``exclude``: not
-    that participant's): the plan its cell states (its ``PLAN`` line) and its result. The
-    plan, not the result, says what was asked for: a cell that finds the data unfit for
-    the planned analysis runs another and says so in the result."""
-    for cell in reversed(obs.code_cells):
-        if cell.author == exclude or not cell.ok or not cell.code.startswith(STATS_MARK):
-            continue
-        result = parse_stats_result(cell.output)
-        if result is not None:
-            return plan_of_cell(cell.code) or plan_of(result), result
-    return None
+def shown_stat(cells: CellState) -> tuple[StatPlan, StatResult] | None:
+    """A teammate's latest statistical computation in the code cells (as read into
+    ``cells``): the plan its cell states (its ``PLAN`` line) and its result. The plan, not
+    the result, says what was asked for: a cell that finds the data unfit for the planned
+    analysis runs another and says so in the result."""
+    if not cells.others_stats:
+        return None
+    code, result = cells.others_stats[-1]
+    return plan_of_cell(code) or plan_of(result), result
 
 
-def shown_stat_result(obs: Observation, exclude: str | None = None) -> StatResult | None:
-    """The latest statistical result in the shared code history (see :func:`shown_stat`)."""
-    shown = shown_stat(obs, exclude)
+def shown_stat_result(cells: CellState) -> StatResult | None:
+    """A teammate's latest statistical result (see :func:`shown_stat`)."""
+    shown = shown_stat(cells)
     return None if shown is None else shown[1]
 
 
@@ -135,7 +132,8 @@ def stat_issues(collab: Any, obs: Observation, text: str, reading: Reading
                 ) -> list[Issue]:
     """The issues my (fallible) checks find in the statistical draft ``text``: none before
     a teammate's result is shown; D's only once it has recomputed (as on time series)."""
-    found_shown = shown_stat(obs, exclude=obs.me)
+    cells = collab.log(obs).cells
+    found_shown = shown_stat(cells)
     if found_shown is None:
         return []
     behind, shown = found_shown  # the plan behind the draft and its result
@@ -146,7 +144,7 @@ def stat_issues(collab: Any, obs: Observation, text: str, reading: Reading
         found += check_plan(reading.plan, behind, READING_TOPICS)
         found += check_statement(text, read, direction=True, significance=False,
                                  phrases=phrases)
-    if collab.numbers and own_stat_result(obs, reading.plan) is not None:  # recomputed
+    if collab.numbers and own_stat_result(cells, reading.plan) is not None:  # recomputed
         found += [i for i in (*check_plan(reading.plan, behind, ALL_TOPICS),
                               *check_statement(text, read, direction=False,
                                                significance=True, phrases=phrases))
@@ -157,12 +155,13 @@ def stat_issues(collab: Any, obs: Observation, text: str, reading: Reading
 def stat_own_version(collab: Any, obs: Observation, reading: Reading) -> str | None:
     """The draft as I would write it: D words its own result (as it reads it), R the
     shown result as it reads it; None without a result to word."""
+    cells = collab.log(obs).cells
     if collab.numbers:
-        own = own_stat_result(obs, reading.plan)
+        own = own_stat_result(cells, reading.plan)
         if own is not None and own.effects:
             return stat_draft(misread_result(own, reading.mistakes), reading.semantics)  # type: ignore[arg-type]
     if collab.wording:
-        shown = shown_stat_result(obs, exclude=obs.me)
+        shown = shown_stat_result(cells)
         if shown is not None and shown.effects:
             return stat_draft(misread_result(shown, reading.mistakes), reading.semantics)  # type: ignore[arg-type]
     return None
@@ -172,7 +171,7 @@ def stat_restatement(collab: Any, obs: Observation, reading: Reading, version: s
     """``version`` in my own terms: D adds its computation and rows, R what it reads the
     question to ask."""
     body = version.strip().rstrip(".")
-    own = own_stat_result(obs, reading.plan) if collab.numbers else None
+    own = own_stat_result(collab.log(obs).cells, reading.plan) if collab.numbers else None
     if own is not None:
         return f"{body} (recomputed: {own.analysis}, n = {own.n})."
     return f"{body}, which answers what is asked about {_in_words(reading.plan)}."
@@ -198,7 +197,7 @@ def stat_confirmation(collab: Any, obs: Observation, reading: Reading, agrees: b
     agrees with is confirmed against my computation or reading)."""
     if not agrees:
         return "Fine, go ahead with your draft."
-    own = own_stat_result(obs, reading.plan) if collab.numbers else None
+    own = own_stat_result(collab.log(obs).cells, reading.plan) if collab.numbers else None
     if own is not None and own.effects:
         return (f"I recomputed it ({describe_plan(own)}) and get the same result. The draft "
                 "is consistent with the data.")

@@ -236,30 +236,3 @@ def test_collaborator_takes_its_think_time_before_reacting() -> None:
     rule, name, args = _collab_fired(reader, obs)
     assert (rule, name) == ("read the draft", "WAIT_TEAMMATE_CONTINUE")
     assert float(args["max_seconds"]) > 0
-
-
-# ----------------------------------------------------------------------------- state
-def test_the_chat_is_read_incrementally_and_afresh_for_another_session(monkeypatch) -> None:
-    """Each message's tags are parsed once, when it first appears; a chat that does not
-    extend the one read before (another session) is read from its start."""
-    from collabsim.participants import scripted_common
-    from collabsim.participants.scripted_common import ChatLog
-    from collabsim.participants.tags import MessageTags
-
-    parsed: list[str] = []
-    real = MessageTags.of.__func__  # type: ignore[attr-defined]
-
-    def counting(cls: type[MessageTags], text: str) -> MessageTags:
-        parsed.append(text)
-        return real(cls, text)
-
-    monkeypatch.setattr(scripted_common.MessageTags, "of", classmethod(counting))
-    log = ChatLog()
-    first = ChatMessage(1, 1.0, "D", format_check_message("D", (), DRAFT))
-    second = ChatMessage(2, 2.0, "agent", "Draft ... [draft=0000abcd]")
-    assert [tags.checked for _, tags in log.read((first,))] == [(draft_fingerprint(DRAFT),)]
-    assert [tags.announced for _, tags in log.read((first, second))][1] == ("0000abcd",)
-    assert parsed == [first.text, second.text]  # the first message was not parsed again
-    other = ChatMessage(1, 1.0, "R", "hello")
-    assert [m for m, _ in log.read((other,))] == [other]
-    assert parsed[-1] == "hello"
