@@ -44,8 +44,10 @@ def _warm_up(preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None
     import numpy as np
     import pandas as pd
 
-    # Analysis cells import their table helpers, and a worker may not read collabsim's files.
+    # Analysis cells import their table helpers (time series) and the statistical runtime,
+    # and a worker may not read collabsim's files (scipy/statsmodels stay lazy: CELL_MODULES).
     import collabsim.domain.analysis_helpers  # noqa: F401
+    import collabsim.domain.stats.runtime  # noqa: F401
 
     df = pd.read_csv(io.StringIO("year,a,b\n1,1.5,x\n2,2.5,y\n3,,x\n"))
     df.describe()

@@ -36,8 +36,7 @@ from collabsim.domain.stats.model import RESULT_MARK, StatPlan, StatResult
 STATS_MARK = "# collabsim analysis: compute-stats"
 #: The modules a stats cell imports beyond pandas/numpy (the sandbox's fork server imports
 #: them before forking workers when a statistical task runs).
-CELL_MODULES: tuple[str, ...] = ("collabsim.domain.stats.runtime", "scipy.stats",
-                                 "statsmodels.formula.api")
+CELL_MODULES: tuple[str, ...] = ("scipy.stats", "statsmodels.formula.api")
 STATS_INSPECT_MARK = "# collabsim analysis: inspect-stats"
 _PLAN_RE = re.compile(r"^PLAN = (\{.*\})$", re.MULTILINE)
 
