@@ -13,6 +13,7 @@ from collabsim.core.observation import Observation, Role
 from collabsim.core.records import GateRequest, Profile
 from collabsim.domain.stats.model import StatPlan
 from collabsim.participants.asking import (
+    TOPIC_AREA,
     believed_setting,
     fact_expertise,
     fact_sentence,
@@ -324,13 +325,36 @@ class ScriptedCollaborator:
         reaction = self.reaction(t.obs, t.fp, disagrees=bool(found))
         if reaction == "adopt":
             return self._agree(t, agrees=not found)
-        proposal = self._proposal(t, reaction, found)
-        if proposal is not None:
-            return proposal
-        if found:
+        voiced = self.voiced(t.obs, t.fp, found)
+        if len(voiced) == len(found):  # deferring a point, I put no version of mine forward
+            proposal = self._proposal(t, reaction, found)
+            if proposal is not None:
+                return proposal
+        if voiced:
             return self._said.post("check", t.fp,
-                                   format_check_message(self.name, found, t.draft))
-        return self._agree(t, agrees=True)
+                                   format_check_message(self.name, voiced, t.draft))
+        return self._agree(t, agrees=not found)
+
+    def voiced(self, obs: Observation, fp: str, found: tuple[Issue, ...]) -> tuple[Issue, ...]:
+        """The issues I raise of those my check ``found`` in the draft ``fp``: all of them,
+        or - with probability ``1 - object_outside`` (one draw per person, task and draft,
+        made only when the check found an issue outside my area) - only those of my own
+        area: the rest I leave to the teammate whose area it is."""
+        p = self.human.object_outside
+        if p >= 1.0 or all(self.in_my_area(i) for i in found):
+            return found
+        if p > 0.0 and seeded_rng(self.seed, self.name, obs.task.task_id, fp,
+                                  "object_outside").random() < p:
+            return found
+        return tuple(i for i in found if self.in_my_area(i))
+
+    def in_my_area(self, issue: Issue) -> bool:
+        """Whether an issue lies in my area: every plan setting its fix names is a topic of
+        my area (:data:`~collabsim.participants.asking.TOPIC_AREA`: a bounded period is a
+        reading, the column variant a data convention); an issue without such a fix by its
+        kind (:data:`~collabsim.participants.human.AREAS`)."""
+        areas = {TOPIC_AREA[k] for k, _ in issue.fix if k in TOPIC_AREA}
+        return areas == {self.human.expertise} if areas else self.human.in_area(issue.kind)
 
     def _proposal(self, t: CollaboratorTurn, reaction: str, issues: tuple[Issue, ...]) -> str | None:
         """modify (and a reject that finds no issue): edit the draft with my own version
@@ -434,7 +458,7 @@ class ScriptedCollaborator:
         found = self.issues(obs, text)
         if self.reaction(obs, fp, disagrees=bool(found)) == "adopt":
             return format_action("APPROVE", request_id=request.request_id)
-        issues = tuple(i for i in found
+        issues = tuple(i for i in self.voiced(obs, fp, found)
                        if self.human.confidence(i.kind) >= self.human.approve_threshold)
         if issues and not self._posted(obs, fp) and allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return self._said.post("check", fp, format_check_message(self.name, issues, text))
@@ -523,7 +547,7 @@ class ScriptedCollaborator:
         declined = any(fp in tags.kept for _, tags in self._chat.others(obs))
         if not declined or self._said.in_chat(obs, "insist", fp):
             return format_action(WAIT)
-        issues = self.issues(obs, draft)
+        issues = self.voiced(obs, fp, self.issues(obs, draft))
         if not issues:
             return format_action(WAIT)
         pushes = self.reaction(obs, fp, disagrees=True) == "reject" or seeded_rng(
