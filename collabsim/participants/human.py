@@ -17,7 +17,10 @@ A collaborator is a small stochastic model, not an oracle (docs/design.md "Simul
   an issue whose fix sets a topic of the other area, e.g. the occurrence or the period for D;
   otherwise it defers that point to the teammate whose area it is, raises only what lies in
   its own area and puts no version of its own forward - its version would carry its
-  outside-area reading; default 1: it always voices them);
+  outside-area reading; default 1 when the profile does not set it - the behaviour before
+  the setting existed, kept out of the packaged profiles so that their parameters, and the
+  LLM prompts that carry them, stay as they were; ``experiment=expertise_map`` sets 0 with
+  its source);
 * **reactions** to the agent's draft: the person first checks the draft with its own
   (fallible) analysis or reading, then reacts adopt / modify / reject from the calibrated
   Dirichlet-multinomial :class:`~collabsim.participants.behaviour.ReactionModel` (profile

@@ -28,7 +28,7 @@ from collabsim.tasks.model import Task
 def test_profile_parameters_document_their_source(key: str) -> None:
     params = load_profile(key).params
     for name in ("error_in_area", "error_outside", "confidence_in_area", "confidence_outside",
-                 "message_propensity", "assertiveness", "approve_threshold", "object_outside"):
+                 "message_propensity", "assertiveness", "approve_threshold"):
         entry = params[name]
         assert isinstance(entry, dict) and str(entry["source"]).startswith(("prior:", "kolab:"))
     assert params["expertise"] in AREAS
