@@ -13,7 +13,6 @@ from collabsim.core.observation import Observation, Role
 from collabsim.core.records import GateRequest, Profile
 from collabsim.domain.stats.model import StatPlan
 from collabsim.participants.asking import (
-    TOPIC_AREA,
     believed_setting,
     fact_expertise,
     fact_sentence,
@@ -37,6 +36,7 @@ from collabsim.participants.claims import (
 )
 from collabsim.participants.collaborator_memory import knowledge_entries, memory_entries
 from collabsim.participants.collaborator_review import decide_code
+from collabsim.participants.deference import voiced
 from collabsim.participants.human import SessionTiming
 from collabsim.participants.plan import (
     AnalysisPlan,
@@ -336,25 +336,10 @@ class ScriptedCollaborator:
         return self._agree(t, agrees=not found)
 
     def voiced(self, obs: Observation, fp: str, found: tuple[Issue, ...]) -> tuple[Issue, ...]:
-        """The issues I raise of those my check ``found`` in the draft ``fp``: all of them,
-        or - with probability ``1 - object_outside`` (one draw per person, task and draft,
-        made only when the check found an issue outside my area) - only those of my own
-        area: the rest I leave to the teammate whose area it is."""
-        p = self.human.object_outside
-        if p >= 1.0 or all(self.in_my_area(i) for i in found):
-            return found
-        if p > 0.0 and seeded_rng(self.seed, self.name, obs.task.task_id, fp,
-                                  "object_outside").random() < p:
-            return found
-        return tuple(i for i in found if self.in_my_area(i))
-
-    def in_my_area(self, issue: Issue) -> bool:
-        """Whether an issue lies in my area: every plan setting its fix names is a topic of
-        my area (:data:`~collabsim.participants.asking.TOPIC_AREA`: a bounded period is a
-        reading, the column variant a data convention); an issue without such a fix by its
-        kind (:data:`~collabsim.participants.human.AREAS`)."""
-        areas = {TOPIC_AREA[k] for k, _ in issue.fix if k in TOPIC_AREA}
-        return areas == {self.human.expertise} if areas else self.human.in_area(issue.kind)
+        """The issues I raise of those my check ``found`` in the draft ``fp``
+        (:func:`~collabsim.participants.deference.voiced`; one draw per person, task and draft)."""
+        return voiced(found, self.human, lambda: seeded_rng(
+            self.seed, self.name, obs.task.task_id, fp, "object_outside").random())
 
     def _proposal(self, t: CollaboratorTurn, reaction: str, issues: tuple[Issue, ...]) -> str | None:
         """modify (and a reject that finds no issue): edit the draft with my own version
