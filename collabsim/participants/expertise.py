@@ -35,6 +35,10 @@ collaborators.) A collaborator errs at its area's rate per mistake kind of its o
 and when it states a fact of that area (answering a question, recording it in memory:
 :func:`collabsim.participants.asking.believed_setting`); the agent at its per-kind rates.
 
+Whether a collaborator voices a disagreement outside its area at all is another setting,
+``team.profiles.<key>.params.object_outside`` (:class:`~collabsim.participants.human.HumanModel`;
+default 1, ``experiment=expertise_map`` sets 0: it defers outside its area).
+
 :func:`area_rates` reports, for a resolved job config, each participant's rates per area
 (:class:`AreaRate`): the mean per-kind rate, the chance of at least one mistake of the area
 in a session and, for collaborators, the chance of stating a fact of the area wrongly.

@@ -12,7 +12,15 @@ A collaborator is a small stochastic model, not an oracle (docs/design.md "Simul
   patience), ``assertiveness`` (probability of repeating an
   objection the agent declined), ``approve_threshold`` (a gate request it finds issues with is
   rejected only when its confidence in the issue is at least this; confidence is
-  ``confidence_in_area`` or ``confidence_outside`` by the issue's area);
+  ``confidence_in_area`` or ``confidence_outside`` by the issue's area), ``object_outside``
+  (probability of voicing, as an objection, a disagreement its check finds outside its area -
+  an issue whose fix sets a topic of the other area, e.g. the occurrence or the period for D;
+  otherwise it defers that point to the teammate whose area it is, raises only what lies in
+  its own area and puts no version of its own forward - its version would carry its
+  outside-area reading; default 1 when the profile does not set it - the behaviour before
+  the setting existed, kept out of the packaged profiles so that their parameters, and the
+  LLM prompts that carry them, stay as they were; ``experiment=expertise_map`` sets 0 with
+  its source);
 * **reactions** to the agent's draft: the person first checks the draft with its own
   (fallible) analysis or reading, then reacts adopt / modify / reject from the calibrated
   Dirichlet-multinomial :class:`~collabsim.participants.behaviour.ReactionModel` (profile
@@ -65,7 +73,7 @@ HUMAN_MISTAKES: tuple[str, ...] = ("wrong_column_variant", "wrong_ordinal", "pea
                                    "wrong_window", "misread_query")
 SCALARS: tuple[str, ...] = ("error_in_area", "error_outside", "confidence_in_area",
                             "confidence_outside", "message_propensity", "assertiveness",
-                            "approve_threshold")
+                            "approve_threshold", "object_outside")
 
 class HumanConfigError(ValueError):
     """A profile's behavioural parameters are malformed; the message names the key."""
@@ -110,6 +118,7 @@ class HumanModel:
     assertiveness: float
     approve_threshold: float
     behaviour: BehaviourModel | None = None
+    object_outside: float = 1.0
 
     @classmethod
     def from_params(cls, data: Mapping[str, Any]) -> HumanModel:
@@ -127,7 +136,7 @@ class HumanModel:
                 f"profile params.expertise: expected one of {sorted(AREAS)}, got {expertise!r}")
         defaults = {"error_in_area": 0.0, "error_outside": 0.0, "confidence_in_area": 1.0,
                     "confidence_outside": 1.0, "message_propensity": 1.0,
-                    "assertiveness": 0.0, "approve_threshold": 0.5}
+                    "assertiveness": 0.0, "approve_threshold": 0.5, "object_outside": 1.0}
         values = {k: param_value(data, k, defaults[k]) for k in SCALARS}
         for key, value in values.items():
             if not 0.0 <= value <= 1.0:
@@ -163,8 +172,11 @@ class HumanModel:
 
     def confidence(self, kind: str) -> float:
         """How sure this person is of an issue of ``kind`` it found."""
-        in_area = kind in AREAS[self.expertise]
-        return self.confidence_in_area if in_area else self.confidence_outside
+        return self.confidence_in_area if self.in_area(kind) else self.confidence_outside
+
+    def in_area(self, kind: str) -> bool:
+        """Whether an issue / mistake of ``kind`` lies in this person's area of expertise."""
+        return kind in AREAS[self.expertise]
 
     def reaction_rates(self, seed: int, name: str, task_id: str,
                        disagrees: bool | None = None) -> ReactionRates | None:

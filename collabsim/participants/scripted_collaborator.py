@@ -36,6 +36,7 @@ from collabsim.participants.claims import (
 )
 from collabsim.participants.collaborator_memory import knowledge_entries, memory_entries
 from collabsim.participants.collaborator_review import decide_code
+from collabsim.participants.deference import voiced
 from collabsim.participants.human import SessionTiming
 from collabsim.participants.plan import (
     AnalysisPlan,
@@ -323,13 +324,21 @@ class ScriptedCollaborator:
         reaction = self.reaction(t.obs, t.fp, disagrees=bool(found))
         if reaction == "adopt":
             return self._agree(t, agrees=not found)
-        proposal = self._proposal(t, reaction, found)
-        if proposal is not None:
-            return proposal
-        if found:
+        voiced = self.voiced(t.obs, t.fp, found)
+        if len(voiced) == len(found):  # deferring a point, I put no version of mine forward
+            proposal = self._proposal(t, reaction, found)
+            if proposal is not None:
+                return proposal
+        if voiced:
             return self._said.post("check", t.fp,
-                                   format_check_message(self.name, found, t.draft))
-        return self._agree(t, agrees=True)
+                                   format_check_message(self.name, voiced, t.draft))
+        return self._agree(t, agrees=not found)
+
+    def voiced(self, obs: Observation, fp: str, found: tuple[Issue, ...]) -> tuple[Issue, ...]:
+        """The issues I raise of those my check ``found`` in the draft ``fp``
+        (:func:`~collabsim.participants.deference.voiced`; one draw per person, task and draft)."""
+        return voiced(found, self.human, lambda: seeded_rng(
+            self.seed, self.name, obs.task.task_id, fp, "object_outside").random())
 
     def _proposal(self, t: CollaboratorTurn, reaction: str, issues: tuple[Issue, ...]) -> str | None:
         """modify (and a reject that finds no issue): edit the draft with my own version
@@ -430,7 +439,7 @@ class ScriptedCollaborator:
         found = self.issues(obs, text)
         if self.reaction(obs, fp, disagrees=bool(found)) == "adopt":
             return format_action("APPROVE", request_id=request.request_id)
-        issues = tuple(i for i in found
+        issues = tuple(i for i in self.voiced(obs, fp, found)
                        if self.human.confidence(i.kind) >= self.human.approve_threshold)
         if issues and not self._posted(obs, fp) and allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return self._said.post("check", fp, format_check_message(self.name, issues, text))
@@ -518,7 +527,7 @@ class ScriptedCollaborator:
         if (fp not in self.log(obs).chat.kept
                 or self._said.in_chat(self.log(obs).chat, "insist", fp)):
             return format_action(WAIT)
-        issues = self.issues(obs, draft)
+        issues = self.voiced(obs, fp, self.issues(obs, draft))
         if not issues:
             return format_action(WAIT)
         pushes = self.reaction(obs, fp, disagrees=True) == "reject" or seeded_rng(

@@ -205,3 +205,27 @@ def test_discoverybench_all_plans_every_task_under_the_root_times_13_variants_ti
     assert sorted({p.seed for p in job.plans}) == [0, 1, 2]
     assert len(job.plans) == len(tasks) * 13 * 3
     assert {t.split("/")[0] for t in tasks} == {"archaeology", "worldbank_education_gdp_indicators"}
+
+
+def _collaborator(overrides: list[str], tmp_path: Path, key: str = "D"):
+    cfg = compose_config([*overrides, "tasks.n_tasks=2", f"tasks.root={tmp_path / 'suite'}",
+                          "team=DR", "structure=default"])
+    job = plan_job(cfg)
+    builder = ParticipantBuilder(job.config)
+    try:
+        plan = job.plans[0]
+        return builder.build(plan, _session_config(plan), tmp_path / plan.slug)[key]
+    finally:
+        builder.close()
+
+
+def test_the_expertise_map_has_collaborators_defer_outside_their_area(tmp_path):
+    """In `experiment=expertise_map` both collaborators defer outside their own area
+    (object_outside 0, with its source); a default run keeps them voicing everything (1)."""
+    for key in ("D", "R"):
+        mapped = _collaborator(["experiment=expertise_map"], tmp_path, key)
+        assert mapped.human.object_outside == 0.0
+        assert _collaborator([], tmp_path, key).human.object_outside == 1.0
+    cfg = compose_config(["experiment=expertise_map"])
+    assert str(cfg["team"]["profiles"]["D"]["params"]["object_outside"]["source"]).startswith(
+        "prior:")

@@ -103,6 +103,32 @@ def test_a_confidently_wrong_collaborator_moves_a_deferring_agent(
     assert follows != alone
 
 
+def test_a_collaborator_that_defers_outside_its_area_leaves_the_reading_to_the_agent(
+        archaeology: dict[str, Task]) -> None:
+    """D misreads the query every time (outside its area) but computes right: voicing every
+    disagreement (object_outside 1, the default) it moves a deferring agent off the correct
+    answer with its wrong occurrence; deferring outside its area (object_outside 0) it raises
+    nothing and the answer stays the agent's own."""
+    task = archaeology["archaeology/1/0"]  # "increase for the first time": ordinal matters
+    d_only = team_from_dict("D")
+    alone = run_session_sync(SessionConfig(task=task, structure=builtin_structure("single")),
+                             {"agent": ScriptedAgent(seed=0, params=CAREFUL_AGENT)},
+                             executor_factory=InProcessExecutor).submitted_hypothesis
+
+    def with_d(object_outside: float) -> str:
+        params = {"error_in_area": 0.0, "error_outside": 1.0, "behaviour": None,
+                  "object_outside": object_outside}
+        members: dict[str, Any] = {
+            "agent": ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "deference": 1.0}),
+            "D": ScriptedCollaborator(d_only.collaborators[0], seed=0, params=params)}
+        config = SessionConfig(task=task, team=d_only, structure=builtin_structure("default"))
+        return run_session_sync(config, members,
+                                executor_factory=InProcessExecutor).submitted_hypothesis
+
+    assert with_d(1.0) != alone
+    assert with_d(0.0) == alone
+
+
 def test_silent_adopting_collaborators_change_nothing(archaeology: dict[str, Task]) -> None:
     task = archaeology["archaeology/1/0"]
     mistakes = {"wrong_ordinal": 1.0}
