@@ -211,10 +211,10 @@ def _collaborator(overrides: list[str], tmp_path: Path, key: str = "D"):
     cfg = compose_config([*overrides, "tasks.n_tasks=2", f"tasks.root={tmp_path / 'suite'}",
                           "team=DR", "structure=default"])
     job = plan_job(cfg)
-    builder = ParticipantBuilder(job.config)
+    builder = ParticipantBuilder(job.settings)
     try:
         plan = job.plans[0]
-        return builder.build(plan, _session_config(plan), tmp_path / plan.slug)[key]
+        return builder.build(plan, SessionConfigs(job.settings)(plan), tmp_path / plan.slug)[key]
     finally:
         builder.close()
 
