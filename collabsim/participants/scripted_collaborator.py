@@ -12,6 +12,7 @@ from collabsim.core.knowledge import Fact
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import GateRequest, Profile
 from collabsim.domain.stats.model import StatPlan
+from collabsim.participants import deference
 from collabsim.participants.asking import (
     believed_setting,
     fact_expertise,
@@ -36,7 +37,6 @@ from collabsim.participants.claims import (
 )
 from collabsim.participants.collaborator_memory import knowledge_entries, memory_entries
 from collabsim.participants.collaborator_review import decide_code
-from collabsim.participants.deference import voiced
 from collabsim.participants.human import SessionTiming
 from collabsim.participants.plan import (
     AnalysisPlan,
@@ -324,20 +324,20 @@ class ScriptedCollaborator:
         reaction = self.reaction(t.obs, t.fp, disagrees=bool(found))
         if reaction == "adopt":
             return self._agree(t, agrees=not found)
-        voiced = self.voiced(t.obs, t.fp, found)
-        if len(voiced) == len(found):  # deferring a point, I put no version of mine forward
+        raised = self.voiced(t.obs, t.fp, found)
+        if len(raised) == len(found):  # deferring a point, I put no version of mine forward
             proposal = self._proposal(t, reaction, found)
             if proposal is not None:
                 return proposal
-        if voiced:
+        if raised:
             return self._said.post("check", t.fp,
-                                   format_check_message(self.name, voiced, t.draft))
+                                   format_check_message(self.name, raised, t.draft))
         return self._agree(t, agrees=not found)
 
     def voiced(self, obs: Observation, fp: str, found: tuple[Issue, ...]) -> tuple[Issue, ...]:
         """The issues I raise of those my check ``found`` in the draft ``fp``
         (:func:`~collabsim.participants.deference.voiced`; one draw per person, task and draft)."""
-        return voiced(found, self.human, lambda: seeded_rng(
+        return deference.voiced(found, self.human, lambda: seeded_rng(
             self.seed, self.name, obs.task.task_id, fp, "object_outside").random())
 
     def _proposal(self, t: CollaboratorTurn, reaction: str, issues: tuple[Issue, ...]) -> str | None:
