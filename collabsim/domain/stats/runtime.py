@@ -46,8 +46,7 @@ from collabsim.domain.analysis_helpers import read_table
 from collabsim.domain.stats.columns import WIDE_MIN_YEARS, YEAR_COLUMN_RE
 from collabsim.domain.stats.model import RESULT_MARK, TABLE_SEPARATOR
 
-__all__ = ["MAX_MEMO", "MAX_RESULT_CHARS", "clear_memo", "compute_stats", "inspect_stats",
-           "load"]
+__all__ = ["MAX_MEMO", "MAX_RESULT_CHARS", "compute_stats", "inspect_stats", "load"]
 
 #: The longest ``RESULT-STATS`` JSON :func:`compute_stats` gives (the sandbox keeps 4000
 #: characters of output per cell by default); the last effects are cut to fit.
@@ -60,11 +59,6 @@ _MEMO: OrderedDict[tuple[str, str, tuple[str, ...]], str] = OrderedDict()
 
 class _Done(Exception):
     """The result is final before a fit (a constant target)."""
-
-
-def clear_memo() -> None:
-    """Forget every remembered result (tests; a worker never needs to)."""
-    _MEMO.clear()
 
 
 def _memoised(kind: str, plan: dict[str, Any], compute: Callable[[], str]) -> str:
