@@ -277,6 +277,11 @@ def write(sweep_dir: Path) -> tuple[Path, Path, Path]:
     """Write ``expertise_map.csv``, ``.png`` (and ``.pdf``) and ``.txt`` at the sweep root."""
     sweep_dir = Path(sweep_dir)
     cells = table(collect(sweep_dir))
+    if cells.empty:  # checked before anything is written: no half-written map
+        raise ExpertiseMapError(
+            f"{sweep_dir}: no team has a single-agent session to be compared with (the map "
+            "pairs each team with team=single on the same tasks and seeds: run it with "
+            "team=all)")
     csv = sweep_dir / "expertise_map.csv"
     atomic_write_text(csv, safe_frame(cells).to_csv(index=False))
     txt = atomic_write_text(sweep_dir / "expertise_map.txt", "\n".join(statements(cells)) + "\n")

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from collabsim.reporting.expertise_map import statements, table, wilson
+from collabsim.reporting.expertise_map import main, statements, table, wilson
 
 
 def test_wilson_interval_matches_the_hand_computed_value() -> None:
@@ -66,3 +66,20 @@ def test_the_figure_is_drawn_when_every_objection_was_right(tmp_path) -> None:
     cells.loc[:, "wrong_low"] = 1e-17
     png = plot(cells, tmp_path / "map.png")
     assert png.stat().st_size > 10_000
+
+
+def test_a_sweep_without_the_single_agent_is_one_line_and_writes_nothing(tmp_path, capsys
+                                                                         ) -> None:
+    job = tmp_path / "0"
+    (job / ".hydra").mkdir(parents=True)
+    (job / ".hydra" / "config.yaml").write_text(
+        "tasks: {knowledge: by_profile}\n"
+        "team: {profiles: {D: {params: {error_in_area: 0.3}}, R: {params: {error_in_area: 0.3}}}}\n")
+    sessions = _sessions()
+    sessions = sessions[(sessions["team"] != "single") & (sessions["knowledge"] == "by_profile")
+                        & (sessions["error"] == 0.3)]
+    sessions.drop(columns=["knowledge", "error"]).to_csv(job / "sessions.csv", index=False)
+    assert main([str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "team=single" in err[0] and "team=all" in err[0]
+    assert not list(tmp_path.glob("expertise_map*"))
