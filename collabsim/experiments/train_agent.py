@@ -297,6 +297,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import torch
         from stable_baselines3 import PPO
+        from stable_baselines3.common.logger import Logger
         from stable_baselines3.common.monitor import Monitor
     except ImportError:
         _fail("needs stable-baselines3 and torch: pip install 'collabsim[rl]'")
@@ -308,6 +309,9 @@ def run(args: argparse.Namespace) -> int:
     model = PPO("MlpPolicy", train_env, n_steps=1024, batch_size=128, n_epochs=10,
                 learning_rate=3e-4, ent_coef=0.01, gamma=0.99, seed=args.seed, verbose=0,
                 device="cpu")
+    # SB3's default logger makes an empty SB3-<date> folder in the system temp dir per run;
+    # everything a run keeps is written under --out
+    model.set_logger(Logger(folder=None, output_formats=[]))
     model.learn(total_timesteps=args.timesteps)
     train_env.close()
     model.save(args.out / "model")

@@ -4,6 +4,7 @@ the checkout's experiments/train_agent.py wrapper, and their user errors."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,9 +22,10 @@ def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           text=True, timeout=900)
 
 
-def _train(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def _train(*args: str, cwd: Path, env: dict[str, str] | None = None
+           ) -> subprocess.CompletedProcess:
     return subprocess.run([str(COLLABSIM), "train", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=900)
+                          text=True, timeout=900, env=env)
 
 
 def test_a_missing_real_task_folder_is_one_line_and_exit_2(tmp_path):
@@ -37,9 +39,13 @@ def test_a_missing_real_task_folder_is_one_line_and_exit_2(tmp_path):
 @pytest.mark.slow
 def test_short_training_run_writes_curve_evaluation_and_cis(tmp_path):
     out = tmp_path / "run"
+    system_tmp = tmp_path / "system-tmp"  # nothing of the run may land outside --out
+    system_tmp.mkdir()
     done = _train("--timesteps", "256", "--eval-seeds", "1", "--no-real", "--team", "DR",
-                "--max-turns", "12", "--knowledge", "by_profile", "--out", str(out), cwd=tmp_path)
+                  "--max-turns", "12", "--knowledge", "by_profile", "--out", str(out),
+                  cwd=tmp_path, env={**os.environ, "TMPDIR": str(system_tmp)})
     assert done.returncode == 0, done.stderr[-3000:]
+    assert not [p.name for p in system_tmp.iterdir() if p.name.startswith("SB3-")]
     assert "ppo - random (paired)" in done.stdout and "95% CI" in done.stdout
     assert "ppo - ignore (paired)" in done.stdout
     assert "ppo asks a teammate in " in done.stdout and " of 10 episodes" in done.stdout
