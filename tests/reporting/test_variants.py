@@ -37,11 +37,11 @@ def setting_sweep(tmp_path_factory) -> Path:
     return root / "multirun"
 
 
-def test_a_swept_setting_gives_two_variants_never_pooled(tmp_path, setting_sweep):
+def test_a_swept_setting_gives_two_variants_never_pooled(tmp_path, setting_sweep, collabsim_cli):
     """Acceptance: ``run -m policy.agent.mistakes.wrong_column_variant=0,1 team=D
     structure=default`` then ``report``: two variants named by the setting."""
-    proc = collabsim("report", str(setting_sweep), "--out", str(tmp_path / "r"), "--no-views",
-                     cwd=tmp_path)
+    proc = collabsim_cli("report", str(setting_sweep), "--out", str(tmp_path / "r"),
+                         "--no-views", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "2 variants" in proc.stdout
     agg = pd.read_csv(tmp_path / "r" / "report_aggregate.csv")
