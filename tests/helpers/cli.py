@@ -73,3 +73,19 @@ def collabsim_in_process(
         for w in caught
     )
     return subprocess.CompletedProcess(["collabsim", *args], code, out, err + extra + shown)
+
+
+def collabsim_exit_code(args: Sequence[str], *, cwd: Path) -> int:
+    """Run ``collabsim *args`` in this process from ``cwd`` and return its exit code.
+
+    For module- and session-scoped fixtures that only need a command's files (a job or a
+    sweep to read); its output goes wherever pytest's capture sends it.
+    """
+    from collabsim.cli.main import main
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(cwd)
+        try:
+            return main(list(args))
+        except SystemExit as exit_:
+            return _exit_status(exit_.code)[0]
