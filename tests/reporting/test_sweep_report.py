@@ -1,18 +1,18 @@
 """``collabsim report`` and the sweep-report callback, on real scripted sweeps.
 
-The sweep runs in a real subprocess, as a user starts it; ``collabsim report`` runs in the test
-process (``collabsim_cli``: exit code and file-descriptor output as a shell sees them).
+The sweep and ``collabsim report`` run in the test process (``collabsim_cli``: exit code and
+file-descriptor output as a shell sees them); tests/cli/test_sweep_progress.py and
+tests/tracking/test_tracking.py run multiruns through a real subprocess.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.cli import collabsim_exit_code
 
 from collabsim.experiment.collect import ReportInputError, collect_sessions, find_inputs
 from collabsim.experiment.sweep_report import build_report
@@ -22,11 +22,6 @@ from collabsim.viewer import write_view
 ID = ["task_id", "team", "structure", "seed", "policy"]
 COMPARED = [*ID, "status", "turns", "W_human", "W_total", "M_team", "H_init_norm", "C_wf",
             "S_hyp", "A_profile", "Performance", "hypothesis"]
-
-
-def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=900)
 
 
 N_SESSIONS = 3 * 2 * (1 + 3 * 2)  # 3 tasks x 2 seeds x (single + D, R, DR x 2 structures)
@@ -41,10 +36,10 @@ def sweep(tmp_path_factory) -> Path:
     twice and must be counted once.
     """
     root = tmp_path_factory.mktemp("sweep")
-    proc = collabsim("run", "-m", "team=single,D,R,DR", "structure=default,scaffolded",
-                     "tasks.limit=3", "seeds=[0,1]", "run.progress=false",
-                     f"hydra.sweep.dir={root / 'multirun'}", cwd=root)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = collabsim_exit_code(["run", "-m", "team=single,D,R,DR", "structure=default,scaffolded",
+                                "tasks.limit=3", "seeds=[0,1]", "run.progress=false",
+                                f"hydra.sweep.dir={root / 'multirun'}"], cwd=root)
+    assert code == 0
     return root / "multirun"
 
 
