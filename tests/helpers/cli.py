@@ -8,16 +8,21 @@ whose subject is what a command says and writes, not the process boundary itself
   are mapped the way the interpreter maps them);
 - ``stdout``/``stderr`` are captured at the file-descriptor level (``capfd``), and every
   warning a plain interpreter would print (Python's default filters) is added to ``stderr``;
-- an exception escaping ``main`` (a traceback in a real process) propagates and fails the test.
+- an exception escaping ``main`` (a traceback in a real process) propagates and fails the test;
+- the logging set-up a Hydra job installs (handlers on the root logger writing to the
+  captured stdout and the job's log file) is undone afterwards, as if the job had run in a
+  process of its own.
 
 Keep a real subprocess where exit codes, signals or tracebacks through a process are the point.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import subprocess
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -33,6 +38,27 @@ def _exit_status(code: object) -> tuple[int, str]:
     if isinstance(code, int):
         return code, ""
     return 1, f"{code}\n"
+
+
+@contextlib.contextmanager
+def _logging_restored() -> Iterator[None]:
+    """Put the handlers, level and flags of every existing logger back as they were, closing
+    handlers added meanwhile: a Hydra job reconfigures logging for the whole process."""
+    loggers = [logging.root, *(lg for lg in logging.Logger.manager.loggerDict.values()
+                                if isinstance(lg, logging.Logger))]
+    saved = [(lg, lg.handlers[:], lg.level, lg.propagate, lg.disabled) for lg in loggers]
+    disabled = logging.root.manager.disable
+    try:
+        yield
+    finally:
+        for logger, handlers, level, propagate, off in saved:
+            for handler in logger.handlers:
+                if handler not in handlers:
+                    handler.close()
+            logger.handlers[:] = handlers
+            logger.setLevel(level)
+            logger.propagate, logger.disabled = propagate, off
+        logging.disable(disabled)
 
 
 def collabsim_in_process(
@@ -58,7 +84,7 @@ def collabsim_in_process(
     capfd.readouterr()
     monkeypatch.chdir(cwd)
     extra = ""
-    with warnings.catch_warnings(record=True) as caught:
+    with _logging_restored(), warnings.catch_warnings(record=True) as caught:
         warnings.resetwarnings()
         warnings.simplefilter("default")
         for category in _HIDDEN_BY_DEFAULT:
@@ -83,7 +109,7 @@ def collabsim_exit_code(args: Sequence[str], *, cwd: Path) -> int:
     """
     from collabsim.cli.main import main
 
-    with pytest.MonkeyPatch.context() as patch:
+    with pytest.MonkeyPatch.context() as patch, _logging_restored():
         patch.chdir(cwd)
         try:
             return main(list(args))
