@@ -59,13 +59,28 @@ def server(tmp_path_factory, discoverybench_root):
         zeros = tarfile.TarInfo(f"{top}/discoverybench/real/test/archaeology/zeros.csv")
         zeros.size = 64 << 20
         tar.addfile(zeros, _Zeros(zeros.size))
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    httpd = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without a request log on stderr: the commands under test run in this
+    process, and their stderr is what the tests read."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    """A loopback server that does not print a client's dropped connection on stderr."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass
 
 
 class _Zeros:
