@@ -8,9 +8,12 @@ missing: a skipped data test would hide a broken CI set-up.
 from __future__ import annotations
 
 import os
+import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.cli import collabsim_in_process
 from helpers.tasks import archaeology_tasks
 
 from collabsim.tasks.generator import generate_suite
@@ -65,3 +68,16 @@ def generated_200(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def archaeology(discoverybench_root: Path) -> dict[str, Task]:
     """The 38 DiscoveryBench archaeology tasks by task id."""
     return archaeology_tasks(discoverybench_root)
+
+
+@pytest.fixture
+def collabsim_cli(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``collabsim_cli(*args, cwd=folder)``: the ``collabsim`` command run in this process
+    (see :mod:`helpers.cli`), returning exit code, stdout and stderr like ``subprocess.run``."""
+
+    def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+        return collabsim_in_process(args, cwd=cwd, capfd=capfd, monkeypatch=monkeypatch)
+
+    return run

@@ -5,6 +5,8 @@ GitHub archive of the DiscoveryBench repository (``<top>/discoverybench/real/…
 ``<top>/eval/answer_key_real.csv``). That subset is not the whole pinned release, so tests of
 the install itself fetch it ``--unpinned`` (``pins=None``) or with pins made for it; the
 packaged pins are checked against the subset's files, which are part of the release.
+The commands run in the test process (``collabsim_cli``: exit code and file-descriptor output
+as a shell sees them).
 """
 
 from __future__ import annotations
@@ -12,10 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import http.server
-import os
 import re
-import subprocess
-import sys
 import tarfile
 import threading
 from pathlib import Path
@@ -60,13 +59,28 @@ def server(tmp_path_factory, discoverybench_root):
         zeros = tarfile.TarInfo(f"{top}/discoverybench/real/test/archaeology/zeros.csv")
         zeros.size = 64 << 20
         tar.addfile(zeros, _Zeros(zeros.size))
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    httpd = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves files without a request log on stderr: the commands under test run in this
+    process, and their stderr is what the tests read."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    """A loopback server that does not print a client's dropped connection on stderr."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass
 
 
 class _Zeros:
@@ -85,11 +99,6 @@ def subset_pins(root: Path) -> dict[str, str]:
     """Pins (installed path -> SHA-256) of the shared subset, as if it were the release."""
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
             for part in ("real", "eval") for p in sorted((root / part).rglob("*")) if p.is_file()}
-
-
-def collabsim(*args: str, cwd: Path, env: dict) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
 
 
 def test_fetch_verifies_and_installs_the_release(server, tmp_path, discoverybench_root):
@@ -117,30 +126,29 @@ def test_a_bad_archive_leaves_the_old_copy_alone(server, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["db"]
 
 
-def test_command_fills_the_cache_and_run_uses_it(server, tmp_path):
-    env = {**os.environ, "COLLABSIM_CACHE_DIR": str(tmp_path / "cache")}
+def test_command_fills_the_cache_and_run_uses_it(server, tmp_path, collabsim_cli, monkeypatch):
+    monkeypatch.setenv("COLLABSIM_CACHE_DIR", str(tmp_path / "cache"))
     run_args = ["run", "tasks=discoverybench", "tasks.limit=1", "team=single",
                 "run.progress=false"]
-    before = collabsim(*run_args, f"hydra.run.dir={tmp_path / 'j0'}", cwd=tmp_path, env=env)
+    before = collabsim_cli(*run_args, f"hydra.run.dir={tmp_path / 'j0'}", cwd=tmp_path)
     assert before.returncode != 0
     assert "collabsim data fetch discoverybench" in before.stderr
 
-    proc = collabsim("data", "fetch", "discoverybench", "--url", f"{server}/main.tar.gz",
-                     "--unpinned", cwd=tmp_path, env=env)
+    proc = collabsim_cli("data", "fetch", "discoverybench", "--url", f"{server}/main.tar.gz",
+                         "--unpinned", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     root = tmp_path / "cache" / "discoverybench"
     assert f"tasks.root={root}" in proc.stdout
     assert "B/s" in proc.stderr or "100%" in proc.stderr  # the tqdm progress bar
 
-    after = collabsim(*run_args, f"hydra.run.dir={tmp_path / 'j1'}", cwd=tmp_path, env=env)
+    after = collabsim_cli(*run_args, f"hydra.run.dir={tmp_path / 'j1'}", cwd=tmp_path)
     assert after.returncode == 0, after.stderr[-2000:]
     assert "archaeology/" in (tmp_path / "j1" / "sessions.csv").read_text()
 
 
-def test_command_errors_are_one_line_exit_2(server, tmp_path):
-    proc = collabsim("data", "fetch", "discoverybench", "--dest", str(tmp_path / "db"),
-                     "--url", f"{server}/broken.tar.gz", "--unpinned", cwd=tmp_path,
-                     env=dict(os.environ))
+def test_command_errors_are_one_line_exit_2(server, tmp_path, collabsim_cli):
+    proc = collabsim_cli("data", "fetch", "discoverybench", "--dest", str(tmp_path / "db"),
+                         "--url", f"{server}/broken.tar.gz", "--unpinned", cwd=tmp_path)
     assert proc.returncode == 2
     assert "answer_key_real.csv" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "db").exists()
@@ -149,14 +157,13 @@ def test_command_errors_are_one_line_exit_2(server, tmp_path):
 # ------------------------------------------------------------------ issue 23, items 1 and 12
 
 
-def test_dest_holding_other_files_is_refused_and_kept(server, tmp_path):
+def test_dest_holding_other_files_is_refused_and_kept(server, tmp_path, collabsim_cli):
     """Item 1: ``--dest mydata`` with ``mydata/other/results.csv`` used to lose the file."""
     dest = tmp_path / "mydata"
     (dest / "other").mkdir(parents=True)
     (dest / "other" / "results.csv").write_text("precious", encoding="utf-8")
-    proc = collabsim("data", "fetch", "discoverybench", "--dest", str(dest), "--url",
-                     f"{server}/main.tar.gz", "--no-progress", cwd=tmp_path,
-                     env=dict(os.environ))
+    proc = collabsim_cli("data", "fetch", "discoverybench", "--dest", str(dest), "--url",
+                         f"{server}/main.tar.gz", "--no-progress", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert str(dest) in proc.stderr and "Verified" not in proc.stdout
@@ -190,11 +197,10 @@ def test_a_tampered_or_partial_release_fails_the_pins(server, tmp_path, discover
     assert not (tmp_path / "db").exists()
 
 
-def test_the_default_fetch_checks_the_packaged_pins(server, tmp_path):
+def test_the_default_fetch_checks_the_packaged_pins(server, tmp_path, collabsim_cli):
     """Without --unpinned, an archive that is not the pinned release is refused."""
-    proc = collabsim("data", "fetch", "discoverybench", "--dest", str(tmp_path / "db"),
-                     "--url", f"{server}/main.tar.gz", "--no-progress", cwd=tmp_path,
-                     env=dict(os.environ))
+    proc = collabsim_cli("data", "fetch", "discoverybench", "--dest", str(tmp_path / "db"),
+                         "--url", f"{server}/main.tar.gz", "--no-progress", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "pinned DiscoveryBench release" in proc.stderr and "missing" in proc.stderr
     assert not (tmp_path / "db").exists()

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.cli import collabsim_exit_code
 from matplotlib import image as mpimg
 
 from collabsim.calibration.fidelity import (
@@ -27,28 +25,12 @@ from collabsim.graphs.model import Edge, Node, Response, SessionInfo, WorkflowGr
 
 @pytest.fixture(scope="module")
 def sim_run(tmp_path_factory) -> Path:
-    """A small real run: team DR, default structure, 3 generated tasks x 2 seeds."""
+    """A small real run (in the test process): team DR, default structure, 3 generated tasks x 2 seeds."""
     out = tmp_path_factory.mktemp("run")
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "collabsim.cli.main",
-            "run",
-            "team=DR",
-            "structure=default",
-            "tasks.n_tasks=3",
-            "seeds=[0,1]",
-            "run.progress=false",
-            f"hydra.run.dir={out}",
-        ],
-        cwd=out,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=os.environ.copy(),
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = collabsim_exit_code(["run", "team=DR", "structure=default", "tasks.n_tasks=3",
+                                "seeds=[0,1]", "run.progress=false", f"hydra.run.dir={out}"],
+                               cwd=out)
+    assert code == 0
     return out
 
 

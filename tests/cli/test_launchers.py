@@ -4,7 +4,6 @@ one-line install hint. (A real Ray sweep: tests/cli/test_ray_launcher.py, run by
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -57,14 +56,12 @@ def test_submitit_local_sweep_runs_jobs_and_writes_the_report(tmp_path):
 
 
 @pytest.mark.parametrize("override", ["launcher=slurm", "hydra/launcher=submitit_slurm"])
-def test_slurm_off_a_cluster_is_one_line_naming_submitit_local(tmp_path, override):
+def test_slurm_off_a_cluster_is_one_line_naming_submitit_local(tmp_path, override, monkeypatch,
+                                                              collabsim_cli):
     # a PATH with the interpreter's folder only: no sbatch/srun, as on a laptop
-    env = dict(os.environ, PATH=str(Path(sys.executable).parent))
-    proc = subprocess.run(
-        [sys.executable, "-m", "collabsim.cli.main", "run", "-m", override, "team=D,R",
-         "structure=default", "tasks.limit=1"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env,
-    )
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
+    proc = collabsim_cli("run", "-m", override, "team=D,R", "structure=default", "tasks.limit=1",
+                         cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr[-3000:]
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert "hydra/launcher=submitit_local" in proc.stderr and "sbatch" in proc.stderr

@@ -3,21 +3,15 @@ is reported like any sweep, and experiment=optimize_structure composes."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.cli import collabsim_exit_code
 
 from collabsim.cli.run_app import UserError, _sweep_jobs, compose_config, validate_command_line
 
 PATIENCE = "policy.agent.patience_seconds"
-
-
-def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=900)
 
 
 @pytest.mark.parametrize("override, values", [
@@ -65,12 +59,12 @@ def test_optimize_structure_searches_collaboration_settings():
 @pytest.fixture(scope="module")
 def optuna_sweep(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("optuna")
-    proc = collabsim("run", "-m", "hydra/sweeper=optuna", f"{PATIENCE}=interval(30,600)",
-                     "hydra.sweeper.n_trials=4", "team=D", "structure=default",
-                     "tasks.limit=2", "run.progress=false",
-                     "hydra.callbacks.sweep_report.views=false",
-                     f"hydra.sweep.dir={root / 'multirun'}", cwd=root)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = collabsim_exit_code(["run", "-m", "hydra/sweeper=optuna",
+                                f"{PATIENCE}=interval(30,600)", "hydra.sweeper.n_trials=4",
+                                "team=D", "structure=default", "tasks.limit=2",
+                                "run.progress=false", "hydra.callbacks.sweep_report.views=false",
+                                f"hydra.sweep.dir={root / 'multirun'}"], cwd=root)
+    assert code == 0
     return root / "multirun"
 
 

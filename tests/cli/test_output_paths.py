@@ -2,6 +2,8 @@
 
 ``--out`` never replaces a device, an input of the same command, or a folder holding files
 collabsim did not write; ``--out ''`` is a one-line error; files are written atomically.
+The commands run in the test process (``collabsim_cli``: exit code and file-descriptor output
+as a shell sees them).
 """
 
 from __future__ import annotations
@@ -10,17 +12,11 @@ import contextlib
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 SESSION = "p1|s1"
-
-
-def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=600)
 
 
 def one_line_exit_2(proc: subprocess.CompletedProcess[str], needle: str) -> None:
@@ -52,9 +48,10 @@ def device(tmp_path):
     return node
 
 
-def test_view_out_dev_null_leaves_the_device_alone(tmp_path, kolab_sessions_path):
+def test_view_out_dev_null_leaves_the_device_alone(tmp_path, kolab_sessions_path,
+                                                  collabsim_cli):
     with dev_null_guard() as null:
-        proc = collabsim("view", str(kolab_sessions_path), "--session", SESSION, "--out",
+        proc = collabsim_cli("view", str(kolab_sessions_path), "--session", SESSION, "--out",
                          str(null), cwd=tmp_path)
         assert stat.S_ISCHR(os.stat(null).st_mode)  # still the device
     one_line_exit_2(proc, "/dev/null")
@@ -62,26 +59,27 @@ def test_view_out_dev_null_leaves_the_device_alone(tmp_path, kolab_sessions_path
 
 @pytest.mark.parametrize("command", ["view", "dynamics"])
 def test_out_on_a_device_is_refused_and_the_device_stays(command, device, tmp_path,
-                                                         kolab_sessions_path):
+                                                         kolab_sessions_path, collabsim_cli):
     args = ["--session", SESSION] if command == "view" else []
-    proc = collabsim(command, str(kolab_sessions_path), *args, "--out", str(device),
+    proc = collabsim_cli(command, str(kolab_sessions_path), *args, "--out", str(device),
                      cwd=tmp_path)
     assert stat.S_ISCHR(os.lstat(device).st_mode)
     one_line_exit_2(proc, str(device))
 
 
-def test_view_out_on_its_input_trace_keeps_the_trace(tmp_path, kolab_sessions_path):
+def test_view_out_on_its_input_trace_keeps_the_trace(tmp_path, kolab_sessions_path,
+                                                    collabsim_cli):
     data = tmp_path / "sessions.json"
     data.write_bytes(kolab_sessions_path.read_bytes())
     before = data.read_bytes()
-    proc = collabsim("view", str(data), "--session", SESSION, "--out", str(data), cwd=tmp_path)
+    proc = collabsim_cli("view", str(data), "--session", SESSION, "--out", str(data), cwd=tmp_path)
     one_line_exit_2(proc, "input")
     assert data.read_bytes() == before
 
 
 @pytest.mark.parametrize("command", ["view", "dynamics", "report", "kolab", "calibrate",
                                      "fidelity", "data"])
-def test_empty_out_is_one_line_exit_2(command, tmp_path, kolab_sessions_path):
+def test_empty_out_is_one_line_exit_2(command, tmp_path, kolab_sessions_path, collabsim_cli):
     k = str(kolab_sessions_path)
     argv = {
         "view": ["view", k, "--session", SESSION, "--out", ""],
@@ -94,14 +92,15 @@ def test_empty_out_is_one_line_exit_2(command, tmp_path, kolab_sessions_path):
                  "http://127.0.0.1:9/none.tar.gz", "--no-progress"],
     }[command]
     (tmp_path / "keep.txt").write_text("mine")
-    proc = collabsim(*argv, cwd=tmp_path)
+    proc = collabsim_cli(*argv, cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
 
 
 @pytest.mark.parametrize("command", ["report", "kolab", "calibrate", "fidelity"])
-def test_out_folder_with_other_files_is_refused(command, tmp_path, kolab_sessions_path):
+def test_out_folder_with_other_files_is_refused(command, tmp_path, kolab_sessions_path,
+                                                collabsim_cli):
     out = tmp_path / "mine"
     (out / "other").mkdir(parents=True)
     (out / "other" / "results.csv").write_text("precious")
@@ -113,14 +112,15 @@ def test_out_folder_with_other_files_is_refused(command, tmp_path, kolab_session
         "calibrate": ["calibrate", "--kolab", k, "--out", str(out)],
         "fidelity": ["fidelity", str(tmp_path / "nothing"), "--kolab", k, "--out", str(out)],
     }[command]
-    proc = collabsim(*argv, cwd=tmp_path)
+    proc = collabsim_cli(*argv, cwd=tmp_path)
     one_line_exit_2(proc, str(out))
     assert (out / "other" / "results.csv").read_text() == "precious"
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "other"]
 
 
 @pytest.mark.parametrize("command", ["kolab", "calibrate", "dynamics"])
-def test_out_on_the_input_data_file_is_refused(command, tmp_path, kolab_sessions_path):
+def test_out_on_the_input_data_file_is_refused(command, tmp_path, kolab_sessions_path,
+                                                collabsim_cli):
     data = tmp_path / "sessions.json"
     data.write_bytes(kolab_sessions_path.read_bytes())
     before = data.read_bytes()
@@ -129,7 +129,7 @@ def test_out_on_the_input_data_file_is_refused(command, tmp_path, kolab_sessions
         "calibrate": ["calibrate", "--kolab", str(data), "--out", str(data)],
         "dynamics": ["dynamics", str(data), "--out", str(data)],
     }[command]
-    proc = collabsim(*argv, cwd=tmp_path)
+    proc = collabsim_cli(*argv, cwd=tmp_path)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert data.read_bytes() == before
 

@@ -1,4 +1,5 @@
-"""``collabsim run`` on tasks whose data cannot answer their query (real subprocesses).
+"""``collabsim run`` on tasks whose data cannot answer their query (run in the test process
+through ``collabsim_cli``: exit code and file-descriptor output as a shell sees them).
 
 The good tasks run; the bad ones are listed in ``task_problems.csv`` (file, field, message,
 task) with exit code 0; when no task is left the run ends with one line naming
@@ -10,16 +11,11 @@ from __future__ import annotations
 import csv
 import json
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROWS = "age,income,score\n20,1,3\n30,2,5\n40,3,4\n50,5,9\n60,4,8\n"
 CONSTANT = "age,income,score\n20,1,7\n30,2,7\n40,3,7\n50,5,7\n"
-
-
-def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
 
 
 def _task(root: Path, name: str, table: str) -> Path:
@@ -38,17 +34,19 @@ def _task(root: Path, name: str, table: str) -> Path:
     return path
 
 
-def _run(root: Path, out: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(
+    collabsim: Callable[..., subprocess.CompletedProcess[str]], root: Path, out: Path, cwd: Path
+) -> subprocess.CompletedProcess[str]:
     return collabsim("run", "tasks=discoverybench", f"tasks.root={root}", "team=single",
                      "seeds=[0]", "run.progress=false", f"hydra.run.dir={out}", cwd=cwd)
 
 
-def test_good_task_runs_and_the_unanswerable_one_is_listed_not_scored(tmp_path: Path) -> None:
+def test_good_task_runs_and_the_unanswerable_one_is_listed_not_scored(tmp_path: Path, collabsim_cli) -> None:
     root = tmp_path / "db"
     _task(root, "good", ROWS)
     bad = _task(root, "flat", CONSTANT)
     out = tmp_path / "out"
-    proc = _run(root, out, tmp_path)
+    proc = _run(collabsim_cli, root, out, tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr + proc.stdout
     assert "1 task problem(s) under tasks.root" in proc.stdout
@@ -62,12 +60,12 @@ def test_good_task_runs_and_the_unanswerable_one_is_listed_not_scored(tmp_path: 
     assert sessions[0]["Performance"] != ""
 
 
-def test_a_root_of_only_unanswerable_tasks_is_one_line_exit_2(tmp_path: Path) -> None:
+def test_a_root_of_only_unanswerable_tasks_is_one_line_exit_2(tmp_path: Path, collabsim_cli) -> None:
     root = tmp_path / "db"
     _task(root, "flat", CONSTANT)
     _task(root, "single", "age,income,score\n20,1,3\n")
     out = tmp_path / "out"
-    proc = _run(root, out, tmp_path)
+    proc = _run(collabsim_cli, root, out, tmp_path)
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert len(lines) == 1 and "tasks.root" in lines[0], proc.stderr

@@ -1,8 +1,9 @@
-"""User errors through ``collabsim run`` as a user meets them (real subprocesses).
+"""User errors through ``collabsim run`` as a user meets them.
 
 Every bad value ends with exit code 2 and one line on stderr naming the setting, without a
 Python traceback and without writing anything: no Hydra output folder, no ``.hydra/``, no
-plan.json, no store.
+plan.json, no store. The command runs in the test process (``collabsim_cli``: exit code and
+file-descriptor output as a shell sees them); a few values go through a real subprocess too.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ import pytest
 SECRET = "sk-test-DO-NOT-ECHO-0123456789"
 
 
-def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def collabsim_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "collabsim.cli.main", *args],
         cwd=cwd,
@@ -97,8 +99,30 @@ BAD_VALUES = [
     ("overrides", "setting"), BAD_VALUES, ids=[" ".join(o) for o, _ in BAD_VALUES]
 )
 def test_bad_value_is_one_line_exit_2_and_nothing_written(
+    overrides, setting, tmp_path, discoverybench_root, collabsim_cli
+):
+    _check_bad_value(overrides, setting, tmp_path, discoverybench_root, collabsim_cli)
+
+
+# one value per route to the refusal (settings model, Hydra multirun, command-line parser)
+@pytest.mark.parametrize(
+    ("overrides", "setting"),
+    [(["seeds=-5"], "seeds"), (["-m", "team=D,XYZ"], "team"), (["--frobnicate"], "--frobnicate")],
+    ids=["settings", "multirun", "parser"],
+)
+def test_bad_value_through_a_real_process_is_one_line_exit_2(
     overrides, setting, tmp_path, discoverybench_root
 ):
+    _check_bad_value(overrides, setting, tmp_path, discoverybench_root, collabsim_process)
+
+
+def _check_bad_value(
+    overrides: list[str],
+    setting: str,
+    tmp_path: Path,
+    discoverybench_root: Path,
+    collabsim: Callable[..., subprocess.CompletedProcess[str]],
+) -> None:
     work = tmp_path / "work"
     work.mkdir()
     places = {"tmp": tmp_path}
@@ -161,7 +185,7 @@ def test_run_on_a_folder_of_bad_data_reports_problems_and_skips_those_tasks(
 
 
 @pytest.mark.parametrize("command", [["kolab", "report"], ["kolab", "instances"], ["dynamics"]])
-def test_a_sessions_file_without_sessions_is_an_error(command, tmp_path):
+def test_a_sessions_file_without_sessions_is_an_error(command, tmp_path, collabsim_cli):
     data = tmp_path / "sessions.json"
     data.write_text(json.dumps({"sessions": []}), encoding="utf-8")
     if command[0] == "kolab":
@@ -170,7 +194,7 @@ def test_a_sessions_file_without_sessions_is_an_error(command, tmp_path):
         )
     else:
         args = [*command, str(data)]
-    proc = collabsim(*args, cwd=tmp_path)
+    proc = collabsim_cli(*args, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr[-2000:]
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "no sessions" in lines[0] and "sessions.json" in lines[0]
@@ -198,14 +222,14 @@ CONF_FILE_VALUES = [
 @pytest.mark.parametrize(("experiment", "setting"), CONF_FILE_VALUES,
                          ids=[s for _, s in CONF_FILE_VALUES])
 def test_bad_setting_in_a_config_dir_is_one_line_and_leaves_nothing(experiment, setting,
-                                                                    tmp_path):
+                                                                    tmp_path, collabsim_cli):
     """``collabsim run -cd myconf experiment=bad``: refused before Hydra writes its job
     folder, ``.hydra/`` or ``run_app.log``."""
     conf = _conf_dir(tmp_path, experiment)
     work = tmp_path / "work"
     work.mkdir()
     out = tmp_path / "out"
-    proc = collabsim("run", "-cd", str(conf), "experiment=bad", "team=single", "seeds=[0]",
+    proc = collabsim_cli("run", "-cd", str(conf), "experiment=bad", "team=single", "seeds=[0]",
                      "tasks.n_tasks=1", f"tasks.root={tmp_path / 'suite'}",
                      f"run.store={tmp_path / 'store'}", f"hydra.run.dir={out}", cwd=work)
     lines = proc.stderr.strip().splitlines()
@@ -216,12 +240,13 @@ def test_bad_setting_in_a_config_dir_is_one_line_and_leaves_nothing(experiment, 
     assert list(work.iterdir()) == []
 
 
-def test_kolab_report_on_one_participant_is_one_line_exit_2(tmp_path, kolab_sessions_path):
+def test_kolab_report_on_one_participant_is_one_line_exit_2(tmp_path, kolab_sessions_path,
+                                                           collabsim_cli):
     data = json.loads(kolab_sessions_path.read_text(encoding="utf-8"))
     data["sessions"] = [s for s in data["sessions"] if s["participant_id"] == "p1"]
     one = tmp_path / "one.json"
     one.write_text(json.dumps(data), encoding="utf-8")
-    proc = collabsim("kolab", "report", "--data", str(one), "--out", str(tmp_path / "rep"),
+    proc = collabsim_cli("kolab", "report", "--data", str(one), "--out", str(tmp_path / "rep"),
                      "--bootstrap", "5", "--permutations", "2", "--no-progress",
                      "--no-dynamics", cwd=tmp_path)
     lines = proc.stderr.strip().splitlines()
@@ -269,11 +294,11 @@ def test_header_only_and_prose_csvs_are_listed_problems_not_tasks(tmp_path, disc
 
 
 def test_run_says_how_many_task_files_it_skipped_and_where_the_list_is(
-    tmp_path, discoverybench_root
+    tmp_path, discoverybench_root, collabsim_cli
 ):
     root = _root_with_bad_tables(tmp_path, discoverybench_root)
     out = tmp_path / "out"
-    proc = collabsim("run", "tasks=discoverybench", f"tasks.root={root}", "team=single",
+    proc = collabsim_cli("run", "tasks=discoverybench", f"tasks.root={root}", "team=single",
                      "structure=default", "seeds=[0]", "run.progress=false",
                      f"hydra.run.dir={out}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -51,8 +51,9 @@ def test_fast_lookup_equals_the_plain_scan_on_task_texts_and_fuzz(
     texts = _texts(tasks)
     for lex in lexicons.values():
         for text in texts:
-            assert lex.find(text) == plain_find(lex, text), text[:80]
-            assert lex.find(text) == plain_find(lex, text), text[:80]  # from the cache
+            expected = plain_find(lex, text)
+            assert lex.find(text) == expected, text[:80]
+            assert lex.find(text) == expected, text[:80]  # from the cache
 
 
 def test_non_ascii_case_folding_still_finds_the_variable() -> None:

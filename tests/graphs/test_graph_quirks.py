@@ -4,8 +4,6 @@ and listed, not counted silently (issue 23, item 15)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -55,11 +53,10 @@ def test_self_loops_backward_edges_and_absurd_times_are_listed(reader, data):
     assert len(graph.warnings) == len(record)
 
 
-def test_kolab_instances_lists_the_quirks(tmp_path):
+def test_kolab_instances_lists_the_quirks(tmp_path, collabsim_cli):
     data = tmp_path / "sessions.json"
     data.write_text(json.dumps({"sessions": [_session()]}), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "collabsim.cli.main", "kolab", "instances",
-                           "--data", str(data)], capture_output=True, text=True, timeout=300)
+    proc = collabsim_cli("kolab", "instances", "--data", str(data), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "self-loop" in proc.stderr and "backwards in time" in proc.stderr
     assert "99,999,999 h" in proc.stderr

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.cli import collabsim_exit_code
 
 from collabsim.participants.sensitivity import main
 
@@ -16,13 +15,11 @@ from collabsim.participants.sensitivity import main
 def test_sensitivity_experiment_writes_table_and_plot(tmp_path: Path,
                                                       discoverybench_root: Path) -> None:
     sweep = tmp_path / "sweep"
-    done = subprocess.run(
-        [sys.executable, "-m", "collabsim.cli.main", "run", "experiment=sensitivity",
-         f"tasks.root={discoverybench_root}", "tasks.ids=[archaeology/27/0]",
-         f"hydra.sweep.dir={sweep}", "run.show_sessions=false", "run.progress=false",
-         "~hydra/callbacks"],
-        capture_output=True, text=True, timeout=900, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
+    code = collabsim_exit_code(["run", "experiment=sensitivity",
+                                f"tasks.root={discoverybench_root}", "tasks.ids=[archaeology/27/0]",
+                                f"hydra.sweep.dir={sweep}", "run.show_sessions=false",
+                                "run.progress=false", "~hydra/callbacks"], cwd=tmp_path)
+    assert code == 0
     table = pd.read_csv(sweep / "sensitivity.csv")
     points = table.groupby("parameter")["value"].unique()
     assert sorted(points["d_error"]) == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]

@@ -1,14 +1,18 @@
-"""``collabsim report`` and the sweep-report callback, on real scripted sweeps."""
+"""``collabsim report`` and the sweep-report callback, on real scripted sweeps.
+
+The sweep and ``collabsim report`` run in the test process (``collabsim_cli``: exit code and
+file-descriptor output as a shell sees them); tests/cli/test_sweep_progress.py and
+tests/tracking/test_tracking.py run multiruns through a real subprocess.
+"""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers.cli import collabsim_exit_code
 
 from collabsim.experiment.collect import ReportInputError, collect_sessions, find_inputs
 from collabsim.experiment.sweep_report import build_report
@@ -18,11 +22,6 @@ from collabsim.viewer import write_view
 ID = ["task_id", "team", "structure", "seed", "policy"]
 COMPARED = [*ID, "status", "turns", "W_human", "W_total", "M_team", "H_init_norm", "C_wf",
             "S_hyp", "A_profile", "Performance", "hypothesis"]
-
-
-def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=900)
 
 
 N_SESSIONS = 3 * 2 * (1 + 3 * 2)  # 3 tasks x 2 seeds x (single + D, R, DR x 2 structures)
@@ -37,10 +36,10 @@ def sweep(tmp_path_factory) -> Path:
     twice and must be counted once.
     """
     root = tmp_path_factory.mktemp("sweep")
-    proc = collabsim("run", "-m", "team=single,D,R,DR", "structure=default,scaffolded",
-                     "tasks.limit=3", "seeds=[0,1]", "run.progress=false",
-                     f"hydra.sweep.dir={root / 'multirun'}", cwd=root)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = collabsim_exit_code(["run", "-m", "team=single,D,R,DR", "structure=default,scaffolded",
+                                "tasks.limit=3", "seeds=[0,1]", "run.progress=false",
+                                f"hydra.sweep.dir={root / 'multirun'}"], cwd=root)
+    assert code == 0
     return root / "multirun"
 
 
@@ -139,23 +138,24 @@ def test_scaffolded_minus_default_per_team_with_bootstrap_intervals(sweep):
     assert (sweep / "figures" / "paired_differences.pdf").is_file()
 
 
-def test_baseline_option_chooses_the_reference(tmp_path, sweep):
-    proc = collabsim("report", str(sweep), "--out", str(tmp_path / "r"), "--no-views",
-                     "--baseline", "structure=scaffolded", cwd=tmp_path)
+def test_baseline_option_chooses_the_reference(tmp_path, sweep, collabsim_cli):
+    proc = collabsim_cli("report", str(sweep), "--out", str(tmp_path / "r"), "--no-views",
+                         "--baseline", "structure=scaffolded", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     deltas = pd.read_csv(tmp_path / "r" / "report_deltas.csv")
     assert set(deltas["reference"]) == {"structure=scaffolded"}
     assert sorted(deltas["team"]) == ["D", "DR", "R"] and set(deltas["structure"]) == {"default"}
-    proc = collabsim("report", str(sweep), "--out", str(tmp_path / "bad"), "--no-views",
-                     "--baseline", "structure=memory", cwd=tmp_path)
+    proc = collabsim_cli("report", str(sweep), "--out", str(tmp_path / "bad"), "--no-views",
+                         "--baseline", "structure=memory", cwd=tmp_path)
     assert proc.returncode == 2 and "--baseline structure=memory" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "bad").exists()
 
 
-def test_a_store_alone_gives_the_same_rows_as_the_job(tmp_path):
+def test_a_store_alone_gives_the_same_rows_as_the_job(tmp_path, collabsim_cli):
     store = tmp_path / "store"
-    proc = collabsim("run", "team=D", "structure=default", "tasks.limit=2", "run.progress=false",
-                     f"run.store={store}", f"hydra.run.dir={tmp_path / 'job'}", cwd=tmp_path)
+    proc = collabsim_cli("run", "team=D", "structure=default", "tasks.limit=2",
+                         "run.progress=false", f"run.store={store}",
+                         f"hydra.run.dir={tmp_path / 'job'}", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     inputs = find_inputs([store])
     assert inputs.jobs == () and inputs.stores == (store.resolve(),)
@@ -190,11 +190,12 @@ def test_paired_differences_pair_by_task_and_seed_with_bootstrap_interval():
     assert paired_differences(no_base, ["structure", "team"], single).empty
 
 
-def test_report_command_user_errors(tmp_path):
-    proc = collabsim("report", str(tmp_path / "missing"), cwd=tmp_path)
+def test_report_command_user_errors(tmp_path, collabsim_cli):
+    proc = collabsim_cli("report", str(tmp_path / "missing"), cwd=tmp_path)
     assert proc.returncode == 2 and "missing" in proc.stderr and "Traceback" not in proc.stderr
     (tmp_path / "empty").mkdir()
-    proc = collabsim("report", str(tmp_path / "empty"), "--out", str(tmp_path / "r"), cwd=tmp_path)
+    proc = collabsim_cli("report", str(tmp_path / "empty"), "--out", str(tmp_path / "r"),
+                         cwd=tmp_path)
     assert proc.returncode == 2 and "sessions.csv" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r").exists()
@@ -202,9 +203,9 @@ def test_report_command_user_errors(tmp_path):
         find_inputs([tmp_path / "empty"])
 
 
-def test_report_command_over_a_sweep(tmp_path, sweep):
-    proc = collabsim("report", str(sweep), "--out", str(tmp_path / "r"), "--no-views",
-                     cwd=tmp_path)
+def test_report_command_over_a_sweep(tmp_path, sweep, collabsim_cli):
+    proc = collabsim_cli("report", str(sweep), "--out", str(tmp_path / "r"), "--no-views",
+                         cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert f"{N_SESSIONS} sessions" in proc.stdout
     assert not (tmp_path / "r" / "views").exists()

@@ -4,12 +4,11 @@ never pooled, and the swept setting names the table columns and figures."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers.cli import collabsim_exit_code
 
 from collabsim.reporting.variants import (
     OVERRIDES_COLUMN,
@@ -21,27 +20,22 @@ from collabsim.reporting.variants import (
 SETTING = "policy.agent.mistakes.wrong_column_variant"
 
 
-def collabsim(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=900)
-
-
 @pytest.fixture(scope="module")
 def setting_sweep(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("setting_sweep")
-    proc = collabsim("run", "-m", f"{SETTING}=0,1", "team=D", "structure=default",
-                     "tasks.limit=3", "seeds=[0,1]", "run.progress=false",
-                     "hydra.callbacks.sweep_report.views=false",
-                     f"hydra.sweep.dir={root / 'multirun'}", cwd=root)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = collabsim_exit_code(["run", "-m", f"{SETTING}=0,1", "team=D", "structure=default",
+                                "tasks.limit=3", "seeds=[0,1]", "run.progress=false",
+                                "hydra.callbacks.sweep_report.views=false",
+                                f"hydra.sweep.dir={root / 'multirun'}"], cwd=root)
+    assert code == 0
     return root / "multirun"
 
 
-def test_a_swept_setting_gives_two_variants_never_pooled(tmp_path, setting_sweep):
+def test_a_swept_setting_gives_two_variants_never_pooled(tmp_path, setting_sweep, collabsim_cli):
     """Acceptance: ``run -m policy.agent.mistakes.wrong_column_variant=0,1 team=D
     structure=default`` then ``report``: two variants named by the setting."""
-    proc = collabsim("report", str(setting_sweep), "--out", str(tmp_path / "r"), "--no-views",
-                     cwd=tmp_path)
+    proc = collabsim_cli("report", str(setting_sweep), "--out", str(tmp_path / "r"),
+                         "--no-views", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "2 variants" in proc.stdout
     agg = pd.read_csv(tmp_path / "r" / "report_aggregate.csv")

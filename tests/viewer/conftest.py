@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.cli import collabsim_exit_code
 
 
 @pytest.fixture(scope="session")
@@ -15,13 +14,10 @@ def viewer_job(tmp_path_factory) -> Path:
     (``gen_001``: a session that ends with a submitted hypothesis under both structures; in
     ``gen_000`` R misreads the query and its gate keeps every draft out of the editor)."""
     out = tmp_path_factory.mktemp("viewer_job")
-    proc = subprocess.run(
-        [sys.executable, "-m", "collabsim.cli.main", "run", "experiment=smoke",
-         "tasks.ids=[gen_001/0/0]",
-         "structure=default_and_scaffolded", "run.progress=false", f"hydra.run.dir={out}"],
-        capture_output=True, text=True, timeout=600, cwd=out,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = collabsim_exit_code(["run", "experiment=smoke", "tasks.ids=[gen_001/0/0]",
+                                "structure=default_and_scaffolded", "run.progress=false",
+                                f"hydra.run.dir={out}"], cwd=out)
+    assert code == 0
     assert len(list((out / "sessions").glob("*/trace.jsonl"))) == 2
     return out
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -146,20 +145,18 @@ def test_clicking_a_transcript_entry_selects_its_node(dr_scaffolded_session, tmp
     assert attr(dom, "data-t-selected") == f"1:{node}"
 
 
-def test_a_url_fragment_opens_a_session_and_node(kolab_sessions_path, tmp_path):
+def test_a_url_fragment_opens_a_session_and_node(kolab_sessions_path, tmp_path, collabsim_cli):
     out = tmp_path / "kolab.html"
-    proc = subprocess.run([sys.executable, "-m", "collabsim.cli.main", "view", str(kolab_sessions_path), "--out", str(out)],
-                          capture_output=True, text=True, timeout=300)
+    proc = collabsim_cli("view", str(kolab_sessions_path), "--out", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     dom, _ = open_in_browser(out, tmp_path / "profile", "#s=1&node=n3")
     assert 'data-session="p1|session2"' in dom and 'data-selected-node="n3"' in dom
     assert re.search(r'<li class="entry [^"]*active[^"]*"[^>]*data-node="n3"', dom)
 
 
-def test_sweep_picker_filters_and_switches_sessions(viewer_job, tmp_path):
+def test_sweep_picker_filters_and_switches_sessions(viewer_job, tmp_path, collabsim_cli):
     out = tmp_path / "sweep.html"
-    proc = subprocess.run([sys.executable, "-m", "collabsim.cli.main", "view", str(viewer_job), "--out", str(out)],
-                          capture_output=True, text=True, timeout=300)
+    proc = collabsim_cli("view", str(viewer_job), "--out", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     dom, console = open_in_browser(out, tmp_path / "profile")
     assert not [m for m in console if not m.startswith("collabsim-view:")], console

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -99,12 +97,17 @@ def test_explorer_file_without_session_names_the_option(kolab_sessions_path):
         load_graph(kolab_sessions_path, "p99|s1")
 
 
-def run_view(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "collabsim.cli.main", "view", *args],
-                          capture_output=True, text=True, timeout=120, cwd=cwd)
+@pytest.fixture
+def run_view(collabsim_cli):
+    """``collabsim view *args`` in the test process (``collabsim_cli``)."""
+
+    def run(*args, cwd):
+        return collabsim_cli("view", *args, cwd=cwd)
+
+    return run
 
 
-def test_view_command_writes_one_page(tmp_path, kolab_sessions_path):
+def test_view_command_writes_one_page(tmp_path, kolab_sessions_path, run_view):
     out = tmp_path / "k.html"
     proc = run_view(str(kolab_sessions_path), "--session", "p1|s1", "--out", str(out),
                     cwd=tmp_path)
@@ -116,7 +119,8 @@ def test_view_command_writes_one_page(tmp_path, kolab_sessions_path):
     (["missing.jsonl"], "missing.jsonl"),
     (["{kolab}", "--session", "p99|s9"], "--session"),
 ])
-def test_view_command_user_errors_are_one_line_exit_2(tmp_path, kolab_sessions_path, args, needle):
+def test_view_command_user_errors_are_one_line_exit_2(tmp_path, kolab_sessions_path, args, needle,
+                                                     run_view):
     args = [a.replace("{kolab}", str(kolab_sessions_path)) for a in args]
     proc = run_view(*args, "--out", str(tmp_path / "v.html"), cwd=tmp_path)
     assert proc.returncode == 2
@@ -143,8 +147,8 @@ def test_every_kolab_session_renders(kolab_sessions_path):
 # --------------------------------------------------------------------------- the story
 
 
-def test_session_page_tells_question_hypothesis_performance_and_factors(viewer_job,
-                                                                       dr_scaffolded_session):
+def test_session_page_tells_question_hypothesis_performance_and_factors(
+        viewer_job, dr_scaffolded_session, run_view):
     import pandas as pd
 
     out = viewer_job / "one.html"
@@ -168,7 +172,7 @@ def test_session_page_tells_question_hypothesis_performance_and_factors(viewer_j
     assert "gold" not in header
 
 
-def test_gold_hypothesis_only_with_show_gold(viewer_job, dr_scaffolded_session):
+def test_gold_hypothesis_only_with_show_gold(viewer_job, dr_scaffolded_session, run_view):
     plain, shown = viewer_job / "plain.html", viewer_job / "gold.html"
     for args, out in (((), plain), (("--show-gold",), shown)):
         proc = run_view(str(dr_scaffolded_session), *args, "--out", str(out), cwd=viewer_job)
@@ -199,7 +203,7 @@ def test_transcript_is_chronological_and_links_every_node(dr_scaffolded_session)
     assert any(e["act"] == "EDITOR_UPDATE" and e["text"] for e in entries)
 
 
-def test_job_folder_gives_one_page_with_a_picker(viewer_job):
+def test_job_folder_gives_one_page_with_a_picker(viewer_job, run_view):
     out = viewer_job / "sweep.html"
     proc = run_view(str(viewer_job), "--out", str(out), cwd=viewer_job)
     assert proc.returncode == 0, proc.stderr
@@ -217,7 +221,7 @@ def test_job_folder_gives_one_page_with_a_picker(viewer_job):
 
 
 def test_explorer_file_without_session_gives_every_session_with_metric_cards(
-        tmp_path, kolab_sessions_path):
+        tmp_path, kolab_sessions_path, run_view):
     out = tmp_path / "kolab.html"
     proc = run_view(str(kolab_sessions_path), "--out", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
