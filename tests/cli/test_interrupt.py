@@ -1,4 +1,4 @@
-"""A 400-session run killed (-9) and interrupted (Ctrl-C), then resumed on the same store."""
+"""A 200-session run killed (-9) and interrupted (Ctrl-C), then resumed on the same store."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from pathlib import Path
 from collabsim.cli.run_app import compose_config
 from collabsim.experiment.job import run
 
-# 100 tasks x 4 seeds, the single agent: 400 sessions
-JOB = ["tasks.n_tasks=100", "team=single", "seeds=[0,1,2,3]", "run.show_sessions=false"]
-N_SESSIONS = 400
+# 50 tasks x 4 seeds, the single agent: 200 sessions
+JOB = ["tasks.n_tasks=50", "team=single", "seeds=[0,1,2,3]", "run.show_sessions=false"]
+N_SESSIONS = 200
 
 
 def start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
@@ -64,7 +64,7 @@ def test_kill_and_ctrl_c_then_rerun_gives_every_session_once_and_identical_trace
 
     killed = start([*args, f"hydra.run.dir={tmp_path / 'killed'}"], tmp_path)
     try:
-        wait_for_results(store, 60, killed)
+        wait_for_results(store, 30, killed)
         killed.send_signal(signal.SIGKILL)
         killed.communicate(timeout=60)
     finally:
@@ -73,7 +73,7 @@ def test_kill_and_ctrl_c_then_rerun_gives_every_session_once_and_identical_trace
 
     interrupted = start([*args, f"hydra.run.dir={tmp_path / 'interrupted'}"], tmp_path)
     try:
-        wait_for_results(store, 160, interrupted)
+        wait_for_results(store, 80, interrupted)
         interrupted.send_signal(signal.SIGINT)
         _, err = interrupted.communicate(timeout=120)
     finally:
@@ -84,7 +84,7 @@ def test_kill_and_ctrl_c_then_rerun_gives_every_session_once_and_identical_trace
     assert len(message) == 1 and f"of {N_SESSIONS} sessions finished" in message[0]
     assert f"run.store={store}" in message[0] and "resume with: collabsim run" in message[0]
     finished = int(message[0].split("interrupted: ")[1].split(" of ")[0])
-    assert 160 <= finished < N_SESSIONS
+    assert 80 <= finished < N_SESSIONS
 
     final = subprocess.run(
         [sys.executable, "-m", "collabsim.cli.main", "run", *args,
