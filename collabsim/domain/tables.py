@@ -117,10 +117,21 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raw = path.read_bytes()
     except OSError as err:
         raise TableReadError(path, f"cannot read data file: {err}") from err
+    return table_from_bytes(path, raw)
+
+
+def table_from_bytes(path: str | Path, raw: bytes) -> pd.DataFrame:
+    """:func:`read_table` of bytes already read from ``path`` (the path names the format and
+    the file in errors): a copy of the table :func:`preload_tables` parsed from the same
+    bytes, or the bytes parsed now.
+
+    Raises:
+        TableReadError: The bytes are not parseable as CSV (or Stata).
+    """
     preloaded = _PRELOADED.get(raw) if _PRELOADED else None
     if preloaded is not None:
         return preloaded.copy()
-    return _parse(path, raw)
+    return _parse(Path(path), raw)
 
 
 def _parse(path: Path, raw: bytes) -> pd.DataFrame:

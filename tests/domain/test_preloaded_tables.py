@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from collabsim.domain import tables
-from collabsim.domain.tables import preload_tables, read_table
+from collabsim.domain.tables import preload_tables, read_table, table_from_bytes
 from collabsim.sandbox import Sandbox, set_preload_files, shutdown_zygote
 
 
@@ -23,6 +23,18 @@ def test_a_preloaded_table_reads_as_an_equal_independent_copy(tmp_path: Path, mo
     pd.testing.assert_frame_equal(read_table(path), fresh)  # a caller's change stays its own
     path.write_text("CE,v\n1,2\n", encoding="utf-8")  # other bytes: parsed again
     assert list(read_table(path)["v"]) == [2]
+
+
+
+def test_bytes_already_read_give_the_table_read_table_gives(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(tables, "_PRELOADED", {})
+    path = tmp_path / "t.csv"
+    path.write_text('CE;v\n-300;"1,5"\n-200;2,5\n', encoding="utf-8")
+    pd.testing.assert_frame_equal(table_from_bytes(path, path.read_bytes()), read_table(path))
+    preload_tables([str(path)])
+    copy = table_from_bytes(str(path), path.read_bytes())
+    copy.loc[0, "v"] = 99.0  # a copy of the preloaded table, not the table itself
+    assert read_table(path).loc[0, "v"] == 1.5
 
 
 def test_sandbox_cells_see_the_same_table_with_and_without_preloading(tmp_path: Path) -> None:

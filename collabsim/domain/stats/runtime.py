@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from collabsim.domain.analysis_helpers import read_table
 from collabsim.domain.stats.columns import WIDE_MIN_YEARS, YEAR_COLUMN_RE
 from collabsim.domain.stats.model import RESULT_MARK, TABLE_SEPARATOR
+from collabsim.domain.tables import read_table, table_from_bytes
 
 __all__ = ["MAX_MEMO", "MAX_RESULT_CHARS", "compute_stats", "inspect_stats", "load"]
 
@@ -61,17 +61,24 @@ class _Done(Exception):
     """The result is final before a fit (a constant target)."""
 
 
-def _memoised(kind: str, plan: dict[str, Any], compute: Callable[[], str]) -> str:
-    """``compute()``, remembered under the plan and the digests of the files it reads."""
+Raws = dict[str, bytes]
+
+
+def _memoised(kind: str, plan: dict[str, Any], compute: Callable[[Raws | None], str]) -> str:
+    """``compute(raws)``, remembered under the plan and the digests of the files it reads;
+    ``raws`` are those files' bytes, read once for the digest and the table (None when a
+    file cannot be read: the computation reads it again and reports it)."""
     try:
-        digests = tuple(hashlib.blake2b(Path(name).read_bytes(), digest_size=16).hexdigest()
-                        for name in str(plan["dataset"]).split(TABLE_SEPARATOR))
+        raws = {name: Path(name).read_bytes()
+                for name in str(plan["dataset"]).split(TABLE_SEPARATOR)}
+        digests = tuple(hashlib.blake2b(raw, digest_size=16).hexdigest()
+                        for raw in raws.values())
         key = (kind, json.dumps(plan, sort_keys=True, default=repr), digests)
     except (OSError, KeyError, TypeError, ValueError):
-        return compute()  # a file that cannot be read: the computation reports it
+        return compute(None)
     text = _MEMO.get(key)
     if text is None:
-        text = compute()
+        text = compute(raws)
         _MEMO[key] = text
         while len(_MEMO) > MAX_MEMO:
             _MEMO.popitem(last=False)
@@ -110,8 +117,9 @@ def _filtered(df: pd.DataFrame, col: str, op: str, value: Any) -> pd.DataFrame:
     return df
 
 
-def load(plan: dict[str, Any]) -> pd.DataFrame:
-    """The plan's table (tables joined on their shared columns), filtered.
+def load(plan: dict[str, Any], raws: Raws | None = None) -> pd.DataFrame:
+    """The plan's table (tables joined on their shared columns), filtered; ``raws``: the
+    files' bytes when already read (by file name), else each file is read.
 
     Raises:
         LookupError: A column the plan uses is not in the data.
@@ -120,7 +128,7 @@ def load(plan: dict[str, Any]) -> pd.DataFrame:
     """
     df: pd.DataFrame | None = None
     for name in plan["dataset"].split(TABLE_SEPARATOR):
-        t = read_table(name)
+        t = table_from_bytes(name, raws[name]) if raws is not None else read_table(name)
         years = [c for c in t.columns if YEAR_COLUMN_RE.match(str(c))]
         if len(years) >= WIDE_MIN_YEARS:
             t = _melted(name, t, years)
@@ -164,8 +172,9 @@ def _num(x: Any) -> float | None:
 class _Result:
     """The result being built: the JSON fields of a ``RESULT-STATS`` line."""
 
-    def __init__(self, plan: dict[str, Any]) -> None:
+    def __init__(self, plan: dict[str, Any], raws: Raws | None = None) -> None:
         self.plan = plan
+        self.raws = raws
         self.out: dict[str, Any] = {
             "analysis": plan["analysis"], "target": plan["target"],
             "predictors": plan["predictors"], "controls": plan["controls"],
@@ -273,7 +282,7 @@ def _prepared(res: _Result) -> tuple[pd.DataFrame, dict[str, str], list[str]]:
     """The plan's complete rows as 0/1, floats or text, the kind of each column, and the
     predictors that vary (constant columns left out, with a note)."""
     plan = res.plan
-    df = load(plan)
+    df = load(plan, res.raws)
     cols = list(dict.fromkeys([plan["target"], *plan["predictors"], *plan["controls"],
                                *([plan["interaction"]] if plan["interaction"] else [])]))
     d, kinds = pd.DataFrame(index=df.index), {}
@@ -414,8 +423,8 @@ def _fit(res: _Result) -> None:
         res.out["note"] = res.out["note"] or "nothing could be estimated"
 
 
-def _compute(plan: dict[str, Any]) -> str:
-    res = _Result(plan)
+def _compute(plan: dict[str, Any], raws: Raws | None = None) -> str:
+    res = _Result(plan, raws)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -430,19 +439,19 @@ def _compute(plan: dict[str, Any]) -> str:
 
 def compute_stats(plan: dict[str, Any]) -> str:
     """The ``RESULT-STATS {json}`` line of ``plan`` (see the module docstring)."""
-    return _memoised("compute", plan, lambda: _compute(plan))
+    return _memoised("compute", plan, lambda raws: _compute(plan, raws))
 
 
-def _inspect(plan: dict[str, Any]) -> str:
+def _inspect(plan: dict[str, Any], raws: Raws | None = None) -> str:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return _inspect_lines(plan)
+        return _inspect_lines(plan, raws)
 
 
-def _inspect_lines(plan: dict[str, Any]) -> str:
+def _inspect_lines(plan: dict[str, Any], raws: Raws | None) -> str:
     lines = []
     try:
-        df = load(dict(plan, filters=[]))
+        df = load(dict(plan, filters=[]), raws)
         lines.append(f"rows {len(df)} columns {len(df.columns)}")
         cols = [plan["target"], *plan["predictors"], *plan["controls"],
                 *(f[0] for f in plan["filters"])]
@@ -458,4 +467,4 @@ def _inspect_lines(plan: dict[str, Any]) -> str:
 def inspect_stats(plan: dict[str, Any]) -> str:
     """Rows and columns of the plan's table (unfiltered) and, per column of the plan, its
     kind, missing values and distinct values - one line each."""
-    return _memoised("inspect", plan, lambda: _inspect(plan))
+    return _memoised("inspect", plan, lambda raws: _inspect(plan, raws))
