@@ -29,7 +29,7 @@ from collabsim.tasks.model import TaskBrief
 
 __all__ = [
     "EXPERTISE_OF_FACT_AREA", "TOPIC_AREA", "OpenTopics", "believed_setting",
-    "fact_expertise", "fact_on", "variants", "question_text", "statement",
+    "fact_expertise", "fact_on", "variants", "question_text", "settled_kinds", "statement",
     "fact_sentence", "topic_kind", "whom_to_ask", "wrong_setting",
 ]
 
@@ -64,6 +64,24 @@ OpenTopics = Callable[[TaskBrief, QuerySemantics, AnalysisPlan], tuple[str, ...]
 def topic_kind(topic: str) -> str:
     """The issue kind a fact on ``topic`` corrects (its area decides deference and trust)."""
     return _TOPIC_KIND.get(topic, "misread_query")
+
+
+# The reading mistakes that change a plan parameter (misread_query flips the relation, as
+# peak_vs_plateau does): a held fact fixing the parameter settles them all.
+_KINDS_OF_SETTING: dict[str, tuple[str, ...]] = {
+    "ordinal": ("wrong_ordinal",), "relation": ("peak_vs_plateau", "misread_query"),
+    "window": ("wrong_window",), "column": ("wrong_column_variant",)}
+
+
+def settled_kinds(facts: Sequence[Fact]) -> frozenset[str]:
+    """The mistake kinds a holder of ``facts`` does not make: the kind each fact's topic
+    corrects (:func:`topic_kind`) and every kind that would change a parameter a fact
+    fixes. A person reads the task with its facts as it believes them, so its own check
+    never contradicts what it states or records (a relation fact settles the relation
+    against ``misread_query`` too)."""
+    kinds = {topic_kind(f.topic) for f in facts if f.setting}
+    kinds.update(k for f in facts for key, _ in f.setting for k in _KINDS_OF_SETTING.get(key, ()))
+    return frozenset(kinds)
 
 
 def whom_to_ask(topic: str, teammates: Sequence[str]) -> tuple[str, ...]:

@@ -17,8 +17,8 @@ from collabsim.participants.asking import (
     believed_setting,
     fact_expertise,
     fact_sentence,
+    settled_kinds,
     statement,
-    topic_kind,
 )
 from collabsim.participants.cells import (
     AnalysisResult,
@@ -143,10 +143,10 @@ class ScriptedCollaborator:
                 return stats
             # the query read with my facts as I believe them: one belief per person, the
             # same I state when asked or record in memory (believed_facts); a fact I hold
-            # settles its topic, so my reading mistakes of that topic's kind do not apply
+            # settles what it fixes, so no reading mistake of mine changes that (settled_kinds)
             believed = tuple(replace(f, setting=s) for f, s in self.believed_facts(brief))
             truth, correct = read_brief(replace(brief, facts=believed))
-            settled = {topic_kind(f.topic) for f in brief.facts if f.setting}
+            settled = settled_kinds(brief.facts)
             mistakes = frozenset(m for m in self.human.draw_mistakes(
                 self.seed, self.name, brief.task_id) if m not in settled)
             semantics = misread_semantics(truth, mistakes)

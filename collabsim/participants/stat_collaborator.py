@@ -41,7 +41,7 @@ from collabsim.domain.stats.cell import (
     stats_inspect_cell,
 )
 from collabsim.domain.stats.model import StatPlan, StatResult
-from collabsim.participants.asking import topic_kind
+from collabsim.participants.asking import settled_kinds
 from collabsim.participants.claims import Issue
 from collabsim.participants.scripted_common import Reading
 from collabsim.participants.session_log import CellState
@@ -80,7 +80,7 @@ def stat_reading(collab: Any, brief: TaskBrief) -> Reading | None:
     query, plan = read_stat_brief(brief)
     believed = tuple(replace(f, setting=s) for f, s in collab.believed_facts(brief))
     plan = rechoose_after_facts(apply_stat_facts(plan, believed, brief), brief, query)
-    settled = {topic_kind(f.topic) for f in brief.facts if f.setting}
+    settled = settled_kinds(brief.facts)
     mistakes = frozenset(m for m in collab.human.draw_stat_mistakes(
         collab.seed, collab.name, brief.task_id) if m not in settled)
     # the reading's semantics is the read query (its phrases word my versions)

@@ -249,6 +249,29 @@ def test_a_wrong_answer_states_another_value_and_not_the_facts_text(task: Task) 
     assert ORDINAL_FACT.text not in text
 
 
+RELATION_FACT = Fact("reading", "relation",
+                     "In this study 'at its highest' means the sustained plateau.",
+                     (("relation", "plateau"),))
+
+
+def test_a_holder_reads_the_task_as_it_states_the_fact(task: Task) -> None:
+    """R's own reading (what its checks compute) never contradicts the fact it states or
+    records: a held relation fact settles the relation against every misreading of it,
+    ``misread_query`` too (before, R could record "plateau" and object "peak")."""
+    brief = dataclasses.replace(task.brief("R", EVERYONE), facts=(RELATION_FACT,),
+                                query="In which century were daggers at their highest?")
+    misread = 0
+    for seed in range(200):
+        person = ScriptedCollaborator(load_profile("R"), seed=seed,
+                                      params={"error_in_area": 0.5, "behaviour": None})
+        (topic, setting), = parse_facts(person.statement(brief, "relation"))
+        reading = person.reading(brief)
+        assert topic == "relation" and setting is not None
+        assert reading.semantics.relation == setting["relation"], seed
+        misread += "misread_query" in person.human.draw_mistakes(seed, "R", brief.task_id)
+    assert misread > 50  # the mistake that used to flip the relation was drawn often
+
+
 # ----------------------------------------------------------- volunteering and memory
 def test_a_gate_owner_holding_a_fact_rejects_a_contradicting_draft(task: Task,
                                                                    tmp_path: Path) -> None:
