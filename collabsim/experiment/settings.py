@@ -38,6 +38,7 @@ from collabsim.core.knowledge import KnowledgeError, knowledge_split
 from collabsim.experiment.agent_turns import FINISH_MARGIN_KEY
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
+from collabsim.llm.client import LLMSettings
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.team import team_from_dict
 from collabsim.session.clock import ClockSpec
@@ -199,14 +200,17 @@ class LLMPolicy(_ScriptedSections):
 
 
 # ----------------------------------------------------------------------------------- llm
+# The client's defaults (collabsim.llm.client.LLMSettings) are the one place they are set;
+# configs/llm/*.yaml spell them out only so that Hydra can override them by name.
+_CLIENT = LLMSettings(model="defaults")
 
 
 class RoleModel(_Section):
     """Model settings of one role (agent or collaborator)."""
 
     model: Annotated[str, Field(min_length=1)]
-    temperature: Annotated[float, Field(ge=0)] = 0.0
-    max_tokens: PositiveInt = 1024
+    temperature: Annotated[float, Field(ge=0)] = _CLIENT.temperature
+    max_tokens: PositiveInt = _CLIENT.max_tokens
     extra: dict[str, Any] = {}
 
     @field_validator("extra")
@@ -235,8 +239,8 @@ class LLMConfig(_Section):
 
     agent: RoleModel
     collaborator: RoleModel
-    timeout_s: PositiveFloat = 60.0
-    max_retries: NonNegativeInt = 4
+    timeout_s: PositiveFloat = _CLIENT.timeout_s
+    max_retries: NonNegativeInt = _CLIENT.max_retries
     cache_dir: str | None = None
     budget: Budget = Budget()
     requests_per_minute: PositiveFloat | None = None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
 from collabsim.cli.run_app import compose_config
-from collabsim.experiment.settings import SettingsError, validate_job
+from collabsim.experiment.settings import LLMConfig, RoleModel, SettingsError, validate_job
+from collabsim.llm.client import LLMSettings
 
 SECRET = "sk-live-abcdefghijklmnop"
 
@@ -64,3 +67,19 @@ def test_credentials_are_refused_without_echoing_them(default_cfg):
         validate_job(cfg)
     assert str(err.value).startswith("llm.agent.extra: must not carry credentials (api_key)")
     assert SECRET not in str(err.value)
+
+
+def test_llm_sampling_defaults_are_the_clients_and_the_yaml_spells_them_out():
+    """One place for the LLM defaults: the settings schema takes the client's, and
+    ``configs/llm/scripted.yaml`` (there only so Hydra can override each key) states the same
+    values, so a job without an ``llm`` block and ``llm=scripted`` sample alike."""
+    client = {f.name: f.default for f in fields(LLMSettings)}
+    role = RoleModel(model="m")
+    assert (role.temperature, role.max_tokens) == (client["temperature"], client["max_tokens"])
+    bare = LLMConfig(agent=role, collaborator=role)
+    assert (bare.timeout_s, bare.max_retries) == (client["timeout_s"], client["max_retries"])
+    configured = validate_job(compose_config(["policy=llm"])).llm
+    assert configured is not None
+    for part in (configured.agent, configured.collaborator):
+        assert (part.temperature, part.max_tokens) == (role.temperature, role.max_tokens)
+    assert (configured.timeout_s, configured.max_retries) == (bare.timeout_s, bare.max_retries)
