@@ -260,20 +260,43 @@ def _sweep_jobs(overrides: Sequence[str], multirun: bool) -> list[list[str]]:
     return [[options[i % len(options)] for options in values] for i in range(longest)]
 
 
-def _hydra_node(overrides: Sequence[str], config_name: str) -> Any:
-    """The ``hydra`` node of the config composed from the command line's plain overrides
-    (sweep values left out: they do not compose), or None when it does not compose
+def _composed_with_hydra(overrides: Sequence[str], config_name: str) -> DictConfig | None:
+    """The config (``hydra`` node included) composed from the command line's plain
+    overrides (sweep values left out: they do not compose), or None when it does not compose
     (:func:`compose_config` names the bad setting afterwards). Composed once per command
-    line: the run mode, the launcher and the sweeper are all read from it."""
+    line: the run mode, the launcher and the sweeper are all read from its ``hydra`` node,
+    and a single run's job config is this config without it (:func:`_job_config`)."""
     from hydra import compose, initialize_config_dir
 
     try:
         with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
-            plain = [o for o in overrides if "(" not in o and "," not in o]
-            cfg = compose(config_name=config_name, overrides=plain, return_hydra_config=True)
+            cfg = compose(config_name=config_name, overrides=_plain_overrides(overrides),
+                          return_hydra_config=True)
     except Exception:  # noqa: BLE001 - compose_config reports the bad setting
         return None
-    return cfg.hydra
+    return cfg
+
+
+def _plain_overrides(overrides: Sequence[str]) -> list[str]:
+    """The overrides that compose as they are (no sweep: no ``,`` and no ``(``)."""
+    return [o for o in overrides if "(" not in o and "," not in o]
+
+
+def _job_config(composed: DictConfig) -> dict[str, Any] | None:
+    """The job config :func:`compose_config` gives for the overrides ``composed`` was composed
+    from, dropping ``composed``'s ``hydra`` node the way Hydra's ``compose`` does (the node
+    is read before). None when it does not resolve (:func:`compose_config` then names the
+    bad setting)."""
+    from omegaconf import open_dict
+    from omegaconf.errors import OmegaConfBaseException
+
+    with open_dict(composed):
+        del composed["hydra"]
+    try:
+        plain = OmegaConf.to_container(composed, resolve=True)
+    except OmegaConfBaseException:
+        return None
+    return plain if isinstance(plain, dict) else None
 
 
 def _multirun(parsed: Any, hydra_node: Any) -> bool:
@@ -337,16 +360,23 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     _refuse_credentials(parsed.overrides, None)
     n_tasks: dict[str, int] = {}
     planned = 0
-    hydra_node = _hydra_node(parsed.overrides, parsed.config_name or "config")
+    composed = _composed_with_hydra(parsed.overrides, parsed.config_name or "config")
+    hydra_node = None if composed is None else composed.hydra
     multirun = _multirun(parsed, hydra_node)
     jobs = _sweep_jobs(parsed.overrides, multirun)
     if multirun and jobs:
         _check_launcher(hydra_node)
+    # A single run with the packaged configs: its job config is the one composed above
+    # (composing it again costs a quarter of a second).
+    reuse = (composed is not None and not multirun and parsed.config_dir is None
+             and parsed.config_path is None and _plain_overrides(parsed.overrides) == jobs[0])
     for overrides in jobs:
         # Configs from --config-dir / --config-path are composed the way Hydra will compose
         # them, so their bad settings are refused before Hydra writes .hydra/ and the log.
-        cfg = compose_config(overrides, parsed.config_name or "config",
-                             config_dir=parsed.config_dir, config_path=parsed.config_path)
+        cfg = _job_config(composed) if reuse and composed is not None else None
+        if cfg is None:
+            cfg = compose_config(overrides, parsed.config_name or "config",
+                                 config_dir=parsed.config_dir, config_path=parsed.config_path)
         _refuse_credentials((), cfg)
         try:
             settings = _VALIDATED[_config_key(cfg)] = validate_job(cfg)

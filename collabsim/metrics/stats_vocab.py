@@ -38,6 +38,7 @@ columns' vocabulary ("time preference") is not a variable for this reader.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -93,8 +94,10 @@ _SUFFIXES: tuple[tuple[str, int, str], ...] = (
 )
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """Light stem: lower case, plural and common verb endings dropped."""
+    """Light stem: lower case, plural and common verb endings dropped (memoised: a judge
+    stems the same few thousand words hundreds of thousands of times)."""
     w = word.lower()
     for suffix, min_len, repl in _SUFFIXES:
         if w.endswith(suffix):
@@ -307,8 +310,11 @@ class ColumnLexicon:
     def mentions(self, text: str) -> list[Mention]:
         """Columns named in ``text`` (overlaps resolved, see the module docstring)."""
         toks = tokens(text)
+        present = {t.stem for t in toks}
         hits: list[tuple[int, int, int, int, int, str, frozenset[int]]] = []
         for rank, phrase in enumerate(self.phrases):
+            if not present.issuperset(phrase.required):
+                continue  # a required word the text lacks: no window (see _windows)
             for positions in _windows(toks, phrase.required):
                 lo, hi = min(positions), max(positions)
                 hits.append((-len(phrase.required), self._kind[rank], hi - lo, lo, hi,

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import hydra
 import pytest
 
-from collabsim.cli.run_app import main_with_args
+from collabsim.cli.run_app import compose_config, main_with_args
 from collabsim.experiment.settings import JobSettings
 
 
@@ -37,6 +38,26 @@ def test_a_run_validates_its_job_once(tmp_path, validations, capsys):
     assert "1 sessions run" in capsys.readouterr().out
     assert len(validations) == 1
     assert (job / "sessions.csv").is_file()
+
+
+def test_a_run_composes_the_packaged_configs_once_before_hydra(tmp_path, validations, capsys,
+                                                             monkeypatch):
+    """The config read for the run mode and launcher (``hydra`` node included) is also the
+    job's config: composed once, validated as :func:`compose_config` composes it."""
+    composed = []
+    real = hydra.compose
+
+    def counted(*args, **kwargs):
+        composed.append(kwargs.get("overrides"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hydra, "compose", counted)
+    args = [*_args(tmp_path), "team=D", "structure=scaffolded", "run.max_turns=30"]
+    assert main_with_args([*args, f"hydra.run.dir={tmp_path / 'job'}"]) == 0
+    capsys.readouterr()
+    assert len(composed) == 1
+    monkeypatch.setattr(hydra, "compose", real)
+    assert validations[0] == compose_config([*args, f"hydra.run.dir={tmp_path / 'job'}"])
 
 
 def test_each_job_of_a_sweep_is_validated_once(tmp_path, validations, capsys):
