@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from collabsim.core.knowledge import FACT_AREA, Fact
 from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.time_expr import format_window, parse_window, year_text
-from collabsim.participants.plan import AnalysisPlan, seeded_rng
+from collabsim.participants.plan import MISTAKE_PARAMETER, AnalysisPlan, seeded_rng
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.stat_mistakes import similar_columns
 from collabsim.participants.tags import format_ask, format_fact
@@ -66,21 +66,15 @@ def topic_kind(topic: str) -> str:
     return _TOPIC_KIND.get(topic, "misread_query")
 
 
-# The reading mistakes that change a plan parameter (misread_query flips the relation, as
-# peak_vs_plateau does): a held fact fixing the parameter settles them all.
-_KINDS_OF_SETTING: dict[str, tuple[str, ...]] = {
-    "ordinal": ("wrong_ordinal",), "relation": ("peak_vs_plateau", "misread_query"),
-    "window": ("wrong_window",), "column": ("wrong_column_variant",)}
-
-
 def settled_kinds(facts: Sequence[Fact]) -> frozenset[str]:
     """The mistake kinds a holder of ``facts`` does not make: the kind each fact's topic
-    corrects (:func:`topic_kind`) and every kind that would change a parameter a fact
-    fixes. A person reads the task with its facts as it believes them, so its own check
-    never contradicts what it states or records (a relation fact settles the relation
-    against ``misread_query`` too)."""
+    corrects (:func:`topic_kind`) and every kind that would change a parameter a fact fixes
+    (:data:`~collabsim.participants.plan.MISTAKE_PARAMETER`). A person reads the task with
+    its facts as it believes them, so its own check never contradicts what it states or
+    records (a relation fact settles the relation against ``misread_query`` too)."""
+    fixed = {key for f in facts for key, _ in f.setting}
     kinds = {topic_kind(f.topic) for f in facts if f.setting}
-    kinds.update(k for f in facts for key, _ in f.setting for k in _KINDS_OF_SETTING.get(key, ()))
+    kinds.update(k for k, parameter in MISTAKE_PARAMETER.items() if parameter in fixed)
     return frozenset(kinds)
 
 

@@ -25,6 +25,11 @@ RELATIONS = ("rise", "fall", "peak", "plateau", "simultaneous", "growth_max", "g
 # New kinds go at the end: the draw order keeps earlier kinds' draws unchanged.
 MISTAKE_KINDS = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", "wrong_window",
                  "ignore_teammate", "misread_query")
+# The plan parameter each kind changes (apply_mistakes, misread_semantics); ignore_teammate
+# changes none. A held fact fixing a parameter settles its kinds (asking.settled_kinds).
+MISTAKE_PARAMETER: dict[str, str] = {
+    "wrong_column_variant": "column", "wrong_ordinal": "ordinal", "peak_vs_plateau": "relation",
+    "wrong_window": "window", "misread_query": "relation"}
 # misread_query: reading the query's direction the wrong way round
 _MISREAD = {"rise": "fall", "fall": "rise", "growth_max": "growth_min",
             "growth_min": "growth_max", "peak": "plateau", "plateau": "peak"}
