@@ -71,8 +71,10 @@ def infra_note(count: int) -> str:
 def objection_summary(sessions: pd.DataFrame) -> str | None:
     """One line per structure: collaborators' objections and the share that was wrong.
 
-    An objection is wrong when the draft it objected to scored at least as well against the
-    gold as what the collaborator proposed (:mod:`collabsim.metrics.objections`). Sessions
+    An objection is wrong when it contradicts a task fact, the gold or the reference
+    analysis, proposes a text that scores lower than the draft, or raises what the draft
+    already had right
+    (:mod:`collabsim.metrics.objections`). Sessions
     without a gold hypothesis (NaN counts) are left out; None when nobody objected.
     """
     if "objections" not in sessions or "objections_wrong" not in sessions:
@@ -82,8 +84,9 @@ def objection_summary(sessions: pd.DataFrame) -> str | None:
     by_structure = by_structure[by_structure["objections"] > 0]
     if by_structure.empty:
         return None
-    lines = ["Collaborators' objections, judged against the gold after the session (wrong: the "
-             "objected draft scored at least as well as the proposed fix)"]
+    lines = ["Collaborators' objections, judged against the gold after the session (wrong: it "
+             "contradicts a task fact, the gold or the reference analysis, its proposal scores "
+             "lower than the draft, or the draft was right in what it raises)"]
     for structure, row in by_structure.iterrows():
         total, wrong = int(row["objections"]), int(row["objections_wrong"])
         lines.append(f"  {structure}: {total} objections, {wrong} wrong ({wrong / total:.0%})")

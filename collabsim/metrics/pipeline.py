@@ -16,8 +16,9 @@ gym environment's reward. Steps, each a pure function of its inputs:
 5. **outcome** Performance and its parts from a hypothesis judge (:func:`outcome_score`;
    default :class:`~collabsim.metrics.judge_family.FamilyJudge`); NaN without a gold
    hypothesis;
-6. **objections** the collaborators raised and how many were wrong, judged against the gold
-   (:mod:`~collabsim.metrics.objections`); NaN without a gold hypothesis.
+6. **objections** the collaborators raised and how many were wrong, judged against the gold,
+   the task's facts and the columns its reference analysis reads (:mod:`~collabsim.metrics.objections`); NaN without a gold
+   hypothesis.
 
 A session with status ``infra_error`` (its sandbox failed, see
 :mod:`collabsim.session.sandboxing`) measured nothing about its team: every metric is NaN,
@@ -188,14 +189,16 @@ def session_metrics(
         row.update(dict.fromkeys(_OUTCOME_KEYS, math.nan), judge=None)
     if task is not None and task.gold_hypothesis:
         judged = judge or FamilyJudge()
-        scores: dict[str, float] = {}
+        scores: dict[str, HypothesisScore] = {}
 
-        def _score(text: str) -> float:
+        def _score(text: str) -> HypothesisScore:
             if text not in scores:
-                scores[text] = judged.score(text, task.gold_hypothesis, task).performance
+                scores[text] = judged.score(text, task.gold_hypothesis, task)
             return scores[text]
 
-        counts = objection_counts(evs, _score)
+        read = (reference.used_columns(c.name for d in task.datasets for c in d.columns)
+                if reference is not None else frozenset())
+        counts = objection_counts(evs, _score, task.facts, task.gold_hypothesis, read)
         row.update(objections=counts.objections, objections_wrong=counts.wrong)
     else:
         row.update(objections=math.nan, objections_wrong=math.nan)

@@ -21,7 +21,7 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -102,6 +102,13 @@ class ReferenceWorkflow(BaseModel):
             if n.id == node_id:
                 return n
         raise KeyError(node_id)
+
+    def used_columns(self, names: Iterable[str]) -> frozenset[str]:
+        """The columns among ``names`` the reference analysis reads: those its nodes'
+        ``evidence_code`` quotes (``'Depot'`` or ``"Depot"``)."""
+        code = "\n".join(n.evidence_code or "" for n in self.nodes)
+        return frozenset(name for name in names
+                         if f"'{name}'" in code or f'"{name}"' in code)
 
     @property
     def required_ordinal(self) -> int | None:

@@ -110,3 +110,9 @@ def test_subprocess_fallback_runs_with_decimal_comma_files(archaeology: dict[str
     runs = run_evidence_subprocess([code, "1/0"], files, 60.0)
     assert runs[0].status == "ok" and "3.38" in runs[0].output
     assert runs[1].status == "error" and "ZeroDivisionError" in (runs[1].error or "")
+
+
+def test_used_columns_are_the_columns_the_evidence_code_quotes() -> None:
+    reference = load_reference(packaged_reference_path("archaeology/3/0"))  # the Depot peak
+    names = ["CE", "Depot", "Depot_inter", "Dagger"]
+    assert reference.used_columns(names) == frozenset({"CE", "Depot"})
