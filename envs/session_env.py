@@ -413,11 +413,21 @@ class SessionEnv(gym.Env[str, str]):
 
     def _close_loop(self) -> None:
         loop, self._loop = self._loop, None
-        if loop is not None:
-            try:  # what asyncio.run does after its coroutine: LLM clients' generators end
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            finally:
-                loop.close()
+        if loop is None:
+            return
+        # What asyncio.run does after its coroutine: tasks still pending (litellm's background
+        # logging worker) are cancelled and awaited, then LLM clients' generators end. A task
+        # left pending on a closed loop is reported ("Task was destroyed but it is pending!")
+        # whenever the garbage collector finds it, in whatever the process does then.
+        try:
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
 
     @property
     def task(self) -> Task | None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers.cli import collabsim_in_process
+from helpers.cli import collabsim_in_process, logging_restored
 from helpers.tasks import archaeology_tasks
 
 from collabsim.tasks.generator import generate_suite
@@ -35,6 +35,16 @@ def shared_data_dir() -> Path:
             "repository (or COLLABSIM_SHARED_DATA pointing at it)"
         )
     return root
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_before() -> Iterator[None]:
+    """Every test leaves logging as it found it: a Hydra job run in the test process (e.g.
+    ``run_app.main_with_args``) installs root handlers writing to that test's captured
+    streams, which are closed afterwards; a later test's log record (in parallel runs, from
+    whichever test shares the worker) would then print "Logging error" into its stderr."""
+    with logging_restored():
+        yield
 
 
 @pytest.fixture(scope="session")

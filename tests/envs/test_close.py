@@ -104,3 +104,16 @@ def test_close_after_a_finished_episode_and_before_any_reset() -> None:
     idle = pool._idle[0]
     env.close()
     assert idle.closed and not pool._idle
+
+
+def test_close_cancels_what_an_opponent_left_running_on_the_envs_loop(monkeypatch) -> None:
+    """A background task an LLM client starts on the env's loop (litellm's logging worker)
+    is cancelled and awaited before the loop closes, as ``asyncio.run`` does: a task left
+    pending on a closed loop is reported whenever it is garbage-collected, into whatever the
+    process prints then."""
+    import asyncio
+
+    env, _ = _running_env(monkeypatch)
+    forever = env._loop.create_task(asyncio.Event().wait())
+    env.close()
+    assert forever.cancelled()

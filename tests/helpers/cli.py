@@ -41,7 +41,7 @@ def _exit_status(code: object) -> tuple[int, str]:
 
 
 @contextlib.contextmanager
-def _logging_restored() -> Iterator[None]:
+def logging_restored() -> Iterator[None]:
     """Put the handlers, level and flags of every existing logger back as they were, closing
     handlers added meanwhile: a Hydra job reconfigures logging for the whole process."""
     loggers = [logging.root, *(lg for lg in logging.Logger.manager.loggerDict.values()
@@ -84,7 +84,7 @@ def collabsim_in_process(
     capfd.readouterr()
     monkeypatch.chdir(cwd)
     extra = ""
-    with _logging_restored(), warnings.catch_warnings(record=True) as caught:
+    with logging_restored(), warnings.catch_warnings(record=True) as caught:
         warnings.resetwarnings()
         warnings.simplefilter("default")
         for category in _HIDDEN_BY_DEFAULT:
@@ -109,7 +109,7 @@ def collabsim_exit_code(args: Sequence[str], *, cwd: Path) -> int:
     """
     from collabsim.cli.main import main
 
-    with pytest.MonkeyPatch.context() as patch, _logging_restored():
+    with pytest.MonkeyPatch.context() as patch, logging_restored():
         patch.chdir(cwd)
         try:
             return main(list(args))
