@@ -73,9 +73,8 @@ def objection_summary(sessions: pd.DataFrame) -> str | None:
 
     An objection is wrong when it contradicts a task fact, the gold or the reference
     analysis, proposes a text that scores lower than the draft, or raises what the draft
-    already had right
-    (:mod:`collabsim.metrics.objections`). Sessions
-    without a gold hypothesis (NaN counts) are left out; None when nobody objected.
+    already had right (:mod:`collabsim.metrics.objections`). Sessions without a gold
+    hypothesis (NaN counts) are left out; None when nobody objected.
     """
     if "objections" not in sessions or "objections_wrong" not in sessions:
         return None

@@ -17,8 +17,8 @@ gym environment's reward. Steps, each a pure function of its inputs:
    default :class:`~collabsim.metrics.judge_family.FamilyJudge`); NaN without a gold
    hypothesis;
 6. **objections** the collaborators raised and how many were wrong, judged against the gold,
-   the task's facts and the columns its reference analysis reads (:mod:`~collabsim.metrics.objections`); NaN without a gold
-   hypothesis.
+   the task's facts and the columns its reference analysis reads
+   (:mod:`~collabsim.metrics.objections`); NaN without a gold hypothesis.
 
 A session with status ``infra_error`` (its sandbox failed, see
 :mod:`collabsim.session.sandboxing`) measured nothing about its team: every metric is NaN,
