@@ -17,6 +17,7 @@ Relation categories (``completion.relation``) and the claim tags they require ar
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -103,10 +104,15 @@ class ReferenceWorkflow(BaseModel):
                 return n
         raise KeyError(node_id)
 
+    @functools.cached_property
+    def _evidence_code(self) -> str:
+        # one reference serves every session of its task: joined once
+        return "\n".join(n.evidence_code or "" for n in self.nodes)
+
     def used_columns(self, names: Iterable[str]) -> frozenset[str]:
         """The columns among ``names`` the reference analysis reads: those its nodes'
         ``evidence_code`` quotes (``'Depot'`` or ``"Depot"``)."""
-        code = "\n".join(n.evidence_code or "" for n in self.nodes)
+        code = self._evidence_code
         return frozenset(name for name in names
                          if f"'{name}'" in code or f'"{name}"' in code)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from collabsim.core.events import TraceEvent
 from collabsim.core.knowledge import Fact
 from collabsim.metrics.objections import contradicts_gold, contradicts_reference, objection_counts
@@ -136,27 +138,26 @@ def test_an_objection_whose_fix_contradicts_a_task_fact_is_wrong() -> None:
                           proposed=RIGHT, facts=columns) == 1
 
 
-def test_a_fix_the_gold_contradicts() -> None:
-    rise = "Around 1700 BCE, copper & gold finds began to increase for the second time."
-    assert contradicts_gold({"relation": "fall"}, rise)
-    assert not contradicts_gold({"relation": "rise"}, rise)
-    assert contradicts_gold({"ordinal": "3"}, rise)
-    assert not contradicts_gold({"ordinal": "2"}, rise)
-    plateau = "The diversity of pottery forms begins to show its highest sustained values around 3500 BCE"
-    assert contradicts_gold({"relation": "peak"}, plateau)
-    assert not contradicts_gold({"relation": "plateau"}, plateau)
-    peak = "Around 4700 BCE, the axes peaked."
-    assert contradicts_gold({"relation": "plateau"}, peak)
-    assert not contradicts_gold({"relation": "peak"}, peak)
-    decline = "Between 2500 BCE & 2300 BCE we see the greatest decline in smoothed growth rate."
-    assert contradicts_gold({"relation": "growth_max"}, decline)
-    assert not contradicts_gold({"relation": "growth_min"}, decline)
-    highest = "Around 1400 BCE, the growth rate reached its highest value of the period."
-    assert contradicts_gold({"relation": "growth_min"}, highest)
-    assert not contradicts_gold({"relation": "growth_max"}, highest)
+RISE = "Around 1700 BCE, copper & gold finds began to increase for the second time."
+PLATEAU = ("The diversity of pottery forms begins to show its highest sustained values around "
+           "3500 BCE")
+PEAK = "Around 4700 BCE, the axes peaked."
+DECLINE = "Between 2500 BCE & 2300 BCE we see the greatest decline in smoothed growth rate."
+HIGHEST = "Around 1400 BCE, the growth rate reached its highest value of the period."
+
+
+@pytest.mark.parametrize(("fix", "gold", "contradicted"), [
+    ({"relation": "fall"}, RISE, True), ({"relation": "rise"}, RISE, False),
+    ({"ordinal": "3"}, RISE, True), ({"ordinal": "2"}, RISE, False),
+    ({"relation": "peak"}, PLATEAU, True), ({"relation": "plateau"}, PLATEAU, False),
+    ({"relation": "plateau"}, PEAK, True), ({"relation": "peak"}, PEAK, False),
+    ({"relation": "growth_max"}, DECLINE, True), ({"relation": "growth_min"}, DECLINE, False),
+    ({"relation": "growth_min"}, HIGHEST, True), ({"relation": "growth_max"}, HIGHEST, False),
     # a gold stating no occurrence, or a fix of another kind, is not contradicted
-    assert not contradicts_gold({"ordinal": "2"}, peak)
-    assert not contradicts_gold({"column": "Axes"}, peak)
+    ({"ordinal": "2"}, PEAK, False), ({"column": "Axes"}, PEAK, False),
+])
+def test_a_fix_the_gold_contradicts(fix: dict[str, str], gold: str, contradicted: bool) -> None:
+    assert contradicts_gold(fix, gold) is contradicted
 
 
 def test_an_objection_whose_fix_the_gold_contradicts_is_wrong_though_the_draft_is_imperfect() -> None:
