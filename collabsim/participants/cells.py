@@ -11,6 +11,7 @@ reviewing it sees the computation.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from collabsim.domain.stats.cell import parse_stats_result, stats_cell, stats_inspect_cell
@@ -22,6 +23,8 @@ from collabsim.participants.plan import AnalysisPlan, computation_key
 INSPECT_MARK = "# collabsim analysis: inspect"
 COMPUTE_MARK = "# collabsim analysis: compute"
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
+_MISSING_RE = re.compile(r"^(\S+) missing bins: (\d+)", re.MULTILINE)
+_GAP_FILLED = "_inter"  # the suffix of a gap-filled column (tasks.generator_events.gap_filled)
 _IMPORTS = (
     "import pandas as pd\n"
     "from collabsim.domain.analysis_helpers import onsets, read_table, table\n"
@@ -192,6 +195,34 @@ def parse_cell_result(output: str) -> AnalysisResult | StatResult | None:
     if RESULT_MARK + " " in (output or ""):
         return parse_stats_result(output)
     return parse_result(output)
+
+
+def parse_missing_bins(output: str) -> dict[str, int]:
+    """Column -> missing bins, as an :func:`inspect_cell` output prints them."""
+    return {col: int(n) for col, n in _MISSING_RE.findall(output or "")}
+
+
+def variants_agree(used: tuple[str, ...], own: tuple[str, ...],
+                   missing_bins: Mapping[str, int]) -> bool:
+    """Whether two column lists differ only in variants that give the same binned series.
+
+    They do when each column of one list that the other lacks has its raw / gap-filled twin
+    (``Dagger`` / ``Dagger_inter``) in the other, and the raw twin has no missing bin
+    (``missing_bins``: what an inspect cell printed; a column not inspected is not known to
+    be gap-free): gap-filling only fills missing bins, so a raw series with none is its
+    gap-filled series. On the DiscoveryBench archaeology table every raw series has a value
+    in every 100-year bin; the generated suite's raw series have gaps.
+    """
+    only_used = [c for c in used if c not in own]
+    only_own = [c for c in own if c not in used]
+    if not only_used or len(only_used) != len(only_own):
+        return False
+    for column in only_used:
+        twin = next((c for c in only_own if _GAP_FILLED in (
+            c.removeprefix(column), column.removeprefix(c))), None)
+        if twin is None or missing_bins.get(min(column, twin, key=len)) != 0:
+            return False
+    return True
 
 
 def parse_result(output: str) -> AnalysisResult | None:

@@ -3,7 +3,9 @@
 * D (data analysis) recomputes the answer independently with the correct columns
   (:func:`check_numbers`) and compares the year with the draft; differences between its own
   computation and the agent's (``RESULT`` lines in the shared code history) are diagnosed as
-  concrete issues: wrong column variant, wrong ordinal, peak vs plateau, ignored window.
+  concrete issues: wrong column variant, wrong ordinal, peak vs plateau, ignored window. A
+  raw column with no missing bin (as an inspect cell printed) is the same binned series as
+  its gap-filled variant, so using it is no issue.
 * R (researcher) compares the draft's wording with the query (:func:`check_wording`):
   ordinal (first vs second), direction (increase vs decrease), peak vs highest sustained
   values, simultaneity and the bounded period.
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 
 from collabsim.domain.relations import DECREASE_RE, INCREASE_RE, ORDINAL_WORDS, relation_tags
 from collabsim.domain.time_expr import claim_years, format_window, mentions_year, year_text
-from collabsim.participants.cells import AnalysisResult
+from collabsim.participants.cells import AnalysisResult, variants_agree
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.tags import (
     draft_fingerprint,
@@ -107,7 +109,8 @@ def format_check_message(sender: str, issues: tuple[Issue, ...], draft: str,
 
 
 def check_numbers(
-    draft: str, reference: AnalysisResult | None, agent: AnalysisResult | None
+    draft: str, reference: AnalysisResult | None, agent: AnalysisResult | None,
+    missing_bins: Mapping[str, int] | None = None,
 ) -> tuple[Issue, ...]:
     """D's check: compare the draft's year with an independent recomputation.
 
@@ -115,12 +118,17 @@ def check_numbers(
         draft: The hypothesis text under review.
         reference: D's own result (correct columns); None when D could not compute.
         agent: The agent's latest result from the shared code history, when visible.
+        missing_bins: Column -> missing bins, as the inspect cells in the shared code
+            history printed them: a column variant that gives the same binned series as
+            mine (:func:`~collabsim.participants.cells.variants_agree`) is not the cause
+            of a different year and is not raised.
 
     Returns:
         Issues (empty when the year matches or cannot be verified).
     """
+    gaps = missing_bins or {}
     if reference is not None and reference.relation == "describe":
-        return _check_description(draft, reference, agent)
+        return _check_description(draft, reference, agent, gaps)
     if reference is None or reference.year is None:
         return ()
     years = claim_years(draft)
@@ -133,7 +141,8 @@ def check_numbers(
             f"{target}.")
     issues: list[Issue] = []
     if agent is not None:
-        if agent.columns != reference.columns:
+        if agent.columns != reference.columns and not variants_agree(
+                agent.columns, reference.columns, gaps):
             raw = [c for c in agent.columns if c not in reference.columns]
             why = ("another gap-filled variant, not the valid one; use" if raw and all(
                 c.endswith("_inter") for c in raw)
@@ -172,8 +181,8 @@ def check_numbers(
     return tuple(issues)
 
 
-def _check_description(draft: str, reference: AnalysisResult, agent: AnalysisResult | None
-                       ) -> tuple[Issue, ...]:
+def _check_description(draft: str, reference: AnalysisResult, agent: AnalysisResult | None,
+                       missing_bins: Mapping[str, int]) -> tuple[Issue, ...]:
     """D's check of an open question's answer: its own description of the same series."""
     if not reference.trends:
         return ()
@@ -183,7 +192,8 @@ def _check_description(draft: str, reference: AnalysisResult, agent: AnalysisRes
     lead = f"My computation on {'+'.join(reference.columns)} says: \"{own}\""
     issues: list[Issue] = []
     if agent is not None and agent.relation == "describe":
-        if agent.columns != reference.columns:
+        if agent.columns != reference.columns and not variants_agree(
+                agent.columns, reference.columns, missing_bins):
             issues.append(Issue(
                 "wrong_column_variant", f"{lead} You used {'+'.join(agent.columns)}; use "
                 f"{'+'.join(reference.columns)}.", (("column", "+".join(reference.columns)),)))

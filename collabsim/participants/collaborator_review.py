@@ -7,6 +7,7 @@ fixes as it applies a chat objection's).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from collabsim.core.actions import format_action
@@ -21,12 +22,15 @@ __all__ = ["column_fact_issue", "decide_code"]
 
 
 def decide_code(collab: Any, request_id: str, code: str, plan: Any,
-                brief: TaskBrief | None = None) -> str:
+                brief: TaskBrief | None = None,
+                missing_bins: Mapping[str, int] | None = None) -> str:
     """A reviewing collaborator's decision on gated code: a statistical cell whose plan
     leaves out a control or uses another model than mine is rejected
     (:func:`~collabsim.participants.stat_collaborator.stat_code_issues`); a time-series cell
     using a column variant a convention fact I hold rules out, or the raw column where my
-    plan uses the gap-filled one, too; anything else is approved."""
+    plan uses the gap-filled one, too - unless an inspect cell showed that raw column
+    without a missing bin (``missing_bins``: then it is the gap-filled series); anything
+    else is approved."""
     if not collab.params.review_code:
         return format_action("APPROVE", request_id=request_id)
     if isinstance(plan, StatPlan):
@@ -41,8 +45,10 @@ def decide_code(collab: Any, request_id: str, code: str, plan: Any,
         return format_action("REJECT", request_id=request_id,
                              reason=f"{known.message} {known.tag()}")
     if used is not None:
+        gaps = missing_bins or {}
         raw = sorted(c.removesuffix("_inter") for c in plan.columns
-                     if c.endswith("_inter") and c.removesuffix("_inter") in used)
+                     if c.endswith("_inter") and c.removesuffix("_inter") in used
+                     and gaps.get(c.removesuffix("_inter")) != 0)
         if raw:
             issue = Issue("wrong_column_variant",
                           f"The cell uses the raw column(s) {', '.join(raw)}, which have "

@@ -275,7 +275,7 @@ class ScriptedCollaborator:
     def _decide_code_request(self, t: CollaboratorTurn) -> str:
         assert t.request is not None
         return self._decide_code(t.request.request_id, str(t.request.args.get("code", "")),
-                                 t.plan, t.obs.task)
+                                 t.plan, t.obs.task, t.log.cells.missing_bins)
 
     def _recompute(self, t: CollaboratorTurn) -> str:
         return format_action("EXECUTE_CODE", code=cell_of(t.plan, compute_cell))
@@ -550,9 +550,10 @@ class ScriptedCollaborator:
         elif self.wording:
             found += check_wording(semantics, text)
         if self.numbers and not isinstance(plan, StatPlan):
-            shown = self.log(obs).cells.others_results
-            agent = shown[-1] if shown else None
-            found += [i for i in check_numbers(text, self._own_result(obs, plan), agent)
+            cells = self.log(obs).cells
+            agent = cells.others_results[-1] if cells.others_results else None
+            found += [i for i in check_numbers(text, self._own_result(obs, plan), agent,
+                                               cells.missing_bins)
                       if all(i.kind != f.kind for f in found)]
         if obs.task.facts:
             found = [self._with_knowledge(obs.task, i) for i in found]
@@ -597,10 +598,11 @@ class ScriptedCollaborator:
         return bool(self._said.in_chat(self.log(obs).chat, "check", fp))
 
     def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan,
-                     brief: TaskBrief | None = None) -> str:
+                     brief: TaskBrief | None = None,
+                     missing_bins: Mapping[str, int] | None = None) -> str:
         """APPROVE / REJECT a teammate's gated code (:func:`~collabsim.participants.
         collaborator_review.decide_code`)."""
-        return decide_code(self, request_id, code, plan, brief)
+        return decide_code(self, request_id, code, plan, brief, missing_bins)
 
     RULES: tuple[Rule, ...] = (
         Rule("decide the code I gate", _code_requested, _decide_code_request),

@@ -25,7 +25,13 @@ from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry
 from collabsim.domain.stats.cell import STATS_MARK, parse_stats_result
 from collabsim.domain.stats.model import StatResult
-from collabsim.participants.cells import COMPUTE_MARK, AnalysisResult, parse_result
+from collabsim.participants.cells import (
+    COMPUTE_MARK,
+    INSPECT_MARK,
+    AnalysisResult,
+    parse_missing_bins,
+    parse_result,
+)
 from collabsim.participants.tags import MessageTags, parse_issues
 
 __all__ = [
@@ -221,6 +227,8 @@ class CellState:
         others_results: Parsed results of teammates' compute cells that ran, oldest first.
         others_stats: ``(code, parsed result)`` of teammates' statistical compute cells that
             ran, oldest first.
+        missing_bins: Column -> missing bins, as the latest inspect cell (anyone's) naming
+            the column printed them.
     """
 
     me: str
@@ -229,6 +237,7 @@ class CellState:
     authors: frozenset[str] = frozenset()
     others_results: tuple[AnalysisResult, ...] = ()
     others_stats: tuple[tuple[str, StatResult], ...] = ()
+    missing_bins: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def others_ran_code(self) -> bool:
@@ -241,6 +250,8 @@ def read_cell(state: CellState, cell: CodeCell) -> CellState:
     changes: dict[str, Any] = {"read": state.read + 1}
     if cell.author not in state.authors:
         changes["authors"] = state.authors | {cell.author}
+    if cell.ok and cell.code.startswith(INSPECT_MARK):
+        changes["missing_bins"] = {**state.missing_bins, **parse_missing_bins(cell.output)}
     if cell.author == state.me:
         changes["my_last"] = {**state.my_last, cell.code: cell}
     elif cell.ok and cell.code.startswith(COMPUTE_MARK):

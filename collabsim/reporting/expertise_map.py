@@ -174,7 +174,8 @@ def statements(cells: pd.DataFrame) -> list[str]:
     (teams hurt), each with its difference and interval; per error level, the structure with
     the largest mean difference for each team; and, per team and structure, the share of
     wrong objections at each error level, whether it is monotone (non-decreasing in the
-    error: it falls as the error falls) and its :func:`trend` with a 95 % interval.
+    error: it falls as the error falls) and its :func:`trend` with a 95 % interval (a cell
+    with objections at fewer than two levels says so).
     """
     lines: list[str] = []
     for knowledge in [k for k in KNOWLEDGE_ORDER if k in set(cells["knowledge"])]:
@@ -193,7 +194,10 @@ def statements(cells: pd.DataFrame) -> list[str]:
         for (team, structure), group in part.groupby(["team", "structure"], sort=True):
             group = group.sort_values("error")
             shares = group.dropna(subset=["wrong_share"])["wrong_share"]
-            if len(shares) < 2:
+            if len(shares) < 2:  # no share to compare: said, not left out
+                held = ("no objections at any error level" if shares.empty else
+                        f"objections at one error level only ({shares.iloc[0]:.2f} wrong)")
+                lines.append(f"  wrong objections {team} {structure} by error: {held}")
                 continue
             monotone = bool((shares.diff().dropna() >= -1e-12).all())
             line = (f"  wrong objections {team} {structure} by error: "
@@ -209,14 +213,38 @@ def statements(cells: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _draw_teams(top: Any, bottom: Any, part: pd.DataFrame, step: float) -> None:
+    """One structure and split: each team's difference (``top``) and wrong share (``bottom``)
+    by error, offset by ``step`` so that intervals do not hide each other."""
+    from collabsim.reporting.figures import TEAM_COLOURS, TEAM_MARKERS
+
+    silent = [t for t in TEAMS if t in set(part["team"])
+              and part.loc[part["team"] == t, "wrong_share"].isna().all()]
+    if silent:  # a team missing from the share panel is said to have no objections
+        bottom.text(0.98, 0.04, f"no objections: {', '.join(silent)}", ha="right",
+                    va="bottom", fontsize=7, color="#555555", transform=bottom.transAxes)
+    for i, team in enumerate(TEAMS):
+        line = part[part["team"] == team].sort_values("error")
+        if line.empty:
+            continue
+        style = {"color": TEAM_COLOURS.get(team), "marker": TEAM_MARKERS.get(team),
+                 "ms": 4, "capsize": 2, "lw": 1.2, "label": team}
+        # (an interval's end can round past its estimate: 0 - 1e-17)
+        top.errorbar(line["error"] + (i - 1) * step, line["delta"], yerr=[
+            (line["delta"] - line["ci_low"]).clip(lower=0),
+            (line["ci_high"] - line["delta"]).clip(lower=0)], **style)
+        shares = line.dropna(subset=["wrong_share"])
+        bottom.errorbar(shares["error"] + (i - 1) * step, shares["wrong_share"], yerr=[
+            (shares["wrong_share"] - shares["wrong_low"]).clip(lower=0),
+            (shares["wrong_high"] - shares["wrong_share"]).clip(lower=0)], **style)
+
+
 def plot(cells: pd.DataFrame, path: Path) -> Path:
     """Write the map's figure (see module docstring) as PNG (200 dpi) and PDF."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from collabsim.reporting.figures import TEAM_COLOURS, TEAM_MARKERS
 
     splits = [k for k in KNOWLEDGE_ORDER if k in set(cells["knowledge"])]
     structures = [s for s in STRUCTURES if s in set(cells["structure"])]
@@ -229,21 +257,7 @@ def plot(cells: pd.DataFrame, path: Path) -> Path:
         for c, structure in enumerate(structures):
             part = cells[(cells["knowledge"] == knowledge) & (cells["structure"] == structure)]
             top, bottom = axes[r][c], axes[len(splits) + r][c]
-            for i, team in enumerate(TEAMS):
-                line = part[part["team"] == team].sort_values("error")
-                if line.empty:
-                    continue
-                x = line["error"] + (i - 1) * step
-                style = {"color": TEAM_COLOURS.get(team), "marker": TEAM_MARKERS.get(team),
-                         "ms": 4, "capsize": 2, "lw": 1.2, "label": team}
-                # (an interval's end can round past its estimate: 0 - 1e-17)
-                top.errorbar(x, line["delta"], yerr=[
-                    (line["delta"] - line["ci_low"]).clip(lower=0),
-                    (line["ci_high"] - line["delta"]).clip(lower=0)], **style)
-                shares = line.dropna(subset=["wrong_share"])
-                bottom.errorbar(shares["error"] + (i - 1) * step, shares["wrong_share"], yerr=[
-                    (shares["wrong_share"] - shares["wrong_low"]).clip(lower=0),
-                    (shares["wrong_high"] - shares["wrong_share"]).clip(lower=0)], **style)
+            _draw_teams(top, bottom, part, step)
             top.axhline(0.0, color="#555555", lw=1.0, ls="--", zorder=1)
             top.set_title(f"{structure} · {knowledge}", fontsize=9)
             bottom.set_title(f"{structure} · {knowledge}", fontsize=9)

@@ -56,6 +56,30 @@ def test_statements_say_where_teams_help_and_whether_wrong_objections_fall() -> 
                                    "rises with the error") for line in lines), lines
 
 
+def test_statements_name_a_cell_without_objections_to_compare() -> None:
+    sessions = _sessions()
+    sessions.loc[sessions["team"] == "DR", "objections"] = 0
+    sessions.loc[(sessions["team"] == "DR") & (sessions["error"] == 0.3)
+                 & (sessions["knowledge"] == "by_profile"), "objections"] = 2
+    lines = statements(table(sessions, n_boot=200))
+    i = lines.index("knowledge=by_profile: teams beat the single agent (95 % CI above 0) in "
+                    "2 of 2 cells; they do worse (CI below 0) in 0.")
+    assert "  wrong objections DR default by error: no objections at any error level" in (
+        lines[:i])
+    assert ("  wrong objections DR default by error: objections at one error level only "
+            "(0.50 wrong)") in lines[i:]
+
+
+def test_the_figure_is_drawn_when_a_team_raised_no_objection(tmp_path) -> None:
+    from collabsim.reporting.expertise_map import plot
+
+    sessions = _sessions()
+    sessions.loc[sessions["team"] == "DR", "objections"] = 0
+    cells = table(sessions, n_boot=200)
+    assert cells["wrong_share"].isna().all()
+    assert plot(cells, tmp_path / "map.png").stat().st_size > 10_000
+
+
 def test_the_figure_is_drawn_when_every_objection_was_right(tmp_path) -> None:
     """A share of 0 has a Wilson interval whose lower end rounds just below or above 0;
     the figure must still be drawn (the archaeology map once failed on it)."""
