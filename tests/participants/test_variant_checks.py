@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,7 @@ def test_a_code_gate_owner_approves_a_gap_free_raw_column(
         archaeology: dict[str, Task]) -> None:
     task = _dagger_task(archaeology)
     _, plan = read_brief(task.brief())
-    raw = compute_cell(plan.__class__(**{**plan.__dict__, "columns": ("Dagger",)}))
+    raw = compute_cell(dataclasses.replace(plan, columns=("Dagger",)))
     d = ScriptedCollaborator(load_profile("D"), seed=0, params={**EXACT})
     assert d._decide_code("g1", raw, plan, task.brief("D"), {"Dagger": 0}).startswith(
         "APPROVE")
