@@ -36,6 +36,7 @@ import io
 import os
 import pstats
 import resource
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -224,6 +225,10 @@ def main() -> None:
                         help="a further config override for --grid (repeatable), e.g. "
                              "'seeds=[0]' or tasks.limit=40")
     args = parser.parse_args()
+    if args.grid and not args.root.is_dir():
+        print(f"error: --root {args.root}: no such folder (the DiscoveryBench root; default: "
+              "../shared/data/discoverybench beside the repository)", file=sys.stderr)
+        raise SystemExit(2)
     if args.grid:
         bench_grid(args.grid, args.root, args.out, args.profile, reuse=not args.no_reuse,
                    extra=args.override)

@@ -192,7 +192,27 @@ class _Dataset(Protocol):
 #: ``Dagger_model_inter`` on the Bayesian site model's dates; see
 #: :mod:`collabsim.tasks.generator`). Which variant is valid is a data convention of the task.
 COLUMN_VARIANTS: tuple[str, ...] = ("recal", "model")
-_VARIANT_RE = re.compile(r"(?:_(?:" + "|".join(COLUMN_VARIANTS) + r"))?(?:_inter)?$")
+#: The suffix of a gap-filled series: ``Dagger_inter`` is ``Dagger`` with its missing bins
+#: filled (DiscoveryBench archaeology and the generated suites name them so).
+GAP_FILLED = "_inter"
+_VARIANT_RE = re.compile(r"(?:_(?:" + "|".join(COLUMN_VARIANTS) + r"))?(?:"
+                         + re.escape(GAP_FILLED) + r")?$")
+
+
+def is_gap_filled(column: str) -> bool:
+    """Whether a column holds a gap-filled series (``Dagger_inter``, ``Dagger_recal_inter``)."""
+    return column.endswith(GAP_FILLED)
+
+
+def gap_filled_column(column: str) -> str:
+    """The gap-filled variant's name of a raw column (``Dagger`` -> ``Dagger_inter``)."""
+    return column + GAP_FILLED
+
+
+def raw_column(column: str) -> str:
+    """The raw column a gap-filled one fills (``Dagger_inter`` -> ``Dagger``; a raw column
+    is returned as it is)."""
+    return column.removesuffix(GAP_FILLED)
 
 
 def column_stem(column: str) -> str:

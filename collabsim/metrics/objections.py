@@ -50,7 +50,7 @@ from collabsim.core.knowledge import Fact
 from collabsim.domain.relations import ordinal, relation_tags
 from collabsim.domain.stats.model import parse_filters
 from collabsim.domain.time_expr import parse_window
-from collabsim.domain.variables import canonical_column
+from collabsim.domain.variables import canonical_column, is_gap_filled
 from collabsim.metrics.outcome import HypothesisScore
 from collabsim.participants.tags import checked_drafts, parse_issues, proposal, raises_issues
 
@@ -88,7 +88,6 @@ _RELATION_AGAINST: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "growth_min": (frozenset({"extreme"}), frozenset({"trough", "decrease"})),
 }
 _LISTS = frozenset({"column", "predictors", "controls"})
-_GAP_FILLED = "_inter"  # the suffix of a gap-filled column variant (tasks.generator_events)
 
 
 @dataclass(frozen=True)
@@ -189,7 +188,7 @@ def contradicts_reference(fix: dict[str, str], reference_columns: Collection[str
     says nothing about which variant is valid.
     """
     columns = [c for c in fix.get("column", "").split("+") if c]
-    if not columns or not any(c.endswith(_GAP_FILLED) for c in reference_columns):
+    if not columns or not any(is_gap_filled(c) for c in reference_columns):
         return False
     read = {canonical_column(c) for c in reference_columns}
     return any(c not in reference_columns and canonical_column(c) in read for c in columns)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from collabsim.core.knowledge import FACT_AREA, Fact
 from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.time_expr import format_window, parse_window, year_text
+from collabsim.domain.variables import is_gap_filled
 from collabsim.participants.plan import MISTAKE_PARAMETER, AnalysisPlan, seeded_rng
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.stat_mistakes import similar_columns
@@ -189,7 +190,7 @@ def variants(column: str, names: Sequence[str]) -> list[str]:
     """The other variants of a column's variable in the data (gap-filled ones first)."""
     stem = column.split("_")[0]
     same = [n for n in names if n != column and (n == stem or n.startswith(stem + "_"))]
-    return sorted(same, key=lambda n: (not n.endswith("_inter"), n))
+    return sorted(same, key=lambda n: (not is_gap_filled(n), n))
 
 
 def _ordinal_sentence(value: str) -> str:

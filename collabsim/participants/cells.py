@@ -18,13 +18,13 @@ from collabsim.domain.stats.cell import parse_stats_result, stats_cell, stats_in
 from collabsim.domain.stats.model import RESULT_MARK, StatPlan, StatResult
 from collabsim.domain.thresholds import PLATEAU_TOLERANCE, SUSTAIN_BINS, THRESHOLD
 from collabsim.domain.time_expr import parse_window
+from collabsim.domain.variables import gap_filled_column, raw_column
 from collabsim.participants.plan import AnalysisPlan, computation_key
 
 INSPECT_MARK = "# collabsim analysis: inspect"
 COMPUTE_MARK = "# collabsim analysis: compute"
 _COLS_RE = re.compile(r"^COLS = (\[.*\])$", re.MULTILINE)
 _MISSING_RE = re.compile(r"^(\S+) missing bins: (\d+)", re.MULTILINE)
-_GAP_FILLED = "_inter"  # the suffix of a gap-filled column (tasks.generator_events.gap_filled)
 _IMPORTS = (
     "import pandas as pd\n"
     "from collabsim.domain.analysis_helpers import onsets, read_table, table\n"
@@ -218,8 +218,8 @@ def variants_agree(used: tuple[str, ...], own: tuple[str, ...],
     if not only_used or len(only_used) != len(only_own):
         return False
     for column in only_used:
-        twin = next((c for c in only_own if _GAP_FILLED in (
-            c.removeprefix(column), column.removeprefix(c))), None)
+        twin = next((c for c in only_own
+                     if column in (raw_column(c), gap_filled_column(c))), None)
         if twin is None or missing_bins.get(min(column, twin, key=len)) != 0:
             return False
     return True

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from collabsim.domain.relations import DECREASE_RE, INCREASE_RE, ORDINAL_WORDS, relation_tags
 from collabsim.domain.time_expr import claim_years, format_window, mentions_year, year_text
+from collabsim.domain.variables import is_gap_filled
 from collabsim.participants.cells import AnalysisResult, variants_agree
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.tags import (
@@ -145,7 +146,7 @@ def check_numbers(
                 agent.columns, reference.columns, gaps):
             raw = [c for c in agent.columns if c not in reference.columns]
             why = ("another gap-filled variant, not the valid one; use" if raw and all(
-                c.endswith("_inter") for c in raw)
+                is_gap_filled(c) for c in raw)
                 else "the raw column has gaps (missing bins); use the interpolated")
             issues.append(Issue(
                 "wrong_column_variant",

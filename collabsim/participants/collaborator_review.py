@@ -13,6 +13,7 @@ from typing import Any
 from collabsim.core.actions import format_action
 from collabsim.core.task import TaskBrief
 from collabsim.domain.stats.model import StatPlan
+from collabsim.domain.variables import is_gap_filled, raw_column
 from collabsim.participants.asking import fact_sentence, variants
 from collabsim.participants.cells import compute_cell_columns
 from collabsim.participants.claims import Issue
@@ -46,9 +47,8 @@ def decide_code(collab: Any, request_id: str, code: str, plan: Any,
                              reason=f"{known.message} {known.tag()}")
     if used is not None:
         gaps = missing_bins or {}
-        raw = sorted(c.removesuffix("_inter") for c in plan.columns
-                     if c.endswith("_inter") and c.removesuffix("_inter") in used
-                     and gaps.get(c.removesuffix("_inter")) != 0)
+        raw = sorted(raw_column(c) for c in plan.columns if is_gap_filled(c)
+                     and raw_column(c) in used and gaps.get(raw_column(c)) != 0)
         if raw:
             issue = Issue("wrong_column_variant",
                           f"The cell uses the raw column(s) {', '.join(raw)}, which have "

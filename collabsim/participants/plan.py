@@ -16,7 +16,13 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 
 from collabsim.domain.time_expr import format_window, parse_window
-from collabsim.domain.variables import GROWTH, column_stem
+from collabsim.domain.variables import (
+    GROWTH,
+    column_stem,
+    gap_filled_column,
+    is_gap_filled,
+    raw_column,
+)
 from collabsim.participants.query import QuerySemantics
 from collabsim.tasks.model import DatasetInfo, TaskBrief
 
@@ -150,12 +156,12 @@ def resolve_plan(brief: TaskBrief, semantics: QuerySemantics) -> AnalysisPlan:
     for key in semantics.variables:
         for info in brief.datasets:
             names = [c.name for c in info.columns]
-            column, raw_column = _pick_column(key, names, info)
+            column, raw_variant = _pick_column(key, names, info)
             if column and (not dataset or dataset == info.name):
                 dataset = info.name
                 chosen.append(column)
-                if raw_column:
-                    raw.append(raw_column)
+                if raw_variant:
+                    raw.append(raw_variant)
                 break
     if not chosen:
         return AnalysisPlan("describe", brief.datasets[0].name, (), (), semantics.ordinal,
@@ -183,23 +189,22 @@ def _held_columns(brief: TaskBrief, dataset: str, chosen: list[str], raw: list[s
     columns = [valid.get(column_stem(c), c) for c in chosen]
     if columns == chosen:
         return chosen, raw
-    raws = [c.removesuffix("_inter") for c in columns
-            if c.endswith("_inter") and c.removesuffix("_inter") in names]
+    raws = [raw_column(c) for c in columns if is_gap_filled(c) and raw_column(c) in names]
     return columns, raws
 
 
 def _pick_column(key: str, names: list[str], info: DatasetInfo) -> tuple[str | None, str | None]:
     """(best column, raw variant or None) for a variable key within one dataset."""
     if key == GROWTH.key:
-        for candidate in (f"{key}_inter", "pollen_grate_100", key):
+        for candidate in (gap_filled_column(key), "pollen_grate_100", key):
             if candidate in names:
                 return candidate, (key if candidate != key and key in names else None)
         for col in info.columns:
             if re.search(r"growth rate|percentage change", col.description, re.IGNORECASE):
                 return col.name, None
         return None, None
-    if f"{key}_inter" in names:
-        return f"{key}_inter", (key if key in names else None)
+    if gap_filled_column(key) in names:
+        return gap_filled_column(key), (key if key in names else None)
     if key in names:
         return key, None
     return None, None
@@ -210,7 +215,7 @@ def apply_mistakes(plan: AnalysisPlan, mistakes: Iterable[str]) -> AnalysisPlan:
     active = set(mistakes)
     if "wrong_column_variant" in active and plan.raw_columns:
         raw = tuple(
-            c.removesuffix("_inter") if c.removesuffix("_inter") in plan.raw_columns else c
+            raw_column(c) if raw_column(c) in plan.raw_columns else c
             for c in plan.columns
         )
         plan = replace(plan, columns=raw)

@@ -35,7 +35,7 @@ from collabsim.core.knowledge import Fact
 from collabsim.domain.relations import RELATION_RE, ordinal
 from collabsim.domain.stats.model import StatPlan
 from collabsim.domain.time_expr import extract_time_anchors, parse_window, query_window
-from collabsim.domain.variables import column_stem
+from collabsim.domain.variables import column_stem, is_gap_filled
 from collabsim.participants.plan import RELATIONS, AnalysisPlan, resolve_plan
 from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.stat_facts import stat_open_topics
@@ -122,7 +122,7 @@ def _has_variants(brief: TaskBrief, plan: AnalysisPlan) -> bool:
     info = next((d for d in brief.datasets if d.name == plan.dataset), None)
     if info is None:
         return False
-    filled = [c.name for c in info.columns if c.name.endswith("_inter")]
+    filled = [c.name for c in info.columns if is_gap_filled(c.name)]
     for column in plan.columns:
         stem = column_stem(column)
         if sum(column_stem(name) == stem for name in filled) > 1:

@@ -26,6 +26,7 @@ DEFINITIONS = {
     "variable synonyms": r"daggers\?|sickles\?|r?['\"]ZDolch['\"]",
     "ordinal words": r"['\"]first['\"]\s*,\s*2\s*:|2\s*:\s*['\"]second['\"]",
     "time-expression patterns": r"BCE\|BC\|CE\|AD",
+    "gap-filled suffix": r"['\"]_inter['\"]|\}_inter['\"]",
 }
 
 

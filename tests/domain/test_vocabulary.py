@@ -17,6 +17,10 @@ from collabsim.domain.variables import (
     VARIABLE_SYNONYMS,
     VARIABLES,
     VariableLexicon,
+    column_stem,
+    gap_filled_column,
+    is_gap_filled,
+    raw_column,
     variable_mentions,
 )
 
@@ -55,3 +59,11 @@ def test_time_expressions() -> None:
     assert claim_years("Around 2300 BCE, x rose (period between 3000 and 2000 BCE).") == (-2300,)
     assert claim_years("between 2400 and 2300 BC") == (-2400, -2300)
     assert year_text(-2300) == "2300 BCE" and year_text(200) == "200 CE"
+
+
+def test_a_gap_filled_column_and_its_raw_column_name_each_other() -> None:
+    assert gap_filled_column("Dagger") == "Dagger_inter"
+    assert raw_column("Dagger_inter") == "Dagger" and raw_column("Dagger") == "Dagger"
+    assert raw_column("Dagger_recal_inter") == "Dagger_recal"  # a dating variant's raw one
+    assert is_gap_filled("Dagger_recal_inter") and not is_gap_filled("Dagger")
+    assert column_stem("Dagger_recal_inter") == column_stem("Dagger") == "Dagger"
