@@ -41,7 +41,6 @@ metrics read.
 from __future__ import annotations
 
 import re
-import zlib
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
@@ -52,7 +51,13 @@ from collabsim.domain.stats.model import parse_filters
 from collabsim.domain.time_expr import parse_window
 from collabsim.domain.variables import canonical_column, is_gap_filled
 from collabsim.metrics.outcome import HypothesisScore
-from collabsim.participants.tags import checked_drafts, parse_issues, proposal, raises_issues
+from collabsim.participants.tags import (
+    checked_drafts,
+    draft_fingerprint,
+    parse_issues,
+    proposal,
+    raises_issues,
+)
 
 _ANNOUNCED = re.compile(r'Draft: "(.*)" \(computed on', re.S)
 
@@ -96,11 +101,6 @@ class ObjectionCounts:
 
     objections: int
     wrong: int
-
-
-def _fingerprint(text: str) -> str:
-    """The fingerprint a collaborator's ``[check draft=...]`` tag names a draft by."""
-    return f"{zlib.crc32(text.strip().encode('utf-8')):08x}"
 
 
 def objection_counts(events: Sequence[TraceEvent],
@@ -218,11 +218,11 @@ def _note_draft(event: TraceEvent, drafts: dict[str, str]) -> None:
     """Remember the draft an editor update writes or the agent announces, by fingerprint."""
     args = event.args or {}
     if event.action_type == "EDITOR_UPDATE" and isinstance(args.get("text"), str):
-        drafts.setdefault(_fingerprint(args["text"]), args["text"])
+        drafts.setdefault(draft_fingerprint(args["text"]), args["text"])
     elif event.action_type == "SEND_TEAMMATE_MESSAGE" and event.actor_type == "ai":
         found = _ANNOUNCED.search(str(args.get("message", "")))
         if found is not None:
-            drafts.setdefault(_fingerprint(found.group(1)), found.group(1))
+            drafts.setdefault(draft_fingerprint(found.group(1)), found.group(1))
 
 
 def _objection(

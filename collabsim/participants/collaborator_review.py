@@ -15,7 +15,7 @@ from collabsim.core.task import TaskBrief
 from collabsim.domain.stats.model import StatPlan
 from collabsim.domain.variables import is_gap_filled, raw_column
 from collabsim.participants.asking import fact_sentence, variants
-from collabsim.participants.cells import compute_cell_columns
+from collabsim.participants.cells import compute_cell_columns, variants_agree
 from collabsim.participants.claims import Issue
 from collabsim.participants.stat_collaborator import stat_code_issues
 
@@ -48,7 +48,8 @@ def decide_code(collab: Any, request_id: str, code: str, plan: Any,
     if used is not None:
         gaps = missing_bins or {}
         raw = sorted(raw_column(c) for c in plan.columns if is_gap_filled(c)
-                     and raw_column(c) in used and gaps.get(raw_column(c)) != 0)
+                     and raw_column(c) in used
+                     and not variants_agree((raw_column(c),), (c,), gaps))
         if raw:
             issue = Issue("wrong_column_variant",
                           f"The cell uses the raw column(s) {', '.join(raw)}, which have "

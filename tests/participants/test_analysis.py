@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 from pathlib import Path
 
 import pytest
+from helpers.executors import run_cell
 
 from collabsim.participants.analysis import (
     MISTAKE_KINDS,
@@ -26,19 +24,6 @@ from collabsim.participants.claims import check_numbers, check_wording, claim_ye
 from collabsim.participants.reading import read_brief
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
-
-
-def run_cell(code: str, cwd: Path) -> str:
-    """Execute a cell in-process with ``cwd`` as working directory; return its stdout."""
-    buffer = io.StringIO()
-    old = os.getcwd()
-    os.chdir(cwd)
-    try:
-        with contextlib.redirect_stdout(buffer):
-            exec(code, {})  # noqa: S102 - the analysis cells are our own code
-    finally:
-        os.chdir(old)
-    return buffer.getvalue()
 
 
 def _planted(task: Task) -> dict:

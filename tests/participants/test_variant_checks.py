@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.executors import InProcessExecutor
+from helpers.executors import InProcessExecutor, run_cell
 from helpers.participants import CAREFUL_AGENT
-from participants.test_analysis import run_cell
 
 from collabsim.domain.analysis_helpers import table
 from collabsim.participants.analysis import AnalysisResult, MistakeModel, inspect_cell
