@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from collabsim.core.errors import SessionAbort
+from collabsim.core.errors import BUDGET_EXCEEDED, SessionAbort
 
-BUDGET_STATUS = "budget_exceeded"
+BUDGET_STATUS = BUDGET_EXCEEDED
 
 
 class BudgetExceeded(SessionAbort):

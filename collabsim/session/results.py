@@ -10,6 +10,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from collabsim.core.errors import BUDGET_EXCEEDED, LOOP, PROVIDER_ERROR
+
 INFRA_ERROR = "infra_error"
 """Status of a session during which the sandbox infrastructure failed (not the participants'
 code): retried once by a job, never scored, left out of every aggregate."""
@@ -18,10 +20,17 @@ SESSION_STATUSES: tuple[str, ...] = (
     "finished",
     "max_turns",
     "timeout",
-    "budget_exceeded",
+    LOOP,
+    BUDGET_EXCEEDED,
+    PROVIDER_ERROR,
     "error",
     INFRA_ERROR,
 )
+
+UNSCORED_STATUSES: frozenset[str] = frozenset({INFRA_ERROR, PROVIDER_ERROR, BUDGET_EXCEEDED})
+"""Statuses that measure the infrastructure or the spending limit, not the team: such a
+session gets no metrics, is left out of every aggregate and paired difference (counted in
+the run's summary), is never reused from a result store and runs again on resume."""
 
 
 @dataclass(frozen=True)
