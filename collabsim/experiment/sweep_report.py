@@ -36,6 +36,7 @@ import pandas as pd
 from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
 from collabsim.reporting import figures
+from collabsim.reporting.latex import tabular
 from collabsim.reporting.pages import Section, write_html, write_markdown
 from collabsim.reporting.paired import (
     all_paired_differences,
@@ -143,14 +144,7 @@ def _delta_section(deltas: pd.DataFrame, variants: Variants) -> Section:
 
 def _deltas_latex(deltas: pd.DataFrame, variants: Variants) -> str:
     section = _delta_section(deltas, variants)
-    cols = "l" * section.text_columns + "r" * (len(section.header) - section.text_columns)
-    lines = [rf"\begin{{tabular}}{{{cols}}}", r"\toprule",
-             " & ".join(h.replace("_", r"\_").replace("Δ", r"$\Delta$").replace("%", r"\%")
-                        for h in section.header) + r" \\", r"\midrule"]
-    for row in section.rows:
-        lines.append(" & ".join(c.replace("_", r"\_") for c in row) + r" \\")
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines) + "\n"
+    return tabular(section.header, section.rows, section.text_columns)
 
 
 def _summary(sessions: pd.DataFrame, variants: Variants, inputs_text: str) -> list[str]:

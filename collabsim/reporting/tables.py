@@ -28,6 +28,7 @@ from collabsim.metrics.pipeline import (
     metrics_table,
     session_metrics,
 )
+from collabsim.reporting.latex import tabular
 from collabsim.session.results import INFRA_ERROR
 
 #: The pipeline's per-session computation, under the name reports have always used.
@@ -168,15 +169,9 @@ def format_table(
                  for m in metrics]
         rows.append(lead + cells)
     if fmt == "latex":
-        header = [*by, *[LATEX_LABELS.get(m, m.replace("_", r"\_")) for m in metrics]]
-        lines = [r"\begin{tabular}{" + "l" * len(by) + "r" * len(metrics) + "}", r"\toprule",
-                 " & ".join(header) + r" \\", r"\midrule"]
-        for i, row in enumerate(rows):
-            if i in group_starts and i:
-                lines.append(r"\midrule")
-            lines.append(" & ".join(c.replace("_", r"\_") for c in row) + r" \\")
-        lines += [r"\bottomrule", r"\end{tabular}"]
-        return "\n".join(lines) + "\n"
+        header = [*by, *[LATEX_LABELS.get(m, m) for m in metrics]]
+        labelled = {len(by) + i for i, m in enumerate(metrics) if m in LATEX_LABELS}
+        return tabular(header, rows, len(by), group_starts=group_starts, raw_header=labelled)
     header = [*by, *[METRIC_LABELS.get(m, m) for m in metrics]]
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |",
