@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from collabsim.core.terminal import printable, printable_json
 from collabsim.tasks.discoverybench import TaskLoadReport, load_tasks
 from collabsim.tasks.generator import default_suite_root
 from collabsim.tasks.stats_generator import STATS_N_TASKS, default_stats_suite_root
@@ -53,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         root = default_suite_root(38 if args.n_tasks is None else args.n_tasks, args.seed)
     report = load_tasks(root)
     if args.json:
-        print(json.dumps(_as_json(root, report), indent=2, ensure_ascii=False))
+        print(printable_json(json.dumps(_as_json(root, report), indent=2,
+                                      ensure_ascii=False)))
     else:
         _print_table(root, report)
     return 0 if report.tasks else 1
@@ -77,18 +79,20 @@ def _as_json(root: Path, report: TaskLoadReport) -> dict[str, Any]:
 
 def _print_table(root: Path, report: TaskLoadReport) -> None:
     out = sys.stdout
-    out.write(f"root: {root}\n")
+    out.write(f"root: {printable(root)}\n")
     out.write(f"{len(report.tasks)} task(s), {len(report.problems)} problem(s)\n")
     if report.tasks:
-        width = max(len(t.task_id) for t in report.tasks)
-        dwidth = max(len(t.dataset) for t in report.tasks)
+        ids = [printable(t.task_id) for t in report.tasks]
+        datasets = [printable(t.dataset) for t in report.tasks]
+        width = max(len(i) for i in ids)
+        dwidth = max(len(d) for d in datasets)
         out.write(f"{'task_id':<{width}}  {'dataset':<{dwidth}}  gold  query\n")
-        for t in report.tasks:
+        for t, task_id, dataset in zip(report.tasks, ids, datasets, strict=True):
             gold = "yes " if t.gold_hypothesis is not None else "no  "
-            out.write(f"{t.task_id:<{width}}  {t.dataset:<{dwidth}}  {gold}  {t.query}\n")
+            out.write(f"{task_id:<{width}}  {dataset:<{dwidth}}  {gold}  {printable(t.query)}\n")
     if report.problems:
         out.write("problems:\n")
         for p in report.problems:
-            field = p.field if p.field is not None else "-"
-            task = f"  (task {p.task_id} not loaded)" if p.task_id else ""
-            out.write(f"  {p.path}  [{field}]  {p.message}{task}\n")
+            field = printable(p.field) if p.field is not None else "-"
+            task = f"  (task {printable(p.task_id)} not loaded)" if p.task_id else ""
+            out.write(f"  {printable(p.path)}  [{field}]  {printable(p.message)}{task}\n")

@@ -11,6 +11,7 @@ indices, unsorted intervals) become warnings, never failures.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ from collabsim.graphs.model import (
 from collabsim.graphs.timefmt import (
     format_range,
 )
+
+log = logging.getLogger(__name__)
 
 
 def explorer_session_to_graph(data: Mapping[str, Any]) -> WorkflowGraph:
@@ -134,7 +137,33 @@ def read_explorer(data: Mapping[str, Any]) -> list[WorkflowGraph]:
     sessions = data.get("sessions")
     if not isinstance(sessions, list):
         raise KolabFormatError("explorer dataset has no 'sessions' list")
-    return [explorer_session_to_graph(s) for s in sessions]
+    return [explorer_session_to_graph(s) for s in _unique_sessions(sessions)]
+
+
+def _unique_sessions(sessions: list[Any]) -> list[Any]:
+    """The sessions with each ``session_id`` once: a repeated identical entry is dropped with
+    a warning (it would be counted twice); two different entries under one id are an error.
+
+    Raises:
+        KolabFormatError: Two different sessions share a ``session_id``.
+    """
+    first: dict[str, tuple[int, Any]] = {}
+    kept: list[Any] = []
+    for index, entry in enumerate(sessions):
+        sid = str(entry.get("session_id") or "") if isinstance(entry, Mapping) else ""
+        if not sid or sid not in first:
+            if sid:
+                first[sid] = (index, entry)
+            kept.append(entry)
+            continue
+        earlier, seen = first[sid]
+        if entry != seen:
+            raise KolabFormatError(
+                f"session_id {sid!r} names two different sessions (entries {earlier} and "
+                f"{index} of 'sessions')")
+        log.warning("session_id %r appears twice (entries %d and %d of 'sessions'); "
+                    "counted once", sid, earlier, index)
+    return kept
 
 
 def load_explorer(path: str | Path) -> list[WorkflowGraph]:

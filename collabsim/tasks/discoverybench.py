@@ -49,6 +49,7 @@ from collabsim.tasks.suite_cache import MARKER_NAME
 GENERATED_MARKER = MARKER_NAME
 PACKAGED_REFERENCE_DIR = Path(__file__).resolve().parents[1] / "data" / "reference_workflows"
 _HEAD_BYTES = 65536
+_MAX_HEAD_BYTES = 64 * 2**20
 _HEAD_LINES = 50
 _TABLE_SUFFIXES = (".csv", ".tsv")
 # The plan parameters a fact's setting may fix (collabsim.core.knowledge.Fact.setting):
@@ -217,9 +218,28 @@ def _unreadable_data(path: Path) -> str | None:
 
 @functools.lru_cache(maxsize=1024)
 def _head_lines(path: str, _mtime_ns: int, _size: int) -> tuple[str, ...]:
-    """The first non-blank lines of a text file (cached per file version)."""
+    """The first non-blank lines of a text file (cached per file version).
+
+    Read block by block until two non-blank lines are complete, so a header longer than one
+    block (a table with thousands of columns) is not taken for a file without data rows; at
+    most ``_MAX_HEAD_BYTES`` are read.
+    """
+    blocks: list[bytes] = []
+    read = complete = 0
+    open_line = False  # the last block ended inside a non-blank line
     with open(path, "rb") as fh:
-        text = decode_text(fh.read(_HEAD_BYTES))
+        while complete < 2 and read < _MAX_HEAD_BYTES:
+            block = fh.read(_HEAD_BYTES)
+            if not block:
+                break
+            blocks.append(block)
+            read += len(block)
+            *ended, rest = block.split(b"\n")
+            for part in ended:
+                complete += bool(open_line or part.strip())
+                open_line = False
+            open_line = open_line or bool(rest.strip())
+    text = decode_text(b"".join(blocks))
     return tuple(line for line in text.splitlines()[:_HEAD_LINES] if line.strip())
 
 
@@ -231,6 +251,9 @@ def _not_a_table(path: Path, declared: tuple[ColumnInfo, ...]) -> str | None:
         return None  # other text data (e.g. a Newick tree in a .txt file) is not a table
     info = path.stat()
     lines = _head_lines(str(path), info.st_mtime_ns, info.st_size)
+    if len(lines) < 2 and info.st_size > _MAX_HEAD_BYTES:
+        return (f"data file's first line is longer than {_MAX_HEAD_BYTES // 2**20} MiB: not a "
+                "table collabsim reads")
     if len(lines) < 2:
         return "data file has a header but no data rows"
     names = [c.name.strip() for c in declared if c.name.strip()]

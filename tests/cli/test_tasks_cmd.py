@@ -72,3 +72,43 @@ def test_suite_generated_stats_lists_the_builtin_statistical_suite(
                                                      "stats_002/0/0"]
     assert all(t["has_gold"] and t["has_reference_workflow"] for t in data["tasks"])
     assert data["problems"] == []
+
+
+def _one_task(folder: Path, question: str, header: str = "a") -> None:
+    folder.mkdir(parents=True)
+    (folder / "d.csv").write_text(f"{header}\n1\n2\n", encoding="utf-8")
+    (folder / "metadata_0.json").write_text(json.dumps(
+        {"datasets": [{"name": "d.csv", "columns": {"raw": [{"name": "a", "description": "A"}]}}],
+         "queries": [[{"qid": 0, "question": question}]]}), encoding="utf-8")
+
+
+@pytest.mark.parametrize("control", ["\x1b[2J\x1b[H", "\x9b2J", "\x1b]8;;http://x\x07",
+                                     "\u202e", "\r", "\x08"])
+def test_task_text_cannot_drive_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], control: str
+) -> None:
+    """Issue 38.19: a query with terminal escapes is shown, not executed, in both formats."""
+    _one_task(tmp_path / "real" / "test" / "fine", f"What is a?{control}gone")
+    assert main(["tasks", "--root", str(tmp_path)]) == 0
+    table = capsys.readouterr().out
+    assert main(["tasks", "--root", str(tmp_path), "--json"]) == 0
+    raw_json = capsys.readouterr().out
+    for out in (table, raw_json):
+        assert not any(c in out for c in control if not c.isprintable()), repr(out)
+    assert "What is a?\\x" in table or "What is a?\\u" in table
+    assert json.loads(raw_json)["tasks"][0]["query"] == f"What is a?{control}gone"
+
+
+def test_a_header_longer_than_one_read_block_is_still_a_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38.19: a 70 KiB header line is not reported as 'header but no data rows'."""
+    header = "a," + ",".join(f"column_{i:05d}" for i in range(6000))
+    assert len(header) > 65536
+    folder = tmp_path / "real" / "test" / "wide"
+    _one_task(folder, "What is a?", header)
+    row = ",".join(["1"] * 6001)
+    (folder / "d.csv").write_text(f"{header}\n{row}\n{row}\n", encoding="utf-8")
+    assert main(["tasks", "--root", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "1 task(s), 0 problem(s)" in out, out[:500]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from pathlib import Path
@@ -235,3 +236,22 @@ def test_load_errors_name_the_file(tmp_path: Path) -> None:
         load_explorer(bad)
     with pytest.raises(KolabFormatError, match="broken.json"):
         read_kolab_graph(bad)
+
+
+def test_a_repeated_session_is_counted_once_and_a_clash_is_an_error(
+    kolab_sessions_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 38.19: a duplicated session_id is neither counted twice nor silent."""
+    from collabsim.graphs.explorer_io import read_explorer
+    from collabsim.graphs.kolab_common import KolabFormatError
+
+    data = json.loads(kolab_sessions_path.read_text(encoding="utf-8"))
+    first = data["sessions"][0]
+    with caplog.at_level("WARNING"):
+        graphs = read_explorer({"sessions": [*data["sessions"], copy.deepcopy(first)]})
+    assert len(graphs) == len(data["sessions"]) == 31
+    assert f"session_id {first['session_id']!r} appears twice" in caplog.text
+    clash = copy.deepcopy(first)
+    clash["goal"] = "another goal"
+    with pytest.raises(KolabFormatError, match="names two different sessions"):
+        read_explorer({"sessions": [*data["sessions"], clash]})
