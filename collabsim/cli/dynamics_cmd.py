@@ -10,7 +10,6 @@ simulated traces (``*.jsonl``, searched recursively). The table (columns
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import warnings
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.cli.errors import user_error
+from collabsim.core import jsonio
 from collabsim.core.csvsafe import safe_frame
 from collabsim.core.outputs import OutputPathError, atomic_file, check_output_file
 from collabsim.graphs.model import WorkflowGraph
@@ -51,8 +51,8 @@ def _json_graphs(path: Path) -> list[WorkflowGraph]:
     from collabsim.graphs.nodelink import from_node_link, is_node_link
 
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        data = jsonio.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
         raise DynamicsInputError(f"{path}: cannot read JSON: {err}") from err
     docs = data if isinstance(data, list) else [data]
     graphs: list[WorkflowGraph] = []

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from collabsim.core import jsonio
 from collabsim.graphs.kolab_common import (
     KolabFormatError,
     Notes,
@@ -174,9 +175,9 @@ def load_explorer(path: str | Path) -> list[WorkflowGraph]:
     """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonio.loads(path.read_text(encoding="utf-8"))
         return read_explorer(data)
-    except (OSError, json.JSONDecodeError, KolabFormatError, AttributeError) as err:
+    except (OSError, ValueError, KolabFormatError, AttributeError) as err:
         raise KolabFormatError(f"{path}: {err}") from err
 
 

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from collabsim.core import jsonio
 from collabsim.graphs.kolab_common import (
     GraphDataWarning,
     KolabFormatError,
@@ -305,11 +306,11 @@ def read_kolab_graph(path: str | Path) -> WorkflowGraph:
     """
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonio.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, Mapping):
             raise KolabFormatError("top level is not a JSON object")
         return kolab_to_graph(data)
-    except (OSError, json.JSONDecodeError, KolabFormatError, AttributeError, TypeError) as err:
+    except (OSError, ValueError, KolabFormatError, AttributeError, TypeError) as err:
         raise KolabFormatError(f"{path}: {err}") from err
 
 

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from collabsim.core import jsonio
 from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
 
 FORMAT_NAME = "collabsim-workflow-graph"
@@ -196,6 +197,6 @@ def read_node_link(path: str | Path) -> WorkflowGraph:
     """
     path = Path(path)
     try:
-        return from_node_link(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, json.JSONDecodeError, NodeLinkFormatError) as err:
+        return from_node_link(jsonio.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, NodeLinkFormatError) as err:
         raise NodeLinkFormatError(f"{path}: {err}") from err

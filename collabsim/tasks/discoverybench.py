@@ -28,7 +28,6 @@ from __future__ import annotations
 import csv
 import functools
 import io
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from typing import Any
 
 import pandas as pd
 
+from collabsim.core import jsonio
 from collabsim.core.knowledge import Fact, KnowledgeError
 from collabsim.domain import tables as domain_tables
 from collabsim.domain.stats.model import ANALYSES, FIX_KEYS, parse_filters
@@ -323,11 +323,11 @@ def _columns(entry: Mapping[str, Any], path: Path, field: str) -> tuple[ColumnIn
 def _read_metadata(path: Path) -> Mapping[str, Any]:
     """The metadata file's JSON object; raises TaskLoadError when unreadable or not an object."""
     try:
-        data = json.loads(decode_text(path.read_bytes()))
+        data = jsonio.loads(decode_text(path.read_bytes()))
     except OSError as err:
         raise TaskLoadError(path, None, f"cannot read metadata file: {err}") from err
-    except json.JSONDecodeError as err:
-        raise TaskLoadError(path, None, f"invalid JSON: {err}") from err
+    except jsonio.JSONInputError as err:
+        raise TaskLoadError(path, None, str(err)) from err
     if not isinstance(data, Mapping):
         raise TaskLoadError(path, None, "metadata must be a JSON object")
     return data
@@ -398,9 +398,9 @@ def _query_fields(query: Mapping[str, Any], path: Path, field: str) -> tuple[int
     qid_raw = _require(query, "qid", path, f"{field}.qid")
     question = _require(query, "question", path, f"{field}.question")
     try:
-        return int(qid_raw), str(question).strip()
-    except (TypeError, ValueError) as err:
-        raise TaskLoadError(path, f"{field}.qid", f"not an integer: {qid_raw!r}") from err
+        return jsonio.as_int(qid_raw), str(question).strip()
+    except ValueError as err:
+        raise TaskLoadError(path, f"{field}.qid", str(err)) from err
 
 
 def _load_metadata(

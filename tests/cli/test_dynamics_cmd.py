@@ -114,3 +114,14 @@ def test_errors_name_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert "empty" in capsys.readouterr().err
     assert main(["dynamics", str(tmp_path / "missing.json")]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_a_graph_file_nested_too_deeply_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 38.14: deep nesting in a session file is a one-line error naming it, exit 2."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert main(["dynamics", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert "deep.json" in err and "nested too deeply" in err and "Traceback" not in err

@@ -239,3 +239,36 @@ def test_dev_immigration_queries_load(shared_data: Path) -> None:
                    if t.dataset == "immigration_offshoring_effect_on_employment"]
     assert len(immigration) == 4
     assert not [p for p in report.problems if "immigration" in str(p.path)]
+
+
+@pytest.mark.parametrize(("qid", "message"), [
+    ("1e400", "not an integer: inf"),
+    ("9" * 5000, "invalid JSON"),
+    ("3.5", "not an integer: 3.5"),
+    ("true", "not an integer: True"),
+    ('"12a"', "not an integer"),
+    ("1" + "0" * 200, "longer than 100 digits"),
+], ids=["1e400", "5000 digits", "fraction", "bool", "text", "201 digits"])
+def test_a_hostile_qid_is_a_problem_naming_file_and_field(
+    tmp_path: Path, qid: str, message: str
+) -> None:
+    """Issue 38.14: no traceback for a qid that is no integer, however it is written."""
+    folder = tmp_path / "real" / "test" / "odd"
+    folder.mkdir(parents=True)
+    (folder / "d.csv").write_text("a\n1\n2\n", encoding="utf-8")
+    text = json.dumps(_metadata([_dataset("d.csv", [("a", "A")])],
+                                [[{"qid": 0, "question": "What is a?"}]]))
+    path = _write(folder / "metadata_0.json", text.replace('"qid": 0', f'"qid": {qid}'))
+    report = load_tasks(tmp_path)
+    assert report.tasks == ()
+    (problem,) = report.problems
+    assert problem.path == path and message in problem.message
+    assert problem.field == ("queries[0][0].qid" if message != "invalid JSON" else None)
+
+
+def test_metadata_nested_beyond_the_recursion_limit_is_a_problem(tmp_path: Path) -> None:
+    """Issue 38.14: a 100,000-deep metadata file is reported, not a RecursionError."""
+    path = _write(tmp_path / "real" / "test" / "deep" / "metadata_0.json",
+                  '{"datasets": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    (problem,) = load_tasks(tmp_path).problems
+    assert problem.path == path and "nested too deeply" in problem.message
