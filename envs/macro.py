@@ -305,6 +305,18 @@ class MacroActions(gym.Wrapper):
         return memo["claim"]
 
     # -- macros -> action text --------------------------------------------------------
+    def _macro_index(self, action: Any) -> int:
+        """``action`` as a macro index, refused when it is not in ``Discrete(n)``."""
+        try:
+            index = int(action)
+        except (TypeError, ValueError):
+            index = -1
+        if index != action or not 0 <= index < len(self.macros):
+            raise ValueError(
+                f"action {action!r} is not in the action space {self.action_space}: give an "
+                f"integer 0..{len(self.macros) - 1} ({', '.join(self.macros)})")
+        return index
+
     def expand(self, obs: Observation, macro: int) -> tuple[str | None, bool]:
         """(action text, valid) of macro ``macro`` in ``obs``; text None when invalid."""
         return self._expand(obs, int(macro), True)
@@ -559,11 +571,17 @@ class MacroActions(gym.Wrapper):
         return self.features(obs), info
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Play macro ``action`` (an invalid one as ``wait``)."""
+        """Play macro ``action`` (one not valid in this state as ``wait``).
+
+        Raises:
+            ValueError: ``action`` is not an element of the action space (names the space and
+                its macros).
+        """
+        macro = self._macro_index(action)
         obs = self.base.last_observation
-        text, valid = self.expand(obs, int(action)) if obs is not None else (_WAIT, True)
+        text, valid = self.expand(obs, macro) if obs is not None else (_WAIT, True)
         _, reward, terminated, truncated, info = self.env.step(text if valid else _WAIT)
-        info["macro"] = self.macros[int(action)]
+        info["macro"] = self.macros[macro]
         info["macro_valid"] = valid
         new = self.base.last_observation
         info["action_mask"] = self.action_mask(new)

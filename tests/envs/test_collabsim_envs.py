@@ -289,3 +289,17 @@ def test_the_action_mask_marks_exactly_the_macros_that_expand_to_an_action(
         env.close()
     never = [m for m, v in zip(wrapper.macros, ever_valid, strict=True) if not v]
     assert ever_valid.sum() >= min_valid, never
+
+
+@pytest.mark.parametrize("action", [999, len(AGENT_MACROS), -1, 2.5, "finish", None])
+def test_an_action_outside_the_macro_space_is_a_clear_error(action) -> None:
+    """Issue 38.18: not an IndexError (nor a silent macro from the end of the list)."""
+    env = gym.make("collabsim/DiscoveryTeam-v1", interface="macro", team="D", max_turns=4)
+    try:
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match=r"not in the action space Discrete\(\d+\)"):
+            env.step(action)
+        _, _, _, _, info = env.step(np.int64(AGENT_MACROS.index("wait")))
+        assert info["macro"] == "wait", "the env is still usable after the refusal"
+    finally:
+        env.close()
