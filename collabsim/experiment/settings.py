@@ -15,6 +15,7 @@ The team and structure names are checked against the one registry each:
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -40,6 +41,12 @@ from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
 from collabsim.llm.client import LLMSettings
 from collabsim.participants.analysis import MistakeModel
+from collabsim.participants.human import HumanConfigError
+from collabsim.participants.scripted_params import (
+    AgentParams,
+    CollaboratorParams,
+    ScriptedParamsError,
+)
 from collabsim.participants.team import team_from_dict
 from collabsim.session.clock import ClockSpec
 from collabsim.session.structures import STRUCTURE_NAMES, structure_from_dict
@@ -150,9 +157,36 @@ class StructureSelection(_Section):
 # -------------------------------------------------------------------------------- policy
 
 
+def _agent_params(value: dict[str, Any]) -> dict[str, Any]:
+    """Check ``policy.agent`` as the scripted agent reads it (every key known, every value in
+    range), so a misspelt or out-of-range parameter is refused before anything is written."""
+    _scripted_params(value)
+    known = {f.name for f in dataclasses.fields(AgentParams)} - {"finish_by_turn"} | {FINISH_MARGIN_KEY}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ValueError(f"unknown parameter {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    try:
+        AgentParams.from_mapping({k: v for k, v in value.items() if k != FINISH_MARGIN_KEY})
+    except ScriptedParamsError as exc:
+        raise ValueError(str(exc).removeprefix("policy.agent: ")) from None
+    return value
+
+
+def _collaborator_params(value: dict[str, Any]) -> dict[str, Any]:
+    """Check ``policy.collaborator`` as a collaborator reads it over the default params
+    (every key known, every value in range; a profile's own params are checked with it when
+    the collaborators are built)."""
+    _scripted_params(value)
+    try:
+        CollaboratorParams.from_mapping(value, where="policy.collaborator")
+    except HumanConfigError as exc:
+        raise ValueError(str(exc).removeprefix("policy.collaborator: ")
+                         .removeprefix("profile params.")) from None
+    return value
+
+
 def _scripted_params(value: dict[str, Any]) -> dict[str, Any]:
-    """Check the mistake model and the turn margin of scripted parameters (other behaviour
-    keys pass through to the policies, which check them when they are built)."""
+    """Check the mistake model and the turn margin of scripted parameters."""
     mistakes = value.get("mistakes")
     if mistakes is not None:
         if not isinstance(mistakes, Mapping):
@@ -175,14 +209,15 @@ def _scripted_params(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-ScriptedParams = Annotated[dict[str, Any], AfterValidator(_scripted_params)]
+AgentSection = Annotated[dict[str, Any], AfterValidator(_agent_params)]
+CollaboratorSection = Annotated[dict[str, Any], AfterValidator(_collaborator_params)]
 
 
 class _ScriptedSections(_Section):
     # The scripted policies' parameters (configs/policy/scripted.yaml, composed by both
     # policy options): what policy=scripted runs and the offline provider replays.
-    agent: ScriptedParams = {}
-    collaborator: ScriptedParams = {}
+    agent: AgentSection = {}
+    collaborator: CollaboratorSection = {}
 
 
 class ScriptedPolicy(_ScriptedSections):

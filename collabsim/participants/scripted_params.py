@@ -113,7 +113,8 @@ def _probability(key: str) -> Callable[[Any], float]:
 def _agent_values(data: Mapping[str, Any]) -> dict[str, Any]:
     """The typed values of the keys an agent's config mapping sets."""
     casts: dict[str, Callable[[Any], Any]] = {
-        "mistakes": MistakeModel.from_mapping, "deference": float, "patience_seconds": float,
+        "mistakes": MistakeModel.from_mapping, "deference": _probability("deference"),
+        "patience_seconds": float,
         "lead_patience_seconds": float, "finish_by_turn": int, "max_rejections": int,
         "wait_for_working_teammates": bool, "announce": bool,
         "gates": lambda gates: tuple((str(a), str(o)) for a, o in dict(gates).items()),

@@ -84,6 +84,12 @@ BAD_VALUES = [
     (["team=XYZ"], "team"),
     (["structure.names=[gates]"], "structure.names"),
     (["policy.agent.mistakes.wrong_ordinal=2"], "policy.agent"),
+    # issue 38.18: every scripted parameter checked before anything is written
+    (["+policy.agent.deferenc=0.3"], "deferenc"),
+    (["policy.agent.deference=-1"], "policy.agent: deference"),
+    (["policy.agent.deference=2"], "policy.agent: deference"),
+    (["+policy.collaborator.assertivenes=0.3"], "assertivenes"),
+    (["+policy.collaborator.error_in_area=2"], "policy.collaborator: error_in_area"),
     (["+team.profiles.D.params.asertiveness=0.9"], "asertiveness"),
     (["+structure.overrides.scaffolded.build_max_turns=0"], "structure.overrides"),
     (["+clock.seed_offset=1"], "clock"),
