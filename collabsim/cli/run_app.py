@@ -43,6 +43,7 @@ from collabsim.cli.hydra_args import (
     search_path_override,
 )
 from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
+from collabsim.cli.yaml_check import ConfigFileError, check_config_folder
 
 if TYPE_CHECKING:
     from collabsim.experiment.settings import JobSettings
@@ -139,7 +140,9 @@ def compose_config(
     _check_syntax(overrides)
     try:
         extra = search_path_override(config_dir)
-    except FileNotFoundError as err:
+        check_config_folder(config_dir)
+        check_config_folder(config_path)
+    except (FileNotFoundError, ConfigFileError) as err:
         raise UserError(str(err)) from None
     try:
         with _hydra_search_path(config_path):
