@@ -27,10 +27,11 @@ Conventions shared by the engine, the trace->graph converter and the metrics:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from collabsim.core import jsonio
 
 ActorKind = Literal["ai", "human", "env"]
 EventStatus = Literal["ok", "error", "pending", "approved", "rejected", "interrupted"]
@@ -74,7 +75,7 @@ class TraceEvent:
 
     def to_json(self) -> str:
         """Serialise to one JSON line (keys in a fixed order, no trailing newline)."""
-        return json.dumps(
+        return jsonio.dumps(
             {
                 "seq": self.seq,
                 "t_start": round(self.t_start, 6),
@@ -87,7 +88,6 @@ class TraceEvent:
                 "observation": self.observation,
                 "refs": list(self.refs),
             },
-            ensure_ascii=False,
             sort_keys=False,
         )
 

@@ -7,6 +7,12 @@ than the interpreter's recursion limit raises ``RecursionError``, an integer of 
 what is wrong, so a reader of task metadata or session files reports the file as a problem
 instead of crashing with a traceback. :func:`as_int` reads an integer field strictly.
 
+Writing, :func:`dumps` keeps text readable (``ensure_ascii=False``) but escapes the two kinds
+of character that break a JSON-lines file: a lone surrogate (from undecodable bytes in a
+cell's output) cannot be encoded as UTF-8 at all, and U+2028 / U+2029 are line breaks to
+``str.splitlines`` and to JavaScript (as is NEL, U+0085). Escaped, all read back as the same
+string.
+
 This module imports nothing from collabsim, so every layer may use it.
 """
 
@@ -14,10 +20,29 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 MAX_INT_DIGITS = 100
 """Digits of the longest integer an identifier field (a query id) may have."""
+
+
+_UNSAFE_IN_JSONL = re.compile("[\x85\ud800-\udfff\u2028\u2029]")
+
+
+def dumps(value: Any, **kwargs: Any) -> str:
+    """``json.dumps(value, ensure_ascii=False, **kwargs)`` that any UTF-8 file and line
+    reader takes: lone surrogates and U+2028 / U+2029 written as ``\\uXXXX`` escapes.
+
+    Args:
+        value: A JSON-able value.
+        **kwargs: More arguments of :func:`json.dumps` (``indent``, ``sort_keys``, ...).
+
+    Returns:
+        The JSON text (``json.loads`` of it equals ``value``).
+    """
+    text = json.dumps(value, ensure_ascii=False, **kwargs)
+    return _UNSAFE_IN_JSONL.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 class JSONInputError(ValueError):

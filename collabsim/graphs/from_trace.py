@@ -485,7 +485,9 @@ def read_trace(path: str | Path) -> list[TraceEvent]:
     """
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # "\n" only: str.splitlines() also breaks at U+2028 and other separators that a
+        # trace written before they were escaped may hold inside a string
+        lines = path.read_text(encoding="utf-8").split("\n")
     except OSError as err:
         raise TraceFormatError(f"{path}: {err}") from err
     events: list[TraceEvent] = []

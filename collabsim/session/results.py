@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from collabsim.core import jsonio
 from collabsim.core.errors import BUDGET_EXCEEDED, LOOP, PROVIDER_ERROR
 
 INFRA_ERROR = "infra_error"
@@ -120,7 +121,7 @@ def write_text_atomic(path: Path, text: str) -> None:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON to ``path`` atomically (:func:`write_text_atomic`)."""
-    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
+    write_text_atomic(path, jsonio.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 def write_result(path: Path, result: SessionResult) -> None:

@@ -17,12 +17,12 @@ team, structure and outcome.
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from collabsim.core import jsonio
 from collabsim.graphs.model import WorkflowGraph
 from collabsim.viewer.sessions import ViewSession, session_from_graph
 
@@ -88,7 +88,7 @@ def _asset(name: str) -> str:
 def _json_for_script(payload: object) -> str:
     # a "<" inside the data could close the script element or open a comment: JSON's
     # \u003c escape keeps the text identical after parsing
-    text = json.dumps(payload, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = jsonio.dumps(payload, allow_nan=False, separators=(",", ":"))
     return text.replace("<", "\\u003c")
 
 
@@ -148,7 +148,8 @@ def write_page(sessions: Sequence[ViewSession], path: str | Path, title: str) ->
     text = render_page(sessions, title)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
+    # any lone surrogate left outside the data block is shown, not a failed page
+    tmp.write_text(text, encoding="utf-8", errors="backslashreplace")
     tmp.replace(path)
     return path
 
