@@ -283,6 +283,8 @@ class RunSettings(_Section):
     show_sessions: bool = True
     progress: bool = True
     reuse_sandboxes: bool | Literal["auto"] = "auto"
+    # print the run's expected model use and cost, write nothing (collabsim.experiment.estimate)
+    estimate: bool = False
 
     @field_validator("store")
     @classmethod
