@@ -84,3 +84,16 @@ def test_judge_calls_count_in_the_judge_seat_and_unknown_prices_are_flagged(
     totals = cost_totals(table)
     assert totals is not None and totals["llm_calls"] == 3
     assert totals["seats"]["judge"]["calls"] == 2
+
+
+def test_an_llm_judge_scoped_to_a_session_is_counted_in_its_judge_seat(tmp_path: Path) -> None:
+    from collabsim.metrics.judge_llm import LLMJudge
+
+    reply = ('{"context": 1, "relation": 1, "gold_variables": ["x"], "submitted_variables": '
+             '["x"], "matched_gold_variables": ["x"], "matched_submitted_variables": ["x"]}')
+    judge = LLMJudge(LLMSettings(model="gpt-4o-mini", extra={"mock_response": reply}),
+                     LLMClient())
+    score = judge.for_session(tmp_path / "s1").score("x rose", "x rose")
+    table = cost_columns([tmp_path / "s1"])
+    assert score.performance == 1.0 and table is not None
+    assert table.loc[0, "judge_calls"] == 1 and table.loc[0, "judge_cost_usd"] > 0
