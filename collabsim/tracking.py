@@ -19,7 +19,10 @@ Ready to compare in the wandb UI, offline unless ``tracking.mode=online``:
 * **job_type** ``sweep-job`` or ``run``;
 * **summary** ``Performance``, ``H_init_norm``, ``W_human``, ``M_team``, ``C_wf``,
   ``cost_usd`` (mean model cost per session), each with ``…_se`` (SE over tasks, seeds
-  averaged first), ``n_tasks``, ``n_sessions``;
+  averaged first), ``n_tasks``, ``n_sessions``; with model calls the variant's totals
+  (:func:`cost_scalars`, from the cost columns of ``sessions.csv``): ``cost/usd``,
+  ``cost/llm_calls``, ``cost/prompt_tokens``, ``cost/completion_tokens``,
+  ``cost/unknown_price_calls``, ``cost/<seat>/calls`` and ``cost/<seat>/usd``;
 * **table** ``sessions`` (that variant's sessions) and the job's tables (``report.txt``,
   ``aggregate.csv``, ``sessions.csv``) as a ``job-report`` artifact; with
   ``tracking.per_session=true`` every session's metrics are also a history step.
@@ -33,7 +36,6 @@ figure as an image, the aggregate and paired-difference tables, and the whole re
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -162,28 +164,6 @@ def run_config(config: Mapping[str, Any], structure: str, team: str,
             "swept": ",".join(swept)}
 
 
-def session_costs(sessions: pd.DataFrame, config: Mapping[str, Any], output_dir: Path) -> list[float]:
-    """Model cost (USD) of every session of a job, from the call logs in its store folder.
-
-    Sessions without a call log (scripted policies) cost 0.
-    """
-    from collabsim.experiment.collect import match_session_dirs
-
-    store = ((config.get("run") or {}).get("store")) or output_dir
-    folders = match_session_dirs(sessions, Path(store), dict(config))
-    costs = []
-    for folder in folders:
-        total = 0.0
-        for log in sorted(folder.glob("*llm_calls.jsonl")) if folder is not None else ():
-            for line in log.read_text(encoding="utf-8").splitlines():
-                try:
-                    total += float(json.loads(line).get("cost_usd") or 0.0)
-                except (ValueError, AttributeError):
-                    continue
-        costs.append(total)
-    return costs
-
-
 def _finite(value: Any) -> float | None:
     try:
         number = float(value)
@@ -206,6 +186,27 @@ def variant_summary(row: Mapping[str, Any] | pd.Series,
         value = _finite(row.get(count))
         if value is not None:
             out[count] = int(value)
+    return out
+
+
+def cost_scalars(sessions: pd.DataFrame) -> dict[str, float | int]:
+    """Model-use totals of some sessions as wandb scalars (empty without cost columns):
+    ``cost/llm_calls``, ``cost/prompt_tokens``, ``cost/completion_tokens``, ``cost/usd``,
+    ``cost/unknown_price_calls`` and per seat ``cost/<seat>/calls``, ``cost/<seat>/usd``."""
+    from collabsim.experiment.session_costs import cost_totals
+
+    totals = cost_totals(sessions) if "llm_calls" in sessions.columns else None
+    if totals is None:
+        return {}
+    out: dict[str, float | int] = {
+        "cost/llm_calls": totals["llm_calls"], "cost/failed_calls": totals["llm_failed_calls"],
+        "cost/prompt_tokens": totals["prompt_tokens"],
+        "cost/completion_tokens": totals["completion_tokens"], "cost/usd": totals["cost_usd"],
+        "cost/unknown_price_calls": totals["cost_unknown_calls"],
+    }
+    for seat, usage in totals["seats"].items():
+        out[f"cost/{seat}/calls"] = usage.get("calls", 0)
+        out[f"cost/{seat}/usd"] = usage.get("cost_usd", 0.0)
     return out
 
 
@@ -263,7 +264,8 @@ class WandbTracker:
 
         wandb = self._wandb
         sessions = outcome.sessions.copy()
-        sessions["cost_usd"] = session_costs(sessions, self._config, self._output_dir)
+        if "cost_usd" not in sessions.columns:  # no model call (the table has no cost column)
+            sessions["cost_usd"] = 0.0
         metrics = [m for m in (*SUMMARY_METRICS, "cost_usd") if m in sessions.columns]
         agg = aggregate(sessions, metrics=metrics)
         for _, row in agg.iterrows():
@@ -282,6 +284,7 @@ class WandbTracker:
                 run.log({"sessions": wandb.Table(dataframe=own.astype({"seed": "int64"}))})
                 run.summary.update({
                     **variant_summary(row, metrics),
+                    **cost_scalars(own),
                     "sessions_run": outcome.summary.ran,
                     "sessions_reused": outcome.summary.reused,
                     "sessions_infra_error": outcome.summary.infra_errors,

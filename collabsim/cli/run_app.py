@@ -514,8 +514,14 @@ def main_with_args(args: list[str]) -> int:
     _VALIDATED.clear()
     try:
         expect(validate_command_line(args))
-        sys.argv = ["collabsim-run", *args]
-        hydra_main()
+        estimates = [s for s in _VALIDATED.values() if s.run.estimate]
+        if estimates:  # run.estimate=true: print what the run would cost, write nothing
+            from collabsim.experiment.estimate import estimate_run, estimate_text
+
+            print("\n\n".join(estimate_text(estimate_run(s)) for s in estimates))
+        else:
+            sys.argv = ["collabsim-run", *args]
+            hydra_main()
     except UserError as err:
         print(f"collabsim run: {err}", file=sys.stderr)
         return EXIT_USER_ERROR

@@ -92,6 +92,7 @@ class ParticipantBuilder:
                 cache_dir=Path(llm.cache_dir) if llm.cache_dir else None,
                 max_concurrency=self.max_concurrency,
                 requests_per_minute=llm.requests_per_minute,
+                prices=llm.prices,
             )
         return self._client
 

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from collabsim.experiment.plan import SessionPlan
+from collabsim.experiment.session_costs import add_cost_columns, cost_line, cost_totals
 from collabsim.experiment.store import ResultStore
 from collabsim.metrics.pipeline import MetricsRows
 from collabsim.reporting.tables import aggregate, format_table
@@ -126,6 +127,7 @@ def summarise(
         "virtual_min",
         [round(r.virtual_seconds / 60.0, 1) for r in results],
     )
+    sessions = add_cost_columns(sessions, [store.trace_path(p).parent for p in plans])
     sessions["hypothesis"] = [r.submitted_hypothesis for r in results]
     agg = aggregate(sessions)
     parts = []
@@ -141,6 +143,9 @@ def summarise(
     objections = objection_summary(sessions)
     if objections:
         parts.append(objections)
+    costs = cost_totals(sessions)
+    if costs is not None:
+        parts.append(cost_line(costs))
     statuses = sessions["status"].value_counts().to_dict()
     parts.append("Session statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
     if statuses.get(INFRA_ERROR):

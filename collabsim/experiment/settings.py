@@ -26,6 +26,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    NonNegativeFloat,
     NonNegativeInt,
     PositiveFloat,
     PositiveInt,
@@ -278,7 +279,13 @@ class LLMConfig(_Section):
     max_retries: NonNegativeInt = _CLIENT.max_retries
     cache_dir: str | None = None
     budget: Budget = Budget()
+    # model -> [USD per 1M input tokens, USD per 1M output tokens] (collabsim.llm.pricing)
+    prices: dict[str, tuple[NonNegativeFloat, NonNegativeFloat]] = {}
     requests_per_minute: PositiveFloat | None = None
+
+    def models(self) -> list[str]:
+        """The configured models, one per role, in role order."""
+        return [self.agent.model, self.collaborator.model]
 
 
 # ------------------------------------------------------------------- tracking / run / sandbox
@@ -311,6 +318,8 @@ class RunSettings(_Section):
     show_sessions: bool = True
     progress: bool = True
     reuse_sandboxes: bool | Literal["auto"] = "auto"
+    # print the run's expected model use and cost, write nothing (collabsim.experiment.estimate)
+    estimate: bool = False
 
     @field_validator("store")
     @classmethod
@@ -424,6 +433,25 @@ def validate_job(cfg: Mapping[str, Any]) -> JobSettings:
     """
     data = {k: v for k, v in cfg.items() if k != "hydra"}
     try:
-        return JobSettings.model_validate(data)
+        settings = JobSettings.model_validate(data)
     except ValidationError as err:
         raise SettingsError(_one_error(err)) from None
+    _refuse_unpriced_budget(settings)
+    return settings
+
+
+def _refuse_unpriced_budget(settings: JobSettings) -> None:
+    """Refuse ``llm.budget.max_usd`` when a configured model has no price: the budget
+    would count its calls as $0 and never stop a session."""
+    llm = settings.llm
+    if settings.policy.name != "llm" or llm is None or llm.budget.max_usd is None:
+        return
+    from collabsim.llm.pricing import unpriced_models
+
+    unpriced = unpriced_models(llm.models(), llm.prices)
+    if unpriced:
+        raise SettingsError(
+            f"llm.budget.max_usd: no price for model {unpriced[0]!r} (litellm has none); "
+            f"give it one in llm.prices, e.g. '+llm.prices={{{unpriced[0]}: [USD per 1M input "
+            "tokens, USD per 1M output tokens]}'"
+        )

@@ -35,6 +35,7 @@ import pandas as pd
 
 from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
+from collabsim.experiment.session_costs import add_cost_columns, cost_line, cost_totals
 from collabsim.reporting import figures
 from collabsim.reporting.latex import tabular
 from collabsim.reporting.pages import Section, write_html, write_markdown
@@ -305,6 +306,9 @@ def build_report(
     notes = list(collected.notes)
     sessions, variants = derive_variants(collected.sessions)
     sessions = sessions.drop(columns=[c for c in PRIVATE_COLUMNS if c in sessions])
+    # Model use is read again from each session's call logs (a store-only session has no
+    # sessions.csv row to carry it).
+    sessions = add_cost_columns(sessions, list(sessions["session_dir"]))
     if baselines is None:
         baselines = default_baselines(sessions)
     for baseline in baselines:
@@ -339,6 +343,9 @@ def build_report(
         _session_section(sessions, variants),
     ]
     intro = _summary(sessions, variants, inputs_text)
+    costs = cost_totals(sessions)
+    if costs is not None:
+        intro.append(cost_line(costs) + ".")
     footer = ("Files: report_sessions.csv, report_aggregate.csv/.tex, report_deltas.csv/.tex, "
               "figures/ (PNG and PDF), views/.")
     write_markdown(out_dir / "report.md", title, intro, notes, sections, footer)

@@ -10,8 +10,9 @@ through :meth:`LLMClient.complete`. A call
    ``litellm.acompletion`` with a per-request timeout (litellm's own and an
    ``asyncio.wait_for`` around it), retrying transient errors with seeded exponential
    backoff and jitter (:mod:`collabsim.llm.retry`),
-4. prices the reply with litellm's cost data (unknown model -> 0, ``cost_known=False``;
-   the offline ``collabsim/...`` models are free and known),
+4. prices the reply with :func:`collabsim.llm.pricing.price` (the client's ``prices``, then
+   litellm's cost data; unknown model -> 0, ``cost_known=False``; the offline
+   ``collabsim/...`` models are free and known),
 5. stores it in the cache, accounts tokens and cost under the call's ``tag`` and appends a
    redacted record to the call log.
 
@@ -28,7 +29,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +39,11 @@ from collabsim.llm.cache import CacheEntry, DiskCache, cache_key, is_secret_para
 from collabsim.llm.calllog import CallLog
 from collabsim.llm.custom_provider import register_custom_model
 from collabsim.llm.limits import CallLimiter
+from collabsim.llm.pricing import OFFLINE_MODEL_PREFIX as OFFLINE_MODEL_PREFIX  # re-exported
+from collabsim.llm.pricing import Prices, price
 from collabsim.llm.redact import redact
 from collabsim.llm.retry import backoff_delay, is_retryable, retry_generator
 from collabsim.llm.usage import UsageLedger, estimate_prompt_tokens, estimate_tokens
-
-OFFLINE_MODEL_PREFIX = "collabsim/"
 
 
 @dataclass(frozen=True)
@@ -153,30 +154,6 @@ def _background_loop() -> asyncio.AbstractEventLoop:
     return _SYNC_LOOP
 
 
-def price(model: str, prompt_tokens: int, completion_tokens: int) -> tuple[float, bool]:
-    """Price a call with litellm's cost data.
-
-    Args:
-        model: litellm model name.
-        prompt_tokens: Prompt tokens.
-        completion_tokens: Completion tokens.
-
-    Returns:
-        ``(usd, known)``; ``(0.0, False)`` for a model litellm has no price for, and
-        ``(0.0, True)`` for the offline ``collabsim/...`` models.
-    """
-    if model.startswith(OFFLINE_MODEL_PREFIX):
-        return 0.0, True
-    litellm = get_litellm()
-    try:
-        prompt_usd, completion_usd = litellm.cost_per_token(
-            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
-        )
-    except Exception:  # noqa: BLE001 - litellm raises several types for unmapped models
-        return 0.0, False
-    return float(prompt_usd) + float(completion_usd), True
-
-
 def _normalise(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     out = []
     for message in messages:
@@ -213,6 +190,8 @@ class LLMClient:
         retry_base_s: Backoff delay scale of the first retry.
         retry_cap_s: Maximum backoff delay.
         sleep: Coroutine function used to wait between retries (tests pass a fake).
+        prices: Model -> (USD per 1M prompt tokens, USD per 1M completion tokens), used
+            before litellm's cost data for every reply and budget reservation.
     """
 
     def __init__(
@@ -227,6 +206,7 @@ class LLMClient:
         retry_base_s: float = 1.0,
         retry_cap_s: float = 30.0,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        prices: Prices | None = None,
     ) -> None:
         self.cache = DiskCache(Path(cache_dir)) if cache_dir is not None else None
         self.budget = budget or Budget()
@@ -236,6 +216,7 @@ class LLMClient:
         self.retry_base_s = retry_base_s
         self.retry_cap_s = retry_cap_s
         self._sleep = sleep or asyncio.sleep
+        self.prices: dict[str, tuple[float, float]] = dict(prices or {})
         self._usage = UsageLedger()
         self._parents: tuple[UsageLedger, ...] = ()
         self._reserved_tokens = 0
@@ -263,6 +244,7 @@ class LLMClient:
         view.retry_base_s = self.retry_base_s
         view.retry_cap_s = self.retry_cap_s
         view._sleep = self._sleep
+        view.prices = self.prices
         view._usage = UsageLedger()
         view._parents = (self._usage, *self._parents)
         view._reserved_tokens = 0
@@ -287,7 +269,8 @@ class LLMClient:
         if self.budget.unlimited:
             return 0, 0.0
         next_tokens = estimate_prompt_tokens(messages) + settings.max_tokens
-        next_usd, _ = price(settings.model, next_tokens - settings.max_tokens, settings.max_tokens)
+        next_usd, _ = price(settings.model, next_tokens - settings.max_tokens, settings.max_tokens,
+                            self.prices)
         total = self._usage.total
         self.budget.check(
             total.total_tokens + self._reserved_tokens,
@@ -355,6 +338,11 @@ class LLMClient:
         retries: int,
     ) -> LLMReply:
         latency = time.perf_counter() - started
+        if not entry.cost_known and self.prices:
+            # A reply cached before its model had a price (llm.prices) is priced now.
+            cost, known = price(entry.model, entry.prompt_tokens, entry.completion_tokens,
+                                self.prices)
+            entry = replace(entry, cost_usd=cost, cost_known=known)
         self._record(
             tag,
             model=entry.model,
@@ -439,7 +427,8 @@ class LLMClient:
             prompt_tokens = estimate_prompt_tokens(msgs)
         if completion_tokens is None:
             completion_tokens = estimate_tokens(text)
-        cost, known = price(settings.model, int(prompt_tokens), int(completion_tokens))
+        cost, known = price(settings.model, int(prompt_tokens), int(completion_tokens),
+                            self.prices)
         entry = CacheEntry(
             key=key,
             model=settings.model,

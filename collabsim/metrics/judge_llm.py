@@ -25,6 +25,8 @@ from collabsim.metrics.outcome import HypothesisScore
 from collabsim.tasks.model import Task, TaskBrief
 
 PROMPT_DIR = Path(__file__).resolve().parent / "prompts"
+JUDGE_CALL_LOG = "judge.llm_calls.jsonl"
+"""The judge's call log in a session folder, beside the participants' ``llm_calls.jsonl``."""
 
 
 class JudgeReplyError(ValueError):
@@ -113,6 +115,13 @@ class LLMJudge:
         self.client = client
         self.tag = tag
         self.name = f"llm:{settings.model}"
+
+    def for_session(self, session_dir: Path) -> LLMJudge:
+        """This judge with its calls logged in ``session_dir/judge.llm_calls.jsonl`` (tag
+        ``judge``), where the session's cost columns and the viewer count them."""
+        client = self.client if self.client is not None else _default_client()
+        view = client.for_session(call_log_path=Path(session_dir) / JUDGE_CALL_LOG)
+        return LLMJudge(self.settings, view, self.tag)
 
     def render(self, hypothesis: str, gold: str, task: Task | TaskBrief | None = None) -> str:
         """The prompt sent to the model."""

@@ -10,8 +10,10 @@ team, structure, submitted hypothesis, Performance and the judge's factors, metr
 a timeline with one swimlane per participant (nodes as time intervals, sequential / loop /
 crossing edges, gate requests and decisions, step bands with ratings) and, beside it, the
 chronological transcript; clicking a node scrolls the transcript to its entry and clicking
-an entry selects its node. With more than one session a picker lists them, filtered by
-team, structure and outcome.
+an entry selects its node. An LLM session also gets its model turns under the node details
+(:mod:`collabsim.viewer.model_turns`: prompt size, reply, parse result, cost) and a cost card.
+With more than one session a picker lists them, filtered by team, structure and outcome,
+above the page's model-use totals.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 
 from collabsim.core import jsonio
 from collabsim.graphs.model import WorkflowGraph
+from collabsim.viewer.model_turns import page_totals_text
 from collabsim.viewer.sessions import ViewSession, session_from_graph
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -47,6 +50,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <input id="f-text" type="search" placeholder="filter by task or id">
 </div>
 <div id="picker-count" class="muted"></div>
+{page_totals}
 <ol id="picker-list"></ol>
 </nav>
 <div id="session">
@@ -66,6 +70,7 @@ _TEMPLATE = """<!DOCTYPE html>
 <div id="left">
 <div id="timeline"><svg id="timeline-svg" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="workflow timeline"></svg></div>
 <div id="detail"><p class="muted">Click a node or a transcript entry.</p></div>
+<section id="model-turns" aria-label="model turns"></section>
 </div>
 <aside id="transcript" aria-label="transcript"></aside>
 </main>
@@ -111,7 +116,10 @@ def render_page(sessions: Sequence[ViewSession], title: str) -> str:
         for i, s in enumerate(sessions)
     )
     index = [{**s.index, "i": i} for i, s in enumerate(sessions)]
+    totals = page_totals_text(index)
     return _TEMPLATE.format(
+        page_totals=(f'<div id="page-totals" class="muted">{html.escape(totals)}</div>'
+                     if totals else ""),
         title=html.escape(title),
         body_class="single" if len(sessions) == 1 else "many",
         team_label="participant" if kolab_only else "team",

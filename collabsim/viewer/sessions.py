@@ -24,6 +24,7 @@ from typing import Any
 
 from collabsim.experiment.collect import read_json_object
 from collabsim.graphs.model import WorkflowGraph
+from collabsim.viewer.model_turns import cost_card, model_turns, turn_totals
 from collabsim.viewer.payload import graph_payload
 from collabsim.viewer.sources import GraphSourceError, load_graph
 from collabsim.viewer.story import (
@@ -89,6 +90,7 @@ def session_from_graph(
     row = _clean(row)
     payload = graph_payload(graph)
     trace = _trace_path(graph)
+    cost: dict[str, Any] | None = None
     if trace is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -96,6 +98,11 @@ def session_from_graph(
         result = read_json_object(trace.parent / "result.json")
         header = simulated_header(graph, result, row, question=question, gold=gold)
         payload["transcript"] = transcript_from_trace(events, graph)
+        turns = model_turns(trace.parent)
+        if turns:
+            payload["model_turns"] = turns
+            cost = turn_totals(turns)
+            header["cards"] = [*header["cards"], cost_card(cost)]
     else:
         header = kolab_header(graph)
         if question:
@@ -117,6 +124,8 @@ def session_from_graph(
         "perf": header["performance"],
         "nodes": len(graph.nodes),
     }
+    if cost is not None:
+        index["cost"] = cost
     return ViewSession(index, payload)
 
 

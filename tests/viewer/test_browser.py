@@ -10,39 +10,12 @@ the test (install it with ``apt-get install -y chromium``).
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from helpers.browser import open_in_browser
 
 from collabsim.viewer import load_graph, write_view
-
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--window-size=1400,900",
-]
-
-
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    raise FileNotFoundError("no Chromium on PATH: apt-get install -y chromium")
-
-
-def open_in_browser(page: Path, profile: Path, fragment: str = "") -> tuple[str, list[str]]:
-    """Load ``page``; return the DOM after scripts ran and the console messages."""
-    proc = subprocess.run(
-        [chromium(), *FLAGS, f"--user-data-dir={profile}", "--dump-dom",
-         page.as_uri() + fragment],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    console = re.findall(r':CONSOLE[^\]]*\] "(.*?)", source:', proc.stderr)
-    return proc.stdout, console
 
 
 def assert_drawn(page: Path, profile: Path, n_nodes: int) -> None:

@@ -81,6 +81,7 @@
     });
     drawStory();
     drawTranscript();
+    drawModelTurns();
     draw();
     $("detail").innerHTML = "";
     h("p", "muted", "Click a node or a transcript entry.", $("detail"));
@@ -140,6 +141,35 @@
       h("div", "cv", c.value, card);
       h("div", "ck", c.label, card);
       h("div", "ch", c.hint, card);
+    });
+  }
+
+  // ------------------------------------------------------------------ model turns
+  function drawModelTurns() {
+    var box = $("model-turns"), turns = data.model_turns || [];
+    box.innerHTML = "";
+    box.style.display = turns.length ? "" : "none";
+    if (!turns.length) { return; }
+    h("h3", "", "Model turns (" + turns.length + " calls, from llm_calls.jsonl)", box);
+    var table = h("table", "turns", null, box);
+    var head = h("tr", "", null, h("thead", "", null, table));
+    ["#", "seat", "model", "prompt tok", "reply tok", "cost $", "parse result", "reply"].forEach(
+      function (c) { h("th", "", c, head); });
+    var body = h("tbody", "", null, table);
+    turns.forEach(function (t) {
+      var tr = h("tr", t.parse.indexOf("action ") === 0 ? "ok" : "bad", null, body);
+      h("td", "n", String(t.call), tr);
+      h("td", "", t.tag, tr);
+      h("td", "", t.model, tr);
+      h("td", "n", String(t.prompt_tokens), tr);
+      h("td", "n", String(t.completion_tokens), tr);
+      h("td", "n", (t.cost_known ? "" : "? ") + Number(t.cost_usd).toFixed(6) +
+        (t.cached ? " (cached)" : ""), tr);
+      h("td", "parse", t.parse, tr);
+      var cell = h("td", "reply", null, tr);
+      var det = h("details", "", null, cell);
+      h("summary", "", t.reply.split("\n")[0].slice(0, 80) || "(empty reply)", det);
+      h("pre", "", t.reply, det);
     });
   }
 
