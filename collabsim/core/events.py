@@ -54,6 +54,9 @@ class TraceEvent:
             ``interrupted``.
         observation: Short text of what the action produced (truncated output, error).
         refs: ``seq`` of the events this one responds to.
+        llm: The model calls of the turn that decided this event (``calls``,
+            ``prompt_tokens``, ``completion_tokens``), for language-model participants
+            only; None (and left out of the JSON line) otherwise.
     """
 
     seq: int
@@ -66,6 +69,7 @@ class TraceEvent:
     status: EventStatus = "ok"
     observation: str = ""
     refs: tuple[int, ...] = ()
+    llm: Mapping[str, int] | None = field(default=None, hash=False)
 
     @property
     def is_message(self) -> bool:
@@ -74,22 +78,21 @@ class TraceEvent:
 
     def to_json(self) -> str:
         """Serialise to one JSON line (keys in a fixed order, no trailing newline)."""
-        return json.dumps(
-            {
-                "seq": self.seq,
-                "t_start": round(self.t_start, 6),
-                "t_end": round(self.t_end, 6),
-                "actor": self.actor,
-                "actor_type": self.actor_type,
-                "action_type": self.action_type,
-                "args": dict(self.args),
-                "status": self.status,
-                "observation": self.observation,
-                "refs": list(self.refs),
-            },
-            ensure_ascii=False,
-            sort_keys=False,
-        )
+        data: dict[str, Any] = {
+            "seq": self.seq,
+            "t_start": round(self.t_start, 6),
+            "t_end": round(self.t_end, 6),
+            "actor": self.actor,
+            "actor_type": self.actor_type,
+            "action_type": self.action_type,
+            "args": dict(self.args),
+            "status": self.status,
+            "observation": self.observation,
+            "refs": list(self.refs),
+        }
+        if self.llm is not None:  # absent for scripted participants: their lines unchanged
+            data["llm"] = dict(self.llm)
+        return json.dumps(data, ensure_ascii=False, sort_keys=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TraceEvent:
@@ -105,4 +108,5 @@ class TraceEvent:
             status=data.get("status", "ok"),
             observation=str(data.get("observation", "")),
             refs=tuple(int(r) for r in data.get("refs") or ()),
+            llm=dict(data["llm"]) if data.get("llm") is not None else None,
         )
