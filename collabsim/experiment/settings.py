@@ -40,6 +40,7 @@ from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
 from collabsim.llm.client import LLMSettings
 from collabsim.participants.analysis import MistakeModel
+from collabsim.participants.loops import DEFAULT_LOOP_REPEATS
 from collabsim.participants.team import team_from_dict
 from collabsim.session.clock import ClockSpec
 from collabsim.session.structures import STRUCTURE_NAMES, structure_from_dict
@@ -244,6 +245,7 @@ class LLMConfig(_Section):
     cache_dir: str | None = None
     budget: Budget = Budget()
     requests_per_minute: PositiveFloat | None = None
+    loop_repeats: PositiveInt = DEFAULT_LOOP_REPEATS
 
 
 # ------------------------------------------------------------------- tracking / run / sandbox
