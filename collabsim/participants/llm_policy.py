@@ -1,30 +1,42 @@
-"""LLM participants: ReAct-style prompts, lenient parsing with one repair turn.
+"""LLM participants: ReAct-style prompts, strict action reading with one repair turn.
 
 An :class:`LLMParticipant` implements the participant protocol with any litellm model
 through :class:`~collabsim.llm.client.LLMClient`. Each turn it
 
 1. renders a system prompt and a turn prompt from the Jinja2 templates in
    ``collabsim/participants/prompts/`` (``<role>_system.j2``, ``<role>_turn.j2``,
-   ``repair.j2``): task and data description, current observation (time, phase, feedback,
-   editor), team chat, shared code cells, the action history this participant may see
-   (team-level for the agent, own for a collaborator - the observation already holds the
-   right one), profile guidance (collaborators), its private scratchpad, the group memory
-   and gates / pending requests where the structure has them, and the available actions
-   with their syntax;
-2. asks the model (tag = participant name, so usage is accounted per participant);
-3. parses the reply with the engine's lenient :func:`~collabsim.core.action_parser.parse_action`
-   (preferring the text after an ``ACTION:`` marker); ``SCRATCHPAD: ...`` text replaces the
-   participant's private notes;
-4. if no valid action is found, makes **one repair turn** that quotes the parse error;
-5. if the repair fails too, returns the last raw reply unchanged: the engine cannot parse it
-   either, logs an ``INVALID`` event with status ``error`` (the error event in the trace),
-   applies no action (the turn is a wait) and passes the error to the participant as
-   feedback.
+   ``repair.j2``): task and data description, current observation (time and turn with their
+   limits, phase, feedback, editor), team chat, shared code cells, the action history this
+   participant may see (team-level for the agent, own for a collaborator) in time order,
+   each code cell once, profile guidance and calibrated behaviour (collaborators,
+   :mod:`collabsim.participants.prompt_behaviour`), its private scratchpad, the group
+   memory and gates / pending requests where the structure has them, and the available
+   actions with their syntax; when the model's context window is known
+   (:func:`~collabsim.llm.client.context_window`) the turn prompt is trimmed to fit it
+   (:meth:`PromptRenderer.fit`: oldest history entries first, then oldest chat messages,
+   then oldest code cells, each down to its latest item), and a prompt that cannot fit
+   ends the session with ``provider_error``;
+2. asks the model (tag = participant name, so usage is accounted per participant), offering
+   the available actions as tool schemas (:func:`~collabsim.core.actions.tool_schemas`;
+   the client sends them only to models that support tools);
+3. reads the action with :func:`~collabsim.participants.replies.parse_reply`: only from one
+   native tool call, a JSON action, the text after the one ``ACTION:`` marker, or - without
+   a marker - a reply that is nothing but one action call (``EXECUTE_CODE(code="...")``,
+   possibly fenced); never from the THOUGHT or other prose. Unknown or doubled actions are
+   errors; a reply cut at ``max_tokens`` (``finish_reason == "length"``) is never executed.
+   ``SCRATCHPAD: ...`` text replaces the participant's private notes;
+4. if no valid action is found, makes **one repair turn** that quotes the error;
+5. if the repair fails too, returns an :class:`~collabsim.core.replies.UnusableReply`: the
+   engine logs an ``INVALID`` event with status ``error`` carrying the error, applies no
+   action (the turn is a wait) and passes the error to the participant as feedback;
+6. counts identical actions in a row (:mod:`collabsim.participants.loops`): after
+   ``loop_repeats`` the next prompt warns, one more ends the session (``loop``).
 
 A budget overrun raises :class:`~collabsim.llm.budget.BudgetExceeded` (a ``SessionAbort``
 with status ``budget_exceeded``); a model call that fails after its retries becomes
-``SessionAbort("error", ...)``. Prompts, replies, tokens and cost of every call are in the
-client's call log next to the trace.
+``SessionAbort(PROVIDER_ERROR, ...)``. Prompts, replies, tokens and cost of every call are
+in the client's call log next to the trace; :attr:`LLMParticipant.last_turn_usage` (the
+turn's calls and tokens) goes on the turn's trace events.
 
 For the offline ``collabsim/...`` models the turn and repair prompts carry a state block
 (:mod:`collabsim.participants.state_block`) from which the offline provider rebuilds the scripted
