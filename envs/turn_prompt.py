@@ -20,7 +20,7 @@ from typing import Any
 from collabsim.core.actions import ACTION_SPECS, describe_actions
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry
-from collabsim.participants.llm_policy import PromptLimits, PromptRenderer
+from collabsim.participants.llm_policy import PromptLimits, PromptRenderer, in_time_order
 
 _GATED_STRUCTURES = ("preassigned_gates", "scaffolded")
 _MAX_ITEMS = 4096  # per-item lines kept (an episode has far fewer items; bounds memory)
@@ -85,6 +85,27 @@ class TurnPrompt:
     def _history_line(h: HistoryEntry) -> str:
         return f"- [t={h.time:.0f}s] {h.actor} {h.action_type} ({h.status}): {h.summary}\n"
 
+    def _history(self, obs: Observation, limit: int) -> str:
+        """The history section: entries in time order, a shown cell named, not repeated."""
+        header = ("## Team action history" if obs.role == "agent" else "## Your action history")
+        header += " (in time order)"
+        items = in_time_order(obs.history)
+        shown = items[-limit:] if limit else ()
+        hidden = len(items) - len(shown)
+        if hidden:
+            header += f" (latest {len(shown)}; {hidden} earlier not shown)"
+        if not shown:
+            return f"{header}\n(nothing yet)\n"
+        cells_limit = self.renderer.limits.max_cells
+        cells = obs.code_cells[-cells_limit:] if cells_limit else ()
+        shown_cells = {c.seq for c in cells}
+        lines = self._item_lines(shown, self._history_line)
+        for i, h in enumerate(shown):
+            if h.action_type == "EXECUTE_CODE" and h.seq in shown_cells:
+                lines[i] = (f"- [t={h.time:.0f}s] {h.actor} {h.action_type} ({h.status}): "
+                            f'cell {h.seq} (code and output under "Shared code cells")\n')
+        return f"{header}\n{''.join(lines)}"
+
     def _list_section(
         self,
         header: str,
@@ -132,11 +153,16 @@ class TurnPrompt:
     def render(self, obs: Observation) -> str:
         """The turn prompt of ``obs`` (empty scratchpad, no state block)."""
         lim, m = self.renderer.limits, self._macros
+        time_limit = (
+            f" of {obs.max_time:.0f}s ({max(obs.max_time - obs.time, 0):.0f}s left)"
+            if obs.max_time else ""
+        )
+        turn_limit = f" of at most {obs.max_turns}" if obs.max_turns else ""
         parts = [self._task(obs),
-                 "\n\n## Now\nTime: t=", f"{obs.time:.0f}",
-                 "s. Structure: ", str(obs.structure), ". Phase: ", str(obs.phase),
+                 "\n\n## Now\nTime: t=", f"{obs.time:.0f}", "s", time_limit,
+                 ". Structure: ", str(obs.structure), ". Phase: ", str(obs.phase),
                  " (group-memory build phase)" if obs.phase == "build" else "",
-                 f". This is your turn {obs.turn + 1}.\n"]
+                 f". This is your turn {obs.turn + 1}{turn_limit}.\n"]
         if obs.working:
             parts.append("Teammates at work now (started, not done yet): " + "; ".join(
                 f"{w.actor} {w.action_type} since t={w.since:.0f}s" for w in obs.working)
@@ -156,10 +182,7 @@ class TurnPrompt:
                                "earlier cells not shown", "(no code has been run yet)\n",
                                self._cell_lines),
             "\n\n",
-            self._list_section(
-                "## Team action history" if obs.role == "agent" else "## Your action history",
-                obs.history, lim.max_history, "earlier not shown", "(nothing yet)\n",
-                self._history_line),
+            self._history(obs, lim.max_history),
             "\n",
         ]
         if obs.memory is not None:

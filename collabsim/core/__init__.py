@@ -15,6 +15,7 @@ module                      holds
 ``core.actions``            :class:`ActionName`, :data:`ACTION_SPECS`, :func:`format_action`
 ``core.action_parser``      :func:`parse_action` (``core.action_args``: argument lists)
 ``core.errors``             :class:`SessionAbort`
+``core.replies``            :class:`UnusableReply` (a reply the engine logs as ``INVALID``)
 ==========================  =================================================================
 """
 
@@ -40,6 +41,7 @@ from collabsim.core.records import (
     MemoryView,
     Profile,
 )
+from collabsim.core.replies import UnusableReply
 from collabsim.core.task import ColumnInfo, DatasetInfo, TaskBrief
 from collabsim.core.team import AGENT_NAME, TeamConfigError, TeamSpec
 
@@ -71,6 +73,7 @@ __all__ = [
     "TeamConfigError",
     "TeamSpec",
     "TraceEvent",
+    "UnusableReply",
     "describe_actions",
     "format_action",
     "parse_action",

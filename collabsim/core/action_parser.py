@@ -27,10 +27,18 @@ Participants answer with the text of one action, Collaborative-Gym style::
   string, ...) and show the expected syntax.
 
 Writing actions (:func:`collabsim.core.actions.format_action`) is the exact inverse.
+
+:func:`parse_one_action` is the strict reading for a text that is meant to *be* one action
+(the action part of a model's reply): its first action-like call (a known action name, or
+any upper-case name such as ``SUBMIT(``) must be a known action, and no second action-like
+call may follow it; with ``alone=True`` nothing but white space may surround the call.
+:func:`action_from_mapping` builds an action from a name and a mapping of arguments (JSON
+replies, native tool calls).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 
@@ -227,6 +235,117 @@ def _parse(text: str) -> ParseResult:
     if bare is not None:
         return ParseResult(bare)
     return ParseResult(None, _no_action_error(text, scan.unknown))
+
+
+def _action_like(name: str) -> bool:
+    """A call name that means an action: a known one (any case) or an upper-case name."""
+    return name.upper() in ACTION_SPECS or (len(name) > 1 and name.isupper())
+
+
+def _action_calls(text: str) -> list[re.Match[str]]:
+    return [m for m in _CALL_RE.finditer(text) if _action_like(m.group(1))]
+
+
+def _unknown_action_error(name: str) -> str:
+    return (
+        f"Unknown action {name!r}. Known actions: {', '.join(ACTION_SPECS)}. "
+        f"Expected syntax: {GENERIC_SYNTAX}"
+    )
+
+
+def _two_actions_error(first: str, second: str) -> str:
+    return f"Two actions ({first} and then {second}): write exactly one action per turn."
+
+
+def parse_one_action(text: str, *, alone: bool = False) -> ParseResult:
+    """Parse a text that must hold exactly one action; never raises.
+
+    Args:
+        text: The action part of a reply (prose may surround the call unless ``alone``).
+        alone: Nothing but white space may come before or after the call (a bare name of an
+            action without required arguments, ``FINISH``, is accepted either way).
+
+    Returns:
+        The action, or an error naming an unknown action, a second action, prose around a
+        bare action (``alone``) or what is wrong with the call.
+    """
+    if not isinstance(text, str):
+        return ParseResult(None, f"An action must be text, got {type(text).__name__}.")
+    try:
+        return _parse_one(text, alone)
+    except Exception as exc:  # noqa: BLE001 - the parser must never raise
+        return ParseResult(
+            None, f"Could not parse the action ({type(exc).__name__}). Expected {GENERIC_SYNTAX}"
+        )
+
+
+def _alone_error(where: str, spec: ActionSpec) -> ParseResult:
+    return ParseResult(
+        None,
+        f"Text {where} the action: without an ACTION: marker the reply must be the action "
+        f"alone. Write THOUGHT: ... then ACTION: {spec.example}",
+    )
+
+
+def _parse_one(text: str, alone: bool) -> ParseResult:
+    calls = _action_calls(text)
+    if not calls:
+        bare = _bare_name(text)
+        return ParseResult(bare, None if bare else _no_action_error(text, []))
+    first = calls[0]
+    spec = ACTION_SPECS.get(first.group(1).upper())
+    if spec is None:
+        return ParseResult(None, _unknown_action_error(first.group(1)))
+    if alone and text[: first.start()].strip():
+        return _alone_error("before", spec)
+    action, error, repairable = _try_call(spec, text, first.end())
+    if action is None:
+        repaired = _repair(spec, text, first.end()) if repairable else None
+        why = None if repaired else f"Could not parse {spec.name}: {error}. {_expected(spec)}"
+        return ParseResult(repaired, why)
+    return _nothing_after(spec, action, text[read_args(text, first.end())[1] :], alone)
+
+
+def _nothing_after(spec: ActionSpec, action: Action, rest: str, alone: bool) -> ParseResult:
+    """``action`` when no second action (nor, ``alone``, any text) follows it in ``rest``."""
+    later = _action_calls(rest)
+    if later:
+        return ParseResult(None, _two_actions_error(spec.name, later[0].group(1).upper()))
+    if alone and rest.strip():
+        return _alone_error("after", spec)
+    return ParseResult(action)
+
+
+def action_from_mapping(name: object, args: object) -> ParseResult:
+    """Build an action from a name and its arguments (a JSON reply, a native tool call).
+
+    Args:
+        name: The action name (case-insensitive).
+        args: A mapping of argument names to values (non-strings are written as JSON), or
+            None for no arguments.
+
+    Returns:
+        The action, or an error naming an unknown action, an unknown or missing argument.
+    """
+    if not isinstance(name, str) or not name.strip():
+        return ParseResult(None, f"The action name must be text, got {name!r}.")
+    spec = ACTION_SPECS.get(name.strip().upper())
+    if spec is None:
+        return ParseResult(None, _unknown_action_error(name.strip()))
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return ParseResult(
+            None, f"The arguments of {spec.name} must be an object. {_expected(spec)}"
+        )
+    raw = [
+        (str(k), v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))
+        for k, v in args.items()
+    ]
+    try:
+        return ParseResult(bind(spec, raw))  # type: ignore[arg-type]
+    except ArgsError as exc:
+        return ParseResult(None, f"Could not parse {spec.name}: {exc}. {_expected(spec)}")
 
 
 def parse_action(text: str) -> ParseResult:

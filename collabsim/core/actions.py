@@ -242,3 +242,37 @@ def format_wait(seconds: float | None = None) -> str:
         return format_action("WAIT_TEAMMATE_CONTINUE")
     millis = max(1, math.ceil(seconds * 1000.0 + 1e-6))
     return format_action("WAIT_TEAMMATE_CONTINUE", **{WAIT_MAX_SECONDS: f"{millis / 1000:.3f}"})
+
+
+def tool_schemas(names: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """OpenAI-style function schemas of actions, for native tool calling.
+
+    Each action is one function of the same name whose parameters are its arguments, all
+    strings (the action language has string arguments only), the required ones required.
+
+    Args:
+        names: Actions to describe (default: all, in specification order).
+
+    Returns:
+        ``[{"type": "function", "function": {"name", "description", "parameters"}}, ...]``.
+    """
+    chosen = names if names is not None else tuple(ACTION_SPECS)
+    out: list[dict[str, Any]] = []
+    for n in chosen:
+        spec = ACTION_SPECS[n]
+        out.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "parameters": {
+                        "type": "object",
+                        "properties": {a: {"type": "string"} for a in spec.arg_names},
+                        "required": list(spec.required),
+                        "additionalProperties": False,
+                    },
+                },
+            }
+        )
+    return out

@@ -55,6 +55,9 @@ class TraceEvent:
             ``interrupted``.
         observation: Short text of what the action produced (truncated output, error).
         refs: ``seq`` of the events this one responds to.
+        llm: The model calls of the turn that decided this event (``calls``,
+            ``prompt_tokens``, ``completion_tokens``), for language-model participants
+            only; None (and left out of the JSON line) otherwise.
     """
 
     seq: int
@@ -67,6 +70,7 @@ class TraceEvent:
     status: EventStatus = "ok"
     observation: str = ""
     refs: tuple[int, ...] = ()
+    llm: Mapping[str, int] | None = field(default=None, hash=False)
 
     @property
     def is_message(self) -> bool:
@@ -75,21 +79,21 @@ class TraceEvent:
 
     def to_json(self) -> str:
         """Serialise to one JSON line (keys in a fixed order, no trailing newline)."""
-        return jsonio.dumps(
-            {
-                "seq": self.seq,
-                "t_start": round(self.t_start, 6),
-                "t_end": round(self.t_end, 6),
-                "actor": self.actor,
-                "actor_type": self.actor_type,
-                "action_type": self.action_type,
-                "args": dict(self.args),
-                "status": self.status,
-                "observation": self.observation,
-                "refs": list(self.refs),
-            },
-            sort_keys=False,
-        )
+        data: dict[str, Any] = {
+            "seq": self.seq,
+            "t_start": round(self.t_start, 6),
+            "t_end": round(self.t_end, 6),
+            "actor": self.actor,
+            "actor_type": self.actor_type,
+            "action_type": self.action_type,
+            "args": dict(self.args),
+            "status": self.status,
+            "observation": self.observation,
+            "refs": list(self.refs),
+        }
+        if self.llm is not None:  # absent for scripted participants: their lines unchanged
+            data["llm"] = dict(self.llm)
+        return jsonio.dumps(data, sort_keys=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TraceEvent:
@@ -105,4 +109,5 @@ class TraceEvent:
             status=data.get("status", "ok"),
             observation=str(data.get("observation", "")),
             refs=tuple(int(r) for r in data.get("refs") or ()),
+            llm=dict(data["llm"]) if data.get("llm") is not None else None,
         )

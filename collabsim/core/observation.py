@@ -21,6 +21,7 @@ from collabsim.core.records import (
     MemoryView,
     Profile,
 )
+from collabsim.core.replies import UnusableReply
 from collabsim.core.task import TaskBrief
 
 Role = Literal["agent", "collaborator"]
@@ -54,6 +55,9 @@ class Observation:
         turn: How many turns this participant has taken before this one.
         working: Teammates' actions under way now (started, not landed), earliest first:
             who is at work on what, as a shared workspace shows it, not the content.
+        max_turns: The most decisions this participant may take in the session (None:
+            not given, e.g. a hand-built observation).
+        max_time: The session's virtual time limit in seconds (None: not given).
     """
 
     me: str
@@ -76,6 +80,8 @@ class Observation:
     available_actions: tuple[str, ...] = ()
     turn: int = 0
     working: tuple[Activity, ...] = ()
+    max_turns: int | None = None
+    max_time: float | None = None
 
 
 @runtime_checkable
@@ -90,8 +96,9 @@ class Participant(Protocol):
     name: str
     role: Role
 
-    async def act(self, observation: Observation) -> str:
-        """Return the text of the next action (may include surrounding prose).
+    async def act(self, observation: Observation) -> str | UnusableReply:
+        """Return the text of the next action, or an :class:`UnusableReply` (logged as
+        ``INVALID``, no action applied) when the participant has no usable action.
 
         May raise :class:`SessionAbort` to end the session (e.g. budget exceeded).
         """

@@ -81,7 +81,8 @@ class ParticipantBuilder:
         client = self._root_client(self.llm).for_session(budget=self._budget,
                                                          call_log_path=call_log)
         return build_llm_participants(
-            team, self._models, client, plan.seed, scripted_params=self.scripted_params
+            team, self._models, client, plan.seed, scripted_params=self.scripted_params,
+            loop_repeats=self.llm.loop_repeats,
         )
 
     def _root_client(self, llm: LLMConfig) -> LLMClient:

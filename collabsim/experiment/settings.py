@@ -43,6 +43,7 @@ from collabsim.llm.cache import is_secret_param
 from collabsim.llm.client import LLMSettings
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.human import HumanConfigError
+from collabsim.participants.loops import DEFAULT_LOOP_REPEATS
 from collabsim.participants.scripted_params import (
     AgentParams,
     CollaboratorParams,
@@ -282,6 +283,7 @@ class LLMConfig(_Section):
     # model -> [USD per 1M input tokens, USD per 1M output tokens] (collabsim.llm.pricing)
     prices: dict[str, tuple[NonNegativeFloat, NonNegativeFloat]] = {}
     requests_per_minute: PositiveFloat | None = None
+    loop_repeats: PositiveInt = DEFAULT_LOOP_REPEATS
 
     def models(self) -> list[str]:
         """The configured models, one per role, in role order."""

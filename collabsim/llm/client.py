@@ -68,6 +68,7 @@ class LLMSettings:
     timeout_s: float = 60.0
     max_retries: int = 4
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    context_tokens: int | None = None
 
     def __post_init__(self) -> None:
         """Validate numbers and refuse credentials in ``extra``."""
@@ -89,6 +90,19 @@ class LLMSettings:
     def request_params(self) -> dict[str, Any]:
         """Sampling parameters sent with every call (``temperature``, ``max_tokens``, extra)."""
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One native tool call of a reply (``arguments``: the JSON text the provider sent)."""
+
+    name: str
+    arguments: str
+
+
+def context_window(settings: LLMSettings) -> int | None:
+    """The model's context window in tokens (``settings.context_tokens``; None: unknown)."""
+    return settings.context_tokens
 
 
 @dataclass(frozen=True)
@@ -114,6 +128,8 @@ class LLMReply:
     cost_known: bool
     cached: bool
     latency_s: float
+    finish_reason: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class LLMCallError(RuntimeError):
@@ -288,6 +304,7 @@ class LLMClient:
         settings: LLMSettings,
         *,
         tag: str = "",
+        tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> LLMReply:
         """Return the model's reply to ``messages``.
 
@@ -295,6 +312,7 @@ class LLMClient:
             messages: Chat messages (``{"role": ..., "content": ...}``).
             settings: Model and sampling settings.
             tag: Accounting tag (participant name, ``"judge"``, ...).
+            tools: OpenAI-style tool schemas (sent only to models that support tools).
 
         Returns:
             The reply (from the cache when an identical call was made before).

@@ -1,30 +1,42 @@
-"""LLM participants: ReAct-style prompts, lenient parsing with one repair turn.
+"""LLM participants: ReAct-style prompts, strict action reading with one repair turn.
 
 An :class:`LLMParticipant` implements the participant protocol with any litellm model
 through :class:`~collabsim.llm.client.LLMClient`. Each turn it
 
 1. renders a system prompt and a turn prompt from the Jinja2 templates in
    ``collabsim/participants/prompts/`` (``<role>_system.j2``, ``<role>_turn.j2``,
-   ``repair.j2``): task and data description, current observation (time, phase, feedback,
-   editor), team chat, shared code cells, the action history this participant may see
-   (team-level for the agent, own for a collaborator - the observation already holds the
-   right one), profile guidance (collaborators), its private scratchpad, the group memory
-   and gates / pending requests where the structure has them, and the available actions
-   with their syntax;
-2. asks the model (tag = participant name, so usage is accounted per participant);
-3. parses the reply with the engine's lenient :func:`~collabsim.core.action_parser.parse_action`
-   (preferring the text after an ``ACTION:`` marker); ``SCRATCHPAD: ...`` text replaces the
-   participant's private notes;
-4. if no valid action is found, makes **one repair turn** that quotes the parse error;
-5. if the repair fails too, returns the last raw reply unchanged: the engine cannot parse it
-   either, logs an ``INVALID`` event with status ``error`` (the error event in the trace),
-   applies no action (the turn is a wait) and passes the error to the participant as
-   feedback.
+   ``repair.j2``): task and data description, current observation (time and turn with their
+   limits, phase, feedback, editor), team chat, shared code cells, the action history this
+   participant may see (team-level for the agent, own for a collaborator) in time order,
+   each code cell once, profile guidance and calibrated behaviour (collaborators,
+   :mod:`collabsim.participants.prompt_behaviour`), its private scratchpad, the group
+   memory and gates / pending requests where the structure has them, and the available
+   actions with their syntax; when the model's context window is known
+   (:func:`~collabsim.llm.client.context_window`) the turn prompt is trimmed to fit it
+   (:meth:`PromptRenderer.fit`: oldest history entries first, then oldest chat messages,
+   then oldest code cells, each down to its latest item), and a prompt that cannot fit
+   ends the session with ``provider_error``;
+2. asks the model (tag = participant name, so usage is accounted per participant), offering
+   the available actions as tool schemas (:func:`~collabsim.core.actions.tool_schemas`;
+   the client sends them only to models that support tools);
+3. reads the action with :func:`~collabsim.participants.replies.parse_reply`: only from one
+   native tool call, a JSON action, the text after the one ``ACTION:`` marker, or - without
+   a marker - a reply that is nothing but one action call (``EXECUTE_CODE(code="...")``,
+   possibly fenced); never from the THOUGHT or other prose. Unknown or doubled actions are
+   errors; a reply cut at ``max_tokens`` (``finish_reason == "length"``) is never executed.
+   ``SCRATCHPAD: ...`` text replaces the participant's private notes;
+4. if no valid action is found, makes **one repair turn** that quotes the error;
+5. if the repair fails too, returns an :class:`~collabsim.core.replies.UnusableReply`: the
+   engine logs an ``INVALID`` event with status ``error`` carrying the error, applies no
+   action (the turn is a wait) and passes the error to the participant as feedback;
+6. counts identical actions in a row (:mod:`collabsim.participants.loops`): after
+   ``loop_repeats`` the next prompt warns, one more ends the session (``loop``).
 
 A budget overrun raises :class:`~collabsim.llm.budget.BudgetExceeded` (a ``SessionAbort``
 with status ``budget_exceeded``); a model call that fails after its retries becomes
-``SessionAbort("error", ...)``. Prompts, replies, tokens and cost of every call are in the
-client's call log next to the trace.
+``SessionAbort(PROVIDER_ERROR, ...)``. Prompts, replies, tokens and cost of every call are
+in the client's call log next to the trace; :attr:`LLMParticipant.last_turn_usage` (the
+turn's calls and tokens) goes on the turn's trace events.
 
 For the offline ``collabsim/...`` models the turn and repair prompts carry a state block
 (:mod:`collabsim.participants.state_block`) from which the offline provider rebuilds the scripted
@@ -33,8 +45,7 @@ policy; for other models it is left out unless ``state_block=True``.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -42,25 +53,35 @@ from typing import Any, ClassVar
 
 import jinja2
 
-from collabsim.core.action_parser import ParseResult, parse_action
-from collabsim.core.actions import ACTION_SPECS, Action, describe_actions, format_action
-from collabsim.core.errors import SessionAbort
+from collabsim.core.actions import (
+    ACTION_SPECS,
+    describe_actions,
+    format_action,
+    tool_schemas,
+)
+from collabsim.core.errors import LOOP, PROVIDER_ERROR, SessionAbort
 from collabsim.core.observation import Observation, Role
-from collabsim.core.records import Profile
+from collabsim.core.records import HistoryEntry, Profile
+from collabsim.core.replies import UnusableReply
 from collabsim.llm.budget import BudgetExceeded
-from collabsim.llm.client import OFFLINE_MODEL_PREFIX, LLMCallError, LLMClient, LLMSettings
+from collabsim.llm.client import (
+    OFFLINE_MODEL_PREFIX,
+    LLMCallError,
+    LLMClient,
+    LLMReply,
+    LLMSettings,
+    context_window,
+)
+from collabsim.llm.usage import estimate_prompt_tokens
 from collabsim.participants import offline_provider  # noqa: F401 - registers collabsim/* models
 from collabsim.participants.human import HumanModel, SessionTiming
+from collabsim.participants.loops import DEFAULT_LOOP_REPEATS, LoopGuard
+from collabsim.participants.prompt_behaviour import behaviour_instructions
+from collabsim.participants.replies import ParsedReply, parse_reply
 from collabsim.participants.state_block import encode_state
 from collabsim.participants.stats_reading import is_statistical
 
 PROMPTS_DIR = Path(__file__).with_name("prompts")
-_SCRATCHPAD = re.compile(
-    r"^[ \t>*_#]*SCRATCHPAD[*_]*\s*:[ \t]*(.*?)(?=^[ \t>*_#]*(?:ACTION|THOUGHT)[*_]*\s*:|\Z)",
-    re.MULTILINE | re.DOTALL | re.IGNORECASE,
-)
-_ACTION_MARK = re.compile(r"^[ \t>*_#]*ACTION[*_]*\s*:", re.MULTILINE | re.IGNORECASE)
-_MAX_SCRATCHPAD_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -116,6 +137,7 @@ def _system_key(obs: Observation) -> tuple[Any, ...]:
         obs.teammates,
         obs.memory is None,
         None if profile is None else (profile.title, profile.guidance),
+        behaviour_instructions(profile) if obs.role == "collaborator" else "",
         obs.task.facts,
         obs.task.knowledge,
         is_statistical(obs.task),
@@ -166,22 +188,55 @@ class PromptRenderer:
         """The system prompt for ``obs.role``."""
         cache = self._system_cache
         if cache is None:
-            return self.env.get_template(f"{obs.role}_system.j2").render(obs=obs).strip()
+            return self._render_system(obs)
         key = _system_key(obs)
         text = cache.get(key)
         if text is None:
-            text = self.env.get_template(f"{obs.role}_system.j2").render(obs=obs).strip()
+            text = self._render_system(obs)
             if len(cache) >= 64:
                 cache.clear()
             cache[key] = text
         return text
 
-    def turn(self, obs: Observation, scratchpad: str, state_block: str | None) -> str:
-        """The turn prompt: everything the participant sees now."""
+    def _render_system(self, obs: Observation) -> str:
+        behaviour = behaviour_instructions(obs.profile) if obs.role == "collaborator" else ""
+        template = self.env.get_template(f"{obs.role}_system.j2")
+        return template.render(obs=obs, behaviour=behaviour).strip()
+
+    def shown(self, obs: Observation) -> dict[str, int]:
+        """How many of the latest history entries, chat messages and code cells a turn
+        prompt shows within :attr:`limits` (the starting point of :meth:`fit`)."""
         lim = self.limits
-        chat = obs.chat[-lim.max_chat :] if lim.max_chat else ()
-        cells = obs.code_cells[-lim.max_cells :] if lim.max_cells else ()
-        history = obs.history[-lim.max_history :] if lim.max_history else ()
+        return {
+            "history": min(len(obs.history), lim.max_history),
+            "chat": min(len(obs.chat), lim.max_chat),
+            "cells": min(len(obs.code_cells), lim.max_cells),
+        }
+
+    def turn(
+        self,
+        obs: Observation,
+        scratchpad: str,
+        state_block: str | None,
+        *,
+        notes: Sequence[str] = (),
+        shown: Mapping[str, int] | None = None,
+    ) -> str:
+        """The turn prompt: everything the participant sees now.
+
+        Args:
+            obs: The observation.
+            scratchpad: The participant's private notes.
+            state_block: The offline provider's state block (None: left out).
+            notes: More notes for the participant (a loop warning), after the feedback.
+            shown: How many of the latest history entries, chat messages and code cells to
+                show (default: :meth:`shown`).
+        """
+        n = shown if shown is not None else self.shown(obs)
+        chat = obs.chat[len(obs.chat) - n["chat"] :] if n["chat"] else ()
+        cells = obs.code_cells[len(obs.code_cells) - n["cells"] :] if n["cells"] else ()
+        ordered = in_time_order(obs.history)
+        history = ordered[len(ordered) - n["history"] :] if n["history"] else ()
         return (
             self.env.get_template(f"{obs.role}_turn.j2")
             .render(
@@ -190,16 +245,63 @@ class PromptRenderer:
                 chat_hidden=len(obs.chat) - len(chat),
                 cells=cells,
                 cells_hidden=len(obs.code_cells) - len(cells),
+                shown_cells=frozenset(c.seq for c in cells),
                 history=history,
                 history_hidden=len(obs.history) - len(history),
-                max_output_chars=lim.max_output_chars,
+                max_output_chars=self.limits.max_output_chars,
                 scratchpad=scratchpad,
+                notes=tuple(notes),
                 actions_help=self._actions_help(obs),
                 task_text=self._task_text(obs),
                 state_block=state_block,
             )
             .strip()
         )
+
+    def fit(
+        self,
+        obs: Observation,
+        scratchpad: str,
+        state_block: str | None,
+        budget_tokens: int,
+        *,
+        notes: Sequence[str] = (),
+    ) -> list[dict[str, str]] | None:
+        """The turn's messages trimmed to ``budget_tokens`` estimated prompt tokens.
+
+        The rule: hide the oldest history entries first, then the oldest chat messages,
+        then the oldest code cells, each down to its latest item, as few as needed (each
+        section says how many earlier items are hidden).
+
+        Returns:
+            The messages, or None when even the smallest prompt does not fit.
+        """
+        n = self.shown(obs)
+        system = self.system(obs)
+
+        def render(counts: Mapping[str, int]) -> list[dict[str, str]]:
+            user = self.turn(obs, scratchpad, state_block, notes=notes, shown=counts)
+            return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+        def fits(counts: Mapping[str, int]) -> bool:
+            return estimate_prompt_tokens(render(counts)) <= budget_tokens
+
+        if fits(n):
+            return render(n)
+        for section in ("history", "chat", "cells"):
+            if n[section] <= 1:
+                continue
+            lo, hi = 1, n[section]  # the largest count that fits, at least the latest item
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if fits({**n, section: mid}):
+                    lo = mid
+                else:
+                    hi = mid - 1
+            n[section] = lo
+            if fits(n):
+                return render(n)
+        return None
 
     def repair(self, obs: Observation, reply: str, error: str, state_block: str | None) -> str:
         """The repair prompt quoting the parse error of ``reply``."""
@@ -217,62 +319,26 @@ class PromptRenderer:
         )
 
     def messages(
-        self, obs: Observation, scratchpad: str = "", state_block: str | None = None
+        self,
+        obs: Observation,
+        scratchpad: str = "",
+        state_block: str | None = None,
+        *,
+        notes: Sequence[str] = (),
     ) -> list[dict[str, str]]:
         """``[system, user]`` chat messages for one turn."""
         return [
             {"role": "system", "content": self.system(obs)},
-            {"role": "user", "content": self.turn(obs, scratchpad, state_block)},
+            {"role": "user", "content": self.turn(obs, scratchpad, state_block, notes=notes)},
         ]
 
 
-@dataclass(frozen=True)
-class ParsedReply:
-    """A model reply split into its parts.
-
-    Attributes:
-        action: The parsed action, or None.
-        error: Why no action was found (None when ``action`` is set).
-        scratchpad: New private notes, when the reply has a ``SCRATCHPAD:`` section.
-    """
-
-    action: Action | None
-    error: str | None
-    scratchpad: str | None = None
-
-
-def parse_reply(text: str) -> ParsedReply:
-    """Parse a ReAct reply: optional ``SCRATCHPAD:`` notes and one action.
-
-    The text after the last ``ACTION:`` marker is parsed first; then the reply without its
-    scratchpad; then the whole reply. The error reported is the first one.
-
-    Args:
-        text: The model's reply.
-
-    Returns:
-        The parsed reply (never raises).
-    """
-    text = text or ""
-    notes_match = _SCRATCHPAD.search(text)
-    scratchpad = notes_match.group(1).strip()[:_MAX_SCRATCHPAD_CHARS] if notes_match else None
-    candidates: list[str] = []
-    marks = list(_ACTION_MARK.finditer(text))
-    if marks:
-        candidates.append(text[marks[-1].end() :])
-    if notes_match:
-        candidates.append(text[: notes_match.start()] + text[notes_match.end() :])
-    candidates.append(text)
-    first: ParseResult | None = None
-    for candidate in candidates:
-        result = parse_action(candidate)
-        if result.action is not None:
-            return ParsedReply(result.action, None, scratchpad)
-        first = first or result
-    error = first.error if first is not None and first.error else "No action found."
-    if not text.strip():
-        error = "The reply was empty. " + error
-    return ParsedReply(None, error, scratchpad)
+def in_time_order(history: tuple[HistoryEntry, ...]) -> tuple[HistoryEntry, ...]:
+    """History entries in the order prompts show them: by the time they ended (the engine lists them by ``seq``: an action
+    that ends late comes before shorter, later ones)."""
+    if all(a.time <= b.time for a, b in zip(history, history[1:], strict=False)):
+        return history
+    return tuple(sorted(history, key=lambda h: (h.time, h.seq)))
 
 
 @dataclass
@@ -282,14 +348,16 @@ class TurnRecord:
     Attributes:
         turn: The observation's turn number.
         calls: Model calls made (1, or 2 with a repair).
-        action: The action text returned to the engine.
+        action: The action text returned to the engine (the reply when unusable).
         error: The parse error when even the repair failed.
+        prompt_tokens: Prompt tokens of the turn's calls.
     """
 
     turn: int
     calls: int
     action: str
     error: str | None = None
+    prompt_tokens: int = 0
 
 
 @dataclass
@@ -307,8 +375,12 @@ class LLMParticipant:
             ``{"kind": "scripted", "seed": 0, "params": {}}``).
         state_block: Embed the state block (None = only for ``collabsim/...`` models).
         repair: Whether to make the repair turn.
+        loop_repeats: Identical actions in a row before the loop warning (``llm.loop_repeats``).
         scratchpad: The private notes carried between turns.
         turns: One :class:`TurnRecord` per turn taken.
+        last_turn_usage: The last turn's model calls and tokens (``calls``,
+            ``prompt_tokens``, ``completion_tokens``): the engine writes it on the turn's
+            trace events.
     """
 
     name: str
@@ -320,12 +392,16 @@ class LLMParticipant:
     offline_policy: Mapping[str, Any] | None = None
     state_block: bool | None = None
     repair: bool = True
+    loop_repeats: int = DEFAULT_LOOP_REPEATS
     scratchpad: str = ""
     turns: list[TurnRecord] = field(default_factory=list)
+    last_turn_usage: dict[str, int] | None = None
     policy_name: ClassVar[str] = "llm"
     _timing: SessionTiming | None = field(default=None, init=False, repr=False)
+    _loops: LoopGuard = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        self._loops = LoopGuard(self.loop_repeats)
         if self.role == "collaborator" and self.profile is not None:
             # a simulated human's actions take as long as its calibrated timing model says,
             # whichever policy decides them (as for policy=scripted)
@@ -351,53 +427,120 @@ class LLMParticipant:
             policy["repair"] = True
         return encode_state(obs, policy)
 
-    async def _ask(self, messages: list[dict[str, str]]) -> str:
+    def _prompt_budget(self) -> int | None:
+        """Estimated prompt tokens a call may use (None: the context window is unknown)."""
+        window = context_window(self.settings)
+        return None if window is None else window - self.settings.max_tokens
+
+    def _messages(self, obs: Observation, notes: Sequence[str]) -> list[dict[str, str]]:
+        """The turn's messages, trimmed to the model's context window when it is known.
+
+        Raises:
+            SessionAbort: Even the smallest prompt does not fit (``provider_error``).
+        """
+        state = self._state(obs, repair=False)
+        budget = self._prompt_budget()
+        if budget is None:
+            return self.renderer.messages(obs, self.scratchpad, state, notes=notes)
+        messages = self.renderer.fit(obs, self.scratchpad, state, budget, notes=notes)
+        if messages is None:
+            window = context_window(self.settings)
+            raise SessionAbort(
+                PROVIDER_ERROR,
+                f"{self.name}: the prompt does not fit the context window of "
+                f"{self.settings.model} ({window} tokens, {self.settings.max_tokens} of them "
+                "for the reply) even with the history, chat and code cells cut to the latest "
+                "item; set llm.<role>.context_tokens or a larger model",
+            )
+        return messages
+
+    async def _ask(self, messages: list[dict[str, str]], tools: list[dict[str, Any]]) -> LLMReply:
         try:
-            reply = await self.client.complete(messages, self.settings, tag=self.name)
+            return await self.client.complete(messages, self.settings, tag=self.name, tools=tools)
         except BudgetExceeded:
             raise
         except LLMCallError as exc:
-            raise SessionAbort("error", f"{self.name}: {exc}") from exc
-        return reply.text
+            raise SessionAbort(PROVIDER_ERROR, f"{self.name}: {exc}") from exc
 
-    async def act(self, observation: Observation) -> str:
-        """Return the next action text (canonical form), or the raw reply when unusable.
+    @staticmethod
+    def _parse(reply: LLMReply) -> ParsedReply:
+        return parse_reply(
+            reply.text, tool_calls=reply.tool_calls, finish_reason=reply.finish_reason
+        )
+
+    async def act(self, observation: Observation) -> str | UnusableReply:
+        """Return the next action text (canonical form), or an :class:`UnusableReply`.
 
         Raises:
             BudgetExceeded: The session budget does not allow another call.
-            SessionAbort: A model call failed after its retries (status ``error``).
+            SessionAbort: A model call failed after its retries or the prompt does not fit
+                the context window (``provider_error``); the same action once more after
+                the loop warning (``loop``).
         """
         if self._timing is not None:
             self._timing.task_id = observation.task.task_id
-        messages = self.renderer.messages(
-            observation, self.scratchpad, self._state(observation, repair=False)
-        )
-        reply = await self._ask(messages)
-        parsed = parse_reply(reply)
-        calls = 1
+        warning = self._loops.warning()
+        messages = self._messages(observation, (warning,) if warning else ())
+        names = tuple(n for n in observation.available_actions if n in ACTION_SPECS)
+        tools = tool_schemas(names or None)
+        replies = [await self._ask(messages, tools)]
+        parsed = self._parse(replies[-1])
         if parsed.action is None and self.repair:
-            repair_prompt = self.renderer.repair(
-                observation,
-                reply,
-                parsed.error or "No action found.",
-                self._state(observation, repair=True),
-            )
-            messages = [
-                *messages,
-                {"role": "assistant", "content": reply},
-                {"role": "user", "content": repair_prompt},
-            ]
-            reply = await self._ask(messages)
-            parsed = parse_reply(reply)
-            calls = 2
+            repair_messages = self._repair_messages(observation, messages, replies[-1], parsed)
+            if repair_messages is not None:
+                replies.append(await self._ask(repair_messages, tools))
+                parsed = self._parse(replies[-1])
+        self.last_turn_usage = {
+            "calls": len(replies),
+            "prompt_tokens": sum(r.prompt_tokens for r in replies),
+            "completion_tokens": sum(r.completion_tokens for r in replies),
+        }
+        tokens = self.last_turn_usage["prompt_tokens"]
         if parsed.scratchpad is not None:
             self.scratchpad = parsed.scratchpad
         if parsed.action is None:
-            self.turns.append(TurnRecord(observation.turn, calls, reply, parsed.error))
-            return reply
+            reply_text = _reply_text(replies[-1])
+            error = parsed.error or "No action found."
+            self.turns.append(TurnRecord(observation.turn, len(replies), reply_text, error, tokens))
+            return UnusableReply(reply_text, error)
+        if self._loops.is_loop(parsed.action):
+            raise SessionAbort(
+                LOOP,
+                f"{self.name} took the same action {self._loops.count + 1} times in a row "
+                f"after being warned: {self._loops.last[:200]}",
+            )
+        self._loops.record(parsed.action)
         text = format_action(parsed.action.name, **parsed.action.args)
-        self.turns.append(TurnRecord(observation.turn, calls, text))
+        self.turns.append(TurnRecord(observation.turn, len(replies), text, None, tokens))
         return text
+
+    def _repair_messages(
+        self,
+        obs: Observation,
+        messages: list[dict[str, str]],
+        reply: LLMReply,
+        parsed: ParsedReply,
+    ) -> list[dict[str, str]] | None:
+        """The repair call's messages (None: they would not fit the context window)."""
+        reply_text = _reply_text(reply)
+        prompt = self.renderer.repair(
+            obs, reply_text, parsed.error or "No action found.", self._state(obs, repair=True)
+        )
+        out = [
+            *messages,
+            {"role": "assistant", "content": reply_text},
+            {"role": "user", "content": prompt},
+        ]
+        budget = self._prompt_budget()
+        if budget is not None and estimate_prompt_tokens(out) > budget:
+            return None
+        return out
+
+
+def _reply_text(reply: LLMReply) -> str:
+    """A reply as text: its text, and its tool calls written as ``NAME(arguments)``."""
+    calls = [f"{c.name}({c.arguments})" for c in reply.tool_calls]
+    return "\n".join([reply.text, *calls]) if calls else reply.text
 
 
 def settings_for(name: str, role: Role, settings_by_role: Mapping[str, LLMSettings]) -> LLMSettings:
@@ -421,6 +564,7 @@ def build_llm_participants(
     *,
     scripted_params: Mapping[str, Mapping[str, Any]] | None = None,
     renderer: PromptRenderer | None = None,
+    loop_repeats: int = DEFAULT_LOOP_REPEATS,
 ) -> dict[str, LLMParticipant]:
     """Build one LLM participant per team member.
 
@@ -434,6 +578,7 @@ def build_llm_participants(
             offline provider, e.g. the ``policy=scripted`` config's ``agent`` section, so
             ``collabsim/scripted`` acts exactly like ``policy=scripted``.
         renderer: Shared prompt renderer (default: packaged templates).
+        loop_repeats: ``llm.loop_repeats`` (see :mod:`collabsim.participants.loops`).
 
     Returns:
         Participant name -> participant, in team order.
@@ -452,5 +597,6 @@ def build_llm_participants(
             profile=team_spec.profile(name),
             renderer=renderer,
             offline_policy={"kind": "scripted", "seed": int(seed), "params": dict(params)},
+            loop_repeats=loop_repeats,
         )
     return out

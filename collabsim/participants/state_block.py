@@ -197,6 +197,8 @@ def observation_from_dict(data: Mapping[str, Any]) -> Observation:
         available_actions=tuple(data.get("available_actions") or ()),
         turn=int(data.get("turn", 0)),
         working=tuple(Activity(**w) for w in data.get("working") or ()),
+        max_turns=data.get("max_turns"),
+        max_time=data.get("max_time"),
     )
 
 

@@ -2,7 +2,10 @@
 
 The session semantics (scheduling, visibility, legality, gates, ending) are documented in
 :mod:`collabsim.session.orchestrator` and the modules it names. :func:`run_session` asks
-each participant in turn (``await participant.act(observation)``) and submits the reply;
+each participant in turn (``await participant.act(observation)``) and submits the reply
+(an :class:`~collabsim.core.replies.UnusableReply` becomes an ``INVALID`` event, and a
+participant's optional ``last_turn_usage`` - its model calls of the turn - goes on the
+turn's trace events);
 a participant raising :class:`~collabsim.core.errors.SessionAbort` ends the session with its
 status, any other exception with ``error``; an internal engine failure is logged, never
 raised, and also ends the session with ``error``. The sandbox is closed in every case.
@@ -19,6 +22,7 @@ from pathlib import Path
 from collabsim.core.errors import SessionAbort
 from collabsim.core.events import TraceEvent
 from collabsim.core.observation import Participant
+from collabsim.core.replies import UnusableReply
 from collabsim.session.config import (
     CodeExecutor,
     ExecutorFactory,
@@ -81,7 +85,9 @@ def session_result(
     )
 
 
-async def _ask(orch: Orchestrator, turn: Turn, participant: Participant) -> str | None:
+async def _ask(
+    orch: Orchestrator, turn: Turn, participant: Participant
+) -> str | UnusableReply | None:
     """The participant's reply, or None after ending the session for its failure."""
     try:
         return await participant.act(turn.observation)
@@ -125,9 +131,12 @@ async def run_session(
         try:
             orch.start()
             while (turn := orch.next_turn()) is not None:
-                text = await _ask(orch, turn, participants[turn.member])
+                participant = participants[turn.member]
+                text = await _ask(orch, turn, participant)
                 if text is not None:
-                    await orch.asubmit(text)
+                    # an LLM participant's model calls of this turn go on its trace events
+                    usage = getattr(participant, "last_turn_usage", None)
+                    await orch.asubmit(text, usage)
         except Exception as exc:  # noqa: BLE001 - an engine bug must not take a sweep down
             log.exception("session engine failed")
             orch.abort("error", f"engine error {type(exc).__name__}: {exc}", at=orch.state.end_time)

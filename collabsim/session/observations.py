@@ -63,4 +63,6 @@ def observe(s: SessionState, name: str, t: float) -> Observation:
         available_actions=available_actions(s, name),
         turn=s.turns[name],
         working=s.working(t, name),
+        max_turns=s.cfg.max_turns,
+        max_time=s.cfg.max_time,
     )

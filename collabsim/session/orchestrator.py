@@ -47,6 +47,7 @@ from typing import Any
 
 from collabsim.core.action_parser import parse_action
 from collabsim.core.actions import Action, wait_bound
+from collabsim.core.replies import UnusableReply
 from collabsim.session import gates
 from collabsim.session.config import ExecutorFactory, SessionConfig
 from collabsim.session.config import default_executor_factory as _default_factory
@@ -164,9 +165,16 @@ class Orchestrator:
             return self._turn
         return None
 
-    def submit(self, text: Any) -> None:
-        """Apply the current member's reply (action text); code runs here, blocking."""
-        steps = self._submit(text)
+    def submit(self, text: Any, usage: Mapping[str, int] | None = None) -> None:
+        """Apply the current member's reply; code runs here, blocking.
+
+        Args:
+            text: The action text, or an :class:`~collabsim.core.replies.UnusableReply`
+                (logged as ``INVALID`` with its error, never parsed, no action applied).
+            usage: The model calls that decided it (language-model participants), written
+                on the decision's trace events.
+        """
+        steps = self._submit(text, usage)
         try:
             cell = next(steps)
             while True:
@@ -174,9 +182,9 @@ class Orchestrator:
         except StopIteration:
             return
 
-    async def asubmit(self, text: Any) -> None:
+    async def asubmit(self, text: Any, usage: Mapping[str, int] | None = None) -> None:
         """:meth:`submit` for event loops: code runs in a worker thread."""
-        steps = self._submit(text)
+        steps = self._submit(text, usage)
         try:
             cell = next(steps)
             while True:
@@ -191,13 +199,19 @@ class Orchestrator:
         self.state.end(status, t, error)
 
     # ----------------------------------------------------------------- one decision
-    def _submit(self, text: Any) -> Generator[CellCall, CodeRun, None]:
+    def _submit(
+        self, text: Any, usage: Mapping[str, int] | None = None
+    ) -> Generator[CellCall, CodeRun, None]:
         turn, self._turn = self._turn, None
         if turn is None:
             raise RuntimeError("submit() without a pending turn; call next_turn() first")
         s = self.state
         name, t = turn.member, turn.time
-        t_done = yield from self._act(name, t, text)
+        s.turn_usage = (name, dict(usage)) if usage is not None else None
+        try:
+            t_done = yield from self._act(name, t, text)
+        finally:
+            s.turn_usage = None
         if t_done is not None:  # None: it waits (_act put it to sleep)
             s.sched.set_next(name, t_done)
         if self._in_build:
@@ -209,6 +223,8 @@ class Orchestrator:
     def _act(self, name: str, t: float, text: Any) -> _Step:
         """Carry out one reply; return its author's next decision time (None: wait)."""
         s = self.state
+        if isinstance(text, UnusableReply):
+            return record_invalid(s, name, t, text.text, text.error)
         action, refusal = self._checked_action(name, text)
         if action is None or refusal is not None:
             return record_invalid(s, name, t, text, refusal or "unparseable action", action)

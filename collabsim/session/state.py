@@ -78,6 +78,9 @@ class SessionState:
         self.status: str | None = None
         self.end_time = 0.0
         self.error: str | None = None
+        # (member, its model calls of the decision being carried out): written on the
+        # member's events of that decision (language-model participants only)
+        self.turn_usage: tuple[str, Mapping[str, int]] | None = None
         self.submitted = ""
 
     def holder(self, name: str) -> str:
@@ -113,6 +116,11 @@ class SessionState:
             status=status,  # type: ignore[arg-type]
             observation=truncate(observation, self.cfg.trace_observation_chars),
             refs=tuple(refs),
+            llm=(
+                self.turn_usage[1]
+                if self.turn_usage is not None and self.turn_usage[0] == actor
+                else None
+            ),
         )
         self.events.append(event)
         if actor != "env" and action_type != "INVALID" and action_type not in MESSAGE_ACTIONS:

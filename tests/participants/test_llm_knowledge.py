@@ -73,8 +73,10 @@ def prompts(split: KnowledgeSplit, team_label: str = "DR",
 
 def test_prompts_of_tasks_without_facts_are_unchanged() -> None:
     """System, turn (with the offline state block) and repair prompts of a fact-free task
-    are byte-identical to those rendered before tasks could carry facts (pinned file made
-    with commit 65c11ce): LLM disk caches of earlier runs keep serving them."""
+    are byte-identical to the pinned ones: tasks with facts did not change them (pinned file
+    first made with commit 65c11ce, rewritten deliberately for issue 37's prompts: the
+    collaborator's calibrated behaviour, the turn and time budget, history in time order,
+    each cell once), so LLM disk caches keep serving them."""
     assert render_all() == json.loads(GOLDEN.read_text())
 
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from collabsim.core.action_parser import parse_action
 from collabsim.core.actions import format_action
-from collabsim.core.errors import SessionAbort
+from collabsim.core.errors import PROVIDER_ERROR, SessionAbort
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, GateRequest, MemoryView
+from collabsim.core.replies import UnusableReply
 from collabsim.llm import Budget, BudgetExceeded, LLMClient, LLMSettings
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.calllog import read_call_log
@@ -95,11 +95,10 @@ def test_prose_around_the_action_is_ignored(tmp_path: Path) -> None:
     assert p.client.usage.tag("agent").calls == 1
 
 
-def test_no_action_gets_one_repair_turn_then_the_raw_reply(tmp_path: Path) -> None:
+def test_no_action_gets_one_repair_turn_then_an_unusable_reply(tmp_path: Path) -> None:
     p = participant("I think we are done here.", tmp_path)
-    text = run(p.act(make_obs()))
-    assert text == "I think we are done here."
-    assert parse_action(text).action is None, "the engine must log it as INVALID"
+    reply = run(p.act(make_obs()))
+    assert reply == UnusableReply("I think we are done here.", p.turns[-1].error or "")
     assert p.turns[-1].calls == 2 and "No action found" in (p.turns[-1].error or "")
     calls = read_call_log(tmp_path / "calls.jsonl")
     assert len(calls) == 2
@@ -118,9 +117,9 @@ def test_repair_turn_can_succeed(tmp_path: Path, replies: list[Any]) -> None:
 
 def test_empty_reply_is_repaired_then_becomes_invalid(tmp_path: Path) -> None:
     p = participant("", tmp_path)
-    text = run(p.act(make_obs()))
-    assert text == ""
-    assert "empty" in (p.turns[-1].error or "")
+    reply = run(p.act(make_obs()))
+    assert isinstance(reply, UnusableReply) and reply.text == ""
+    assert "empty" in reply.error
     assert len(read_call_log(tmp_path / "calls.jsonl")) == 2
 
 
@@ -132,17 +131,17 @@ def test_json_ish_arguments(tmp_path: Path, replies: list[Any]) -> None:
     )
     malformed = 'EDITOR_UPDATE({"text": "Dagger rises", "confidence": 0.9'
     replies.extend([malformed, malformed])
-    assert run(p.act(make_obs())) == malformed
+    assert run(p.act(make_obs())) == UnusableReply(malformed, p.turns[-1].error or "")
     assert p.turns[-1].calls == 2 and "EDITOR_UPDATE" in (p.turns[-1].error or "")
 
 
-def test_timeout_after_retries_aborts_the_session_with_error(tmp_path: Path) -> None:
+def test_timeout_after_retries_aborts_the_session_with_provider_error(tmp_path: Path) -> None:
     litellm = get_litellm()
     timeout = litellm.Timeout("request timed out", model="gpt-4o-mini", llm_provider="openai")
     p = participant(timeout, tmp_path)
     with pytest.raises(SessionAbort) as info:
         run(p.act(make_obs()))
-    assert info.value.status == "error" and "Timeout" in info.value.reason
+    assert info.value.status == PROVIDER_ERROR and "Timeout" in info.value.reason
     assert p.client.usage.tag("agent").failed_calls == 1
 
 
