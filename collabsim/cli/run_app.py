@@ -335,6 +335,53 @@ def _runs_the_listed_jobs(overrides: Sequence[str], hydra_node: Any) -> bool:
             and not sweeper.get("params") and not any("interval(" in o for o in overrides))
 
 
+def _check_output_folder(hydra_node: Any, multirun: bool) -> None:
+    """Refuse a job folder collabsim cannot write or must not: a file, a device, a folder
+    that cannot take new entries, a user's own files under the names a job writes, or a
+    symbolic link where the job writes (checked before Hydra creates anything).
+
+    Raises:
+        UserError: Naming ``hydra.run.dir`` (``hydra.sweep.dir`` for a multirun).
+    """
+    from omegaconf.errors import OmegaConfBaseException
+
+    from collabsim.core.outputs import job_dir_problem, writable_dir_problem
+    from collabsim.experiment.job import JOB_MARKER, JOB_OUTPUT_NAMES
+
+    setting = "hydra.sweep.dir" if multirun else "hydra.run.dir"
+    if hydra_node is None:
+        return
+    try:
+        folder = str(OmegaConf.select(hydra_node, setting.removeprefix("hydra.")))
+    except OmegaConfBaseException:
+        return  # Hydra reports a bad interpolation itself
+    problem = (writable_dir_problem(folder) if multirun
+               else job_dir_problem(folder, JOB_OUTPUT_NAMES, JOB_MARKER))
+    if problem is not None:
+        raise UserError(f"{setting}={folder}: {problem}")
+
+
+def _check_cache_folders(settings: Any) -> None:
+    """Refuse cache folders the run would fail to create: the generated suites'
+    (``COLLABSIM_CACHE_DIR``, when set) and, under ``policy=llm``, the model-reply cache
+    (``llm.cache_dir``, from ``COLLABSIM_LLM_CACHE`` by default).
+
+    Raises:
+        UserError: Naming the variable or the setting.
+    """
+    from collabsim.core.outputs import writable_dir_problem
+
+    folders = []
+    if os.environ.get("COLLABSIM_CACHE_DIR"):
+        folders.append(("COLLABSIM_CACHE_DIR", os.environ["COLLABSIM_CACHE_DIR"]))
+    if settings.policy.name == "llm" and settings.llm.cache_dir:
+        folders.append(("llm.cache_dir", settings.llm.cache_dir))
+    for name, folder in folders:
+        problem = writable_dir_problem(folder)
+        if problem is not None:
+            raise UserError(f"{name}={folder}: {problem}")
+
+
 def validate_command_line(args: Sequence[str]) -> int | None:
     """Check every job a ``collabsim run`` command line would start, writing nothing.
 
@@ -366,6 +413,7 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     composed = _composed_with_hydra(parsed.overrides, parsed.config_name or "config")
     hydra_node = None if composed is None else composed.hydra
     multirun = _multirun(parsed, hydra_node)
+    _check_output_folder(hydra_node, multirun)
     jobs = _sweep_jobs(parsed.overrides, multirun)
     if multirun and jobs:
         _check_launcher(hydra_node)
@@ -383,6 +431,7 @@ def validate_command_line(args: Sequence[str]) -> int | None:
         _refuse_credentials((), cfg)
         try:
             settings = _VALIDATED[_config_key(cfg)] = validate_job(cfg)
+            _check_cache_folders(settings)
             tasks_key = settings.tasks.model_dump_json()
             if tasks_key not in n_tasks:  # sweeps over teams share one task selection
                 n_tasks[tasks_key] = len(resolve_tasks(settings.tasks.model_dump())[0])

@@ -9,7 +9,9 @@ A command that writes where the user said (``collabsim view --out``, ``report --
 * an empty path (``--out ''``);
 * a device, pipe, socket or other non-regular file (``--out /dev/null`` must never turn the
   device into a regular file);
-* any input of the same command (``collabsim view trace.jsonl --out trace.jsonl``);
+* any input of the same command (``collabsim view trace.jsonl --out trace.jsonl``), and for a
+  file any existing data file inside an input folder (``collabsim view JOB --out
+  JOB/sessions.csv``; a page, ``.html``, may be replaced);
 * for a file: an existing folder; for a folder: an existing file, and a non-empty folder that
   collabsim did not write (it holds entries other than the command's own output names).
 
@@ -73,6 +75,20 @@ def _common_checks(path: Path | str, option: str, inputs: Iterable[Path | str]) 
     return out
 
 
+def _in_input_folder(out: Path, source: Path) -> bool:
+    """``out`` is an existing data file in the input folder ``source`` (a job folder's
+    ``sessions.csv``, a session's ``result.json``: the command may read it). A page
+    (``.html``) is no command's input: a rerun may replace the page it wrote there."""
+    if out.suffix.lower() in (".html", ".htm") or not source.is_dir():
+        return False
+    if not os.path.lexists(out):
+        return False
+    try:
+        return out.resolve().is_relative_to(source.resolve())
+    except (OSError, RuntimeError):
+        return False
+
+
 def check_output_file(
     path: Path | str, *, option: str = "--out", inputs: Iterable[Path | str] = ()
 ) -> Path:
@@ -93,6 +109,12 @@ def check_output_file(
         OutputPathError: One line naming the option, the path and what is wrong.
     """
     out = _common_checks(path, option, inputs)
+    inside = next((Path(i) for i in inputs if os.fspath(i)
+                   and _in_input_folder(out, Path(i).expanduser())), None)
+    if inside is not None:
+        raise OutputPathError(
+            f"{option} {_shown(out)}: is a file in the input folder {_shown(inside)}; "
+            "choose another path")
     try:
         info = out.stat()
     except FileNotFoundError:
@@ -151,6 +173,72 @@ def check_output_dir(
                 f"{_shown(sorted(foreign)[0])}); choose a new or empty folder"
             )
     return out
+
+
+def writable_dir_problem(path: Path | str) -> str | None:
+    """Why collabsim cannot create and write the folder ``path``, else None.
+
+    The path must be a folder or not exist yet, and the nearest existing folder on its way
+    must take a new entry: that is tried (a temporary folder made and removed at once), since
+    permission bits do not show a read-only mount, a pseudo file system such as ``/proc`` or
+    a full quota.
+    """
+    target = Path(path).expanduser()
+    problem = _not_a_folder(target) if os.fspath(path).strip() else "the path is empty"
+    if problem is not None:
+        return problem
+    existing = target
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"{_shown(existing)} is not a folder"
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".collabsim-probe-", dir=existing))
+    except OSError as err:
+        return f"cannot create folders under {_shown(existing)} ({err.strerror})"
+    return None
+
+
+def _not_a_folder(target: Path) -> str | None:
+    """Why an existing ``target`` is no folder (None for a folder or a new path)."""
+    if target.is_symlink() and not target.exists():
+        return f"{_shown(target)} is a dangling link"
+    try:
+        info = target.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return f"cannot check {_shown(target)} ({err.strerror})"
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    what = "a file" if stat.S_ISREG(info.st_mode) else _kind(info.st_mode)
+    return f"{_shown(target)} exists and is not a folder ({what})"
+
+
+def job_dir_problem(path: Path | str, own_names: Sequence[str], marker: str) -> str | None:
+    """Why a command may not write its job folder ``path``, else None.
+
+    Beyond :func:`writable_dir_problem`: an existing folder may hold the command's own output
+    (``own_names``, top-level names) only where an earlier job of it wrote them, which
+    ``marker`` (a relative path such as ``.hydra/config.yaml``) shows; and no path the command
+    writes may be a symbolic link, through which a write would land in another file.
+    """
+    problem = writable_dir_problem(path)
+    if problem is not None or not Path(path).expanduser().is_dir():
+        return problem
+    root = Path(path).expanduser()
+    present = [root / name for name in own_names if os.path.lexists(root / name)]
+    for entry in present:
+        links = [entry, *(entry.rglob("*") if entry.is_dir() and not entry.is_symlink()
+                          else ())]
+        linked = next((p for p in links if p.is_symlink()), None)
+        if linked is not None:
+            return (f"{_shown(linked)} is a symbolic link; collabsim would write through it: "
+                    "remove it or choose a new folder")
+    if present and not (root / marker).is_file():
+        return (f"{_shown(present[0])} was not written by collabsim (no {marker} beside it) "
+                "and would be replaced: choose a new or empty folder")
+    return None
 
 
 def _check_parent(out: Path, option: str) -> None:

@@ -36,6 +36,16 @@ from collabsim.sandbox import SandboxPool, set_preload_files, set_preload_module
 from collabsim.tasks.discoverybench import TaskProblem
 from collabsim.tasks.model import Task
 
+JOB_OUTPUT_NAMES: tuple[str, ...] = (
+    "sessions.csv", "aggregate.csv", "report.txt", "task_problems.csv", "sessions",
+    ".hydra", "run_app.log",
+)
+"""What a job writes in its folder (with Hydra's ``.hydra/`` and job log): an existing folder
+holding any of them must be an earlier job's (:data:`JOB_MARKER`), never the user's files."""
+
+JOB_MARKER = ".hydra/config.yaml"
+"""The file every job folder has (Hydra writes it first)."""
+
 
 @dataclass(frozen=True)
 class JobOutcome:

@@ -16,9 +16,7 @@ The team and structure names are checked against the one registry each:
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -37,6 +35,7 @@ from pydantic import (
 )
 
 from collabsim.core.knowledge import KnowledgeError, knowledge_split
+from collabsim.core.outputs import writable_dir_problem
 from collabsim.experiment.agent_turns import FINISH_MARGIN_KEY
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
@@ -328,14 +327,9 @@ class RunSettings(_Section):
     def _store_is_a_writable_folder(cls, value: str | None) -> str | None:
         if value is None:
             return None
-        path = Path(value).expanduser()
-        if path.exists() and not path.is_dir():
-            raise ValueError(f"{value} exists and is not a folder")
-        existing = path
-        while not existing.exists():
-            existing = existing.parent
-        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-            raise ValueError(f"cannot write under {existing}")
+        problem = writable_dir_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
 

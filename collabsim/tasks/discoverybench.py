@@ -204,6 +204,35 @@ def reference_workflow_path(root: Path, dataset: str, metadata_id: int, qid: int
 # ---------------------------------------------------------------------------------- helpers
 
 
+def _outside_dataset(file_path: Path, folder: Path) -> str | None:
+    """Why a data file may not be copied into the participants' sandbox, else None.
+
+    The file, with every symlink on its way resolved, must be a regular file inside its
+    dataset folder and no judge's file: a name such as ``../../eval/answer_key_real.csv``, an
+    absolute path, or a symlink to the answer key would otherwise hand the gold to the
+    participants.
+    """
+    try:
+        target = file_path.resolve(strict=True)
+        home = folder.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "data file cannot be resolved"
+    if not target.is_relative_to(home):
+        return "data file lies outside its dataset folder"
+    if not target.is_file():
+        return "data file is not a regular file"
+    if _is_judge_file(target):
+        return "data file is an answer key or a reference workflow, never task data"
+    return None
+
+
+def _is_judge_file(path: Path) -> bool:
+    """True for what only the judges read: an answer key or a reference workflow."""
+    name = path.name.lower()
+    return (name.startswith("answer_key") or "reference_workflows" in path.parts
+            or path.is_relative_to(PACKAGED_REFERENCE_DIR.resolve()))
+
+
 def _unreadable_data(path: Path) -> str | None:
     """Why a data file cannot be a table (empty, or binary with NUL bytes and not a Stata
     ``.dta`` file), else None."""
@@ -348,6 +377,9 @@ def _dataset(entry: Any, path: Path, field: str) -> DatasetInfo:
     file_path = path.parent / name
     if not file_path.is_file():
         raise TaskLoadError(path, f"{field}.name", f"data file not found: {file_path}")
+    refused = _outside_dataset(file_path, path.parent)
+    if refused:
+        raise TaskLoadError(path, f"{field}.name", f"{refused}: {name}")
     unreadable = _unreadable_data(file_path)
     columns = _columns(entry, path, field)
     if not unreadable:

@@ -170,3 +170,108 @@ def test_atomic_file_leaves_the_old_file_when_writing_fails(tmp_path):
     with atomic_file(out) as tmp:
         tmp.write_text("new page")
     assert out.read_text() == "new page" and oct(out.stat().st_mode & 0o777) != "0o600"
+
+
+# ------------------------------------------------ the job folder and the caches (issue 38.12/17)
+RUN = ("run", "team=single", "seeds=[0]", "tasks.n_tasks=1", "run.show_sessions=false")
+
+
+def _run(collabsim_cli, tmp_path: Path, *overrides: str) -> subprocess.CompletedProcess[str]:
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    return collabsim_cli(*RUN, *overrides, cwd=work)
+
+
+@pytest.mark.parametrize("kind", ["file", "device", "proc", "under a file"])
+def test_a_job_folder_that_cannot_be_one_is_refused_before_hydra_writes(
+    kind, tmp_path, device, collabsim_cli
+):
+    folder = {"file": tmp_path / "a_file", "device": device, "proc": Path("/proc/collabsim_x"),
+              "under a file": tmp_path / "a_file" / "job"}[kind]
+    (tmp_path / "a_file").write_text("mine\n", encoding="utf-8")
+    proc = _run(collabsim_cli, tmp_path, f"hydra.run.dir={folder}")
+    one_line_exit_2(proc, "hydra.run.dir=")
+    assert (tmp_path / "a_file").read_text(encoding="utf-8") == "mine\n"
+    assert not any((tmp_path / "work").iterdir())
+
+
+def test_a_users_own_file_in_the_job_folder_is_never_replaced(tmp_path, collabsim_cli):
+    job = tmp_path / "mine"
+    job.mkdir()
+    (job / "sessions.csv").write_text("my own table\n", encoding="utf-8")
+    proc = _run(collabsim_cli, tmp_path, f"hydra.run.dir={job}")
+    one_line_exit_2(proc, "sessions.csv was not written by collabsim")
+    assert (job / "sessions.csv").read_text(encoding="utf-8") == "my own table\n"
+    assert sorted(p.name for p in job.iterdir()) == ["sessions.csv"]
+
+
+@pytest.mark.parametrize("planted", [".hydra/config.yaml", ".hydra", "report.txt"])
+def test_a_link_planted_in_the_job_folder_is_not_written_through(planted, tmp_path,
+                                                                 collabsim_cli):
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "config.yaml").write_text("keep\n", encoding="utf-8")
+    job = tmp_path / "job"
+    (job / ".hydra").mkdir(parents=True)
+    link = job / planted
+    if planted == ".hydra":
+        (job / ".hydra").rmdir()
+        link.symlink_to(precious, target_is_directory=True)
+    else:
+        (job / ".hydra" / "config.yaml").write_text("x: 1\n", encoding="utf-8")
+        link.unlink(missing_ok=True)
+        link.symlink_to(precious / "config.yaml")
+    proc = _run(collabsim_cli, tmp_path, f"hydra.run.dir={job}")
+    one_line_exit_2(proc, "is a symbolic link")
+    assert (precious / "config.yaml").read_text(encoding="utf-8") == "keep\n"
+
+
+def test_a_job_folder_collabsim_wrote_is_rerun_in_place(tmp_path, collabsim_cli):
+    job = tmp_path / "job"
+    first = _run(collabsim_cli, tmp_path, f"hydra.run.dir={job}")
+    assert first.returncode == 0, first.stderr[-2000:]
+    again = _run(collabsim_cli, tmp_path, f"hydra.run.dir={job}", f"run.store={job}")
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "1 reused from the store" in again.stdout
+
+
+@pytest.mark.parametrize(("setting", "where"), [
+    ("run.store", "/proc/collabsim_store"), ("run.store", "{file}"),
+    ("COLLABSIM_CACHE_DIR", "/proc/collabsim_cache"), ("COLLABSIM_CACHE_DIR", "{file}"),
+])
+def test_stores_and_caches_that_cannot_be_written_are_one_line(setting, where, tmp_path,
+                                                               collabsim_cli, monkeypatch):
+    """Not a traceback, and not a job folder advising to free space."""
+    (tmp_path / "a_file").write_text("mine\n", encoding="utf-8")
+    where = where.format(file=tmp_path / "a_file")
+    job = tmp_path / "job"
+    if setting == "run.store":
+        proc = _run(collabsim_cli, tmp_path, f"run.store={where}", f"hydra.run.dir={job}")
+    else:
+        monkeypatch.setenv(setting, where)
+        proc = _run(collabsim_cli, tmp_path, f"hydra.run.dir={job}")
+    one_line_exit_2(proc, setting)
+    assert "free space" not in proc.stderr and not job.exists()
+
+
+def test_the_llm_cache_folder_is_checked_under_policy_llm(tmp_path, collabsim_cli):
+    job = tmp_path / "job"
+    proc = _run(collabsim_cli, tmp_path, "policy=llm", "llm.cache_dir=/proc/collabsim_llm",
+                f"hydra.run.dir={job}")
+    one_line_exit_2(proc, "llm.cache_dir=/proc/collabsim_llm")
+    assert not job.exists()
+
+
+@pytest.mark.parametrize("target", ["sessions.csv", "result.json"])
+def test_view_never_writes_over_a_file_of_its_input_folder(target, tmp_path, collabsim_cli):
+    job = tmp_path / "job"
+    assert _run(collabsim_cli, tmp_path, f"hydra.run.dir={job}").returncode == 0
+    folder = job if target == "sessions.csv" else next((job / "sessions").iterdir())
+    before = (folder / target).read_bytes()
+    proc = collabsim_cli("view", str(folder), "--out", str(folder / target), cwd=tmp_path)
+    one_line_exit_2(proc, "is a file in the input folder")
+    assert (folder / target).read_bytes() == before
+    page = collabsim_cli("view", str(folder), "--out", str(folder / "page.html"), cwd=tmp_path)
+    assert page.returncode == 0 and (folder / "page.html").is_file()
+    again = collabsim_cli("view", str(folder), "--out", str(folder / "page.html"), cwd=tmp_path)
+    assert again.returncode == 0, "a page the viewer wrote may be replaced"

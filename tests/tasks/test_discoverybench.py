@@ -272,3 +272,53 @@ def test_metadata_nested_beyond_the_recursion_limit_is_a_problem(tmp_path: Path)
                   '{"datasets": ' + "[" * 100_000 + "]" * 100_000 + "}")
     (problem,) = load_tasks(tmp_path).problems
     assert problem.path == path and "nested too deeply" in problem.message
+
+
+def _gold_root(tmp_path: Path) -> tuple[Path, Path, Path]:
+    root = tmp_path / "db"
+    folder = root / "real" / "test" / "leaky"
+    folder.mkdir(parents=True)
+    (folder / "d.csv").write_text("a\n1\n2\n", encoding="utf-8")
+    key = root / "eval" / "answer_key_real.csv"
+    key.parent.mkdir()
+    key.write_text("dataset,metadataid,query_id,gold_hypo\nleaky,0,0,THE GOLD\nx,1,1,y\n",
+                   encoding="utf-8")
+    return root, folder, key
+
+
+@pytest.mark.parametrize("how", ["dotdot", "absolute", "symlink", "symlinked folder", "copy"])
+def test_task_data_never_reaches_outside_its_folder_or_to_the_gold(tmp_path: Path,
+                                                                   how: str) -> None:
+    """Issue 38.1: the answer key cannot become a data file, however it is named."""
+    root, folder, key = _gold_root(tmp_path)
+    if how == "dotdot":
+        name = "../../../eval/answer_key_real.csv"
+    elif how == "absolute":
+        name = str(key)
+    elif how == "symlink":
+        (folder / "data.csv").symlink_to(key)
+        name = "data.csv"
+    elif how == "symlinked folder":
+        (folder / "sub").symlink_to(key.parent, target_is_directory=True)
+        name = "sub/answer_key_real.csv"
+    else:
+        (folder / "answer_key_real.csv").write_text(key.read_text(), encoding="utf-8")
+        name = "answer_key_real.csv"
+    _write(folder / "metadata_0.json", _metadata(
+        [_dataset("d.csv", [("a", "A")]), _dataset(name, [("dataset", "Dataset")])],
+        [[{"qid": 0, "question": "What is a?"}]]))
+    report = load_tasks(root)
+    assert report.tasks == ()
+    (problem,) = report.problems
+    assert problem.field == "datasets[1].name"
+    assert any(why in problem.message for why in (
+        "outside its dataset folder", "answer key or a reference workflow")), problem.message
+
+
+def test_a_symlink_within_the_dataset_folder_is_still_data(tmp_path: Path) -> None:
+    root, folder, _ = _gold_root(tmp_path)
+    (folder / "alias.csv").symlink_to(folder / "d.csv")
+    _write(folder / "metadata_0.json", _metadata([_dataset("alias.csv", [("a", "A")])],
+                                                 [[{"qid": 0, "question": "What is a?"}]]))
+    (task,) = load_tasks(root).tasks
+    assert task.datasets[0].path == folder / "alias.csv"
