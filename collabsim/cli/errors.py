@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 EXIT_USER_ERROR = 2
+EXIT_UNSCORED = 3
 
 
 def user_error(command: str, message: str) -> int:

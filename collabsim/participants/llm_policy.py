@@ -23,7 +23,7 @@ through :class:`~collabsim.llm.client.LLMClient`. Each turn it
 
 A budget overrun raises :class:`~collabsim.llm.budget.BudgetExceeded` (a ``SessionAbort``
 with status ``budget_exceeded``); a model call that fails after its retries becomes
-``SessionAbort("error", ...)``. Prompts, replies, tokens and cost of every call are in the
+``SessionAbort(PROVIDER_ERROR, ...)`` (status ``provider_error``). Prompts, replies, tokens and cost of every call are in the
 client's call log next to the trace.
 
 For the offline ``collabsim/...`` models the turn and repair prompts carry a state block
@@ -44,7 +44,7 @@ import jinja2
 
 from collabsim.core.action_parser import ParseResult, parse_action
 from collabsim.core.actions import ACTION_SPECS, Action, describe_actions, format_action
-from collabsim.core.errors import SessionAbort
+from collabsim.core.errors import PROVIDER_ERROR, SessionAbort
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import Profile
 from collabsim.llm.budget import BudgetExceeded
@@ -357,7 +357,7 @@ class LLMParticipant:
         except BudgetExceeded:
             raise
         except LLMCallError as exc:
-            raise SessionAbort("error", f"{self.name}: {exc}") from exc
+            raise SessionAbort(PROVIDER_ERROR, f"{self.name}: {exc}") from exc
         return reply.text
 
     async def act(self, observation: Observation) -> str:
@@ -365,7 +365,7 @@ class LLMParticipant:
 
         Raises:
             BudgetExceeded: The session budget does not allow another call.
-            SessionAbort: A model call failed after its retries (status ``error``).
+            SessionAbort: A model call failed after its retries (status ``provider_error``).
         """
         if self._timing is not None:
             self._timing.task_id = observation.task.task_id
