@@ -136,13 +136,13 @@ def test_json_ish_arguments(tmp_path: Path, replies: list[Any]) -> None:
     assert p.turns[-1].calls == 2 and "EDITOR_UPDATE" in (p.turns[-1].error or "")
 
 
-def test_timeout_after_retries_aborts_the_session_with_error(tmp_path: Path) -> None:
+def test_timeout_after_retries_aborts_the_session_with_provider_error(tmp_path: Path) -> None:
     litellm = get_litellm()
     timeout = litellm.Timeout("request timed out", model="gpt-4o-mini", llm_provider="openai")
     p = participant(timeout, tmp_path)
     with pytest.raises(SessionAbort) as info:
         run(p.act(make_obs()))
-    assert info.value.status == "error" and "Timeout" in info.value.reason
+    assert info.value.status == "provider_error" and "Timeout" in info.value.reason
     assert p.client.usage.tag("agent").failed_calls == 1
 
 
