@@ -107,6 +107,8 @@ def test_a_server_dying_mid_run_leaves_unscored_sessions_that_a_resume_reruns(
         server.stop()
     out = capsys.readouterr().out
     assert code == EXIT_UNSCORED == 3
+    # 2 answered, then one try per failed session: provider_error is not retried in the job
+    assert (server.replies, server.requests) == (2, 9)
     summary = out.strip().splitlines()[-1]
     assert summary.startswith(
         "9 sessions run, 0 reused from the store; 9 sessions: 2 scored, 7 provider_error "
