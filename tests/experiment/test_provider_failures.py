@@ -32,12 +32,16 @@ class ChatServer:
         lives: Replies it gives before it dies: from then on every request loses its
             connection without an answer (as when the server process is killed), until
             :meth:`stop`, after which the port refuses connections.
+        refuse: An HTTP status (e.g. 401) to answer every request with, as an OpenAI-style
+            error, instead of replying.
     """
 
-    def __init__(self, port: int = 0, lives: int | None = None) -> None:
+    def __init__(self, port: int = 0, lives: int | None = None,
+                 refuse: int | None = None) -> None:
         self.requests = 0
         self.replies = 0
         self.lives = lives
+        self.refuse = refuse
         self._lock = threading.Lock()
         server = self
 
@@ -54,15 +58,23 @@ class ChatServer:
                 if not alive:
                     self.close_connection = True
                     return  # no status line: the client sees the connection drop
-                body = json.dumps({
+                if server.refuse is not None:
+                    error = {"error": {"message": "Incorrect API key provided",
+                                       "type": "invalid_request_error",
+                                       "code": "invalid_api_key"}}
+                    self._send(server.refuse, json.dumps(error).encode())
+                    return
+                self._send(200, json.dumps({
                     "id": "chatcmpl-test", "object": "chat.completion", "created": 0,
                     "model": "x",
                     "choices": [{"index": 0, "finish_reason": "stop",
                                  "message": {"role": "assistant", "content": REPLY}}],
                     "usage": {"prompt_tokens": 20, "completion_tokens": 8,
                               "total_tokens": 28},
-                }).encode()
-                self.send_response(200)
+                }).encode())
+
+            def _send(self, status: int, body: bytes) -> None:
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -87,11 +99,12 @@ def dummy_key(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def _args(tmp_path, port: int, job_dir, *more: str) -> list[str]:
+def _args(tmp_path, port: int, job_dir, *more: str, seeds: str = "[0,1,2]",
+          retries: int = 0) -> list[str]:
     return [
-        "tasks.n_tasks=3", f"tasks.root={tmp_path / 'suite'}", "team=single", "seeds=[0,1,2]",
+        "tasks.n_tasks=3", f"tasks.root={tmp_path / 'suite'}", "team=single", f"seeds={seeds}",
         "policy=llm", "llm.agent.model=openai/x",
-        f"+llm.agent.extra.api_base=http://127.0.0.1:{port}/v1", "llm.max_retries=0",
+        f"+llm.agent.extra.api_base=http://127.0.0.1:{port}/v1", f"llm.max_retries={retries}",
         "llm.cache_dir=null", "run.max_concurrency=1", "run.progress=false",
         f"hydra.run.dir={job_dir}", *more,
     ]
@@ -154,3 +167,24 @@ def test_a_server_dying_mid_run_leaves_unscored_sessions_that_a_resume_reruns(
     again = pd.read_csv(tmp_path / "j2" / "sessions.csv")
     assert set(again["status"]) == {"finished"} and len(again) == 9
     assert list(pd.read_csv(tmp_path / "j2" / "aggregate.csv")["n_sessions"]) == [9]
+
+
+def test_a_refused_key_is_not_retried_and_each_session_says_so_once(
+        tmp_path, capsys, dummy_key):
+    server = ChatServer(refuse=401)
+    job = tmp_path / "job"
+    try:
+        code = main_with_args(_args(tmp_path, server.port, job, seeds="[0]", retries=4))
+    finally:
+        server.stop()
+    out = capsys.readouterr().out
+    assert code == EXIT_UNSCORED
+    assert server.requests == 3  # one per session: an authentication error is not retried
+    failed_lines = [line for line in out.splitlines()
+                    if "[WARNING]" in line and "status provider_error" in line]
+    assert len(failed_lines) == 3
+    assert all("AuthenticationError" in line and "failed after 1 tries" in line
+               for line in failed_lines)
+    assert out.strip().splitlines()[-1].startswith(
+        "3 sessions run, 0 reused from the store; 3 sessions: 0 scored, 3 provider_error")
+    assert set(pd.read_csv(job / "sessions.csv")["status"]) == {PROVIDER_ERROR}
