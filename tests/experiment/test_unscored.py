@@ -134,6 +134,11 @@ def test_budget_stopped_sessions_are_unscored_not_retried_and_rerun(tmp_path, mo
     assert outcome.sessions["Performance"].isna().all()
     assert outcome.aggregate.empty
     assert "4 with status budget_exceeded" in outcome.report
+    # a report over a job whose sessions all stopped still builds, with empty tables
+    from collabsim.experiment.sweep_report import build_report
+
+    built = build_report([tmp_path / "out"], tmp_path / "report", views=None)
+    assert built.aggregate.empty and built.deltas.empty
     # a rerun of the same job on the same store runs them all again
     again = run(cfg, tmp_path / "out2")
     assert (again.summary.ran, again.summary.reused) == (4, 0)
