@@ -288,6 +288,7 @@ class WandbTracker:
                     "sessions_run": outcome.summary.ran,
                     "sessions_reused": outcome.summary.reused,
                     "sessions_infra_error": outcome.summary.infra_errors,
+                    "sessions_unscored": sum(outcome.summary.unscored.values()),
                     "wall_seconds": outcome.wall_seconds,
                 })
                 files = [self._output_dir / f for f in JOB_FILES

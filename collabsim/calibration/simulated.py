@@ -1,7 +1,9 @@
 """Read a folder of simulated sessions (``trace.jsonl`` files from ``collabsim run``).
 
-Sessions that ended with ``infra_error`` (the sandbox failed; see
-:mod:`collabsim.session.sandboxing`) show the infrastructure, not behaviour, and are skipped.
+Sessions that ended unscored (``infra_error``: the sandbox failed, see
+:mod:`collabsim.session.sandboxing`; ``provider_error``: a model call failed;
+``budget_exceeded``; :data:`~collabsim.session.results.UNSCORED_STATUSES`) show the
+infrastructure or the budget, not behaviour, and are skipped.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 
 from collabsim.calibration.kolab_sample import CalibrationInputError
 from collabsim.graphs.model import WorkflowGraph
+from collabsim.session.results import UNSCORED_STATUSES
 
 TRACE_NAME = "trace.jsonl"
 
@@ -36,8 +39,8 @@ def trace_files(folder: str | Path) -> list[Path]:
     return files
 
 
-def ended_by_infra_failure(trace: Path) -> bool:
-    """Whether the trace's last event is ``SESSION_END`` with status ``infra_error``."""
+def ended_unscored(trace: Path) -> bool:
+    """Whether the trace's last event is ``SESSION_END`` with an unscored status."""
     try:
         with open(trace, "rb") as fh:
             fh.seek(0, 2)
@@ -47,7 +50,7 @@ def ended_by_infra_failure(trace: Path) -> bool:
     except (OSError, ValueError, StopIteration):
         return False
     return (isinstance(last, dict) and last.get("action_type") == "SESSION_END"
-            and isinstance(last.get("args"), dict) and last["args"].get("status") == "infra_error")
+            and isinstance(last.get("args"), dict) and last["args"].get("status") in UNSCORED_STATUSES)
 
 
 def load_simulated_graphs(folder: str | Path) -> list[WorkflowGraph]:
@@ -59,9 +62,10 @@ def load_simulated_graphs(folder: str | Path) -> list[WorkflowGraph]:
     from collabsim.graphs.from_trace import TraceFormatError, graph_from_trace_file
 
     graphs = []
-    files = [path for path in trace_files(folder) if not ended_by_infra_failure(path)]
+    files = [path for path in trace_files(folder) if not ended_unscored(path)]
     if not files:
-        raise CalibrationInputError(f"{folder}: every session in it ended with infra_error")
+        raise CalibrationInputError(
+            f"{folder}: every session in it ended unscored ({', '.join(sorted(UNSCORED_STATUSES))})")
     for path in files:
         try:
             with warnings.catch_warnings():

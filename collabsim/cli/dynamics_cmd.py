@@ -94,11 +94,12 @@ def iter_graphs(path: Path, *, progress: bool = True) -> Iterator[WorkflowGraph]
     """
     if path.is_dir():
         # A session folder also holds the LLM call log (``llm_calls.jsonl``), which is not a trace.
-        # Sessions that ended with infra_error show the sandbox, not behaviour: skipped.
-        from collabsim.calibration.simulated import ended_by_infra_failure
+        # Unscored sessions (infra_error, provider_error, budget_exceeded) show the
+        # infrastructure, not behaviour: skipped.
+        from collabsim.calibration.simulated import ended_unscored
 
         files = sorted(f for f in path.rglob("*.jsonl") if not f.name.endswith("llm_calls.jsonl")
-                       and not ended_by_infra_failure(f))
+                       and not ended_unscored(f))
         if not files:
             raise DynamicsInputError(f"{path}: no *.jsonl trace files in this folder")
         from tqdm import tqdm

@@ -3,7 +3,9 @@
 A user error (bad setting, bad data, a missing or unwritable file, an unsafe output path, a
 full disk) ends with one line on stderr that names the setting or file, and exit code 2;
 never a traceback. Exit codes of every ``collabsim`` command: 0 done, 2 user error (as
-above), 130 interrupted (``collabsim run``, Ctrl-C).
+above), 3 some sessions unscored (``collabsim run``: the job ran, but sessions ended with
+``provider_error``, ``budget_exceeded`` or ``infra_error``; a rerun on the same store runs
+them again), 130 interrupted (``collabsim run``, Ctrl-C).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import sys
 
 EXIT_USER_ERROR = 2
+EXIT_UNSCORED = 3
+"""``collabsim run``: the job ran but some sessions ended unscored (distinct from a user error)."""
 
 
 def user_error(command: str, message: str) -> int:

@@ -35,7 +35,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
-from collabsim.cli.errors import EXIT_USER_ERROR
+from collabsim.cli.errors import EXIT_UNSCORED, EXIT_USER_ERROR
 from collabsim.cli.hydra_args import (
     args_parser,
     primary_config_dir,
@@ -393,6 +393,7 @@ def validate_command_line(args: Sequence[str]) -> int | None:
     Raises:
         UserError: The first bad setting or task selection, as one line naming it.
     """
+    from collabsim.experiment.participants import credential_problems
     from collabsim.experiment.plan import variants
     from collabsim.experiment.settings import SettingsError, validate_job
     from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
@@ -432,6 +433,11 @@ def validate_command_line(args: Sequence[str]) -> int | None:
         try:
             settings = _VALIDATED[_config_key(cfg)] = validate_job(cfg)
             _check_cache_folders(settings)
+            # every model's key, before any call (an estimate makes no provider call)
+            missing = [] if settings.run.estimate else credential_problems(settings)
+            if missing:
+                raise UserError("; ".join(missing) + " (export it, or point the model at a "
+                                "server with +llm.<role>.extra.api_base=...)")
             tasks_key = settings.tasks.model_dump_json()
             if tasks_key not in n_tasks:  # sweeps over teams share one task selection
                 n_tasks[tasks_key] = len(resolve_tasks(settings.tasks.model_dump())[0])
@@ -445,14 +451,18 @@ def validate_command_line(args: Sequence[str]) -> int | None:
 
 
 def summary_line(summary: Any, wall_seconds: float, output_dir: Path) -> str:
-    """The run's last line: sessions run and reused, infrastructure failures, time, outputs."""
+    """The run's last line: sessions run and reused, unscored sessions by status, time,
+    outputs."""
     line = f"{summary.ran} sessions run, {summary.reused} reused from the store"
-    if summary.infra_errors:
-        line += (
-            f", {summary.infra_errors} infrastructure failure(s) (status infra_error: the "
-            "sandbox failed twice; left out of every table, run again by a rerun)"
-        )
+    note = summary.status_note()
+    if note:
+        line += f"; {note}"
     return line + f", in {wall_seconds:.1f} s. Outputs: {output_dir}"
+
+
+_UNSCORED_JOBS: set[str] = set()
+"""Job folders of this command line with unscored sessions: the command exits with
+:data:`~collabsim.cli.errors.EXIT_UNSCORED` once every job has run."""
 
 
 def _remove_hydra_only_folder(output_dir: Path) -> None:
@@ -466,6 +476,20 @@ def _remove_hydra_only_folder(output_dir: Path) -> None:
         return
     if entries <= {".hydra", "run_app.log"}:
         shutil.rmtree(output_dir, ignore_errors=True)
+
+
+def _print_outcome(outcome: Any, output_dir: Path) -> None:
+    """Print the job's report and summary line; note the job when sessions ended unscored."""
+    print(outcome.report)
+    print("\n" + summary_line(outcome.summary, outcome.wall_seconds, output_dir))
+    if outcome.summary.unscored:
+        _UNSCORED_JOBS.add(str(output_dir))
+    if outcome.task_problems:
+        print(
+            f"{outcome.task_problems} task problem(s) under tasks.root (bad data, or a query "
+            f"its data cannot answer): not run, not scored; listed in "
+            f"{outcome.task_problems_file}"
+        )
 
 
 @hydra.main(config_path=CONFIG_DIR, config_name="config", version_base="1.3")
@@ -529,14 +553,7 @@ def hydra_main(cfg: DictConfig) -> float:
         _fail(f"cannot write{where}: {err.strerror or err}")
     finally:
         tracker.close()
-    print(outcome.report)
-    print("\n" + summary_line(outcome.summary, outcome.wall_seconds, output_dir))
-    if outcome.task_problems:
-        print(
-            f"{outcome.task_problems} task problem(s) under tasks.root (bad data, or a query "
-            f"its data cannot answer): not run, not scored; listed in "
-            f"{outcome.task_problems_file}"
-        )
+    _print_outcome(outcome, output_dir)
     perf = outcome.sessions.get("Performance")
     return float(perf.mean()) if perf is not None and len(perf) else float("nan")
 
@@ -561,6 +578,7 @@ def main_with_args(args: list[str]) -> int:
     from collabsim.cli.sweep_progress import expect
 
     _VALIDATED.clear()
+    _UNSCORED_JOBS.clear()
     try:
         expect(validate_command_line(args))
         estimates = [s for s in _VALIDATED.values() if s.run.estimate]
@@ -587,4 +605,4 @@ def main_with_args(args: list[str]) -> int:
     finally:
         sys.argv = saved
         _VALIDATED.clear()
-    return 0
+    return EXIT_UNSCORED if _UNSCORED_JOBS else 0

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from collabsim.core.observation import Participant
 from collabsim.experiment.agent_turns import agent_params
 from collabsim.experiment.plan import SessionPlan
-from collabsim.experiment.settings import JobSettings, LLMConfig
+from collabsim.experiment.settings import JobSettings, LLMConfig, RoleModel
 from collabsim.participants.scripted import build_scripted
 from collabsim.session.config import SessionConfig
 
@@ -101,6 +101,40 @@ class ParticipantBuilder:
         """Release shared resources (the LLM client's connections, if any)."""
         if self._client is not None and hasattr(self._client, "close"):
             self._client.close()
+
+
+def configured_models(settings: JobSettings) -> dict[str, RoleModel]:
+    """Every model a job's participants call, by setting name (``llm.agent``, ...).
+
+    Any model setting of the ``llm`` group counts (a role, or a mapping of them such as
+    per-member overrides), so a model setting added to the group is checked too. Empty
+    under ``policy=scripted``, which calls no model.
+    """
+    if settings.policy.name != "llm" or settings.llm is None:
+        return {}
+    out: dict[str, RoleModel] = {}
+    for name, value in settings.llm:
+        if isinstance(value, RoleModel):
+            out[f"llm.{name}"] = value
+        elif isinstance(value, Mapping):
+            out.update({f"llm.{name}.{key}": v for key, v in value.items()
+                        if isinstance(v, RoleModel)})
+    return out
+
+
+def credential_problems(settings: JobSettings) -> list[str]:
+    """One line per configured model whose provider key is not in the environment.
+
+    Checked before a job writes anything (:func:`collabsim.llm.preflight.missing_credentials`:
+    no network; offline models and models with an ``api_base`` need no key).
+    """
+    from collabsim.llm.preflight import missing_credentials
+
+    problems = []
+    for name, role in configured_models(settings).items():
+        problems += [f"{name}.model={line}" for line in
+                     missing_credentials([(role.model, role.extra)])]
+    return problems
 
 
 def _llm_settings(llm: LLMConfig) -> tuple[dict[str, LLMSettings], Budget]:

@@ -10,17 +10,18 @@ tasks, printed as ``mean (SE)``.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
+from collabsim.core.errors import BUDGET_EXCEEDED, PROVIDER_ERROR
 from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.session_costs import add_cost_columns, cost_line, cost_totals
 from collabsim.experiment.store import ResultStore
 from collabsim.metrics.pipeline import MetricsRows
-from collabsim.reporting.tables import aggregate, format_table
-from collabsim.session.results import INFRA_ERROR, SessionResult
+from collabsim.reporting.tables import aggregate, format_table, scored_sessions
+from collabsim.session.results import INFRA_ERROR, UNSCORED_STATUSES, SessionResult
 from collabsim.tasks.model import Task
 
 SESSION_COLUMNS = ["task_id", "team", "structure", "seed", "status", "turns", "virtual_min"]
@@ -62,11 +63,25 @@ class SessionRows:
         self.seconds += time.perf_counter() - start
 
 
-def infra_note(count: int) -> str:
-    """The report's line about sessions whose sandbox failed (status ``infra_error``)."""
-    return (f"{count} session(s) with status infra_error (the sandbox infrastructure failed, "
-            "also on the retry): not scored and left out of every aggregate; a rerun on the "
-            "same store runs them again")
+UNSCORED_REASONS: dict[str, str] = {
+    INFRA_ERROR: "the sandbox infrastructure failed, also on the retry",
+    PROVIDER_ERROR: "a model call failed after its retries",
+    BUDGET_EXCEEDED: "the session's LLM budget did not allow another call",
+}
+"""What each unscored status (:data:`~collabsim.session.results.UNSCORED_STATUSES`) means,
+as the reports say it."""
+
+
+def unscored_note(statuses: Mapping[str, int]) -> str | None:
+    """The reports' line about unscored sessions, from status -> session count (None when
+    there are none)."""
+    parts = [f"{int(statuses[s])} with status {s} ({UNSCORED_REASONS.get(s, 'not scored')})"
+             for s in sorted(UNSCORED_STATUSES) if statuses.get(s)]
+    if not parts:
+        return None
+    return ("Unscored sessions: " + ", ".join(parts) + ". They are not scored and are left "
+            "out of every aggregate, paired difference and figure; a rerun on the same store "
+            "runs them again")
 
 
 def objection_summary(sessions: pd.DataFrame) -> str | None:
@@ -134,8 +149,9 @@ def summarise(
     if show_sessions:
         shown = sessions[SESSION_COLUMNS + [m for m in SHOWN_METRICS if m in sessions]]
         parts.append("Sessions\n" + shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    n_tasks = sessions["task_id"].nunique()
-    n_seeds = sessions["seed"].nunique()
+    scored = scored_sessions(sessions)
+    n_tasks = scored["task_id"].nunique()
+    n_seeds = scored["seed"].nunique()
     parts.append(
         f"By structure and team: mean (SE) over {n_tasks} task(s), seeds averaged first "
         f"({n_seeds} seed(s))\n" + format_table(agg)
@@ -148,6 +164,7 @@ def summarise(
         parts.append(cost_line(costs))
     statuses = sessions["status"].value_counts().to_dict()
     parts.append("Session statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
-    if statuses.get(INFRA_ERROR):
-        parts.append(infra_note(int(statuses[INFRA_ERROR])))
+    note = unscored_note(statuses)
+    if note:
+        parts.append(note)
     return sessions, agg, "\n\n".join(parts)

@@ -15,14 +15,16 @@ from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.store import ResultStore
 from collabsim.session.config import ExecutorFactory, SessionConfig
 from collabsim.session.engine import run_session
-from collabsim.session.results import INFRA_ERROR, SessionResult
+from collabsim.session.results import INFRA_ERROR, UNSCORED_STATUSES, SessionResult
 
 ParticipantFactory = Callable[[SessionPlan, SessionConfig, Path], Mapping[str, Participant]]
 ConfigFactory = Callable[[SessionPlan], SessionConfig]
 ResultCallback = Callable[[int, SessionResult], None]
 LOCK_POLL_SECONDS = 0.05
 INFRA_ATTEMPTS = 2
-"""Runs of a session whose sandbox failed (status ``infra_error``): the first and one retry."""
+"""Runs of a session whose sandbox failed (status ``infra_error``): the first and one retry.
+The other unscored statuses (``provider_error``, ``budget_exceeded``) are not retried within
+the job: the provider or the budget would most likely fail the same way again at once."""
 log = logging.getLogger(__name__)
 
 
@@ -48,6 +50,51 @@ class RunSummary:
         """Sessions whose sandbox failed in both runs (status ``infra_error``, never scored)."""
         return sum(r.status == INFRA_ERROR for r in self.results)
 
+    @property
+    def unscored(self) -> dict[str, int]:
+        """Unscored status -> sessions that ended with it (sorted by status; none: empty).
+
+        These sessions (:data:`~collabsim.session.results.UNSCORED_STATUSES`) are stored but
+        left out of every table, and a rerun on the same store runs them again.
+        """
+        counts: dict[str, int] = {}
+        for result in self.results:
+            if result.status in UNSCORED_STATUSES:
+                counts[result.status] = counts.get(result.status, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def status_note(self) -> str | None:
+        """``"9 sessions: 2 scored, 7 provider_error (not scored; rerun on resume)"``, or
+        None when every session was scored."""
+        unscored = self.unscored
+        if not unscored:
+            return None
+        scored = len(self.results) - sum(unscored.values())
+        counts = ", ".join(f"{n} {status}" for status, n in unscored.items())
+        return (f"{len(self.results)} sessions: {scored} scored, {counts} (not scored, left "
+                "out of every table; rerun on resume)")
+
+
+async def _run_once_more_on_infra_error(
+    plan: SessionPlan,
+    store: ResultStore,
+    config: SessionConfig,
+    make_participants: ParticipantFactory,
+    executor_factory: ExecutorFactory | None,
+) -> tuple[SessionResult, int]:
+    """Run one session; run it again from the start while its sandbox failed (status
+    ``infra_error``), up to :data:`INFRA_ATTEMPTS` runs. Returns the last result and the
+    number of reruns."""
+    retries = 0
+    while True:
+        trace = store.prepare(plan)
+        participants = make_participants(plan, config, trace.parent)
+        result = await run_session(config, participants, trace, executor_factory=executor_factory)
+        if result.status != INFRA_ERROR or retries + 1 >= INFRA_ATTEMPTS:
+            return result, retries
+        retries += 1
+        log.warning("%s: %s; running the session again", plan.slug, result.error)
+
 
 async def run_plans(
     plans: Sequence[SessionPlan],
@@ -64,9 +111,11 @@ async def run_plans(
 
     A session that fails is recorded with status ``error`` by the engine; it never stops the
     others. A session during which the sandbox itself failed (status ``infra_error``) runs
-    once more from the start; if that fails too it is stored with ``infra_error`` (the
-    store runs it again next time, the tables leave it out). Results are written atomically as each session ends, so an interrupted job
-    resumes where it stopped. A session runs only under its store lock: jobs sharing a
+    once more from the start; if that fails too it is stored with ``infra_error``. A
+    session ending with any unscored status (``infra_error``, ``provider_error``,
+    ``budget_exceeded``) is logged once, with its status and reason, and stored: the store
+    runs it again next time and the tables leave it out. Results are written atomically as
+    each session ends, so an interrupted job resumes where it stopped. A session runs only under its store lock: jobs sharing a
     store skip what another job is running and reuse its result when it is done.
 
     Args:
@@ -113,22 +162,14 @@ async def run_plans(
             with lock:
                 done = store.load(plan, warn=False)  # finished by another job meanwhile?
                 if done is None:
-                    config = make_config(plan)
-                    for attempt in range(1, INFRA_ATTEMPTS + 1):
-                        trace = store.prepare(plan)
-                        participants = make_participants(plan, config, trace.parent)
-                        result = await run_session(
-                            config, participants, trace, executor_factory=executor_factory)
-                        if result.status != INFRA_ERROR:
-                            break
-                        again = attempt < INFRA_ATTEMPTS
-                        retried += again
-                        log.warning(
-                            "%s: %s; %s", plan.slug, result.error,
-                            "running the session again" if again
-                            else "status infra_error, left out of every table")
+                    result, retries = await _run_once_more_on_infra_error(
+                        plan, store, make_config(plan), make_participants, executor_factory)
+                    retried += retries
                     done = store.save(plan, result)
                     ran += 1
+                    if done.status in UNSCORED_STATUSES:
+                        log.warning("%s: status %s (%s); not scored, left out of every "
+                                    "table, rerun on resume", plan.slug, done.status, done.error)
             results[index] = done
             bar.update(1)
             bar.set_postfix_str(f"{plan.variant} {done.status}", refresh=False)

@@ -12,8 +12,10 @@ key and identity, and agrees with its ``trace.jsonl`` (the digest of the trace s
 record, the submitted text and status of the trace's ``SESSION_END``; see
 :mod:`collabsim.experiment.integrity`); anything else (a record copied from another session or
 edited after the fact, a folder, bad JSON, an unreadable file) counts as missing: the session
-runs again and a warning names the file. So does a session stored with status
-``infra_error`` (its sandbox failed; nothing about the team was measured).
+runs again and a warning names the file. So does a session stored with an unscored status
+(:data:`~collabsim.session.results.UNSCORED_STATUSES`: ``infra_error``, ``provider_error``,
+``budget_exceeded``; nothing about the team was measured), so a resume or a rerun on the
+same store runs exactly those sessions again.
 A crashed session leaves a trace without a result and is run again from the start.
 
 Jobs sharing a store share the work: a job runs a session only while holding its lock, and
@@ -35,7 +37,7 @@ from pathlib import Path
 from collabsim.core.redaction import Redactor
 from collabsim.experiment.integrity import TRACE_DIGEST_KEY, trace_digest, trace_mismatch
 from collabsim.experiment.plan import SessionPlan
-from collabsim.session.results import INFRA_ERROR, SessionResult, write_json_atomic
+from collabsim.session.results import UNSCORED_STATUSES, SessionResult, write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +134,8 @@ class ResultStore:
             result = SessionResult.from_dict(data)
         except (KeyError, TypeError, ValueError) as err:
             raise _UnusableRecord(f"not a result record ({err})") from err
-        if result.status == INFRA_ERROR:
-            raise _UnusableRecord("the sandbox failed in this session (infra_error)")
+        if result.status in UNSCORED_STATUSES:
+            raise _UnusableRecord(f"status {result.status}, not scored")
         mismatch = trace_mismatch(data, self.trace_path(plan), self._redact)
         if mismatch is not None:
             raise _UnusableRecord(f"does not match its trace: {mismatch}")

@@ -35,6 +35,7 @@ import pandas as pd
 
 from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
+from collabsim.experiment.results_table import unscored_note
 from collabsim.experiment.session_costs import add_cost_columns, cost_line, cost_totals
 from collabsim.reporting import figures
 from collabsim.reporting.latex import tabular
@@ -44,7 +45,7 @@ from collabsim.reporting.paired import (
     check_baseline,
     default_baselines,
 )
-from collabsim.reporting.tables import aggregate, format_table
+from collabsim.reporting.tables import aggregate, format_table, scored_sessions
 from collabsim.reporting.variants import (
     OVERRIDES_COLUMN,
     SETTINGS_COLUMN,
@@ -155,11 +156,11 @@ def _summary(sessions: pd.DataFrame, variants: Variants, inputs_text: str) -> li
         f"Sessions: {len(sessions)} (one per session key), {sessions['task_id'].nunique()} "
         f"task(s), {sessions['seed'].nunique()} seed(s), "
         f"{sessions.groupby(list(variants.by), dropna=False).ngroups} variant(s). Statuses: "
-        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + "."
-        + (f" The {statuses['infra_error']} session(s) with status infra_error (the sandbox "
-           "failed) are left out of every table, delta and figure."
-           if statuses.get("infra_error") else ""),
+        + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
     ]
+    note = unscored_note(statuses)
+    if note:
+        lines.append(note + ".")
     if variants.columns:
         lines.append(
             "Variants are keyed by structure, team and the swept setting(s) "
@@ -219,8 +220,8 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
                      "Activity: W_human (non-message actions by simulated humans) and M_team "
                      "(messages by all members)." + setting_note),
         "performance_vs_h_init": (
-            figures.performance_vs_h_init(sessions, agg, fig_dir / "performance_vs_h_init.png",
-                                          cols),
+            figures.performance_vs_h_init(scored_sessions(sessions), agg,
+                                          fig_dir / "performance_vs_h_init.png", cols),
             "Performance against H_init,norm: one dot per session (small jitter), coloured by "
             "structure; large markers (shape = team) are variant means ± SE."),
     }

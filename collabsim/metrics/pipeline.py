@@ -20,9 +20,10 @@ gym environment's reward. Steps, each a pure function of its inputs:
    the task's facts and the columns its reference analysis reads
    (:mod:`~collabsim.metrics.objections`); NaN without a gold hypothesis.
 
-A session with status ``infra_error`` (its sandbox failed, see
-:mod:`collabsim.session.sandboxing`) measured nothing about its team: every metric is NaN,
-so no mean, delta, figure or summary counts it.
+A session with an unscored status (:data:`~collabsim.session.results.UNSCORED_STATUSES`:
+``infra_error``, its sandbox failed; ``provider_error``, a model call failed after its
+retries; ``budget_exceeded``, its LLM budget ran out) measured nothing about its team: every
+metric is NaN, so no mean, delta, figure or summary counts it.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from collabsim.metrics.process import (
     workflow_coverage,
 )
 from collabsim.metrics.reference import ReferenceWorkflow
-from collabsim.session.results import INFRA_ERROR
+from collabsim.session.results import UNSCORED_STATUSES
 from collabsim.tasks.model import Task
 
 METRIC_COLUMNS: tuple[str, ...] = (
@@ -158,7 +159,7 @@ def session_metrics(
         "structure": structure, "seed": _get(result, "seed"), "policy": _get(result, "policy"),
         "status": _get(result, "status"),
     }
-    if row["status"] == INFRA_ERROR:
+    if row["status"] in UNSCORED_STATUSES:
         row.update(dict.fromkeys(_UNSCORED, math.nan), judge=None)
         row.update(objections=math.nan, objections_wrong=math.nan)
         return row

@@ -460,7 +460,8 @@ class LLMParticipant:
         except BudgetExceeded:
             raise
         except LLMCallError as exc:
-            raise SessionAbort(PROVIDER_ERROR, f"{self.name}: {exc}") from exc
+            # The engine prefixes the member's name to the reason.
+            raise SessionAbort(PROVIDER_ERROR, str(exc)) from exc
 
     @staticmethod
     def _parse(reply: LLMReply) -> ParsedReply:

@@ -7,11 +7,12 @@ swept settings) and equal to the baseline in the named ones: ``scaffolded/DR`` i
 with ``default/DR`` of the same settings, every team variant with the single agent of the
 same settings.
 
-Pairs are sessions of the same **task and seed** in both variants. The per-task difference
-is the mean over that task's paired seeds; the reported difference is the mean over tasks,
-and its 95% interval the 2.5/97.5 percentiles of the means of ``n_boot`` resamples of the
-tasks (tasks are the independent units; the generator is seeded, so a rerun prints the same
-interval).
+Pairs are sessions of the same **task and seed** in both variants, both scored (an unscored
+session, :func:`collabsim.reporting.tables.scored_sessions`, pairs with nothing). The
+per-task difference is the mean over that task's paired seeds; the reported difference is
+the mean over tasks, and its 95% interval the 2.5/97.5 percentiles of the means of
+``n_boot`` resamples of the tasks (tasks are the independent units; the generator is
+seeded, so a rerun prints the same interval).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from collabsim.reporting.tables import scored_sessions
 from collabsim.reporting.variants import same_value
 
 DELTA_COLUMNS = ["n_tasks", "n_pairs", "baseline", "variant", "delta", "ci_low", "ci_high"]
@@ -101,7 +103,7 @@ def paired_differences(
     """
     by = list(by)
     columns = [*by, "reference", *DELTA_COLUMNS]
-    data = sessions[[*by, "task_id", "seed", metric]].copy()
+    data = scored_sessions(sessions)[[*by, "task_id", "seed", metric]].copy()
     data[metric] = pd.to_numeric(data[metric], errors="coerce")
     data = data.dropna(subset=[metric])
     rng = np.random.default_rng(seed)

@@ -6,8 +6,9 @@
   seeds; then, per variant, the mean and standard error over tasks,
   SE = sample std (ddof=1) / sqrt(n_tasks). With one task the SE is undefined (NaN). NaN
   metric values (e.g. A_profile for ``single``, H_init,norm for one member) are skipped in
-  both means; ``n`` counts the tasks with a value. Sessions with status ``infra_error`` (the
-  sandbox failed; nothing about the team was measured) are left out entirely.
+  both means; ``n`` counts the tasks with a value. Sessions with an unscored status
+  (:func:`scored_sessions`: ``infra_error``, ``provider_error``, ``budget_exceeded``;
+  nothing about the team was measured) are left out entirely.
 * :func:`format_table` prints ``mean (SE)`` cells, rows grouped by structure and team
   (profile), as plain text, Markdown, LaTeX or CSV.
 """
@@ -29,7 +30,7 @@ from collabsim.metrics.pipeline import (
     session_metrics,
 )
 from collabsim.reporting.latex import tabular
-from collabsim.session.results import INFRA_ERROR
+from collabsim.session.results import UNSCORED_STATUSES
 
 #: The pipeline's per-session computation, under the name reports have always used.
 session_metrics_row = session_metrics
@@ -48,8 +49,17 @@ TEAM_ORDER: tuple[str, ...] = ("single", "D", "R", "DR")
 __all__ = [
     "COUNT_METRICS", "EXTRA_METRICS", "ID_COLUMNS", "METRIC_COLUMNS", "METRIC_LABELS",
     "STRUCTURE_ORDER", "TEAM_ORDER", "aggregate", "format_table", "metrics_table",
-    "session_metrics_row",
+    "scored_sessions", "session_metrics_row",
 ]
+
+
+def scored_sessions(df: pd.DataFrame) -> pd.DataFrame:
+    """The rows of sessions that are scored: every status but the unscored ones
+    (:data:`~collabsim.session.results.UNSCORED_STATUSES`). A table without a ``status``
+    column is returned as it is."""
+    if "status" not in df.columns:
+        return df
+    return df[~df["status"].isin(UNSCORED_STATUSES)]
 
 
 def aggregate(
@@ -66,7 +76,7 @@ def aggregate(
             :data:`EXTRA_METRICS` present in ``df``).
 
     Returns:
-        One row per variant (sessions with status ``infra_error`` left out): the ``by``
+        One row per variant (unscored sessions left out, :func:`scored_sessions`): the ``by``
         columns, ``n_tasks``, ``n_sessions`` and for every
         metric ``<m>_mean``, ``<m>_se`` (SE = sample std / sqrt(n), NaN for n = 1) and
         ``<m>_n`` (tasks with a value).
@@ -75,8 +85,7 @@ def aggregate(
     if metrics is None:
         metrics = [m for m in (*METRIC_COLUMNS, *EXTRA_METRICS) if m in df.columns]
     metrics = list(metrics)
-    if "status" in df.columns:
-        df = df[df["status"] != INFRA_ERROR]
+    df = scored_sessions(df)
     data = df[[*by, "task_id", *metrics]].copy()
     for m in metrics:
         data[m] = pd.to_numeric(data[m], errors="coerce").astype("float64")

@@ -1,5 +1,6 @@
 """A sandbox failure is not behaviour (issue 23, item 4): the session is retried once, then
-stored as ``infra_error``, left out of every aggregate and counted in the run's summary."""
+stored as ``infra_error``, left out of every aggregate and counted in the run's summary; the
+run exits with code 3 (issue 37: unscored sessions are not a clean run)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 
 import pandas as pd
 
+from collabsim.cli.errors import EXIT_UNSCORED
 from collabsim.cli.run_app import main_with_args
 from collabsim.experiment.store import ResultStore
 from collabsim.sandbox import Sandbox
@@ -37,11 +39,11 @@ def test_an_injected_sandbox_failure_is_infra_error_and_left_out_of_every_table(
     job = tmp_path / "job"
     args = ["tasks.n_tasks=4", f"tasks.root={tmp_path / 'suite'}", "team=single", "seeds=[0]",
             "run.progress=false", f"hydra.run.dir={job}"]
-    assert main_with_args(args) == 0
+    assert main_with_args(args) == EXIT_UNSCORED == 3
     out = capsys.readouterr().out
     summary = out.strip().splitlines()[-1]
-    assert summary.startswith("4 sessions run, 0 reused from the store, 1 infrastructure failure")
-    assert "infra_error" in summary
+    assert summary.startswith("4 sessions run, 0 reused from the store; 4 sessions: 3 scored, "
+                              "1 infra_error (not scored")
 
     sessions = pd.read_csv(job / "sessions.csv")
     status = dict(zip(sessions["task_id"], sessions["status"], strict=True))
