@@ -153,7 +153,9 @@ CUT_CODE = 'df = pd.read_csv("capital.csv'
 
 def cut_at_max_tokens(text: str | None = None, completion_tokens: int = 64) -> Reply:
     """A reply cut at ``max_tokens`` (``finish_reason="length"``), its argument unterminated."""
-    body = text if text is not None else f'THOUGHT: Load the data.\nACTION: EXECUTE_CODE(code="{CUT_CODE}'
+    # cut after `read_csv("capital.csv")` of a cell with unescaped inner quotes: a lenient
+    # parser reads it as a whole action whose code is CUT_CODE
+    body = text if text is not None else f'THOUGHT: Load the data.\nACTION: EXECUTE_CODE(code="{CUT_CODE}")'
     return Reply(body, finish_reason="length", completion_tokens=completion_tokens)
 
 

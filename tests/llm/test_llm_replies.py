@@ -104,7 +104,7 @@ def test_a_cut_reply_has_finish_reason_length(model_server, model: str) -> None:
         ms.cut_at_max_tokens(), ms.tool_call("EXECUTE_CODE", arguments='{"code": "df = pd.re',
                                              finish_reason="length")))
     text_cut = raw(server, model).choices[0]
-    assert text_cut.finish_reason == "length" and text_cut.message.content.endswith(ms.CUT_CODE)
+    assert text_cut.finish_reason == "length" and text_cut.message.content.endswith(ms.CUT_CODE + '")')
     call_cut = raw(server, model).choices[0]
     assert call_cut.finish_reason == "length"
     assert call_cut.message.tool_calls[0].function.arguments == '{"code": "df = pd.re'
