@@ -310,3 +310,149 @@ def test_json_style_replies_are_accepted_without_a_repair_call(
     assert result.status == "finished"
     assert result.submitted_hypothesis == ms.STAND_IN_HYPOTHESIS
     assert len(server.requests) == 2 and not any(r.is_repair for r in server.requests)
+
+
+# ------------------------------------------------------------------------------- point 9
+
+
+def test_the_agent_sees_each_code_cell_once(model_server, task: Task, tmp_path: Path) -> None:
+    """Issue 37, point 9: a code cell appears once in the agent's prompt, not again in the
+    action history."""
+    server = model_server(ms.session_script())
+    result, _ = session(server, task, tmp_path, max_turns=9)
+    assert result.status == "finished"
+    last = requests_of(server, "agent")[-1]
+    assert "stand-in cell" in last.prompt and last.prompt.count(ms.STAND_IN_CODE) == 1
+
+
+def test_the_agent_sees_its_turn_budget(model_server, task: Task, tmp_path: Path) -> None:
+    """Issue 37, point 9: the agent's prompt states its turn budget (``max_turns``)."""
+    server = model_server(ms.always(ms.well_formed(ms.action("WAIT_TEAMMATE_CONTINUE"))))
+    session(server, task, tmp_path, max_turns=9)
+    first = requests_of(server, "agent")[0]
+    assert re.search(r"turn[^\n]*\b9\b", first.prompt, re.IGNORECASE), "no turn budget shown"
+
+
+def test_the_collaborators_calibrated_behaviour_reaches_its_prompt(
+    model_server, task: Task, tmp_path: Path
+) -> None:
+    """Issue 37, point 9: the fitted behaviour of a simulated human (message propensity,
+    assertiveness, error rates) is in its prompts: two D's differing only in it get
+    different prompts."""
+    import dataclasses
+
+    spec = team_from_dict("D")
+    quiet = dataclasses.replace(spec.profile("D"), params={
+        **dict(spec.profile("D").params),
+        "message_propensity": {"value": 0.02}, "assertiveness": {"value": 0.95},
+        "error_in_area": {"value": 0.45}})
+    prompts = []
+    for profile in (spec.profile("D"), quiet):
+        server = model_server(ms.session_script())
+        team = dataclasses.replace(spec, collaborators=(profile,))
+        llm = LLMSettings(model=MODEL, max_retries=0, extra={"api_base": server.url})
+        participants = build_llm_participants(team, {"agent": llm, "collaborator": llm},
+                                              LLMClient().for_session(), 0)
+        cfg = SessionConfig(task=task, team=team, structure=builtin_structure("default"),
+                            seed=0, max_turns=2)
+        asyncio.run(run_session(cfg, participants, tmp_path / f"{len(prompts)}.jsonl"))
+        prompts.append(["\n".join(str(m["content"]) for m in r.messages)
+                        for r in requests_of(server, "D")][0])
+    assert prompts[0] != prompts[1]
+
+
+# ------------------------------------------------------------------------------- point 6
+
+
+def test_a_session_stays_inside_the_models_context_window(
+    model_server, task: Task, tmp_path: Path
+) -> None:
+    """Issue 37, point 6: with ``context_tokens`` set, the prompts of a long session are kept
+    inside the window (history trimmed) instead of the provider refusing them."""
+    window = 3500
+
+    def agent(request: Mapping[str, Any], index: int) -> ms.Reply:
+        code = f'print("\\n".join(f"{index} {{i}} {{i * i}} {{i ** 0.5:.6f}}" for i in range(120)))'
+        return ms.well_formed(ms.action("EXECUTE_CODE", code=code))
+
+    def model(request: Mapping[str, Any], index: int) -> ms.Reply:
+        sent = sum(len(str(m.get("content") or "")) for m in request["messages"]) // 4
+        return ms.context_overflow(window) if sent > window else agent(request, index)
+
+    server = model_server(model)
+    result, events = session(server, task, tmp_path, max_turns=8, context_tokens=window,
+                             max_tokens=256)
+    assert result.status == "max_turns", result.error
+    assert sum(e["action_type"] == "EXECUTE_CODE" for e in events) == 8
+
+
+# ------------------------------------------------------------------------------- point 7
+
+
+def test_sessions_csv_has_the_tokens_and_dollars_of_each_session(
+    model_server, tmp_path: Path
+) -> None:
+    """Issue 37, point 7: tokens and dollars per session are in ``sessions.csv`` (a priced
+    model: ``deepseek/deepseek-chat``), equal to the session's call log."""
+    server = model_server(ms.session_script())
+    args = [a for a in single_job(server, tmp_path, max_turns=6)
+            if not a.startswith(("llm.agent.model", "llm.collaborator.model"))]
+    assert main_with_args([*args, "llm.agent.model=deepseek/deepseek-chat",
+                           "llm.collaborator.model=deepseek/deepseek-chat"]) == 0
+    sessions = pd.read_csv(tmp_path / "job" / "sessions.csv")
+    (log,) = (tmp_path / "job").glob("sessions/*/*llm_calls.jsonl")
+    calls = read_call_log(log)
+    usd = sum(c["cost_usd"] for c in calls)
+    tokens = sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls)
+    assert len(calls) == 3 and usd > 0
+    usd_columns = [c for c in sessions if "usd" in c.lower()]
+    token_columns = [c for c in sessions if "token" in c.lower()]
+    assert any(math.isclose(sessions[c].iloc[0], usd, rel_tol=1e-6) for c in usd_columns), (
+        usd_columns)
+    assert any(sessions[c].iloc[0] == tokens for c in token_columns), token_columns
+
+
+def test_max_usd_for_a_model_without_a_price_is_refused_before_the_run(
+    model_server, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 37, point 7: ``llm.budget.max_usd`` cannot be enforced for a model litellm has no
+    price for: one line naming the setting, exit 2, no session run."""
+    server = model_server(ms.session_script())
+    capfd.readouterr()
+    code = main_with_args([*single_job(server, tmp_path, max_turns=6), "llm.budget.max_usd=0.5"])
+    err = capfd.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "llm.prices" in err[0], err
+    assert server.requests == [] and not (tmp_path / "job" / "sessions.csv").exists()
+
+
+# ------------------------------------------------------------------ native tool calling
+
+
+def test_native_tool_calls_drive_a_session_where_the_model_supports_them(
+    model_server, task: Task, tmp_path: Path
+) -> None:
+    """Issue 37, what to build: with tool calling on, the actions are sent as litellm
+    ``tools`` (``tool_choice="auto"``) and a native tool call is the action."""
+    server = model_server(ms.sequence(
+        ms.tool_call("EDITOR_UPDATE", {"text": ms.STAND_IN_HYPOTHESIS}), ms.tool_call("FINISH")))
+    result, _ = session(server, task, tmp_path, max_turns=4, tool_calling="on")
+    assert result.status == "finished"
+    assert result.submitted_hypothesis == ms.STAND_IN_HYPOTHESIS
+    assert len(server.requests) == 2
+    sent = server.requests[0].params
+    names = {t["function"]["name"] for t in sent["tools"]}
+    assert {"EXECUTE_CODE", "EDITOR_UPDATE", "FINISH"} <= names and sent["tool_choice"] == "auto"
+
+
+def test_the_client_reports_finish_reason_and_tool_calls(model_server) -> None:
+    """Issue 37, points 5 and what to build: ``LLMReply.finish_reason`` / ``tool_calls`` carry
+    what the provider sent (a cut reply is ``"length"``)."""
+    server = model_server(ms.sequence(ms.cut_at_max_tokens(),
+                                      ms.tool_call("FINISH", arguments="{}")))
+    settings = LLMSettings(model=MODEL, max_retries=0, extra={"api_base": server.url})
+    client = LLMClient()
+    cut = asyncio.run(client.complete([{"role": "user", "content": "a"}], settings))
+    assert cut.finish_reason == "length"
+    call = asyncio.run(client.complete([{"role": "user", "content": "b"}], settings))
+    assert call.finish_reason == "tool_calls"
+    assert [(c.name, c.arguments) for c in call.tool_calls] == [("FINISH", "{}")]
