@@ -386,6 +386,8 @@ def _completion_json(body: Mapping[str, Any], reply: Reply, index: int) -> dict[
 class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     timeout = 10  # seconds a client may take to send its request
+    # one request per connection: once the server dies no kept-alive connection still answers
+    protocol_version = "HTTP/1.0"
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Stay quiet (tests read stderr)."""
