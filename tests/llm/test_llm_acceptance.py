@@ -333,6 +333,30 @@ def test_the_agent_sees_its_turn_budget(model_server, task: Task, tmp_path: Path
     assert re.search(r"turn[^\n]*\b9\b", first.prompt, re.IGNORECASE), "no turn budget shown"
 
 
+def test_the_team_history_in_the_agents_prompt_is_in_time_order(
+    model_server, task: Task, tmp_path: Path
+) -> None:
+    """Issue 37, point 9: the action history the agent sees is in time order, also while its
+    collaborators work in parallel (their actions land after they start)."""
+
+    def collaborator(request: Mapping[str, Any], index: int) -> ms.Reply:
+        if index % 3 == 0:
+            return ms.well_formed(ms.action("SEND_TEAMMATE_MESSAGE", message=f"note {index}"))
+        return ms.well_formed(ms.action("EXECUTE_CODE", code=f'print("check {index}")'))
+
+    def agent(request: Mapping[str, Any], index: int) -> ms.Reply:
+        return ms.well_formed(ms.action("EXECUTE_CODE", code=f'print("step {index}")'))
+
+    server = model_server(ms.session_script(agent=agent, collaborator=collaborator))
+    session(server, task, tmp_path, team="DR", structure="default", max_turns=10)
+    shown = []
+    for request in requests_of(server, "agent"):
+        history = request.prompt.split("## Team action history", 1)[1].split("\n## ", 1)[0]
+        shown.append([float(t) for t in re.findall(r"\[t=(\d+(?:\.\d+)?)s\]", history)])
+    assert max(len(times) for times in shown) >= 8
+    assert [times for times in shown if times != sorted(times)] == []
+
+
 def test_the_collaborators_calibrated_behaviour_reaches_its_prompt(
     model_server, task: Task, tmp_path: Path
 ) -> None:
