@@ -118,12 +118,12 @@ def tool_call(name: str, args: Mapping[str, Any] | None = None, *, arguments: st
 
 
 TRAP_THOUGHT = "The analysis is complete, so I will call FINISH() to submit our answer."
-TRAP_ACTION = 'SUBMIT(answer="The peak is in 1850")'
 
 
-def unknown_action() -> Reply:
-    """An unknown action after ``ACTION:``, with ``FINISH()`` named in the THOUGHT (the trap)."""
-    return Reply(f"THOUGHT: {TRAP_THOUGHT}\nACTION: {TRAP_ACTION}")
+def unknown_action(answer: str = "The peak is in 1850") -> Reply:
+    """An unknown action after ``ACTION:``, with ``FINISH()`` named in the THOUGHT (the trap):
+    ``ACTION: SUBMIT(answer="<answer>")``."""
+    return Reply(f'THOUGHT: {TRAP_THOUGHT}\nACTION: SUBMIT(answer="{answer}")')
 
 
 def two_actions(first: str, second: str) -> Reply:

@@ -90,7 +90,9 @@ def test_an_unknown_action_is_invalid_and_repaired_never_the_finish_in_the_thoug
 ) -> None:
     """Issue 37, point 1: ``THOUGHT: ... I will call FINISH() ... ACTION: SUBMIT(...)`` is an
     INVALID event quoting the parse error after one repair call, never a FINISH."""
-    server = model_server(for_member(name, ms.always(ms.unknown_action())))
+    # the answers differ per turn: a model trying again, not a loop
+    trap = for_member(name, lambda request, i: ms.unknown_action(f"The peak is in {1850 + i}"))
+    server = model_server(trap)
     result, events = session(server, task, tmp_path, team=team, structure=structure,
                              max_turns=3 if team == "single" else 12)
     mine = [e for e in events if e["actor"] == name]
@@ -112,8 +114,11 @@ def test_two_action_lines_are_invalid_not_the_last_action(
     model_server, task: Task, tmp_path: Path, team: str, structure: str, name: str
 ) -> None:
     """Issue 37, point 1: with two ``ACTION:`` lines neither runs (no "last one wins")."""
-    first = ms.action("SEND_TEAMMATE_MESSAGE", message="a first action")
-    server = model_server(for_member(name, ms.always(ms.two_actions(first, "FINISH()"))))
+    def doubled(request: Mapping[str, Any], index: int) -> ms.Reply:
+        first = ms.action("SEND_TEAMMATE_MESSAGE", message=f"a first action, try {index}")
+        return ms.two_actions(first, "FINISH()")
+
+    server = model_server(for_member(name, doubled))
     result, events = session(server, task, tmp_path, team=team, structure=structure,
                              max_turns=2 if team == "single" else 8)
     mine = [e["action_type"] for e in events if e["actor"] == name]
@@ -445,7 +450,7 @@ def test_max_usd_for_a_model_without_a_price_is_refused_before_the_run(
     capfd.readouterr()
     code = main_with_args([*single_job(server, tmp_path, max_turns=6), "llm.budget.max_usd=0.5"])
     err = capfd.readouterr().err.strip().splitlines()
-    assert code == 2 and len(err) == 1 and "llm.prices" in err[0], err
+    assert code == 2 and len(err) == 1 and re.search(r"llm\.prices|max_usd", err[0]), err
     assert server.requests == [] and not (tmp_path / "job" / "sessions.csv").exists()
 
 
