@@ -9,7 +9,7 @@ What it answers comes from a *script*: a function ``(request json, request index
 The reply shapes seen in the wild are small helpers of this module (well-formed, fenced,
 chatty, JSON-in-text, native tool call, an unknown action with FINISH named in the THOUGHT,
 two ACTION lines, refusal, empty, very long, cut at ``max_tokens``, 429 with ``Retry-After``,
-500, a server that dies); :func:`sequence` and :func:`always` chain them, and
+500, 401, a context overflow, a server that dies); :func:`sequence` and :func:`always` chain them, and
 :func:`session_script` answers by reading the prompt so a whole session can finish.
 
 Every request is recorded (:class:`RecordedRequest`: body, sampling parameters such as
@@ -169,6 +169,12 @@ def server_error() -> Reply:
     """HTTP 500."""
     return Reply(status=500, error="The server had an error while processing your request.",
                  error_type="server_error")
+
+
+def unauthorized() -> Reply:
+    """HTTP 401 ``invalid_api_key``, as a provider answers a wrong or missing key."""
+    return Reply(status=401, error="Incorrect API key provided.", error_type="invalid_request_error",
+                 error_code="invalid_api_key")
 
 
 def context_overflow(limit: int) -> Reply:

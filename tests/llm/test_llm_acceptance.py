@@ -66,7 +66,8 @@ def session(
 ) -> tuple[SessionResult, list[dict[str, Any]]]:
     """Run one ``policy=llm`` session against ``server``; return its result and trace events."""
     spec = team_from_dict(team)
-    llm = LLMSettings(model=MODEL, max_retries=0, extra={"api_base": server.url}, **settings)
+    settings.setdefault("max_retries", 0)
+    llm = LLMSettings(model=MODEL, extra={"api_base": server.url}, **settings)
     trace = tmp_path / "trace.jsonl"
     client = LLMClient().for_session(call_log_path=call_log_path_for(trace))
     participants = build_llm_participants(spec, {"agent": llm, "collaborator": llm}, client, seed)
@@ -183,6 +184,21 @@ def test_a_server_dying_mid_run_gives_provider_errors_left_out_and_rerun_on_resu
     assert len(server.of_life(1)) == 6  # 3 calls for each failed session, nothing more
     table = pd.read_csv(tmp_path / "resume" / "sessions.csv")
     assert sorted(table["status"]) == ["finished"] * 3
+
+
+@pytest.mark.parametrize(("team", "structure"), [("single", "single"), ("DR", "default")])
+def test_an_authentication_error_is_a_provider_error_without_retries(
+    model_server, task: Task, tmp_path: Path, team: str, structure: str
+) -> None:
+    """Issue 37, point 2: a rejected key (401) is not retried and ends the session as
+    ``provider_error`` (never scored), whichever seat's call it is."""
+    server = model_server(ms.always(ms.unauthorized()))
+    result, events = session(server, task, tmp_path, team=team, structure=structure,
+                             max_retries=3)
+    assert len(server.requests) == 1
+    assert result.status == PROVIDER_ERROR
+    assert events[-1]["action_type"] == "SESSION_END"
+    assert events[-1]["args"]["status"] == PROVIDER_ERROR
 
 
 # ------------------------------------------------------------------------------- point 3

@@ -188,3 +188,50 @@ def test_the_prompt_reading_script_finishes_a_whole_session(
     seats = {r.seat for r in server.requests}
     assert seats == ({"agent"} if team == "single" else {"agent", "collaborator"})
     assert {r.member for r in server.requests} == set(spec.members)
+
+
+def test_401_is_an_authentication_error(model_server) -> None:
+    server = model_server(ms.always(ms.unauthorized()))
+    with pytest.raises(get_litellm().AuthenticationError):
+        raw(server)
+
+
+# every shape in a session, for both seats: usable replies act without a repair, unusable
+# ones get one repair call and become an INVALID event (the session goes on)
+SESSION_SHAPES = {
+    "well_formed": (ms.well_formed, True),
+    "fenced": (ms.fenced, True),
+    "chatty": (ms.chatty, True),
+    "very_long": (ms.very_long, True),
+    "refusal": (lambda act: ms.refusal(), False),
+    "empty": (lambda act: ms.empty(), False),
+}
+
+
+@pytest.mark.parametrize(("team", "name"), [("single", "agent"), ("DR", "D")])
+@pytest.mark.parametrize("shape", sorted(SESSION_SHAPES))
+def test_each_shape_in_a_session_for_both_seats(
+    model_server, task: Task, tmp_path: Path, team: str, name: str, shape: str
+) -> None:
+    make, usable = SESSION_SHAPES[shape]
+    text = f"{name} wrote this"
+    mine = make(ms.action("EDITOR_UPDATE", text=text))
+    others = ms.session_script()
+    server = model_server(lambda request, index: (
+        mine if ms.member(request) == name else others(request, index)))
+    spec = team_from_dict(team)
+    llm = settings(server)
+    participants = build_llm_participants(spec, {"agent": llm, "collaborator": llm},
+                                          LLMClient().for_session(), seed=0)
+    cfg = SessionConfig(task=task, team=spec,
+                        structure=builtin_structure("single" if team == "single" else "default"),
+                        seed=0, max_turns=1)
+    asyncio.run(run_session(cfg, participants, tmp_path / "trace.jsonl"))
+    events = [e for e in read_trace(tmp_path / "trace.jsonl") if e.actor == name]
+    asked = [r for r in server.requests if r.member == name]
+    if usable:
+        assert [e.action_type for e in events] == ["EDITOR_UPDATE"]
+        assert events[0].args["text"] == text and len(asked) == 1
+    else:
+        assert [e.action_type for e in events] == ["INVALID"]
+        assert [r.is_repair for r in asked] == [False, True]
