@@ -212,6 +212,8 @@ class RoleModel(_Section):
     temperature: Annotated[float, Field(ge=0)] = _CLIENT.temperature
     max_tokens: PositiveInt = _CLIENT.max_tokens
     extra: dict[str, Any] = {}
+    tool_calling: Literal["auto", "on", "off"] = _CLIENT.tool_calling
+    context_tokens: PositiveInt | None = _CLIENT.context_tokens
 
     @field_validator("extra")
     @classmethod

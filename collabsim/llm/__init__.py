@@ -5,12 +5,12 @@ use first); :func:`collabsim.llm.backend.get_litellm` does that on the first cal
 
 Public API::
 
-    from collabsim.llm import LLMClient, LLMSettings, LLMReply, Budget, BudgetExceeded
+    from collabsim.llm import LLMClient, LLMSettings, LLMReply, ToolCall, Budget, BudgetExceeded
 """
 
 from collabsim.llm.budget import Budget, BudgetExceeded
 from collabsim.llm.calllog import call_log_path_for
-from collabsim.llm.client import LLMCallError, LLMClient, LLMReply, LLMSettings
+from collabsim.llm.client import LLMCallError, LLMClient, LLMReply, LLMSettings, ToolCall
 from collabsim.llm.limits import gather_bounded
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "LLMClient",
     "LLMReply",
     "LLMSettings",
+    "ToolCall",
     "call_log_path_for",
     "gather_bounded",
 ]

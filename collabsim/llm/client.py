@@ -5,7 +5,9 @@ through :meth:`LLMClient.complete`. A call
 
 1. checks the session :class:`~collabsim.llm.budget.Budget` (raising
    :class:`~collabsim.llm.budget.BudgetExceeded` instead of overspending),
-2. looks the request up in the disk cache (key: model, messages, sampling parameters),
+2. looks the request up in the disk cache (key: model, messages, sampling parameters with
+   any tools, the session's scope and the request's occurrence in the session; see
+   :func:`collabsim.llm.cache.cache_key`),
 3. on a miss, waits for a slot (``max_concurrency``, ``requests_per_minute``), calls
    ``litellm.acompletion`` with a per-request timeout (litellm's own and an
    ``asyncio.wait_for`` around it), retrying transient errors with seeded exponential
@@ -17,7 +19,13 @@ through :meth:`LLMClient.complete`. A call
 
 One process usually holds one *root* client (cache, limits) and derives a *session view*
 per session with :meth:`LLMClient.for_session`: the view shares the cache, the limiter and
-the root's usage totals but has its own budget, usage and call log.
+the root's usage totals but has its own budget, usage, call log, cache scope and request
+seed. Within a view the n-th identical request is keyed with n (calls of one session are
+sequential, so n follows the session's own order and a rerun replays it at any concurrency);
+the root client keys every identical request alike (scope "", n = 0).
+
+Native tool calling (``tools=``) is used where :func:`supports_tools` says the model has it;
+:func:`context_window` is a model's prompt budget.
 
 API keys are never passed in: litellm reads them from the environment.
 """
@@ -40,9 +48,16 @@ from collabsim.llm.custom_provider import register_custom_model
 from collabsim.llm.limits import CallLimiter
 from collabsim.llm.redact import redact
 from collabsim.llm.retry import backoff_delay, is_retryable, retry_generator
-from collabsim.llm.usage import UsageLedger, estimate_prompt_tokens, estimate_tokens
+from collabsim.llm.toolcalls import ToolCall, read_tool_calls
+from collabsim.llm.usage import (
+    UsageLedger,
+    estimate_prompt_tokens,
+    estimate_tokens,
+    reported_tokens,
+)
 
 OFFLINE_MODEL_PREFIX = "collabsim/"
+TOOL_CALLING_MODES: tuple[str, ...] = ("auto", "on", "off")
 
 
 @dataclass(frozen=True)
@@ -59,6 +74,10 @@ class LLMSettings:
         extra: More keyword arguments for ``litellm.acompletion`` (``top_p``, ``api_base``,
             ``mock_response``, ``latency_ms`` for the offline latency model ...). Never put
             API keys here: they come from the environment.
+        tool_calling: Native tool calling: ``"auto"`` (where litellm says the model supports
+            function calling), ``"on"`` or ``"off"`` (:func:`supports_tools`).
+        context_tokens: The model's prompt budget in tokens (None: litellm's model info, see
+            :func:`context_window`).
     """
 
     model: str
@@ -67,9 +86,11 @@ class LLMSettings:
     timeout_s: float = 60.0
     max_retries: int = 4
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    tool_calling: str = "auto"
+    context_tokens: int | None = None
 
     def __post_init__(self) -> None:
-        """Validate numbers and refuse credentials in ``extra``."""
+        """Validate numbers and modes and refuse credentials in ``extra``."""
         if not self.model:
             raise ValueError("LLMSettings.model must be a non-empty model name")
         if self.max_tokens < 1:
@@ -78,6 +99,17 @@ class LLMSettings:
             raise ValueError(f"timeout_s must be > 0, got {self.timeout_s}")
         if self.max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.tool_calling not in TOOL_CALLING_MODES:
+            raise ValueError(
+                f"tool_calling must be one of {', '.join(TOOL_CALLING_MODES)}, "
+                f"got {self.tool_calling!r}"
+            )
+        if self.context_tokens is not None and (
+            isinstance(self.context_tokens, bool)
+            or not isinstance(self.context_tokens, int)
+            or self.context_tokens < 1
+        ):
+            raise ValueError(f"context_tokens must be a positive integer, got {self.context_tokens!r}")
         secret = sorted(k for k in self.extra if is_secret_param(k))
         if secret:
             raise ValueError(
@@ -103,6 +135,10 @@ class LLMReply:
         cost_known: False when litellm has no price for the model.
         cached: True when served from the disk cache.
         latency_s: Wall seconds spent in this call (including retries).
+        finish_reason: Why the model stopped (``"stop"``, ``"length"`` when cut at
+            ``max_tokens``, ``"tool_calls"``; the offline models give ``"stop"``; None when
+            the provider did not say).
+        tool_calls: Native tool calls of the reply (only when tools were sent).
     """
 
     text: str
@@ -113,6 +149,8 @@ class LLMReply:
     cost_known: bool
     cached: bool
     latency_s: float
+    finish_reason: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class LLMCallError(RuntimeError):
@@ -177,6 +215,57 @@ def price(model: str, prompt_tokens: int, completion_tokens: int) -> tuple[float
     return float(prompt_usd) + float(completion_usd), True
 
 
+def supports_tools(settings: LLMSettings) -> bool:
+    """Whether calls with ``settings`` send native tools (else the text grammar is used).
+
+    ``tool_calling="on"`` / ``"off"`` decide; ``"auto"`` asks
+    ``litellm.supports_function_calling`` (False for a model litellm does not know and for
+    the offline ``collabsim/...`` models, which answer in the text grammar).
+    """
+    if settings.tool_calling != "auto":
+        return settings.tool_calling == "on"
+    if settings.model.startswith(OFFLINE_MODEL_PREFIX):
+        return False
+    try:
+        return bool(get_litellm().supports_function_calling(model=settings.model))
+    except Exception:  # noqa: BLE001 - litellm raises several types for unmapped models
+        return False
+
+
+def context_window(settings: LLMSettings) -> int | None:
+    """The prompt budget of a model in tokens.
+
+    Returns:
+        ``settings.context_tokens`` when set, else litellm's model info ``max_input_tokens``,
+        else None (unknown: no budget).
+    """
+    if settings.context_tokens is not None:
+        return settings.context_tokens
+    litellm = get_litellm()
+    register_custom_model(litellm, settings.model)
+    try:
+        info = litellm.get_model_info(model=settings.model)
+    except Exception:  # noqa: BLE001 - unmapped models raise
+        return None
+    value = info.get("max_input_tokens") if isinstance(info, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def sends_seed(settings: LLMSettings) -> bool:
+    """Whether a session's seed is sent as the ``seed`` request parameter to this model.
+
+    True when litellm lists ``seed`` among the model's supported OpenAI parameters; never for
+    the offline ``collabsim/...`` models (their policy seed travels in the prompt).
+    """
+    if settings.model.startswith(OFFLINE_MODEL_PREFIX):
+        return False
+    try:
+        supported = get_litellm().get_supported_openai_params(model=settings.model)
+    except Exception:  # noqa: BLE001 - unknown providers raise
+        return False
+    return "seed" in (supported or ())
+
+
 def _normalise(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     out = []
     for message in messages:
@@ -186,18 +275,40 @@ def _normalise(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     return out
 
 
-def _reply_text_and_usage(response: Any) -> tuple[str, str, int | None, int | None]:
-    """Extract (text, response model, prompt tokens, completion tokens) from a litellm reply."""
-    text = ""
+@dataclass(frozen=True)
+class _Reply:
+    """What the client reads of a litellm response."""
+
+    text: str
+    model: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+    tool_calls: tuple[ToolCall, ...]
+
+
+def _read_response(response: Any) -> _Reply:
+    """Text, model, usable token counts, finish reason and tool calls of a litellm reply."""
+    text, finish, calls = "", None, ()
     choices = getattr(response, "choices", None) or []
     if choices:
         message = getattr(choices[0], "message", None)
         content = getattr(message, "content", None) if message is not None else None
         text = content if isinstance(content, str) else ""
+        calls = read_tool_calls(getattr(message, "tool_calls", None) if message else None)
+        reason = getattr(choices[0], "finish_reason", None)
+        finish = str(reason) if reason else None
     usage = getattr(response, "usage", None)
     prompt = getattr(usage, "prompt_tokens", None) if usage is not None else None
     completion = getattr(usage, "completion_tokens", None) if usage is not None else None
-    return text, str(getattr(response, "model", "") or ""), prompt, completion
+    return _Reply(
+        text=text,
+        model=str(getattr(response, "model", "") or ""),
+        prompt_tokens=reported_tokens(prompt),
+        completion_tokens=reported_tokens(completion),
+        finish_reason=finish,
+        tool_calls=calls,
+    )
 
 
 class LLMClient:
@@ -240,9 +351,19 @@ class LLMClient:
         self._parents: tuple[UsageLedger, ...] = ()
         self._reserved_tokens = 0
         self._reserved_usd = 0.0
+        self.scope = ""
+        self.request_seed: int | None = None
+        # None: the root client does not count occurrences (its callers, judges and
+        # predictors, may run identical requests concurrently in any order).
+        self._occurrences: dict[str, int] | None = None
 
     def for_session(
-        self, *, budget: Budget | None = None, call_log_path: Path | None = None
+        self,
+        *,
+        budget: Budget | None = None,
+        call_log_path: Path | None = None,
+        scope: str = "",
+        seed: int | None = None,
     ) -> LLMClient:
         """Derive a session view: shared cache, limits and root totals; own budget, usage, log.
 
@@ -250,6 +371,11 @@ class LLMClient:
             budget: The session's budget (None = unlimited).
             call_log_path: The session's call log (see
                 :func:`collabsim.llm.calllog.call_log_path_for`).
+            scope: The session's identity (its plan key: task, team, structure, seed,
+                settings); enters every cache key of the view, so two sessions never share a
+                reply, while a rerun of the same session replays its own.
+            seed: The session's seed, sent as the ``seed`` request parameter to models that
+                take one (:func:`sends_seed`; a ``seed`` in the settings' extra wins).
 
         Returns:
             A new client whose usage also counts towards this client's usage.
@@ -267,6 +393,9 @@ class LLMClient:
         view._parents = (self._usage, *self._parents)
         view._reserved_tokens = 0
         view._reserved_usd = 0.0
+        view.scope = scope
+        view.request_seed = seed
+        view._occurrences = {}
         return view
 
     @property
@@ -305,6 +434,7 @@ class LLMClient:
         settings: LLMSettings,
         *,
         tag: str = "",
+        tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> LLMReply:
         """Return the model's reply to ``messages``.
 
@@ -312,6 +442,8 @@ class LLMClient:
             messages: Chat messages (``{"role": ..., "content": ...}``).
             settings: Model and sampling settings.
             tag: Accounting tag (participant name, ``"judge"``, ...).
+            tools: OpenAI-style tool schemas; sent (with ``tool_choice="auto"``) only when
+                :func:`supports_tools` holds for ``settings``, otherwise ignored.
 
         Returns:
             The reply (from the cache when an identical call was made before).
@@ -321,10 +453,10 @@ class LLMClient:
             LLMCallError: Non-retryable error, or all retries failed.
         """
         msgs = _normalise(messages)
-        params = settings.request_params()
+        params = self._request_params(settings, tools)
         # The key is needed for the cache and the call log (and seeds retry jitter).
         key = (
-            cache_key(settings.model, msgs, params)
+            self._key(settings.model, msgs, params)
             if self.cache is not None or self.call_log is not None
             else ""
         )
@@ -342,6 +474,26 @@ class LLMClient:
         finally:
             self._reserved_tokens -= reserved_tokens
             self._reserved_usd -= reserved_usd
+
+    def _request_params(
+        self, settings: LLMSettings, tools: Sequence[Mapping[str, Any]] | None
+    ) -> dict[str, Any]:
+        params = settings.request_params()
+        if tools and supports_tools(settings):
+            params["tools"] = [dict(tool) for tool in tools]
+            params["tool_choice"] = "auto"
+        if self.request_seed is not None and "seed" not in params and sends_seed(settings):
+            params["seed"] = self.request_seed
+        return params
+
+    def _key(self, model: str, msgs: list[dict[str, str]], params: dict[str, Any]) -> str:
+        """The cache key of a request made now (counts it among the view's occurrences)."""
+        if self._occurrences is None:
+            return cache_key(model, msgs, params)
+        request = cache_key(model, msgs, params)
+        occurrence = self._occurrences.get(request, 0)
+        self._occurrences[request] = occurrence + 1
+        return cache_key(model, msgs, params, scope=self.scope, occurrence=occurrence)
 
     def _finish(
         self,
@@ -380,6 +532,8 @@ class LLMClient:
                 latency_s=latency,
                 retries=retries,
                 cache_key=key,
+                finish_reason=entry.finish_reason,
+                tool_calls=entry.tool_calls,
             )
         return LLMReply(
             text=entry.text,
@@ -390,6 +544,8 @@ class LLMClient:
             cost_known=entry.cost_known,
             cached=cached,
             latency_s=latency,
+            finish_reason=entry.finish_reason,
+            tool_calls=entry.tool_calls,
         )
 
     async def _call_provider(
@@ -434,21 +590,28 @@ class LLMClient:
                 )
                 attempt += 1
                 await self._sleep(delay)
-        text, response_model, prompt_tokens, completion_tokens = _reply_text_and_usage(response)
+        reply = _read_response(response)
+        # A count the provider did not send, or sent unusable, is estimated: budgets add them.
+        prompt_tokens = reply.prompt_tokens
         if prompt_tokens is None:
             prompt_tokens = estimate_prompt_tokens(msgs)
+        completion_tokens = reply.completion_tokens
         if completion_tokens is None:
-            completion_tokens = estimate_tokens(text)
-        cost, known = price(settings.model, int(prompt_tokens), int(completion_tokens))
+            completion_tokens = estimate_tokens(
+                reply.text + "".join(c.name + c.arguments for c in reply.tool_calls)
+            )
+        cost, known = price(settings.model, prompt_tokens, completion_tokens)
         entry = CacheEntry(
             key=key,
             model=settings.model,
-            response_model=response_model or settings.model,
-            text=text,
-            prompt_tokens=int(prompt_tokens),
-            completion_tokens=int(completion_tokens),
+            response_model=reply.model or settings.model,
+            text=reply.text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
             cost_usd=cost,
             cost_known=known,
+            finish_reason=reply.finish_reason,
+            tool_calls=reply.tool_calls,
         )
         return entry, attempt
 
@@ -488,6 +651,7 @@ class LLMClient:
         settings: LLMSettings,
         *,
         tag: str = "",
+        tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> LLMReply:
         """Blocking :meth:`complete` (for scripts; not callable from a running event loop).
 
@@ -498,7 +662,7 @@ class LLMClient:
             asyncio.get_running_loop()
         except RuntimeError:
             future = asyncio.run_coroutine_threadsafe(
-                self.complete(messages, settings, tag=tag), _background_loop()
+                self.complete(messages, settings, tag=tag, tools=tools), _background_loop()
             )
             return future.result()
         raise RuntimeError("complete_sync() called inside an event loop: await complete()")

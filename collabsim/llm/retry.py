@@ -9,13 +9,17 @@ Backoff is exponential with jitter: try ``k`` (0-based) waits
 ``min(cap, base * 2**k) * u`` with ``u`` uniform in ``[0.5, 1.0)`` drawn from a
 :class:`numpy.random.Generator` seeded from the client seed and the call's cache key, so
 delays are reproducible and independent of how concurrent calls interleave. A provider's
-``Retry-After`` header, when present, is honoured as a lower bound (capped).
+``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms`` header, wherever litellm put
+it (:func:`retry_after_seconds`), is honoured as a lower bound (capped).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
 
 import numpy as np
 
@@ -56,22 +60,61 @@ def retry_generator(seed: int, key: str) -> np.random.Generator:
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
-def retry_after_seconds(exc: BaseException) -> float | None:
-    """The ``Retry-After`` seconds a provider sent with ``exc``, if any."""
-    headers = getattr(exc, "headers", None) or {}
-    response = getattr(exc, "response", None)
-    if not headers and response is not None:
-        headers = getattr(response, "headers", None) or {}
+def _header(headers: Any, name: str) -> Any:
+    """Case-insensitive header lookup in a dict, :class:`httpx.Headers` or similar."""
+    if headers is None:
+        return None
     try:
-        value = headers.get("retry-after") or headers.get("Retry-After")
+        items = headers.items()
     except AttributeError:
         return None
-    if value is None:
+    for key, value in items:
+        if str(key).lower() == name:
+            return value
+    return None
+
+
+def _seconds(value: Any, *, scale: float = 1.0, dates: bool = False) -> float | None:
+    try:
+        return max(0.0, float(value) * scale)
+    except (TypeError, ValueError):
+        pass
+    if not dates:
         return None
     try:
-        return max(0.0, float(value))
-    except (TypeError, ValueError):
+        when = parsedate_to_datetime(str(value))
+    except (TypeError, ValueError, IndexError):
         return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The wait a provider asked for with ``exc``, in seconds, if any.
+
+    Headers are looked for where litellm leaves them: ``exc.headers``,
+    ``exc.response.headers`` and ``exc.litellm_response_headers`` (the only place for
+    ``deepseek/`` and ``hosted_vllm/`` models, whose ``response`` carries no headers).
+    ``retry-after-ms`` (milliseconds) wins over ``retry-after`` (seconds or an HTTP date).
+    """
+    try:
+        response = getattr(exc, "response", None)
+    except Exception:  # noqa: BLE001 - some exception types compute .response lazily
+        response = None
+    sources = (
+        getattr(exc, "headers", None),
+        getattr(response, "headers", None) if response is not None else None,
+        getattr(exc, "litellm_response_headers", None),
+    )
+    for headers in sources:
+        millis = _seconds(_header(headers, "retry-after-ms"), scale=0.001)
+        if millis is not None:
+            return millis
+        seconds = _seconds(_header(headers, "retry-after"), dates=True)
+        if seconds is not None:
+            return seconds
+    return None
 
 
 def backoff_delay(
