@@ -47,7 +47,12 @@ from collabsim.llm.calllog import CallLog
 from collabsim.llm.custom_provider import register_custom_model
 from collabsim.llm.limits import CallLimiter
 from collabsim.llm.redact import redact
-from collabsim.llm.retry import backoff_delay, is_retryable, retry_generator
+from collabsim.llm.retry import (
+    backoff_delay,
+    is_retryable,
+    missing_credentials,
+    retry_generator,
+)
 from collabsim.llm.toolcalls import ToolCall, read_tool_calls
 from collabsim.llm.usage import (
     UsageLedger,
@@ -163,13 +168,24 @@ class LLMCallError(RuntimeError):
         retryable: Whether the last error was transient.
     """
 
-    def __init__(self, model: str, tag: str, attempts: int, cause: BaseException) -> None:
-        """Wrap ``cause`` (its message redacted)."""
+    def __init__(
+        self,
+        model: str,
+        tag: str,
+        attempts: int,
+        cause: BaseException,
+        *,
+        missing_keys: Sequence[str] = (),
+    ) -> None:
+        """Wrap ``cause`` (its message redacted); name the missing credentials, if any."""
         self.model = model
         self.tag = tag
         self.attempts = attempts
-        self.retryable = is_retryable(cause)
+        self.missing_keys = tuple(missing_keys)
+        self.retryable = is_retryable(cause) and not self.missing_keys
         message = redact(f"{type(cause).__name__}: {cause}")
+        if self.missing_keys:
+            message = f"{', '.join(self.missing_keys)} not set in the environment ({message})"
         super().__init__(f"model call to {model!r} failed after {attempts} tries: {message}")
 
 
@@ -264,6 +280,11 @@ def sends_seed(settings: LLMSettings) -> bool:
     except Exception:  # noqa: BLE001 - unknown providers raise
         return False
     return "seed" in (supported or ())
+
+
+def _api_base(params: Mapping[str, Any]) -> str | None:
+    value = params.get("api_base") or params.get("base_url")
+    return str(value) if value else None
 
 
 def _normalise(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
@@ -577,10 +598,14 @@ class LLMClient:
                     )
                 break
             except Exception as exc:  # noqa: BLE001 - classified below
-                if attempt >= settings.max_retries or not is_retryable(exc):
+                # A missing key fails every try: never retried (litellm may call it a 5xx).
+                missing = missing_credentials(exc, settings.model, _api_base(params))
+                if attempt >= settings.max_retries or not is_retryable(exc) or missing:
                     self._record_failure(tag, settings.model, attempt)
                     self._log_failure(tag, key, msgs, params, settings, exc, started, attempt)
-                    raise LLMCallError(settings.model, tag, attempt + 1, exc) from exc
+                    raise LLMCallError(
+                        settings.model, tag, attempt + 1, exc, missing_keys=missing
+                    ) from exc
                 if rng is None:
                     rng = retry_generator(
                         self.seed, key or cache_key(settings.model, msgs, params)

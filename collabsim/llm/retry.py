@@ -3,7 +3,9 @@
 Retried (transient): rate limits, timeouts (litellm's and our own ``asyncio`` timeout),
 connection errors, 5xx (internal server error, service unavailable, bad gateway).
 Not retried: authentication, permission, bad request (including context-window overflow),
-not found, and anything that is not a provider error.
+not found, and anything that is not a provider error. Nor is any error of a model whose
+credentials are missing from the environment (:func:`missing_credentials`): litellm raises
+an ``InternalServerError`` for a missing ``OPENAI_API_KEY``, which would otherwise be retried.
 
 Backoff is exponential with jitter: try ``k`` (0-based) waits
 ``min(cap, base * 2**k) * u`` with ``u`` uniform in ``[0.5, 1.0)`` drawn from a
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -42,6 +45,14 @@ _FATAL_NAMES: tuple[str, ...] = (
 )
 
 
+_CREDENTIAL_NAME = re.compile(r"(KEY|TOKEN|SECRET)", re.IGNORECASE)
+_KEY_SUSPECT_NAMES: tuple[str, ...] = (
+    "AuthenticationError",
+    "InternalServerError",
+    "APIConnectionError",
+)
+
+
 def is_retryable(exc: BaseException) -> bool:
     """True for transient errors worth retrying (see module docstring)."""
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
@@ -52,6 +63,31 @@ def is_retryable(exc: BaseException) -> bool:
         return False
     retryable = tuple(getattr(litellm, n) for n in _RETRYABLE_NAMES if hasattr(litellm, n))
     return isinstance(exc, retryable)
+
+
+def missing_credentials(
+    exc: BaseException, model: str, api_base: str | None = None
+) -> list[str]:
+    """The credential variables ``model`` needs and the environment lacks, when ``exc`` may
+    be due to them.
+
+    Only errors raised without a provider's verdict on the request count (litellm's
+    ``InternalServerError`` and ``APIConnectionError``, raised for a missing
+    ``OPENAI_API_KEY`` before any request) and ``AuthenticationError``: a rate limit or a
+    timeout means the request was made. Only names that look like credentials count
+    (``*_KEY``, ``*_TOKEN``, ``*SECRET*``; a missing ``OLLAMA_API_BASE`` is a default
+    address). Asks ``litellm.validate_environment`` (no network).
+    """
+    litellm = get_litellm()
+    suspects = tuple(getattr(litellm, n) for n in _KEY_SUSPECT_NAMES if hasattr(litellm, n))
+    if not isinstance(exc, suspects):
+        return []
+    try:
+        report = litellm.validate_environment(model=model, api_base=api_base)
+    except Exception:  # noqa: BLE001 - unknown providers raise
+        return []
+    missing = (report.get("missing_keys") or []) if isinstance(report, dict) else []
+    return [str(name) for name in missing if _CREDENTIAL_NAME.search(str(name))]
 
 
 def retry_generator(seed: int, key: str) -> np.random.Generator:
