@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -60,10 +60,12 @@ class StubServer:
         self.script: deque[Scripted] = deque()
         self._lock = threading.Lock()
         self.base_url = ""
+        # The reply text once the script runs out, from the request number (1-based).
+        self.default: Callable[[int], str] = lambda n: f"reply {n}"
 
     def then(self, status: int = 200, body: Mapping[str, Any] | None = None,
              headers: Mapping[str, str] | None = None) -> StubServer:
-        """Queue one answer (after the queue runs out: ``reply <n>``, n = request number)."""
+        """Queue one answer (after the queue runs out: :attr:`default` of the request number)."""
         self.script.append(Scripted(status, body or {}, headers or {}))
         return self
 
@@ -72,7 +74,7 @@ class StubServer:
             self.requests.append(request)
             if self.script:
                 return self.script.popleft()
-            return Scripted(body=chat_completion(f"reply {len(self.requests)}"))
+            return Scripted(body=chat_completion(self.default(len(self.requests))))
 
 
 def _handler(server: StubServer) -> type[BaseHTTPRequestHandler]:
