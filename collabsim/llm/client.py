@@ -33,6 +33,7 @@ API keys are never passed in: litellm reads them from the environment.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -42,7 +43,7 @@ from typing import Any
 
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.budget import Budget
-from collabsim.llm.cache import CacheEntry, DiskCache, cache_key, is_secret_param
+from collabsim.llm.cache import CacheEntry, DiskCache, cache_key, is_secret_param, jsonable
 from collabsim.llm.calllog import CallLog
 from collabsim.llm.custom_provider import register_custom_model
 from collabsim.llm.limits import CallLimiter
@@ -287,6 +288,13 @@ def _api_base(params: Mapping[str, Any]) -> str | None:
     return str(value) if value else None
 
 
+def _prompt_estimate(msgs: list[dict[str, str]], params: Mapping[str, Any]) -> int:
+    """Estimated prompt tokens of a request: the messages and the tool schemas sent."""
+    tools = params.get("tools")
+    extra = estimate_tokens(json.dumps(jsonable(tools), sort_keys=True)) if tools else 0
+    return estimate_prompt_tokens(msgs) + extra
+
+
 def _normalise(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     out = []
     for message in messages:
@@ -432,11 +440,13 @@ class LLMClient:
         for ledger in (self._usage, *self._parents):
             ledger.record_failure(tag, model=model, retries=retries)
 
-    def _reserve(self, messages: list[dict[str, str]], settings: LLMSettings) -> tuple[int, float]:
+    def _reserve(
+        self, messages: list[dict[str, str]], settings: LLMSettings, params: Mapping[str, Any]
+    ) -> tuple[int, float]:
         """Check the budget for a worst-case call and reserve it; return the reservation."""
         if self.budget.unlimited:
             return 0, 0.0
-        next_tokens = estimate_prompt_tokens(messages) + settings.max_tokens
+        next_tokens = _prompt_estimate(messages, params) + settings.max_tokens
         next_usd, _ = price(settings.model, next_tokens - settings.max_tokens, settings.max_tokens)
         total = self._usage.total
         self.budget.check(
@@ -481,7 +491,7 @@ class LLMClient:
             if self.cache is not None or self.call_log is not None
             else ""
         )
-        reserved_tokens, reserved_usd = self._reserve(msgs, settings)
+        reserved_tokens, reserved_usd = self._reserve(msgs, settings, params)
         started = time.perf_counter()
         try:
             if self.cache is not None:
@@ -619,7 +629,7 @@ class LLMClient:
         # A count the provider did not send, or sent unusable, is estimated: budgets add them.
         prompt_tokens = reply.prompt_tokens
         if prompt_tokens is None:
-            prompt_tokens = estimate_prompt_tokens(msgs)
+            prompt_tokens = _prompt_estimate(msgs, params)
         completion_tokens = reply.completion_tokens
         if completion_tokens is None:
             completion_tokens = estimate_tokens(

@@ -132,3 +132,16 @@ def test_tool_call_arguments_sent_as_an_object_become_json_text():
     calls = read_tool_calls([{"function": {"name": "FINISH", "arguments": {"b": 1, "a": 2}}},
                              {"function": {"name": ""}}])
     assert calls == (ToolCall("FINISH", json.dumps({"a": 2, "b": 1})),)
+
+
+def test_the_budget_counts_the_tool_schemas_sent(stub_server):
+    from collabsim.llm import Budget, BudgetExceeded
+
+    big = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "description": "x" * 4000}}]
+    budget = Budget(max_tokens=600)
+    settings = stub(stub_server, tool_calling="on", max_tokens=50)
+    LLMClient().for_session(budget=budget).complete_sync(MSGS, settings, tools=TOOLS)
+    with pytest.raises(BudgetExceeded, match="max_tokens=600"):
+        LLMClient().for_session(budget=budget).complete_sync(MSGS, settings, tools=big)
+    off = stub(stub_server, tool_calling="off", max_tokens=50)
+    LLMClient().for_session(budget=budget).complete_sync(MSGS, off, tools=big)  # not sent
