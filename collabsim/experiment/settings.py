@@ -38,7 +38,7 @@ from collabsim.core.knowledge import KnowledgeError, knowledge_split
 from collabsim.experiment.agent_turns import FINISH_MARGIN_KEY
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
-from collabsim.llm.client import LLMSettings
+from collabsim.llm.client import LLMSettings, ToolCalling
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.team import team_from_dict
 from collabsim.session.clock import ClockSpec
@@ -212,7 +212,7 @@ class RoleModel(_Section):
     temperature: Annotated[float, Field(ge=0)] = _CLIENT.temperature
     max_tokens: PositiveInt = _CLIENT.max_tokens
     extra: dict[str, Any] = {}
-    tool_calling: Literal["auto", "on", "off"] = _CLIENT.tool_calling
+    tool_calling: ToolCalling = _CLIENT.tool_calling
     context_tokens: PositiveInt | None = _CLIENT.context_tokens
 
     @field_validator("extra")

@@ -33,13 +33,14 @@ API keys are never passed in: litellm reads them from the environment.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.budget import Budget
@@ -63,7 +64,8 @@ from collabsim.llm.usage import (
 )
 
 OFFLINE_MODEL_PREFIX = "collabsim/"
-TOOL_CALLING_MODES: tuple[str, ...] = ("auto", "on", "off")
+ToolCalling = Literal["auto", "on", "off"]
+TOOL_CALLING_MODES: tuple[str, ...] = get_args(ToolCalling)
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ class LLMSettings:
     timeout_s: float = 60.0
     max_retries: int = 4
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
-    tool_calling: str = "auto"
+    tool_calling: ToolCalling = "auto"
     context_tokens: int | None = None
 
     def __post_init__(self) -> None:
@@ -241,10 +243,15 @@ def supports_tools(settings: LLMSettings) -> bool:
     """
     if settings.tool_calling != "auto":
         return settings.tool_calling == "on"
-    if settings.model.startswith(OFFLINE_MODEL_PREFIX):
+    return _calls_functions(settings.model)
+
+
+@functools.lru_cache(maxsize=256)
+def _calls_functions(model: str) -> bool:
+    if model.startswith(OFFLINE_MODEL_PREFIX):
         return False
     try:
-        return bool(get_litellm().supports_function_calling(model=settings.model))
+        return bool(get_litellm().supports_function_calling(model=model))
     except Exception:  # noqa: BLE001 - litellm raises several types for unmapped models
         return False
 
@@ -274,10 +281,15 @@ def sends_seed(settings: LLMSettings) -> bool:
     True when litellm lists ``seed`` among the model's supported OpenAI parameters; never for
     the offline ``collabsim/...`` models (their policy seed travels in the prompt).
     """
-    if settings.model.startswith(OFFLINE_MODEL_PREFIX):
+    return _takes_seed(settings.model)
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_seed(model: str) -> bool:
+    if model.startswith(OFFLINE_MODEL_PREFIX):
         return False
     try:
-        supported = get_litellm().get_supported_openai_params(model=settings.model)
+        supported = get_litellm().get_supported_openai_params(model=model)
     except Exception:  # noqa: BLE001 - unknown providers raise
         return False
     return "seed" in (supported or ())
