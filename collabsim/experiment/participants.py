@@ -78,8 +78,10 @@ class ParticipantBuilder:
         from collabsim.participants.llm_policy import build_llm_participants
 
         call_log = session_dir / "llm_calls.jsonl"
-        client = self._root_client(self.llm).for_session(budget=self._budget,
-                                                         call_log_path=call_log)
+        # scope: the session's own cache keys; seed: sent to providers that take one.
+        client = self._root_client(self.llm).for_session(
+            budget=self._budget, call_log_path=call_log, scope=plan.key, seed=plan.seed
+        )
         return build_llm_participants(
             team, self._models, client, plan.seed, scripted_params=self.scripted_params,
             loop_repeats=self.llm.loop_repeats,
@@ -152,5 +154,7 @@ def _llm_settings(llm: LLMConfig) -> tuple[dict[str, LLMSettings], Budget]:
             timeout_s=llm.timeout_s,
             max_retries=llm.max_retries,
             extra=dict(model.extra),
+            tool_calling=model.tool_calling,
+            context_tokens=model.context_tokens,
         )
     return models, Budget(max_tokens=llm.budget.max_tokens, max_usd=llm.budget.max_usd)

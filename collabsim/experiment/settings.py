@@ -39,7 +39,7 @@ from collabsim.core.outputs import writable_dir_problem
 from collabsim.experiment.agent_turns import FINISH_MARGIN_KEY
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
-from collabsim.llm.client import LLMSettings
+from collabsim.llm.client import LLMSettings, ToolCalling
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.human import HumanConfigError
 from collabsim.participants.loops import DEFAULT_LOOP_REPEATS
@@ -248,6 +248,8 @@ class RoleModel(_Section):
     temperature: Annotated[float, Field(ge=0)] = _CLIENT.temperature
     max_tokens: PositiveInt = _CLIENT.max_tokens
     extra: dict[str, Any] = {}
+    tool_calling: ToolCalling = _CLIENT.tool_calling
+    context_tokens: PositiveInt | None = _CLIENT.context_tokens
 
     @field_validator("extra")
     @classmethod

@@ -5,7 +5,7 @@ use first); :func:`collabsim.llm.backend.get_litellm` does that on the first cal
 
 Public API::
 
-    from collabsim.llm import LLMClient, LLMSettings, LLMReply, Budget, BudgetExceeded
+    from collabsim.llm import LLMClient, LLMSettings, LLMReply, ToolCall, Budget, BudgetExceeded
 """
 
 from collabsim.llm.budget import Budget, BudgetExceeded

@@ -5,7 +5,8 @@ the network. Every module of :mod:`collabsim.llm` therefore reaches litellm thro
 :func:`get_litellm`, which
 
 * sets ``LITELLM_LOCAL_MODEL_COST_MAP=True`` before the import (the bundled price map is used),
-* silences litellm's debug banners,
+* silences litellm's debug banners and its own logging (its loggers at WARNING, so a run
+  does not print litellm's INFO lines for every call),
 * installs the local providers registered with :mod:`collabsim.llm.custom_provider`
   (e.g. the offline ``collabsim/...`` models),
 
@@ -14,6 +15,7 @@ exactly once per process.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from types import ModuleType
@@ -21,6 +23,10 @@ from typing import Any
 
 _LOCK = threading.Lock()
 _MODULE: ModuleType | None = None
+
+# litellm's loggers; it gives them a stderr handler of their own, so INFO records of every
+# call reach the terminal whenever the root logger is at INFO (as under Hydra).
+LITELLM_LOGGERS: tuple[str, ...] = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 
 
 def get_litellm() -> ModuleType:
@@ -40,6 +46,9 @@ def get_litellm() -> ModuleType:
 
             litellm.suppress_debug_info = True
             litellm.telemetry = False
+            litellm.set_verbose = False
+            for name in LITELLM_LOGGERS:
+                logging.getLogger(name).setLevel(logging.WARNING)
             from collabsim.llm.custom_provider import install_custom_providers
 
             install_custom_providers(litellm)

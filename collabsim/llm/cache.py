@@ -1,13 +1,19 @@
 """Disk cache of model replies, so a rerun costs nothing and replays identically.
 
-The key is the SHA-256 of the canonical JSON of ``(model, messages, sampling parameters)``.
+The key is the SHA-256 of the canonical JSON of ``(model, messages, sampling parameters
+(tools and tool_choice among them), scope, occurrence)``: the *scope* names the session a call
+belongs to (so different seeds or sessions never share a reply) and the *occurrence* ``n``
+says that this is the n-th identical request of that session (0-based), so a session that asks
+the same thing twice gets two samples and a rerun replays them in the same order.
 Credentials never enter the key: parameters whose names look like secrets (``api_key``,
 ``*_token``, ``*secret*``, headers, ...) are dropped before hashing, so the same call with a
 different key hits the same entry and no cache file name or content depends on a key.
 
 One file per entry, ``<dir>/<key[:2]>/<key>.json``, written atomically (temporary file in the
 same folder, then :func:`os.replace`), so concurrent writers and crashes never leave a
-half-written entry. A hit returns exactly what was stored.
+half-written entry, and only for a completed call (the client stores an entry after the
+provider answered; a failed or cancelled call stores nothing). A hit returns exactly what was
+stored; an unreadable entry or one of another format is a miss.
 """
 
 from __future__ import annotations
@@ -23,8 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.core.redaction import redact_data
+from collabsim.llm.toolcalls import ToolCall
 
-CACHE_FORMAT = 1
+# 2: the key gained scope and occurrence, entries gained finish_reason and tool_calls.
+CACHE_FORMAT = 2
 
 # Parameter names that never enter a cache key or a log (they may carry credentials).
 _SECRET_PARAM = re.compile(
@@ -71,13 +79,23 @@ def sampling_params(params: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def cache_key(model: str, messages: Sequence[Mapping[str, str]], params: Mapping[str, Any]) -> str:
-    """Return the hex SHA-256 of the canonical JSON of (model, messages, sampling params).
+def cache_key(
+    model: str,
+    messages: Sequence[Mapping[str, str]],
+    params: Mapping[str, Any],
+    *,
+    scope: str = "",
+    occurrence: int = 0,
+) -> str:
+    """Return the hex SHA-256 of the canonical JSON of the request and where it was made.
 
     Args:
         model: litellm model name.
         messages: Chat messages (``role``/``content`` dicts).
-        params: Sampling parameters (temperature, max_tokens, extra); secrets are ignored.
+        params: Sampling parameters (temperature, max_tokens, tools, tool_choice, seed,
+            extra); secrets and transport settings are ignored.
+        scope: The session the call belongs to ("" outside sessions).
+        occurrence: How many identical requests the scope made before this one.
 
     Returns:
         64 hex characters.
@@ -87,6 +105,8 @@ def cache_key(model: str, messages: Sequence[Mapping[str, str]], params: Mapping
         "model": model,
         "messages": [jsonable(dict(m)) for m in messages],
         "params": sampling_params(params),
+        "scope": scope,
+        "occurrence": occurrence,
     }
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
@@ -105,6 +125,9 @@ class CacheEntry:
         completion_tokens: Completion tokens of the original call.
         cost_usd: Cost of the original call (0 when unknown).
         cost_known: Whether litellm knew the model's price.
+        finish_reason: Why the model stopped (``"stop"``, ``"length"``, ``"tool_calls"``;
+            None when the provider did not say).
+        tool_calls: The native tool calls of the reply.
     """
 
     key: str
@@ -115,6 +138,8 @@ class CacheEntry:
     completion_tokens: int
     cost_usd: float
     cost_known: bool
+    finish_reason: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class DiskCache:
@@ -136,8 +161,9 @@ class DiskCache:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if data.get("format") != CACHE_FORMAT or data.get("key") != key:
+        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or data.get("key") != key:
             return None
+        finish = data.get("finish_reason")
         try:
             return CacheEntry(
                 key=key,
@@ -148,6 +174,8 @@ class DiskCache:
                 completion_tokens=int(data["completion_tokens"]),
                 cost_usd=float(data["cost_usd"]),
                 cost_known=bool(data["cost_known"]),
+                finish_reason=None if finish is None else str(finish),
+                tool_calls=tuple(ToolCall.from_dict(c) for c in data.get("tool_calls") or ()),
             )
         except (KeyError, TypeError, ValueError):
             return None
@@ -156,7 +184,8 @@ class DiskCache:
         """Store ``entry`` atomically; return its file."""
         path = self.path_for(entry.key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        record = redact_data({"format": CACHE_FORMAT, **asdict(entry)})  # no credential on disk
+        fields = {**asdict(entry), "tool_calls": [c.to_dict() for c in entry.tool_calls]}
+        record = redact_data({"format": CACHE_FORMAT, **fields})  # no credential on disk
         body = json.dumps(record, ensure_ascii=False, indent=1)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
@@ -170,4 +199,5 @@ class DiskCache:
 
     def __len__(self) -> int:
         """Number of stored entries."""
-        return sum(1 for _ in self.root.glob("*/*.json"))
+        # Temporary files of writes in flight are hidden (".tmp-..."): not entries.
+        return sum(1 for p in self.root.glob("*/*.json") if not p.name.startswith("."))

@@ -1,7 +1,7 @@
 """The per-session call log: one JSON line per model call, written next to the trace.
 
-Each line records the tag (participant), model, the prompt messages, the reply text, tokens,
-cost, whether the reply came from the cache, latency, retries and any error - all passed
+Each line records the tag (participant), model, the prompt messages, the reply text, why the
+model stopped (``finish_reason``), its native tool calls, tokens, cost, whether the reply came from the cache, latency, retries and any error - all passed
 through :func:`collabsim.llm.redact.redact_data`, so no credential is ever written.
 
 File name: for a trace ``<dir>/<name>.jsonl`` the log is ``<dir>/<name>.llm_calls.jsonl``
@@ -18,6 +18,7 @@ from typing import Any
 
 from collabsim.llm.cache import loggable_params
 from collabsim.llm.redact import redact_data
+from collabsim.llm.toolcalls import ToolCall
 from collabsim.llm.usage import UsageLedger
 
 CALL_LOG_SUFFIX = ".llm_calls.jsonl"
@@ -70,6 +71,8 @@ class CallLog:
         retries: int,
         cache_key: str,
         error: str | None = None,
+        finish_reason: str | None = None,
+        tool_calls: Sequence[ToolCall] = (),
     ) -> None:
         """Append one call record."""
         record = {
@@ -79,6 +82,8 @@ class CallLog:
             "params": loggable_params(params),
             "messages": [dict(m) for m in messages],
             "reply": reply,
+            "finish_reason": finish_reason,
+            "tool_calls": [call.to_dict() for call in tool_calls],
             "prompt_tokens": prompt_tokens,
             "completion_tokens": completion_tokens,
             "cost_usd": round(cost_usd, 10),

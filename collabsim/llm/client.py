@@ -5,7 +5,9 @@ through :meth:`LLMClient.complete`. A call
 
 1. checks the session :class:`~collabsim.llm.budget.Budget` (raising
    :class:`~collabsim.llm.budget.BudgetExceeded` instead of overspending),
-2. looks the request up in the disk cache (key: model, messages, sampling parameters),
+2. looks the request up in the disk cache (key: model, messages, sampling parameters with
+   any tools, the session's scope and the request's occurrence in the session; see
+   :func:`collabsim.llm.cache.cache_key`),
 3. on a miss, waits for a slot (``max_concurrency``, ``requests_per_minute``), calls
    ``litellm.acompletion`` with a per-request timeout (litellm's own and an
    ``asyncio.wait_for`` around it), retrying transient errors with seeded exponential
@@ -18,7 +20,13 @@ through :meth:`LLMClient.complete`. A call
 
 One process usually holds one *root* client (cache, limits) and derives a *session view*
 per session with :meth:`LLMClient.for_session`: the view shares the cache, the limiter and
-the root's usage totals but has its own budget, usage and call log.
+the root's usage totals but has its own budget, usage, call log, cache scope and request
+seed. Within a view the n-th identical request is keyed with n (calls of one session are
+sequential, so n follows the session's own order and a rerun replays it at any concurrency);
+the root client keys every identical request alike (scope "", n = 0).
+
+Native tool calling (``tools=``) is used where :func:`supports_tools` says the model has it;
+:func:`context_window` is a model's prompt budget.
 
 API keys are never passed in: litellm reads them from the environment.
 """
@@ -26,24 +34,40 @@ API keys are never passed in: litellm reads them from the environment.
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.budget import Budget
-from collabsim.llm.cache import CacheEntry, DiskCache, cache_key, is_secret_param
+from collabsim.llm.cache import CacheEntry, DiskCache, cache_key, is_secret_param, jsonable
 from collabsim.llm.calllog import CallLog
 from collabsim.llm.custom_provider import register_custom_model
 from collabsim.llm.limits import CallLimiter
 from collabsim.llm.pricing import OFFLINE_MODEL_PREFIX as OFFLINE_MODEL_PREFIX  # re-exported
 from collabsim.llm.pricing import Prices, price
 from collabsim.llm.redact import redact
-from collabsim.llm.retry import backoff_delay, is_retryable, retry_generator
-from collabsim.llm.usage import UsageLedger, estimate_prompt_tokens, estimate_tokens
+from collabsim.llm.retry import (
+    backoff_delay,
+    is_retryable,
+    missing_credentials,
+    retry_generator,
+)
+from collabsim.llm.toolcalls import ToolCall, read_tool_calls
+from collabsim.llm.usage import (
+    UsageLedger,
+    estimate_prompt_tokens,
+    estimate_tokens,
+    reported_tokens,
+)
+
+ToolCalling = Literal["auto", "on", "off"]
+TOOL_CALLING_MODES: tuple[str, ...] = get_args(ToolCalling)
 
 
 @dataclass(frozen=True)
@@ -60,6 +84,10 @@ class LLMSettings:
         extra: More keyword arguments for ``litellm.acompletion`` (``top_p``, ``api_base``,
             ``mock_response``, ``latency_ms`` for the offline latency model ...). Never put
             API keys here: they come from the environment.
+        tool_calling: Native tool calling: ``"auto"`` (where litellm says the model supports
+            function calling), ``"on"`` or ``"off"`` (:func:`supports_tools`).
+        context_tokens: The model's prompt budget in tokens (None: litellm's model info, see
+            :func:`context_window`).
     """
 
     model: str
@@ -68,10 +96,11 @@ class LLMSettings:
     timeout_s: float = 60.0
     max_retries: int = 4
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    tool_calling: ToolCalling = "auto"
     context_tokens: int | None = None
 
     def __post_init__(self) -> None:
-        """Validate numbers and refuse credentials in ``extra``."""
+        """Validate numbers and modes and refuse credentials in ``extra``."""
         if not self.model:
             raise ValueError("LLMSettings.model must be a non-empty model name")
         if self.max_tokens < 1:
@@ -80,6 +109,17 @@ class LLMSettings:
             raise ValueError(f"timeout_s must be > 0, got {self.timeout_s}")
         if self.max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.tool_calling not in TOOL_CALLING_MODES:
+            raise ValueError(
+                f"tool_calling must be one of {', '.join(TOOL_CALLING_MODES)}, "
+                f"got {self.tool_calling!r}"
+            )
+        if self.context_tokens is not None and (
+            isinstance(self.context_tokens, bool)
+            or not isinstance(self.context_tokens, int)
+            or self.context_tokens < 1
+        ):
+            raise ValueError(f"context_tokens must be a positive integer, got {self.context_tokens!r}")
         secret = sorted(k for k in self.extra if is_secret_param(k))
         if secret:
             raise ValueError(
@@ -90,19 +130,6 @@ class LLMSettings:
     def request_params(self) -> dict[str, Any]:
         """Sampling parameters sent with every call (``temperature``, ``max_tokens``, extra)."""
         return {"temperature": self.temperature, "max_tokens": self.max_tokens, **self.extra}
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One native tool call of a reply (``arguments``: the JSON text the provider sent)."""
-
-    name: str
-    arguments: str
-
-
-def context_window(settings: LLMSettings) -> int | None:
-    """The model's context window in tokens (``settings.context_tokens``; None: unknown)."""
-    return settings.context_tokens
 
 
 @dataclass(frozen=True)
@@ -118,6 +145,10 @@ class LLMReply:
         cost_known: False when litellm has no price for the model.
         cached: True when served from the disk cache.
         latency_s: Wall seconds spent in this call (including retries).
+        finish_reason: Why the model stopped (``"stop"``, ``"length"`` when cut at
+            ``max_tokens``, ``"tool_calls"``; the offline models give ``"stop"``; None when
+            the provider did not say).
+        tool_calls: Native tool calls of the reply (only when tools were sent).
     """
 
     text: str
@@ -142,13 +173,24 @@ class LLMCallError(RuntimeError):
         retryable: Whether the last error was transient.
     """
 
-    def __init__(self, model: str, tag: str, attempts: int, cause: BaseException) -> None:
-        """Wrap ``cause`` (its message redacted)."""
+    def __init__(
+        self,
+        model: str,
+        tag: str,
+        attempts: int,
+        cause: BaseException,
+        *,
+        missing_keys: Sequence[str] = (),
+    ) -> None:
+        """Wrap ``cause`` (its message redacted); name the missing credentials, if any."""
         self.model = model
         self.tag = tag
         self.attempts = attempts
-        self.retryable = is_retryable(cause)
+        self.missing_keys = tuple(missing_keys)
+        self.retryable = is_retryable(cause) and not self.missing_keys
         message = redact(f"{type(cause).__name__}: {cause}")
+        if self.missing_keys:
+            message = f"{', '.join(self.missing_keys)} not set in the environment ({message})"
         super().__init__(f"model call to {model!r} failed after {attempts} tries: {message}")
 
 
@@ -170,6 +212,79 @@ def _background_loop() -> asyncio.AbstractEventLoop:
     return _SYNC_LOOP
 
 
+def supports_tools(settings: LLMSettings) -> bool:
+    """Whether calls with ``settings`` send native tools (else the text grammar is used).
+
+    ``tool_calling="on"`` / ``"off"`` decide; ``"auto"`` asks
+    ``litellm.supports_function_calling`` (False for a model litellm does not know and for
+    the offline ``collabsim/...`` models, which answer in the text grammar).
+    """
+    if settings.tool_calling != "auto":
+        return settings.tool_calling == "on"
+    return _calls_functions(settings.model)
+
+
+@functools.lru_cache(maxsize=256)
+def _calls_functions(model: str) -> bool:
+    if model.startswith(OFFLINE_MODEL_PREFIX):
+        return False
+    try:
+        return bool(get_litellm().supports_function_calling(model=model))
+    except Exception:  # noqa: BLE001 - litellm raises several types for unmapped models
+        return False
+
+
+def context_window(settings: LLMSettings) -> int | None:
+    """The prompt budget of a model in tokens.
+
+    Returns:
+        ``settings.context_tokens`` when set, else litellm's model info ``max_input_tokens``,
+        else None (unknown: no budget).
+    """
+    if settings.context_tokens is not None:
+        return settings.context_tokens
+    litellm = get_litellm()
+    register_custom_model(litellm, settings.model)
+    try:
+        info = litellm.get_model_info(model=settings.model)
+    except Exception:  # noqa: BLE001 - unmapped models raise
+        return None
+    value = info.get("max_input_tokens") if isinstance(info, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def sends_seed(settings: LLMSettings) -> bool:
+    """Whether a session's seed is sent as the ``seed`` request parameter to this model.
+
+    True when litellm lists ``seed`` among the model's supported OpenAI parameters; never for
+    the offline ``collabsim/...`` models (their policy seed travels in the prompt).
+    """
+    return _takes_seed(settings.model)
+
+
+@functools.lru_cache(maxsize=256)
+def _takes_seed(model: str) -> bool:
+    if model.startswith(OFFLINE_MODEL_PREFIX):
+        return False
+    try:
+        supported = get_litellm().get_supported_openai_params(model=model)
+    except Exception:  # noqa: BLE001 - unknown providers raise
+        return False
+    return "seed" in (supported or ())
+
+
+def _api_base(params: Mapping[str, Any]) -> str | None:
+    value = params.get("api_base") or params.get("base_url")
+    return str(value) if value else None
+
+
+def _prompt_estimate(msgs: list[dict[str, str]], params: Mapping[str, Any]) -> int:
+    """Estimated prompt tokens of a request: the messages and the tool schemas sent."""
+    tools = params.get("tools")
+    extra = estimate_tokens(json.dumps(jsonable(tools), sort_keys=True)) if tools else 0
+    return estimate_prompt_tokens(msgs) + extra
+
+
 def _normalise(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     out = []
     for message in messages:
@@ -179,18 +294,40 @@ def _normalise(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     return out
 
 
-def _reply_text_and_usage(response: Any) -> tuple[str, str, int | None, int | None]:
-    """Extract (text, response model, prompt tokens, completion tokens) from a litellm reply."""
-    text = ""
+@dataclass(frozen=True)
+class _Reply:
+    """What the client reads of a litellm response."""
+
+    text: str
+    model: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    finish_reason: str | None
+    tool_calls: tuple[ToolCall, ...]
+
+
+def _read_response(response: Any) -> _Reply:
+    """Text, model, usable token counts, finish reason and tool calls of a litellm reply."""
+    text, finish, calls = "", None, ()
     choices = getattr(response, "choices", None) or []
     if choices:
         message = getattr(choices[0], "message", None)
         content = getattr(message, "content", None) if message is not None else None
         text = content if isinstance(content, str) else ""
+        calls = read_tool_calls(getattr(message, "tool_calls", None) if message else None)
+        reason = getattr(choices[0], "finish_reason", None)
+        finish = str(reason) if reason else None
     usage = getattr(response, "usage", None)
     prompt = getattr(usage, "prompt_tokens", None) if usage is not None else None
     completion = getattr(usage, "completion_tokens", None) if usage is not None else None
-    return text, str(getattr(response, "model", "") or ""), prompt, completion
+    return _Reply(
+        text=text,
+        model=str(getattr(response, "model", "") or ""),
+        prompt_tokens=reported_tokens(prompt),
+        completion_tokens=reported_tokens(completion),
+        finish_reason=finish,
+        tool_calls=calls,
+    )
 
 
 class LLMClient:
@@ -237,9 +374,19 @@ class LLMClient:
         self._parents: tuple[UsageLedger, ...] = ()
         self._reserved_tokens = 0
         self._reserved_usd = 0.0
+        self.scope = ""
+        self.request_seed: int | None = None
+        # None: the root client does not count occurrences (its callers, judges and
+        # predictors, may run identical requests concurrently in any order).
+        self._occurrences: dict[str, int] | None = None
 
     def for_session(
-        self, *, budget: Budget | None = None, call_log_path: Path | None = None
+        self,
+        *,
+        budget: Budget | None = None,
+        call_log_path: Path | None = None,
+        scope: str = "",
+        seed: int | None = None,
     ) -> LLMClient:
         """Derive a session view: shared cache, limits and root totals; own budget, usage, log.
 
@@ -247,6 +394,11 @@ class LLMClient:
             budget: The session's budget (None = unlimited).
             call_log_path: The session's call log (see
                 :func:`collabsim.llm.calllog.call_log_path_for`).
+            scope: The session's identity (its plan key: task, team, structure, seed,
+                settings); enters every cache key of the view, so two sessions never share a
+                reply, while a rerun of the same session replays its own.
+            seed: The session's seed, sent as the ``seed`` request parameter to models that
+                take one (:func:`sends_seed`; a ``seed`` in the settings' extra wins).
 
         Returns:
             A new client whose usage also counts towards this client's usage.
@@ -265,6 +417,9 @@ class LLMClient:
         view._parents = (self._usage, *self._parents)
         view._reserved_tokens = 0
         view._reserved_usd = 0.0
+        view.scope = scope
+        view.request_seed = seed
+        view._occurrences = {}
         return view
 
     @property
@@ -280,11 +435,13 @@ class LLMClient:
         for ledger in (self._usage, *self._parents):
             ledger.record_failure(tag, model=model, retries=retries)
 
-    def _reserve(self, messages: list[dict[str, str]], settings: LLMSettings) -> tuple[int, float]:
+    def _reserve(
+        self, messages: list[dict[str, str]], settings: LLMSettings, params: Mapping[str, Any]
+    ) -> tuple[int, float]:
         """Check the budget for a worst-case call and reserve it; return the reservation."""
         if self.budget.unlimited:
             return 0, 0.0
-        next_tokens = estimate_prompt_tokens(messages) + settings.max_tokens
+        next_tokens = _prompt_estimate(messages, params) + settings.max_tokens
         next_usd, _ = price(settings.model, next_tokens - settings.max_tokens, settings.max_tokens,
                             self.prices)
         total = self._usage.total
@@ -312,7 +469,8 @@ class LLMClient:
             messages: Chat messages (``{"role": ..., "content": ...}``).
             settings: Model and sampling settings.
             tag: Accounting tag (participant name, ``"judge"``, ...).
-            tools: OpenAI-style tool schemas (sent only to models that support tools).
+            tools: OpenAI-style tool schemas; sent (with ``tool_choice="auto"``) only when
+                :func:`supports_tools` holds for ``settings``, otherwise ignored.
 
         Returns:
             The reply (from the cache when an identical call was made before).
@@ -322,14 +480,14 @@ class LLMClient:
             LLMCallError: Non-retryable error, or all retries failed.
         """
         msgs = _normalise(messages)
-        params = settings.request_params()
+        params = self._request_params(settings, tools)
         # The key is needed for the cache and the call log (and seeds retry jitter).
         key = (
-            cache_key(settings.model, msgs, params)
+            self._key(settings.model, msgs, params)
             if self.cache is not None or self.call_log is not None
             else ""
         )
-        reserved_tokens, reserved_usd = self._reserve(msgs, settings)
+        reserved_tokens, reserved_usd = self._reserve(msgs, settings, params)
         started = time.perf_counter()
         try:
             if self.cache is not None:
@@ -343,6 +501,26 @@ class LLMClient:
         finally:
             self._reserved_tokens -= reserved_tokens
             self._reserved_usd -= reserved_usd
+
+    def _request_params(
+        self, settings: LLMSettings, tools: Sequence[Mapping[str, Any]] | None
+    ) -> dict[str, Any]:
+        params = settings.request_params()
+        if tools and supports_tools(settings):
+            params["tools"] = [dict(tool) for tool in tools]
+            params["tool_choice"] = "auto"
+        if self.request_seed is not None and "seed" not in params and sends_seed(settings):
+            params["seed"] = self.request_seed
+        return params
+
+    def _key(self, model: str, msgs: list[dict[str, str]], params: dict[str, Any]) -> str:
+        """The cache key of a request made now (counts it among the view's occurrences)."""
+        if self._occurrences is None:
+            return cache_key(model, msgs, params)
+        request = cache_key(model, msgs, params)
+        occurrence = self._occurrences.get(request, 0)
+        self._occurrences[request] = occurrence + 1
+        return cache_key(model, msgs, params, scope=self.scope, occurrence=occurrence)
 
     def _finish(
         self,
@@ -386,6 +564,8 @@ class LLMClient:
                 latency_s=latency,
                 retries=retries,
                 cache_key=key,
+                finish_reason=entry.finish_reason,
+                tool_calls=entry.tool_calls,
             )
         return LLMReply(
             text=entry.text,
@@ -396,6 +576,8 @@ class LLMClient:
             cost_known=entry.cost_known,
             cached=cached,
             latency_s=latency,
+            finish_reason=entry.finish_reason,
+            tool_calls=entry.tool_calls,
         )
 
     async def _call_provider(
@@ -427,10 +609,14 @@ class LLMClient:
                     )
                 break
             except Exception as exc:  # noqa: BLE001 - classified below
-                if attempt >= settings.max_retries or not is_retryable(exc):
+                # A missing key fails every try: never retried (litellm may call it a 5xx).
+                missing = missing_credentials(exc, settings.model, _api_base(params))
+                if attempt >= settings.max_retries or not is_retryable(exc) or missing:
                     self._record_failure(tag, settings.model, attempt)
                     self._log_failure(tag, key, msgs, params, settings, exc, started, attempt)
-                    raise LLMCallError(settings.model, tag, attempt + 1, exc) from exc
+                    raise LLMCallError(
+                        settings.model, tag, attempt + 1, exc, missing_keys=missing
+                    ) from exc
                 if rng is None:
                     rng = retry_generator(
                         self.seed, key or cache_key(settings.model, msgs, params)
@@ -440,22 +626,29 @@ class LLMClient:
                 )
                 attempt += 1
                 await self._sleep(delay)
-        text, response_model, prompt_tokens, completion_tokens = _reply_text_and_usage(response)
+        reply = _read_response(response)
+        # A count the provider did not send, or sent unusable, is estimated: budgets add them.
+        prompt_tokens = reply.prompt_tokens
         if prompt_tokens is None:
-            prompt_tokens = estimate_prompt_tokens(msgs)
+            prompt_tokens = _prompt_estimate(msgs, params)
+        completion_tokens = reply.completion_tokens
         if completion_tokens is None:
-            completion_tokens = estimate_tokens(text)
-        cost, known = price(settings.model, int(prompt_tokens), int(completion_tokens),
+            completion_tokens = estimate_tokens(
+                reply.text + "".join(c.name + c.arguments for c in reply.tool_calls)
+            )
+        cost, known = price(settings.model, prompt_tokens, completion_tokens,
                             self.prices)
         entry = CacheEntry(
             key=key,
             model=settings.model,
-            response_model=response_model or settings.model,
-            text=text,
-            prompt_tokens=int(prompt_tokens),
-            completion_tokens=int(completion_tokens),
+            response_model=reply.model or settings.model,
+            text=reply.text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
             cost_usd=cost,
             cost_known=known,
+            finish_reason=reply.finish_reason,
+            tool_calls=reply.tool_calls,
         )
         return entry, attempt
 
@@ -495,6 +688,7 @@ class LLMClient:
         settings: LLMSettings,
         *,
         tag: str = "",
+        tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> LLMReply:
         """Blocking :meth:`complete` (for scripts; not callable from a running event loop).
 
@@ -505,7 +699,7 @@ class LLMClient:
             asyncio.get_running_loop()
         except RuntimeError:
             future = asyncio.run_coroutine_threadsafe(
-                self.complete(messages, settings, tag=tag), _background_loop()
+                self.complete(messages, settings, tag=tag, tools=tools), _background_loop()
             )
             return future.result()
         raise RuntimeError("complete_sync() called inside an event loop: await complete()")

@@ -3,19 +3,26 @@
 Retried (transient): rate limits, timeouts (litellm's and our own ``asyncio`` timeout),
 connection errors, 5xx (internal server error, service unavailable, bad gateway).
 Not retried: authentication, permission, bad request (including context-window overflow),
-not found, and anything that is not a provider error.
+not found, and anything that is not a provider error. Nor is any error of a model whose
+credentials are missing from the environment (:func:`missing_credentials`): litellm raises
+an ``InternalServerError`` for a missing ``OPENAI_API_KEY``, which would otherwise be retried.
 
 Backoff is exponential with jitter: try ``k`` (0-based) waits
 ``min(cap, base * 2**k) * u`` with ``u`` uniform in ``[0.5, 1.0)`` drawn from a
 :class:`numpy.random.Generator` seeded from the client seed and the call's cache key, so
 delays are reproducible and independent of how concurrent calls interleave. A provider's
-``Retry-After`` header, when present, is honoured as a lower bound (capped).
+``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms`` header, wherever litellm put
+it (:func:`retry_after_seconds`), is honoured as a lower bound (capped).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +45,14 @@ _FATAL_NAMES: tuple[str, ...] = (
 )
 
 
+_CREDENTIAL_NAME = re.compile(r"(KEY|TOKEN|SECRET)", re.IGNORECASE)
+_KEY_SUSPECT_NAMES: tuple[str, ...] = (
+    "AuthenticationError",
+    "InternalServerError",
+    "APIConnectionError",
+)
+
+
 def is_retryable(exc: BaseException) -> bool:
     """True for transient errors worth retrying (see module docstring)."""
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
@@ -50,28 +65,92 @@ def is_retryable(exc: BaseException) -> bool:
     return isinstance(exc, retryable)
 
 
+def missing_credentials(
+    exc: BaseException, model: str, api_base: str | None = None
+) -> list[str]:
+    """The credential variables ``model`` needs and the environment lacks, when ``exc`` may
+    be due to them.
+
+    Only errors raised without a provider's verdict on the request count (litellm's
+    ``InternalServerError`` and ``APIConnectionError``, raised for a missing
+    ``OPENAI_API_KEY`` before any request) and ``AuthenticationError``: a rate limit or a
+    timeout means the request was made. Only names that look like credentials count
+    (``*_KEY``, ``*_TOKEN``, ``*SECRET*``; a missing ``OLLAMA_API_BASE`` is a default
+    address). Asks ``litellm.validate_environment`` (no network).
+    """
+    litellm = get_litellm()
+    suspects = tuple(getattr(litellm, n) for n in _KEY_SUSPECT_NAMES if hasattr(litellm, n))
+    if not isinstance(exc, suspects):
+        return []
+    try:
+        report = litellm.validate_environment(model=model, api_base=api_base)
+    except Exception:  # noqa: BLE001 - unknown providers raise
+        return []
+    missing = (report.get("missing_keys") or []) if isinstance(report, dict) else []
+    return [str(name) for name in missing if _CREDENTIAL_NAME.search(str(name))]
+
+
 def retry_generator(seed: int, key: str) -> np.random.Generator:
     """A generator for one call's backoff jitter, seeded from (seed, call key)."""
     digest = hashlib.sha256(f"{seed}:{key}".encode()).digest()
     return np.random.default_rng(int.from_bytes(digest[:8], "little"))
 
 
-def retry_after_seconds(exc: BaseException) -> float | None:
-    """The ``Retry-After`` seconds a provider sent with ``exc``, if any."""
-    headers = getattr(exc, "headers", None) or {}
-    response = getattr(exc, "response", None)
-    if not headers and response is not None:
-        headers = getattr(response, "headers", None) or {}
+def _header(headers: Any, name: str) -> Any:
+    """Case-insensitive header lookup in a dict, :class:`httpx.Headers` or similar."""
+    if headers is None:
+        return None
     try:
-        value = headers.get("retry-after") or headers.get("Retry-After")
+        items = headers.items()
     except AttributeError:
         return None
-    if value is None:
+    for key, value in items:
+        if str(key).lower() == name:
+            return value
+    return None
+
+
+def _seconds(value: Any, *, scale: float = 1.0, dates: bool = False) -> float | None:
+    try:
+        return max(0.0, float(value) * scale)
+    except (TypeError, ValueError):
+        pass
+    if not dates:
         return None
     try:
-        return max(0.0, float(value))
-    except (TypeError, ValueError):
+        when = parsedate_to_datetime(str(value))
+    except (TypeError, ValueError, IndexError):
         return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """The wait a provider asked for with ``exc``, in seconds, if any.
+
+    Headers are looked for where litellm leaves them: ``exc.headers``,
+    ``exc.response.headers`` and ``exc.litellm_response_headers`` (the only place for
+    ``deepseek/`` and ``hosted_vllm/`` models, whose ``response`` carries no headers).
+    ``retry-after-ms`` (milliseconds) wins over ``retry-after`` (seconds or an HTTP date).
+    """
+    try:
+        response = getattr(exc, "response", None)
+    except Exception:  # noqa: BLE001 - some exception types compute .response lazily
+        response = None
+    sources = (
+        getattr(exc, "headers", None),
+        getattr(response, "headers", None) if response is not None else None,
+        getattr(exc, "litellm_response_headers", None),
+    )
+    for headers in sources:
+        millis = _seconds(_header(headers, "retry-after-ms"), scale=0.001)
+        if millis is not None:
+            return millis
+        seconds = _seconds(_header(headers, "retry-after"), dates=True)
+        if seconds is not None:
+            return seconds
+    return None
 
 
 def backoff_delay(

@@ -156,3 +156,25 @@ def estimate_tokens(text: str) -> int:
 def estimate_prompt_tokens(messages: list[dict[str, str]]) -> int:
     """Rough prompt-token count of chat messages (content plus a few tokens per message)."""
     return sum(estimate_tokens(str(m.get("content", ""))) + 4 for m in messages)
+
+
+def reported_tokens(value: object) -> int | None:
+    """A provider's token count when it is usable, else None (the caller estimates it).
+
+    A negative, fractional, boolean or non-numeric count is treated as missing: budgets add
+    these counts up, so a provider reporting ``-100000`` tokens must not buy a session more
+    room under ``llm.budget.max_tokens``.
+
+    Args:
+        value: ``usage.prompt_tokens`` or ``usage.completion_tokens`` as the provider sent it.
+
+    Returns:
+        The count (an integral float such as ``12.0`` is accepted as 12), or None.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    if isinstance(value, float) and value.is_integer() and value >= 0:
+        return int(value)
+    return None

@@ -76,10 +76,14 @@ def test_llm_sampling_defaults_are_the_clients_and_the_yaml_spells_them_out():
     client = {f.name: f.default for f in fields(LLMSettings)}
     role = RoleModel(model="m")
     assert (role.temperature, role.max_tokens) == (client["temperature"], client["max_tokens"])
+    assert (role.tool_calling, role.context_tokens) == (
+        client["tool_calling"], client["context_tokens"]
+    )
     bare = LLMConfig(agent=role, collaborator=role)
     assert (bare.timeout_s, bare.max_retries) == (client["timeout_s"], client["max_retries"])
     configured = validate_job(compose_config(["policy=llm"])).llm
     assert configured is not None
     for part in (configured.agent, configured.collaborator):
         assert (part.temperature, part.max_tokens) == (role.temperature, role.max_tokens)
+        assert (part.tool_calling, part.context_tokens) == (role.tool_calling, role.context_tokens)
     assert (configured.timeout_s, configured.max_retries) == (bare.timeout_s, bare.max_retries)

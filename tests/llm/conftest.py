@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from helpers.model_server import Script, StandInServer
+from stub_server import StubServer, serve
 
 # Dummy keys: litellm's providers want one; the stand-in server ignores it (and never records it).
 DUMMY_KEYS = {
@@ -37,3 +38,15 @@ def model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Stan
     errors = [e for s in started for e in s.errors]
     if errors:
         raise AssertionError(f"the stand-in server's script raised: {errors[0]!r}") from errors[0]
+
+
+@pytest.fixture()
+def stub_server() -> Iterator[StubServer]:
+    """A running stub model server (``stub_server.base_url``: ``http://127.0.0.1:<port>/v1``)."""
+    state, httpd, thread = serve()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)

@@ -170,15 +170,20 @@ def test_settings_refuse_credentials() -> None:
 
 def test_budget_stops_before_the_call_and_counts_cached_replies(tmp_path: Path, counted) -> None:
     root = LLMClient(cache_dir=tmp_path / "cache")
-    session = root.for_session(budget=Budget(max_tokens=110))
     settings = mock("FINISH()", max_tokens=50)
-    session.complete_sync(MSGS, settings, tag="agent")  # worst case ~64 tokens, mock usage 30
-    session.complete_sync(MSGS, settings, tag="agent")  # cached, still counted
+    first = root.for_session(budget=Budget(max_tokens=110), scope="s")
+    first.complete_sync(MSGS, settings, tag="agent")  # worst case ~64 tokens, mock usage 30
+    first.complete_sync(MSGS, settings, tag="agent")  # the 2nd identical request: a new sample
+    assert counted["calls"] == 2
+    rerun = root.for_session(budget=Budget(max_tokens=110), scope="s")
+    rerun.complete_sync(MSGS, settings, tag="agent")  # cached, still counted
+    rerun.complete_sync(MSGS, settings, tag="agent")
     with pytest.raises(BudgetExceeded) as info:
-        session.complete_sync(MSGS, settings, tag="agent")
+        rerun.complete_sync(MSGS, settings, tag="agent")
     assert info.value.status == "budget_exceeded"
-    assert counted["calls"] == 1
-    assert root.usage.total.calls == 2, "session usage also counts towards the root client"
+    assert counted["calls"] == 2, "the rerun is served from the cache"
+    assert rerun.usage.total.cached_calls == 2
+    assert root.usage.total.calls == 4, "session usage also counts towards the root client"
 
 
 def test_dollar_budget_uses_litellm_prices() -> None:
@@ -217,15 +222,20 @@ def test_complete_sync_refuses_a_running_loop() -> None:
 def test_call_log_records_every_call(tmp_path: Path, monkeypatch) -> None:
     secret = "sk-test-" + "k" * 30
     monkeypatch.setenv("OPENAI_API_KEY", secret)
-    log_path = tmp_path / "run.llm_calls.jsonl"
-    client = LLMClient(cache_dir=tmp_path / "cache").for_session(call_log_path=log_path)
-    client.complete_sync(MSGS, mock("FINISH()"), tag="agent")
-    client.complete_sync(MSGS, mock("FINISH()"), tag="agent")
-    client.close()
-    records = read_call_log(log_path)
-    assert [r["cached"] for r in records] == [False, True]
+    root = LLMClient(cache_dir=tmp_path / "cache")
+    logs = [tmp_path / "run.llm_calls.jsonl", tmp_path / "rerun.llm_calls.jsonl"]
+    for log_path in logs:
+        client = root.for_session(call_log_path=log_path, scope="session-1")
+        client.complete_sync(MSGS, mock("FINISH()"), tag="agent")
+        client.complete_sync(MSGS, mock("FINISH()"), tag="agent")
+        client.close()
+    records = read_call_log(logs[0])
+    assert [r["cached"] for r in records] == [False, False], "two identical requests, two samples"
+    assert [r["cached"] for r in read_call_log(logs[1])] == [True, True]
     assert records[0]["messages"] == MSGS and records[0]["reply"] == "FINISH()"
     assert records[0]["tag"] == "agent" and records[0]["prompt_tokens"] > 0
+    assert records[0]["finish_reason"] == "stop" and records[0]["tool_calls"] == []
+    assert records[0]["cache_key"] != records[1]["cache_key"]
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert secret not in path.read_text(encoding="utf-8"), path
