@@ -5,9 +5,10 @@ new. :class:`LoopGuard` counts how often a participant has taken the same action
 canonical text, arguments included) in a row. After ``repeats`` times (``llm.loop_repeats``,
 default :data:`DEFAULT_LOOP_REPEATS`) the participant is told on its next prompt that it
 repeats itself; taking it once more ends the session with status ``loop`` (scored: it is the
-model's own behaviour). ``WAIT_TEAMMATE_CONTINUE`` never counts as a loop, nor does it break
-a run of repeats (a model alternating a wait and the same cell still loops); nor do turns
-without a usable action.
+model's own behaviour). Waiting never counts as a loop, nor does it break a run of repeats (a
+model alternating a wait and the same cell still loops): ``WAIT_TEAMMATE_CONTINUE``, and
+``MEMORY_AGREE`` said again while the teammates' agreements are still under way (it changes
+nothing, like a wait). Nor do turns without a usable action.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collabsim.core.actions import Action, format_action
 DEFAULT_LOOP_REPEATS = 3
 """Default of ``llm.loop_repeats``: identical actions in a row before the warning."""
 
-_NEVER_A_LOOP = frozenset({"WAIT_TEAMMATE_CONTINUE"})
+_NEVER_A_LOOP = frozenset({"WAIT_TEAMMATE_CONTINUE", "MEMORY_AGREE"})
 
 
 @dataclass

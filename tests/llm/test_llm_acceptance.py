@@ -228,7 +228,7 @@ def test_seeds_are_independent_samples_and_a_cached_rerun_at_concurrency_8_is_id
     first = run(seeds_cfg(server, tmp_path, "store1"), tmp_path / "out1")
     assert len(first.sessions) == 6 and set(first.sessions["status"]) == {"finished"}
     for name in ("agent", "D", "R"):
-        opening = [r for r in requests_of(server, name) if "This is your turn 1." in r.prompt
+        opening = [r for r in requests_of(server, name) if re.search(r"This is your turn 1\b", r.prompt)
                    and not r.is_repair]
         bodies = {json.dumps(r.body, sort_keys=True) for r in opening}
         seeds = 3 if name != "agent" else 6  # the agent sits in both team compositions
@@ -453,10 +453,10 @@ def test_sessions_csv_has_the_tokens_and_dollars_of_each_session(
     tokens = sum(c["prompt_tokens"] + c["completion_tokens"] for c in calls)
     assert len(calls) == 3 and usd > 0
     usd_columns = [c for c in sessions if "usd" in c.lower()]
-    token_columns = [c for c in sessions if "token" in c.lower()]
     assert any(math.isclose(sessions[c].iloc[0], usd, rel_tol=1e-6) for c in usd_columns), (
         usd_columns)
-    assert any(sessions[c].iloc[0] == tokens for c in token_columns), token_columns
+    row = sessions.iloc[0]
+    assert row["prompt_tokens"] + row["completion_tokens"] == tokens
 
 
 def test_max_usd_for_a_model_without_a_price_is_refused_before_the_run(

@@ -272,3 +272,16 @@ def test_the_engine_gives_the_budget_to_every_observation() -> None:
     assert turn is not None
     assert (turn.observation.max_turns, turn.observation.max_time) == (7, 900.0)
     orch.close()
+
+
+def test_agreeing_again_while_the_team_agrees_is_waiting_not_a_loop() -> None:
+    """A model re-sending MEMORY_AGREE while its teammates' agreements take their time
+    changes nothing, like a wait: it never ends a session as a loop."""
+    from collabsim.core.actions import Action
+    from collabsim.participants.loops import LoopGuard
+
+    guard = LoopGuard(repeats=2)
+    for _ in range(6):
+        assert not guard.is_loop(Action("MEMORY_AGREE", {}))
+        guard.record(Action("MEMORY_AGREE", {}))
+    assert guard.warning() is None
