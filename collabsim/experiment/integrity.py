@@ -13,6 +13,10 @@ was when the result was written. A record is consistent with its trace when
 The trace is what the metrics (and a reader) take as the record of what happened, so a
 record edited after the fact (say, a submitted hypothesis changed from a wrong answer to the
 right one) fails these checks and the session runs again.
+
+The record also carries ``record_sha256``, the SHA-256 of its own other fields (canonical
+JSON), so that an edit of a field the trace does not show (``counts``, ``turns``,
+``virtual_seconds``, ``gates``) is caught too: everything a reuse reads is checked.
 """
 
 from __future__ import annotations
@@ -24,6 +28,15 @@ from pathlib import Path
 from typing import Any
 
 TRACE_DIGEST_KEY = "trace_sha256"
+RECORD_DIGEST_KEY = "record_sha256"
+
+
+def record_digest(record: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of a result record's fields but ``record_sha256`` (canonical JSON)."""
+    body = {k: v for k, v in record.items() if k != RECORD_DIGEST_KEY}
+    text = json.dumps(body, sort_keys=True, ensure_ascii=True, separators=(",", ":"),
+                      default=str)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 def trace_digest(trace: Path) -> str | None:
@@ -55,7 +68,16 @@ def trace_mismatch(
         _digest_mismatch(record, raw)
         or _count_mismatch(record, lines)
         or _end_mismatch(record, lines, redact)
+        or _record_mismatch(record)
     )
+
+
+def _record_mismatch(record: Mapping[str, Any]) -> str | None:
+    """Why the record's fields do not have its own digest (None: equal, or no digest)."""
+    expected = record.get(RECORD_DIGEST_KEY)
+    if expected is not None and expected != record_digest(record):
+        return "result.json was changed after it was written (its record_sha256 differs)"
+    return None
 
 
 def _digest_mismatch(record: Mapping[str, Any], raw: bytes) -> str | None:
@@ -97,4 +119,5 @@ def _end_mismatch(
     return None
 
 
-__all__ = ["TRACE_DIGEST_KEY", "trace_digest", "trace_mismatch"]
+__all__ = ["RECORD_DIGEST_KEY", "TRACE_DIGEST_KEY", "record_digest", "trace_digest",
+           "trace_mismatch"]

@@ -35,7 +35,13 @@ import shutil
 from pathlib import Path
 
 from collabsim.core.redaction import Redactor
-from collabsim.experiment.integrity import TRACE_DIGEST_KEY, trace_digest, trace_mismatch
+from collabsim.experiment.integrity import (
+    RECORD_DIGEST_KEY,
+    TRACE_DIGEST_KEY,
+    record_digest,
+    trace_digest,
+    trace_mismatch,
+)
 from collabsim.experiment.plan import SessionPlan
 from collabsim.session.results import UNSCORED_STATUSES, SessionResult, write_json_atomic
 
@@ -199,5 +205,6 @@ class ResultStore:
         digest = trace_digest(self.trace_path(plan))
         if digest is not None:
             record[TRACE_DIGEST_KEY] = digest
+        record[RECORD_DIGEST_KEY] = record_digest(record)
         write_json_atomic(path, record)
         return SessionResult.from_dict(record)

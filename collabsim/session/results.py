@@ -86,14 +86,26 @@ class SessionResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SessionResult:
-        """Inverse of :meth:`to_dict`; unknown keys are ignored, missing ones raise KeyError."""
+        """Inverse of :meth:`to_dict`; unknown keys are ignored, missing ones raise KeyError.
+
+        Raises:
+            KeyError: A field is missing.
+            ValueError: A field has the wrong shape (``counts`` not actor -> action -> count,
+                ``gates`` not a mapping, a number that is none).
+        """
         names = {f.name for f in fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in names}
+        counts = data.get("counts") or {}
+        gates = data.get("gates") or {}
+        if not isinstance(counts, Mapping) or not all(
+                isinstance(c, Mapping) for c in counts.values()):
+            raise ValueError("counts must map each actor to {action type: count}")
+        if not isinstance(gates, Mapping):
+            raise ValueError("gates must map an action type to its owner")
         kwargs["counts"] = {
-            str(a): {str(k): int(v) for k, v in c.items()}
-            for a, c in (data.get("counts") or {}).items()
+            str(a): {str(k): int(v) for k, v in c.items()} for a, c in counts.items()
         }
-        kwargs["gates"] = dict(data.get("gates") or {})
+        kwargs["gates"] = dict(gates)
         kwargs["seed"] = int(data["seed"])
         kwargs["turns"] = int(data["turns"])
         kwargs["virtual_seconds"] = float(data["virtual_seconds"])

@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from collabsim.cli.run_app import compose_config
 from collabsim.experiment.job import plan_job, run
 from collabsim.experiment.store import ResultStore
@@ -167,3 +169,34 @@ def test_an_edited_result_is_checked_against_its_trace_and_rerun(tmp_path, caplo
     # the rerun wrote a consistent record again: a third run reuses everything
     assert run(cfg, tmp_path / "out3").summary.ran == 0
 
+
+
+def _edit(value):
+    return lambda record: record.update(value)
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    (_edit({"counts": {"agent": "EXECUTE_CODE"}}), "not a result record"),
+    (_edit({"counts": ["agent"]}), "not a result record"),
+    (_edit({"gates": "FINISH"}), "not a result record"),
+    (_edit({"turns": 1}), "record_sha256 differs"),
+    (_edit({"virtual_seconds": 1.5}), "record_sha256 differs"),
+    (_edit({"counts": {"agent": {"EXECUTE_CODE": 99}}}), "record_sha256 differs"),
+], ids=["counts of text", "counts a list", "gates of text", "turns", "virtual_seconds",
+        "counts changed"])
+def test_every_field_a_reuse_reads_is_checked(edit, why, tmp_path, caplog):
+    """Issue 38.11: a malformed or edited result.json is rerun with a warning, never reused
+    and never a crash of the whole job."""
+    cfg = small_cfg(tmp_path, tmp_path / "store")
+    first = run(cfg, tmp_path / "out1")
+    store = ResultStore(tmp_path / "store")
+    path = store.result_path(plan_job(cfg).plans[0])
+    record = json.loads(path.read_text())
+    edit(record)
+    path.write_text(json.dumps(record))
+    with caplog.at_level(logging.WARNING):
+        second = run(cfg, tmp_path / "out2")
+    assert (second.summary.ran, second.summary.reused) == (1, 5)
+    assert str(path) in caplog.text and why in caplog.text
+    assert first.sessions.drop(columns="trace_path", errors="ignore").equals(
+        second.sessions.drop(columns="trace_path", errors="ignore"))
