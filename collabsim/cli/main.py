@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
 import sys
 
 # command name -> module defining register(subparsers); imported lazily so that one
@@ -51,6 +52,9 @@ def _build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the ``collabsim`` command line; returns the process exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    # A log record that cannot be written (a full disk under the job's log file) must not
+    # print a traceback per record: the command reports the write failure once itself.
+    logging.raiseExceptions = False
     if argv and argv[0] == "run":
         from collabsim.cli import run_app
 

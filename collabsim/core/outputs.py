@@ -25,6 +25,7 @@ This module imports nothing from collabsim, so the engine and every command may 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fnmatch
 import os
 import shutil
@@ -33,6 +34,15 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+
+OUT_OF_SPACE_ERRNOS: frozenset[int] = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""Errors of a write that failed because the disk (or the user's quota) is full."""
+
+
+def is_out_of_space(exc: BaseException) -> bool:
+    """True for an ``OSError`` saying the disk or quota is full (nothing more can be written,
+    so the job stops with one line instead of failing session after session)."""
+    return isinstance(exc, OSError) and exc.errno in OUT_OF_SPACE_ERRNOS
 
 
 class OutputPathError(ValueError):

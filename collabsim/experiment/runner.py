@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +96,20 @@ async def _run_once_more_on_infra_error(
         log.warning("%s: %s; running the session again", plan.slug, result.error)
 
 
+async def _all_or_first_error(coros: Sequence[Awaitable[None]]) -> None:
+    """Await every coroutine; on the first failure cancel the rest, wait for them to end and
+    raise that failure alone (a full disk fails every session at once: one error, reported
+    once, not one unhandled exception per session at shutdown)."""
+    tasks = [asyncio.ensure_future(c) for c in coros]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
 async def run_plans(
     plans: Sequence[SessionPlan],
     store: ResultStore,
@@ -177,8 +191,8 @@ async def run_plans(
             on_result(index, done)
 
     try:
-        await asyncio.gather(*(one(i, wait=False) for i in todo))
-        await asyncio.gather(*(one(i, wait=True) for i in busy))
+        await _all_or_first_error([one(i, wait=False) for i in todo])
+        await _all_or_first_error([one(i, wait=True) for i in busy])
     finally:
         bar.close()
     final = tuple(r for r in results if r is not None)

@@ -22,6 +22,7 @@ from pathlib import Path
 from collabsim.core.errors import SessionAbort
 from collabsim.core.events import TraceEvent
 from collabsim.core.observation import Participant
+from collabsim.core.outputs import is_out_of_space
 from collabsim.core.replies import UnusableReply
 from collabsim.session.config import (
     CodeExecutor,
@@ -94,6 +95,8 @@ async def _ask(
     except SessionAbort as exc:
         orch.abort(exc.status, f"{turn.member}: {exc.reason}")
     except Exception as exc:  # noqa: BLE001 - a failing policy ends only its session
+        if is_out_of_space(exc):
+            raise  # the disk is full: the job stops (no session could record its end)
         orch.abort("error", f"{turn.member} raised {type(exc).__name__}: {exc}")
     return None
 
@@ -138,6 +141,8 @@ async def run_session(
                     usage = getattr(participant, "last_turn_usage", None)
                     await orch.asubmit(text, usage)
         except Exception as exc:  # noqa: BLE001 - an engine bug must not take a sweep down
+            if is_out_of_space(exc):
+                raise  # not an engine bug: the job ends with one line saying so
             log.exception("session engine failed")
             orch.abort("error", f"engine error {type(exc).__name__}: {exc}", at=orch.state.end_time)
     finally:

@@ -66,3 +66,38 @@ def test_full_disk_through_collabsim_run_is_one_line_exit_2(
     assert lines[0].startswith("collabsim run: cannot write results: No space left on device")
     assert "2 of 4 sessions finished" in lines[0] and f"run.store={tmp_path / 'store'}" in lines[0]
     assert (out / "sessions.csv").is_file()
+
+
+def _no_space(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_under_llm_sessions_is_one_line_without_tracebacks(
+    tmp_path, monkeypatch, capfd
+):
+    """Issue 38.16: the disk fills while sessions run concurrently under ``policy=llm``: the
+    call log, the trace rewrite at the session's end and the job's log file all fail. One
+    line, exit 2; no traceback from the engine, from asyncio's shutdown or from logging."""
+    import logging
+
+    from collabsim.cli.main import main
+    from collabsim.llm.calllog import CallLog
+    from collabsim.session.trace import TraceWriter
+
+    monkeypatch.setattr(CallLog, "write", _no_space)
+    monkeypatch.setattr(TraceWriter, "rewrite", _no_space)
+    monkeypatch.setattr(logging.FileHandler, "flush", _no_space)
+    monkeypatch.setattr(logging, "raiseExceptions", True)
+    out = tmp_path / "out"
+    code = main([
+        "run", "policy=llm", "llm.agent.model=collabsim/scripted",
+        "llm.collaborator.model=collabsim/scripted", "tasks.n_tasks=2",
+        f"tasks.root={tmp_path / 'suite'}", "team=all", "structure=default", "seeds=[0]",
+        "run.max_concurrency=4", "run.progress=false", f"run.store={tmp_path / 'store'}",
+        f"llm.cache_dir={tmp_path / 'cache'}", f"hydra.run.dir={out}",
+    ])
+    err = capfd.readouterr().err
+    assert code == 2, err[-3000:]
+    lines = [line for line in err.strip().splitlines() if line.strip()]
+    assert "Traceback" not in err and "Logging error" not in err, err[-3000:]
+    assert len(lines) == 1 and "No space left on device" in lines[0], lines
