@@ -39,8 +39,10 @@ def test_a_server_dying_mid_run_leaves_unscored_sessions_that_a_resume_reruns(
     code = main_with_args(_args(tmp_path, server, job))
     out = capsys.readouterr().out
     assert code == EXIT_UNSCORED == 3
-    # 2 answered, then one try per failed session: provider_error is not retried in the job
+    # 2 answered (the script), then one try per failed session: provider_error is not
+    # retried in the job, so every request is another session's first call
     assert len(server.requests) == 9
+    assert len({(r.params.get("seed"), r.prompt) for r in server.requests}) == 9
     summary = out.strip().splitlines()[-1]
     assert summary.startswith(
         "9 sessions run, 0 reused from the store; 9 sessions: 2 scored, 7 provider_error "
