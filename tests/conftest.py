@@ -20,8 +20,9 @@ from collabsim.tasks.generator import generate_suite
 from collabsim.tasks.model import Task
 
 # Fails any test that opens a network connection to a non-loopback address (or resolves a
-# remote host name), even when the code under test caught the error.
-pytest_plugins = ["helpers.netguard_plugin"]
+# remote host name), even when the code under test caught the error. The stand-in model
+# server's module gives every test the `model_server` fixture.
+pytest_plugins = ["helpers.netguard_plugin", "helpers.model_server"]
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,13 +9,17 @@ What it answers comes from a *script*: a function ``(request json, request index
 The reply shapes seen in the wild are small helpers of this module (well-formed, fenced,
 chatty, JSON-in-text, native tool call, an unknown action with FINISH named in the THOUGHT,
 two ACTION lines, refusal, empty, very long, cut at ``max_tokens``, 429 with ``Retry-After``,
-500, 401, a context overflow, a server that dies); :func:`sequence` and :func:`always` chain them, and
+500, 401, a context overflow, a connection hung up, a server that dies, any reported ``usage``);
+:func:`sequence` and :func:`always` chain them, :func:`numbered` tells requests apart, and
 :func:`session_script` answers by reading the prompt so a whole session can finish.
 
 Every request is recorded (:class:`RecordedRequest`: body, sampling parameters such as
 ``seed`` and ``tools``, headers without credentials). The server is bounded: at most
 ``max_requests`` answers (then 500s, and :attr:`StandInServer.overflowed` is set), a socket
 timeout per connection, and :meth:`StandInServer.stop` joins its thread with a timeout.
+
+The fixture :func:`model_server` (registered for the whole suite by ``tests/conftest.py``)
+starts servers for a test, sets dummy provider keys and stops them at teardown.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import pytest
 
 from collabsim.core.actions import format_action
 
@@ -50,8 +56,11 @@ class Reply:
         error_type: The error's ``type`` (``rate_limit_error``, ``server_error``, ...).
         error_code: The error's ``code`` (``context_length_exceeded``, ...).
         headers: Extra response headers (``Retry-After``).
-        dead: Close the connection without answering and stop accepting connections.
-        completion_tokens: Completion tokens reported in ``usage`` (None: len(text) / 4).
+        hang_up: Close the connection without answering (the server goes on listening).
+        dead: Hang up and stop accepting connections.
+        prompt_tokens: Prompt tokens reported in ``usage``, taken as given, negative ones too
+            (None: the messages' length / 4).
+        completion_tokens: Completion tokens reported in ``usage``, as given (None: len(text) / 4).
     """
 
     content: str | None = ""
@@ -62,7 +71,9 @@ class Reply:
     error_type: str = ""
     error_code: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    hang_up: bool = False
     dead: bool = False
+    prompt_tokens: int | None = None
     completion_tokens: int | None = None
 
 
@@ -183,6 +194,12 @@ def context_overflow(limit: int) -> Reply:
                  error_type="invalid_request_error", error_code="context_length_exceeded")
 
 
+def hang_up() -> Reply:
+    """This connection is closed unanswered (no status line); later connections are accepted,
+    as from a proxy whose model process is gone."""
+    return Reply(hang_up=True)
+
+
 def dead() -> Reply:
     """The server dies: this connection is closed unanswered and no new one is accepted."""
     return Reply(dead=True)
@@ -214,6 +231,12 @@ def sequence(*replies: Reply, then: Script | Reply | None = None) -> Script:
         return then if isinstance(then, Reply) else then(request, index)
 
     return script
+
+
+def numbered(prefix: str = "reply") -> Script:
+    """Answer request ``i`` with the text ``f"{prefix} {i + 1}"``: every request its own reply,
+    so a test sees which request (or cached copy) a reply came from."""
+    return lambda request, index: Reply(f"{prefix} {index + 1}")
 
 
 def seat(request: Mapping[str, Any]) -> str:
@@ -374,8 +397,8 @@ def _completion_json(body: Mapping[str, Any], reply: Reply, index: int) -> dict[
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
     if reply.tool_calls:
         message["tool_calls"] = [dict(c) for c in reply.tool_calls]
-    prompt_tokens = _estimate_tokens(
-        "".join(str(m.get("content") or "") for m in body.get("messages", [])))
+    prompt_tokens = (reply.prompt_tokens if reply.prompt_tokens is not None else _estimate_tokens(
+        "".join(str(m.get("content") or "") for m in body.get("messages", []))))
     completion = (reply.completion_tokens if reply.completion_tokens is not None
                   else _estimate_tokens(reply.content or json.dumps(message.get("tool_calls"))))
     return {
@@ -414,7 +437,7 @@ class _Handler(BaseHTTPRequestHandler):
         owner = self.server.owner
         headers = {k.lower(): v for k, v in self.headers.items() if not _SECRET_HEADER.search(k)}
         reply = owner.answer(self.path, body, headers)
-        if reply.dead:
+        if reply.hang_up or reply.dead:
             self.close_connection = True
             with _suppress_os_error():
                 self.connection.shutdown(socket.SHUT_RDWR)
@@ -573,3 +596,35 @@ def llm_overrides(server: StandInServer, model: str = "openai/stand-in",
     for name in seats:
         out += [f"llm.{name}.model={model}", f"+llm.{name}.extra.api_base={server.url}"]
     return out
+
+
+# Dummy keys: litellm's providers want one; the stand-in server ignores it (and never records it).
+DUMMY_KEYS = {
+    "OPENAI_API_KEY": "sk-test-standin-0000000000000000",
+    "DEEPSEEK_API_KEY": "sk-test-standin-deepseek-000000",
+    "HOSTED_VLLM_API_KEY": "sk-test-standin-vllm-0000000000",
+}
+
+
+@pytest.fixture
+def model_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., StandInServer]]:
+    """``model_server(script, max_requests=400)``: a started :class:`StandInServer`.
+
+    Sets dummy provider keys (:data:`DUMMY_KEYS`) in the environment; every server started is
+    stopped at teardown, and a script that raised fails the test.
+    """
+    for name, value in DUMMY_KEYS.items():
+        monkeypatch.setenv(name, value)
+    started: list[StandInServer] = []
+
+    def start(script: Script, *, max_requests: int = 400) -> StandInServer:
+        server = StandInServer(script, max_requests=max_requests).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+    errors = [e for s in started for e in s.errors]
+    if errors:
+        raise AssertionError(f"the stand-in server's script raised: {errors[0]!r}") from errors[0]

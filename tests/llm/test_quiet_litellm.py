@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import logging
 
+from helpers import model_server as ms
+
 from collabsim.llm import LLMClient, LLMSettings
 from collabsim.llm.backend import LITELLM_LOGGERS, get_litellm
 
 MSGS = [{"role": "user", "content": "Go."}]
 
 
-def test_a_call_logs_nothing_from_litellm_at_info(stub_server, caplog, capfd) -> None:
+def test_a_call_logs_nothing_from_litellm_at_info(model_server, caplog, capfd) -> None:
     """Under Hydra the root logger is at INFO; litellm printed two lines per call."""
     caplog.set_level(logging.INFO)  # the root logger, as a Hydra job sets it
-    settings = LLMSettings(model="hosted_vllm/stub", extra={"api_base": stub_server.base_url})
-    LLMClient().complete_sync(MSGS, settings)
+    server = model_server(ms.numbered())
+    settings = LLMSettings(model="hosted_vllm/stub", extra={"api_base": server.url})
+    assert LLMClient().complete_sync(MSGS, settings).text == "reply 1"
     LLMClient().complete_sync(MSGS, LLMSettings(model="gpt-4o-mini", extra={"mock_response": "x"}))
     litellm_records = [r for r in caplog.records if r.name.startswith("LiteLLM")]
     assert litellm_records == []

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from stub_server import chat_completion
+from helpers import model_server as ms
 
 from collabsim.llm import Budget, BudgetExceeded, LLMClient, LLMSettings
 from collabsim.llm.backend import get_litellm
@@ -15,11 +15,12 @@ from collabsim.llm.usage import estimate_prompt_tokens, estimate_tokens, reporte
 MSGS = [{"role": "user", "content": "Go."}]
 
 
-def test_negative_usage_from_a_server_is_estimated(stub_server) -> None:
-    stub_server.then(body=chat_completion("FINISH()", prompt_tokens=-100_000,
-                                          completion_tokens=-3))
-    settings = LLMSettings(model="hosted_vllm/stub", extra={"api_base": stub_server.base_url})
+def test_negative_usage_from_a_server_is_estimated(model_server) -> None:
+    server = model_server(ms.always(ms.Reply("FINISH()", prompt_tokens=-100_000,
+                                             completion_tokens=-3)))
+    settings = LLMSettings(model="hosted_vllm/stub", extra={"api_base": server.url})
     reply = LLMClient().complete_sync(MSGS, settings)
+    assert reply.text == "FINISH()"
     assert reply.prompt_tokens == estimate_prompt_tokens(MSGS)
     assert reply.completion_tokens == estimate_tokens("FINISH()")
 
@@ -41,16 +42,16 @@ def test_fractional_usage_is_estimated(monkeypatch) -> None:
     assert reply.completion_tokens == estimate_tokens("FINISH()")
 
 
-def test_negative_usage_cannot_buy_a_session_more_tokens(stub_server) -> None:
-    for _ in range(20):
-        stub_server.then(body=chat_completion("FINISH()", prompt_tokens=-100_000))
+def test_negative_usage_cannot_buy_a_session_more_tokens(model_server) -> None:
+    server = model_server(ms.always(ms.Reply("FINISH()", prompt_tokens=-100_000,
+                                             completion_tokens=7)))
     settings = LLMSettings(model="hosted_vllm/stub", max_tokens=50,
-                           extra={"api_base": stub_server.base_url})
+                           extra={"api_base": server.url})
     session = LLMClient().for_session(budget=Budget(max_tokens=200))
     with pytest.raises(BudgetExceeded, match="max_tokens=200"):
         for _ in range(20):
             session.complete_sync(MSGS, settings)
-    assert len(stub_server.requests) < 20, "the budget stops the session"
+    assert len(server.requests) < 20, "the budget stops the session"
     assert 0 < session.usage.total.total_tokens <= 200
 
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import httpx
 import pytest
+from helpers import model_server as ms
 
 from collabsim.llm import LLMCallError, LLMClient, LLMSettings
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.retry import is_retryable, retry_after_seconds
 
 MSGS = [{"role": "user", "content": "Go."}]
-RATE_LIMITED = {"error": {"message": "slow down", "type": "rate_limit_error"}}
 
 
 class Recorder:
@@ -64,15 +64,13 @@ def test_retry_after_from_the_response_an_http_date_and_nonsense() -> None:
 
 
 @pytest.mark.parametrize("model", ["hosted_vllm/stub", "deepseek/deepseek-chat"])
-def test_a_loopback_429_with_retry_after_7_waits_7_seconds(stub_server, monkeypatch, model):
-    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test-" + "d" * 24)
-    stub_server.then(429, RATE_LIMITED, {"Retry-After": "7"})
-    stub_server.then(429, RATE_LIMITED, {"Retry-After": "7"})
+def test_a_loopback_429_with_retry_after_7_waits_7_seconds(model_server, model):
+    server = model_server(ms.sequence(ms.rate_limited(7), ms.rate_limited(7), then=ms.numbered()))
     sleep = Recorder()
     client = LLMClient(sleep=sleep, retry_base_s=0.5, retry_cap_s=30.0)
-    settings = LLMSettings(model=model, max_retries=3, extra={"api_base": stub_server.base_url})
+    settings = LLMSettings(model=model, max_retries=3, extra={"api_base": server.url})
     reply = client.complete_sync(MSGS, settings, tag="agent")
-    assert reply.text == "reply 3"
+    assert reply.text == "reply 3" and len(server.requests) == 3
     assert sleep.delays == [7.0, 7.0], "the provider's Retry-After is the wait, not the backoff"
     assert client.usage.tag("agent").retries == 2
 
@@ -90,14 +88,14 @@ def _count_calls(monkeypatch) -> dict[str, int]:
     return count
 
 
-def test_a_401_from_the_server_is_not_retried(stub_server) -> None:
-    stub_server.then(401, {"error": {"message": "invalid api key", "type": "auth"}})
+def test_a_401_from_the_server_is_not_retried(model_server) -> None:
+    server = model_server(ms.sequence(ms.unauthorized(), then=ms.numbered()))
     sleep = Recorder()
     settings = LLMSettings(model="hosted_vllm/stub", max_retries=4,
-                           extra={"api_base": stub_server.base_url})
+                           extra={"api_base": server.url})
     with pytest.raises(LLMCallError, match="after 1 tries") as info:
         LLMClient(sleep=sleep).complete_sync(MSGS, settings)
-    assert not info.value.retryable and sleep.delays == [] and len(stub_server.requests) == 1
+    assert not info.value.retryable and sleep.delays == [] and len(server.requests) == 1
 
 
 def test_a_missing_key_is_not_retried(monkeypatch) -> None:
@@ -118,14 +116,13 @@ def test_a_missing_key_is_not_retried(monkeypatch) -> None:
         assert count["calls"] == 1 and sleep.delays == [], model
 
 
-def test_a_server_error_with_the_key_set_is_still_retried(stub_server, monkeypatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "o" * 24)
-    stub_server.then(500, {"error": {"message": "boom", "type": "server_error"}})
+def test_a_server_error_with_the_key_set_is_still_retried(model_server) -> None:
+    server = model_server(ms.sequence(ms.server_error(), then=ms.numbered()))
     sleep = Recorder()
     settings = LLMSettings(model="openai/gpt-4o-mini", max_retries=2,
-                           extra={"api_base": stub_server.base_url})
+                           extra={"api_base": server.url})
     assert LLMClient(sleep=sleep).complete_sync(MSGS, settings).text == "reply 2"
-    assert len(sleep.delays) == 1
+    assert len(sleep.delays) == 1 and len(server.requests) == 2
 
 
 def test_permission_errors_are_fatal() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from helpers import model_server as ms
+
 from collabsim.llm import LLMClient, LLMSettings
 from collabsim.llm.cache import cache_key
 from collabsim.llm.calllog import read_call_log
@@ -15,9 +17,9 @@ from collabsim.participants.state_block import encode_state
 MSGS = [{"role": "system", "content": "You are a test."}, {"role": "user", "content": "Go."}]
 
 
-def stub(server, **extra) -> LLMSettings:
+def stub(server: ms.StandInServer, **extra) -> LLMSettings:
     return LLMSettings(model="hosted_vllm/stub", max_retries=0,
-                       extra={"api_base": server.base_url, **extra})
+                       extra={"api_base": server.url, **extra})
 
 
 async def first_calls(root: LLMClient, settings: LLMSettings, seeds: list[int]) -> dict[int, str]:
@@ -27,20 +29,22 @@ async def first_calls(root: LLMClient, settings: LLMSettings, seeds: list[int]) 
     return {seed: reply.text for seed, reply in zip(seeds, replies, strict=True)}
 
 
-def test_seeds_starting_together_get_their_own_replies_and_replay_them(stub_server, tmp_path):
+def test_seeds_starting_together_get_their_own_replies_and_replay_them(model_server, tmp_path):
     """Two seeds with identical first prompts shared one key: at concurrency 1 seed 1 reused
     seed 0's reply, at concurrency 8 they raced on it and a cached rerun changed traces."""
-    settings = stub(stub_server)
+    server = model_server(ms.numbered())
+    settings = stub(server)
     seeds = list(range(8))
     first = asyncio.run(first_calls(LLMClient(cache_dir=tmp_path / "c"), settings, seeds))
-    assert len(stub_server.requests) == 8
+    assert len(server.requests) == 8
     assert len(set(first.values())) == 8, "every seed draws its own first reply"
     rerun = asyncio.run(first_calls(LLMClient(cache_dir=tmp_path / "c"), settings, seeds[::-1]))
-    assert rerun == first and len(stub_server.requests) == 8, "the rerun is all cache hits"
+    assert rerun == first and len(server.requests) == 8, "the rerun is all cache hits"
 
 
-def test_the_nth_identical_request_of_a_session_is_its_own_sample(stub_server, tmp_path: Path):
-    settings = stub(stub_server)
+def test_the_nth_identical_request_of_a_session_is_its_own_sample(model_server, tmp_path: Path):
+    server = model_server(ms.numbered())
+    settings = stub(server)
     root = LLMClient(cache_dir=tmp_path / "c")
     session = root.for_session(scope="plan-a")
     texts = [session.complete_sync(MSGS, settings).text for _ in range(3)]
@@ -48,11 +52,12 @@ def test_the_nth_identical_request_of_a_session_is_its_own_sample(stub_server, t
     replay = root.for_session(scope="plan-a")
     again = [replay.complete_sync(MSGS, settings) for _ in range(3)]
     assert [r.text for r in again] == texts and all(r.cached for r in again)
-    assert len(stub_server.requests) == 3
+    assert len(server.requests) == 3
 
 
-def test_in_flight_identical_calls_of_a_session_resolve_in_call_order(stub_server, tmp_path):
-    settings = stub(stub_server)
+def test_in_flight_identical_calls_of_a_session_resolve_in_call_order(model_server, tmp_path):
+    server = model_server(ms.numbered())
+    settings = stub(server)
 
     async def both(root: LLMClient) -> list[str]:
         view = root.for_session(scope="plan-a")
@@ -62,6 +67,7 @@ def test_in_flight_identical_calls_of_a_session_resolve_in_call_order(stub_serve
     first = asyncio.run(both(LLMClient(cache_dir=tmp_path / "c")))
     assert sorted(first) == ["reply 1", "reply 2"]
     assert asyncio.run(both(LLMClient(cache_dir=tmp_path / "c"))) == first
+    assert len(server.requests) == 2, "the rerun is all cache hits"
 
 
 def test_the_key_holds_scope_and_occurrence_and_the_root_keys_as_before():
@@ -74,15 +80,16 @@ def test_the_key_holds_scope_and_occurrence_and_the_root_keys_as_before():
     assert base == cache_key("m", MSGS, params, scope="", occurrence=0)
 
 
-def test_the_seed_is_sent_to_providers_that_take_one(stub_server, tmp_path: Path):
+def test_the_seed_is_sent_to_providers_that_take_one(model_server, tmp_path: Path):
+    server = model_server(ms.numbered())
     log = tmp_path / "s.llm_calls.jsonl"
-    LLMClient().for_session(seed=3, call_log_path=log).complete_sync(MSGS, stub(stub_server))
-    assert stub_server.requests[-1]["seed"] == 3
+    LLMClient().for_session(seed=3, call_log_path=log).complete_sync(MSGS, stub(server))
+    assert server.requests[-1].params["seed"] == 3
     assert read_call_log(log)[0]["params"]["seed"] == 3
-    LLMClient().complete_sync(MSGS, stub(stub_server))
-    assert "seed" not in stub_server.requests[-1], "no session, no seed"
-    LLMClient().for_session(seed=3).complete_sync(MSGS, stub(stub_server, seed=99))
-    assert stub_server.requests[-1]["seed"] == 99, "a seed set in extra wins"
+    LLMClient().complete_sync(MSGS, stub(server))
+    assert "seed" not in server.requests[-1].body, "no session, no seed"
+    LLMClient().for_session(seed=3).complete_sync(MSGS, stub(server, seed=99))
+    assert server.requests[-1].params["seed"] == 99, "a seed set in extra wins"
     assert sends_seed(LLMSettings(model="gpt-4o-mini"))
     assert not sends_seed(LLMSettings(model="anthropic/claude-3-5-haiku-latest"))
 

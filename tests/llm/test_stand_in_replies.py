@@ -140,6 +140,33 @@ def test_a_dead_server_refuses_connections_until_restarted_on_its_port(model_ser
     assert [r.life for r in server.requests] == [0, 0, 1]
 
 
+def test_a_hung_up_request_fails_and_the_server_goes_on_listening(model_server) -> None:
+    server = model_server(ms.sequence(ms.hang_up(), ms.hang_up(), then=ms.numbered()))
+    for _ in range(2):
+        with pytest.raises(LLMCallError, match="APIConnectionError|InternalServerError"):
+            complete(server)  # connection closed unanswered
+    assert complete(server) == "reply 3"
+    assert server.alive and [r.life for r in server.requests] == [0, 0, 0]
+
+
+def test_numbered_replies_tell_requests_apart(model_server) -> None:
+    server = model_server(ms.sequence(ms.server_error(), then=ms.numbered("answer")))
+    with pytest.raises(LLMCallError, match="InternalServerError"):
+        complete(server)
+    assert [complete(server) for _ in range(2)] == ["answer 2", "answer 3"]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_reported_usage_is_sent_as_given_even_negative(model_server, model: str) -> None:
+    server = model_server(ms.sequence(ms.Reply("FINISH()", prompt_tokens=-100_000,
+                                               completion_tokens=-3), ms.Reply("FINISH()")))
+    given = raw(server, model).usage
+    assert (given.prompt_tokens, given.completion_tokens) == (-100_000, -3)
+    estimated = raw(server, model).usage  # None: estimated from the text, as before
+    assert (estimated.prompt_tokens, estimated.completion_tokens) == (
+        max(1, len("You are agent, the AI agent.What next?") // 4), max(1, len("FINISH()") // 4))
+
+
 def test_every_request_is_recorded_without_credentials(model_server) -> None:
     server = model_server(ms.always(ms.well_formed("FINISH()")))
     tools = [{"type": "function", "function": {"name": "FINISH", "parameters": {

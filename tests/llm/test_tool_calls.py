@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from stub_server import chat_completion
+from helpers import model_server as ms
 
 from collabsim.llm import LLMClient, LLMSettings, ToolCall
 from collabsim.llm.calllog import read_call_log
@@ -29,20 +29,16 @@ TOOLS = [
         },
     }
 ]
-CALL = {
-    "id": "call_1",
-    "type": "function",
-    "function": {"name": "EXECUTE_CODE", "arguments": '{"code": "print(1)"}'},
-}
 
 
-def stub(server, model: str = "hosted_vllm/stub", **kw) -> LLMSettings:
-    return LLMSettings(model=model, max_retries=0, extra={"api_base": server.base_url}, **kw)
+def stub(server: ms.StandInServer, model: str = "hosted_vllm/stub", **kw) -> LLMSettings:
+    return LLMSettings(model=model, max_retries=0, extra={"api_base": server.url}, **kw)
 
 
-def test_tool_calls_and_finish_reason_are_read_cached_and_logged(stub_server, tmp_path: Path):
-    stub_server.then(body=chat_completion(None, finish_reason="tool_calls", tool_calls=[CALL]))
-    settings = stub(stub_server, tool_calling="on")
+def test_tool_calls_and_finish_reason_are_read_cached_and_logged(model_server, tmp_path: Path):
+    server = model_server(ms.sequence(ms.tool_call("EXECUTE_CODE", {"code": "print(1)"}),
+                                      then=ms.numbered()))
+    settings = stub(server, tool_calling="on")
     log = tmp_path / "s.llm_calls.jsonl"
     root = LLMClient(cache_dir=tmp_path / "cache")
     reply = root.for_session(call_log_path=log, scope="s").complete_sync(
@@ -50,41 +46,42 @@ def test_tool_calls_and_finish_reason_are_read_cached_and_logged(stub_server, tm
     )
     assert reply.tool_calls == (ToolCall("EXECUTE_CODE", '{"code": "print(1)"}'),)
     assert reply.finish_reason == "tool_calls" and reply.text == ""
-    sent = stub_server.requests[0]
+    sent = server.requests[0].params
     assert sent["tools"] == TOOLS and sent["tool_choice"] == "auto"
     record = read_call_log(log)[0]
     assert record["finish_reason"] == "tool_calls"
     assert record["tool_calls"] == [{"name": "EXECUTE_CODE", "arguments": '{"code": "print(1)"}'}]
     again = root.for_session(scope="s").complete_sync(MSGS, settings, tag="agent", tools=TOOLS)
-    assert again.cached and len(stub_server.requests) == 1
+    assert again.cached and len(server.requests) == 1
     assert (again.tool_calls, again.finish_reason) == (reply.tool_calls, reply.finish_reason)
 
 
-def test_a_reply_cut_at_max_tokens_says_length(stub_server, tmp_path: Path):
-    stub_server.then(body=chat_completion('ACTION: EXECUTE_CODE(code="df = pd.read_csv(\\"',
-                                          finish_reason="length"))
+def test_a_reply_cut_at_max_tokens_says_length(model_server, tmp_path: Path):
+    server = model_server(ms.sequence(ms.cut_at_max_tokens(), then=ms.numbered()))
     root = LLMClient(cache_dir=tmp_path / "cache")
-    reply = root.complete_sync(MSGS, stub(stub_server))
+    reply = root.complete_sync(MSGS, stub(server))
     assert reply.finish_reason == "length"
     assert LLMClient(cache_dir=tmp_path / "cache").complete_sync(
-        MSGS, stub(stub_server)
+        MSGS, stub(server)
     ).finish_reason == "length", "the cache keeps the finish reason"
+    assert len(server.requests) == 1
 
 
-def test_tools_are_not_sent_to_a_model_without_tool_calling(stub_server):
+def test_tools_are_not_sent_to_a_model_without_tool_calling(model_server):
+    server = model_server(ms.numbered())
     for mode in ("off", "auto"):  # litellm knows no function calling for hosted_vllm/stub
-        settings = stub(stub_server, tool_calling=mode)
+        settings = stub(server, tool_calling=mode)
         LLMClient().complete_sync(MSGS, settings, tools=TOOLS)
-        assert "tools" not in stub_server.requests[-1]
-        assert "tool_choice" not in stub_server.requests[-1]
+        assert "tools" not in server.requests[-1].body
+        assert "tool_choice" not in server.requests[-1].body
 
 
-def test_auto_sends_tools_where_litellm_says_the_model_calls_functions(stub_server, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-" + "t" * 24)
-    settings = stub(stub_server, model="openai/gpt-4o-mini")
+def test_auto_sends_tools_where_litellm_says_the_model_calls_functions(model_server):
+    server = model_server(ms.numbered())
+    settings = stub(server, model="openai/gpt-4o-mini")
     assert supports_tools(settings)
     LLMClient().complete_sync(MSGS, settings, tools=TOOLS)
-    assert stub_server.requests[-1]["tools"] == TOOLS
+    assert server.requests[-1].params["tools"] == TOOLS
 
 
 def test_supports_tools_modes():
@@ -97,13 +94,14 @@ def test_supports_tools_modes():
         LLMSettings(model="gpt-4o-mini", tool_calling="yes")
 
 
-def test_tools_enter_the_cache_key(stub_server, tmp_path: Path):
+def test_tools_enter_the_cache_key(model_server, tmp_path: Path):
+    server = model_server(ms.numbered())
     other = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "name": "FINISH"}}]
     root = LLMClient(cache_dir=tmp_path / "cache")
-    settings = stub(stub_server, tool_calling="on")
+    settings = stub(server, tool_calling="on")
     for tools in (TOOLS, other, None):
         root.complete_sync(MSGS, settings, tools=tools)
-    assert len(stub_server.requests) == 3
+    assert len(server.requests) == 3
     for tools in (TOOLS, other, None):
         assert root.complete_sync(MSGS, settings, tools=tools).cached
 
@@ -134,14 +132,15 @@ def test_tool_call_arguments_sent_as_an_object_become_json_text():
     assert calls == (ToolCall("FINISH", json.dumps({"a": 2, "b": 1})),)
 
 
-def test_the_budget_counts_the_tool_schemas_sent(stub_server):
+def test_the_budget_counts_the_tool_schemas_sent(model_server):
     from collabsim.llm import Budget, BudgetExceeded
 
+    server = model_server(ms.numbered())
     big = [{**TOOLS[0], "function": {**TOOLS[0]["function"], "description": "x" * 4000}}]
     budget = Budget(max_tokens=600)
-    settings = stub(stub_server, tool_calling="on", max_tokens=50)
+    settings = stub(server, tool_calling="on", max_tokens=50)
     LLMClient().for_session(budget=budget).complete_sync(MSGS, settings, tools=TOOLS)
     with pytest.raises(BudgetExceeded, match="max_tokens=600"):
         LLMClient().for_session(budget=budget).complete_sync(MSGS, settings, tools=big)
-    off = stub(stub_server, tool_calling="off", max_tokens=50)
+    off = stub(server, tool_calling="off", max_tokens=50)
     LLMClient().for_session(budget=budget).complete_sync(MSGS, off, tools=big)  # not sent
