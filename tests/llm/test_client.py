@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.llm_fakes import Recorder
 
 from collabsim.llm import Budget, BudgetExceeded, LLMCallError, LLMClient, LLMSettings
 from collabsim.llm.backend import get_litellm
@@ -21,16 +22,6 @@ MSGS = [{"role": "system", "content": "You are a test."}, {"role": "user", "cont
 
 def mock(reply: Any, model: str = "gpt-4o-mini", **kw: Any) -> LLMSettings:
     return LLMSettings(model=model, extra={"mock_response": reply}, **kw)
-
-
-class Recorder:
-    """Fake sleep that records requested delays without waiting."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
 
 
 @pytest.fixture()

@@ -11,12 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from helpers.llm_fakes import count_provider_calls
 
 from collabsim.llm import Budget, LLMClient, LLMSettings, call_log_path_for, gather_bounded
-from collabsim.llm.backend import get_litellm
 from collabsim.llm.calllog import read_call_log
 from collabsim.participants.llm_policy import build_llm_participants
 from collabsim.participants.scripted import build_scripted
@@ -62,16 +61,7 @@ def llm_session(
 
 @pytest.fixture()
 def provider_calls(monkeypatch) -> dict[str, int]:
-    litellm = get_litellm()
-    real = litellm.acompletion
-    count = {"calls": 0}
-
-    async def counting(*args: Any, **kwargs: Any) -> Any:
-        count["calls"] += 1
-        return await real(*args, **kwargs)
-
-    monkeypatch.setattr(litellm, "acompletion", counting)
-    return count
+    return count_provider_calls(monkeypatch)
 
 
 @pytest.mark.slow

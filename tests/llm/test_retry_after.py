@@ -4,27 +4,17 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from typing import Any
 
 import httpx
 import pytest
 from helpers import model_server as ms
+from helpers.llm_fakes import Recorder, count_provider_calls
 
 from collabsim.llm import LLMCallError, LLMClient, LLMSettings
 from collabsim.llm.backend import get_litellm
 from collabsim.llm.retry import is_retryable, retry_after_seconds
 
 MSGS = [{"role": "user", "content": "Go."}]
-
-
-class Recorder:
-    """Fake sleep that records requested delays without waiting."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.delays.append(seconds)
 
 
 def rate_limit(provider: str, headers: dict[str, str], *, where: str) -> BaseException:
@@ -75,18 +65,6 @@ def test_a_loopback_429_with_retry_after_7_waits_7_seconds(model_server, model):
     assert client.usage.tag("agent").retries == 2
 
 
-def _count_calls(monkeypatch) -> dict[str, int]:
-    litellm = get_litellm()
-    real = litellm.acompletion
-    count = {"calls": 0}
-
-    async def counting(*args: Any, **kwargs: Any) -> Any:
-        count["calls"] += 1
-        return await real(*args, **kwargs)
-
-    monkeypatch.setattr(litellm, "acompletion", counting)
-    return count
-
 
 def test_a_401_from_the_server_is_not_retried(model_server) -> None:
     server = model_server(ms.sequence(ms.unauthorized(), then=ms.numbered()))
@@ -104,7 +82,7 @@ def test_a_missing_key_is_not_retried(monkeypatch) -> None:
     retried, and the error names the variable."""
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(name, raising=False)
-    count = _count_calls(monkeypatch)
+    count = count_provider_calls(monkeypatch)
     for model, variable in (("gpt-4o-mini", "OPENAI_API_KEY"),
                             ("anthropic/claude-3-5-haiku-latest", "ANTHROPIC_API_KEY")):
         count["calls"] = 0
