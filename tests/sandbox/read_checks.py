@@ -25,15 +25,20 @@ from pathlib import Path
 
 from sandbox_helpers import DISABLE_HOOK
 
+import collabsim
 from collabsim.sandbox import Sandbox, SandboxLimits
-from collabsim.sandbox.hidden import PACKAGE_DIR, judge_paths
+
+PACKAGE = Path(collabsim.__file__).resolve().parent
 
 # Each probe returns something truthy when it got at the generator (a refusal raises).
 PROBES = r"""
-import importlib, importlib.machinery, importlib.util, json, linecache, marshal, os, runpy, sys, types
+import gc, importlib, importlib.machinery, importlib.util, json, linecache, marshal, os, runpy
+import sys, types
 package = os.path.dirname(sys.modules["collabsim"].__file__)
 source = os.path.join(package, "tasks", "generator.py")
-twin = source.replace(os.path.join(sys.prefix, "lib") + "/", os.path.join(sys.prefix, "lib64") + "/")
+
+def via_lib64(path):  # the same file through the venv's lib64 -> lib link
+    return path.replace(f"{sys.prefix}/lib/", f"{sys.prefix}/lib64/")
 
 def read(path):
     with open(path, "rb") as fh:
@@ -67,10 +72,10 @@ probes = {
     "runpy.run_module": lambda: runpy.run_module("collabsim.tasks.generator")["build_task"],
     "runpy.run_path": lambda: runpy.run_path(source)["build_task"],
     "open+exec": exec_source,
-    "open via lib64": lambda: read(twin),
+    "open via lib64": lambda: read(via_lib64(source)),
     "os.open": os_read,
     "byte code": byte_code,
-    "loader.get_data": lambda: importlib.machinery.SourceFileLoader("g", source).get_data(source),
+    "get_data": lambda: importlib.machinery.SourceFileLoader("g", source).get_data(source),
     "linecache": lambda: linecache.getlines(source),
 }
 got = []
@@ -81,7 +86,7 @@ for name, probe in probes.items():
     except BaseException:  # noqa: B036 - refused, whatever the layer raised
         pass
 for path in JUDGE_FILES:
-    for where in {path, path.replace(sys.prefix + "/lib/", sys.prefix + "/lib64/")}:
+    for where in dict.fromkeys((path, via_lib64(path))):
         try:
             with open(where, "rb") as fh:
                 fh.read(1)
@@ -89,17 +94,15 @@ for path in JUDGE_FILES:
         except OSError:
             pass
 from collabsim.sandbox.worker import Worker
-import gc
 layers = next(o for o in gc.get_objects() if isinstance(o, Worker)).layers
-print(json.dumps({"got": got, "landlock": layers["landlock"], "numpy": bool(read(importlib.util.find_spec("numpy").origin))}))
+numpy = bool(read(importlib.util.find_spec("numpy").origin))  # the installation stays readable
+print(json.dumps({"got": got, "landlock": layers["landlock"], "numpy": numpy}))
 """
 
 
 def package_files() -> list[str]:
-    """Every file of each hidden package folder (code, byte code and data), listed outside."""
-    return sorted(
-        str(path) for root in judge_paths() for path in Path(root).rglob("*") if path.is_file()
-    )
+    """Every file of the imported package (code, byte code and data), listed from outside."""
+    return sorted(str(path) for path in PACKAGE.rglob("*") if path.is_file())
 
 
 def run_checks(judge_files: list[str]) -> dict[str, dict[str, object]]:
@@ -133,7 +136,7 @@ def run_checks(judge_files: list[str]) -> dict[str, dict[str, object]]:
 def main(argv: list[str]) -> int:
     """Run the checks; print the findings; exit status 1 if anything got through."""
     found = run_checks(argv)
-    print(json.dumps({"package": str(PACKAGE_DIR), **found}))
+    print(json.dumps({"package": str(PACKAGE), **found}))
     leaks = found["on"]["got"] or (found["off"]["landlock"] and found["off"]["got"])
     if not (found["on"]["numpy"] and found["off"]["numpy"]):
         print("read checks: the Python installation is not readable from a cell", file=sys.stderr)
