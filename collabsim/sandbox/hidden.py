@@ -51,8 +51,9 @@ def judge_paths() -> tuple[str, ...]:
     """
     found = {os.path.realpath(PACKAGE_DIR)}
     for entry in sys.path:
-        candidate = os.path.join(entry or ".", PACKAGE_NAME)
-        if os.path.isfile(os.path.join(candidate, "__init__.py")):
+        candidate = os.path.join(entry, PACKAGE_NAME)
+        # relative entries ("" of ``python -c``) name the working directory: task files
+        if os.path.isabs(entry) and os.path.isfile(os.path.join(candidate, "__init__.py")):
             found.add(os.path.realpath(candidate))
     return tuple(sorted(found))
 

@@ -30,6 +30,15 @@ def test_the_whole_package_is_out_of_reach():
     assert all(str(p.resolve()).startswith(f"{PACKAGE_DIR}/") for p in REFERENCE)
 
 
+def test_a_second_copy_on_the_import_path_is_out_of_reach_too(tmp_path: Path, monkeypatch):
+    """A venv with system site-packages may see another installed collabsim: a cell could
+    read and exec that copy's generator."""
+    (tmp_path / "collabsim" / "tasks").mkdir(parents=True)
+    (tmp_path / "collabsim" / "__init__.py").write_text("")
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path), "", "relative"])
+    assert judge_paths() == tuple(sorted({str(PACKAGE_DIR), str(tmp_path / "collabsim")}))
+
+
 def test_read_rules_keep_everything_but_the_judges_data(tmp_path: Path):
     site = tmp_path / "site-packages"
     (site / "pkg" / "data" / "gold").mkdir(parents=True)
