@@ -2,8 +2,8 @@
 
 1. A ``sys.addaudithook`` guard gives readable errors for the common cases: network (every
    socket), processes, files outside the working directory (writes anywhere, reads outside
-   the Python installation and system directories, also through ``dir_fd``; never the
-   judges' data, :mod:`collabsim.sandbox.hidden`), native
+   the Python installation and system directories, also through ``dir_fd``; never
+   collabsim's own code and data, :mod:`collabsim.sandbox.hidden`), native
    libraries through ctypes, resource limits, signals to other processes.
 2. Audit hooks are not a security boundary (native code, or one line through
    ``gc.get_objects()``, switches them off), so :mod:`collabsim.sandbox.kernel` enforces the
@@ -131,8 +131,8 @@ class AuditPolicy:
     Args:
         workdir: The private working directory (read/write).
         read_roots: Further directories that may be read (Python installation, system dirs).
-        hidden: Folders never readable, even inside a read root (default: the judges' data
-            of this installation, :func:`collabsim.sandbox.hidden.judge_paths`).
+        hidden: Folders never readable, even inside a read root (default: the collabsim
+            package folders, :func:`collabsim.sandbox.hidden.judge_paths`).
     """
 
     def __init__(

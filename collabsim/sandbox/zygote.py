@@ -45,7 +45,8 @@ def _warm_up(preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None
     import pandas as pd
 
     # Analysis cells import their table helpers (time series) and the statistical runtime,
-    # and a worker may not read collabsim's files (scipy/statsmodels stay lazy: CELL_MODULES).
+    # and a worker may not read collabsim's files in any install layout (the generator would
+    # rebuild golds: collabsim.sandbox.hidden); scipy/statsmodels stay lazy: CELL_MODULES.
     import collabsim.domain.analysis_helpers  # noqa: F401
     import collabsim.domain.stats.runtime  # noqa: F401
 
