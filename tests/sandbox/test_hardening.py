@@ -109,6 +109,44 @@ def test_unix_socket_outside_the_workdir_cannot_be_reached(sandbox: Sandbox) -> 
         folder.rmdir()
 
 
+_PAIR = "import socket\na, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        "a.sendto(b'leak', {path!r})",
+        "a.connect({path!r})\na.send(b'leak')",
+        "a.sendmsg([b'leak'], [], 0, {path!r})",
+    ],
+    ids=["sendto", "connect", "sendmsg"],
+)
+def test_unix_datagram_socket_outside_the_workdir_gets_nothing(
+    sandbox: Sandbox, hook: str, send: str
+) -> None:
+    """An end of a socketpair may not address a host's world-writable datagram socket."""
+    folder = Path(tempfile.mkdtemp(prefix="collabsim-test-dgram-"))
+    try:
+        folder.chmod(0o777)
+        path = folder / "log.sock"
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as server:
+            server.bind(str(path))
+            path.chmod(0o777)
+            server.settimeout(0.3)
+            result = sandbox.execute(_PAIR + send.format(path=str(path)) + "\nprint('sent')")
+            _refused(result, leak="sent")
+            with pytest.raises(TimeoutError):
+                server.recv(64)
+        # without the hook (which refuses every socket) the pair's own ends still talk
+        pair = sandbox.execute(_PAIR + "a.send(b'own')\nprint(b.recv(8))")
+        if hook == "off":
+            assert pair.output == "b'own'\n", pair
+    finally:
+        for child in folder.iterdir():
+            child.unlink()
+        folder.rmdir()
+
+
 @pytest.mark.parametrize(
     "family",
     ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", "AF_VSOCK"],
