@@ -32,8 +32,8 @@ _RESTART_NOTE = (
     "The Python process was restarted: variables and imports from earlier cells are lost."
 )
 _FORGED = (
-    "The sandbox worker sent a reply that does not belong to this cell (written to its "
-    f"socket by earlier code?); the process was killed. {_RESTART_NOTE}"
+    "The sandbox worker sent a reply or report that does not belong to this cell (written "
+    f"to its socket by a cell?); the process was killed. {_RESTART_NOTE}"
 )
 
 
@@ -295,6 +295,9 @@ class Sandbox:
             return self._result("", error, "timeout", False, start)
         if msg.get("op") is None:
             return self._reply(worker, msg, nonce, start)
+        if msg.get("op") == "garbage":  # neither a reply nor the zygote's sealed report
+            self._discard_worker(kill=True)
+            return self._result("", _FORGED, "crashed", False, start)
         if msg.get("op") == "watch":
             self._discard_worker(kill=True)
             if msg["status"] == "disk_limit":
@@ -316,13 +319,16 @@ class Sandbox:
         return self._from_worker(msg, start)
 
     def _ended(self, msg: dict[str, Any], cpu_start: float | None, start: float) -> ExecResult:
-        """The result when the worker failed its set-up, died or closed the connection."""
-        if msg.get("op") == "setup_failed":
-            detail = f"sandbox worker set-up failed: {msg.get('error')}"
-            self._discard_worker(kill=True)
-            return self._result("", detail, "crashed", False, start, infrastructure=True)
+        """The result when the worker failed its set-up, died or closed the connection.
+
+        Only the zygote's sealed report (never a message a cell could write) says that the
+        set-up failed, the one outcome blamed on the sandbox rather than the cell.
+        """
         report = self._discard_worker(kill=True, want_report=msg.get("op") != "exit_status")
         report = msg if msg.get("op") == "exit_status" else report
+        if report is not None and report.get("setup_error") is not None:
+            detail = f"sandbox worker set-up failed: {report['setup_error']}"
+            return self._result("", detail, "crashed", False, start, infrastructure=True)
         if self._over_disk_quota():
             return self._disk_limit(start)
         status, error = self._classify_death(report, cpu_start)

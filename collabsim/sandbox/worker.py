@@ -125,10 +125,14 @@ class Worker:
         sock: Connected socket to the parent.
         workdir: Working directory (already populated by the parent).
         limits: ``SandboxLimits.to_json()`` dict.
+        setup_fd: Write end of the zygote's set-up pipe (closed before any cell runs).
     """
 
-    def __init__(self, sock: socket.socket, workdir: str, limits: dict[str, Any]) -> None:
+    def __init__(
+        self, sock: socket.socket, workdir: str, limits: dict[str, Any], setup_fd: int = -1
+    ) -> None:
         self.sock = sock
+        self.setup_fd = setup_fd
         self.workdir = workdir
         self.limits = limits
         self.cell = 0
@@ -190,8 +194,27 @@ class Worker:
         self.namespace = _fresh_namespace()
         self.policy = policy
         policy.guard_dir_fd()
+        self.close_setup_pipe()  # from here on code that runs may be a cell's
         self.baseline = Baseline.take(self.workdir)
         sys.addaudithook(policy.hook)
+
+    def close_setup_pipe(self) -> None:
+        """Close the set-up pipe: the zygote then knows set-up went through."""
+        if self.setup_fd >= 0:
+            os.close(self.setup_fd)
+            self.setup_fd = -1
+
+    def report_setup_failure(self, exc: BaseException) -> NoReturn:
+        """Tell the zygote why set-up failed (it reports it to the parent, sealed) and exit.
+
+        The pipe, never the socket: a cell can write to the socket, so the parent believes
+        a set-up failure (which marks the session ``infra_error``) only from the zygote.
+        """
+        try:
+            if self.setup_fd >= 0:
+                os.write(self.setup_fd, f"{type(exc).__name__}: {exc}"[:2000].encode())
+        finally:
+            os._exit(71)
 
     # -- loop -----------------------------------------------------------------------------
     def serve(self) -> NoReturn:
@@ -451,16 +474,18 @@ def run_worker(
     limits: dict[str, Any],
     read_roots: tuple[str, ...],
     unprivileged: bool = False,
+    setup_fd: int = -1,
 ) -> NoReturn:
-    """Entry point in the freshly forked child: set up, then serve forever."""
-    worker = Worker(sock, workdir, limits)
+    """Entry point in the freshly forked child: set up, then serve forever.
+
+    Args:
+        setup_fd: Write end of the zygote's set-up pipe (see :mod:`collabsim.sandbox.zygote`).
+    """
+    worker = Worker(sock, workdir, limits, setup_fd)
     try:
         worker.setup(read_roots, unprivileged)
-    except BaseException as exc:  # noqa: BLE001 - report any set-up failure to the parent
-        try:
-            wire.send_msg(sock, {"op": "setup_failed", "error": f"{type(exc).__name__}: {exc}"})
-        finally:
-            os._exit(71)
+    except BaseException as exc:  # noqa: BLE001 - report any set-up failure to the zygote
+        worker.report_setup_failure(exc)
     worker.serve()
 
 

@@ -315,6 +315,63 @@ def test_reply_of_an_earlier_request_is_rejected(sandbox: Sandbox) -> None:
     assert sandbox.execute("print('real')").output == "real\n"
 
 
+def _write_frame(body: str) -> str:
+    """Cell code writing the raw message ``body`` (a bytes expression) to the worker's socket."""
+    return _IS_SOCK + (
+        "import struct\nfd = next(f for f in range(3, 256) if _is_sock(f))\n"
+        f"body = {body}\nos.write(fd, struct.pack('!I', len(body)) + body)\n"
+        "import time\ntime.sleep(1)\n"
+    )
+
+
+_FORGED_ENDS = {
+    "setup_failed": "json.dumps({'op': 'setup_failed', 'error': 'forged'}).encode()",
+    "exit_status": (
+        "json.dumps({'op': 'exit_status', 'body': json.dumps({'setup_error': 'forged', "
+        "'exitcode': 71}), 'mac': '0' * 64}).encode()"
+    ),
+    # unsealed, as the zygote's reports were: a death by the memory limit that never was
+    "exit_status_unsealed": (
+        "json.dumps({'op': 'exit_status', 'signal': 9, 'maxrss_kb': 2**40, "
+        "'setup_error': 'forged'}).encode()"
+    ),
+}
+
+
+@pytest.mark.parametrize("forged", sorted(_FORGED_ENDS))
+def test_a_cell_cannot_forge_a_sandbox_failure(sandbox: Sandbox, forged: str) -> None:
+    """A forged set-up failure would mark the session infra_error (never scored, rerun)."""
+    result = sandbox.execute("import json\n" + _write_frame(_FORGED_ENDS[forged]))
+    assert result.status == "crashed", result
+    assert not result.infrastructure, result
+    assert "forged" not in (result.error or "")
+    assert sandbox.execute("print('real')").output == "real\n"
+
+
+def test_a_deeply_nested_reply_is_a_crashed_cell_not_an_exception(sandbox: Sandbox) -> None:
+    result = sandbox.execute(_write_frame("b'[' * 200_000 + b']' * 200_000"))
+    assert result.status == "crashed", result
+    assert not result.infrastructure
+    assert sandbox.execute("print('real')").output == "real\n"
+
+
+def test_a_worker_whose_set_up_fails_is_still_a_sandbox_failure(task_csv: Path) -> None:
+    with Sandbox([task_csv], FAST) as sb:
+        assert sb.execute("print('up')").output == "up\n"
+        pid = sb.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        assert gone(pid)
+        assert sb.execute("pass").status == "crashed"  # the death, seen by the next cell
+        for entry in sb.workdir.iterdir():
+            entry.unlink()
+        sb.workdir.rmdir()  # the next worker cannot enter its working directory
+        result = sb.execute("print('never')")
+        assert result.status == "crashed", result
+        assert result.infrastructure, result
+        assert "set-up failed" in (result.error or "")
+
+
 # -- 6. dir_fd -------------------------------------------------------------------------------
 @pytest.mark.parametrize("target", ["1", "parent", "zygote"])
 def test_dir_fd_does_not_open_other_processes_files(sandbox: Sandbox, target: str) -> None:
