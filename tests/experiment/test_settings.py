@@ -32,6 +32,7 @@ def test_the_default_config_validates_with_the_configured_values(default_cfg):
     settings = validate_job(default_cfg)
     assert settings.seeds == [0] and settings.run.max_concurrency == 4
     assert settings.sandbox.disk_mb == 256
+    assert settings.sandbox.max_files == 10_000
     assert settings.llm is not None and settings.policy.agent["mistakes"]["ignore_teammate"] == 0.2
 
 

@@ -266,6 +266,40 @@ def test_cell_that_keeps_writing_is_stopped_while_it_runs(hook: str) -> None:
         assert list(sb.workdir.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        "for i in range(3000):\n    open(f'e{i}', 'w').close()",
+        "import os\nfor i in range(3000):\n    os.mkdir(f'd{i}')",
+        "import os\nfor i in range(3000):\n    os.symlink('artifacts.csv', f'l{i}')",
+        "import os\nfor i in range(60):\n    os.makedirs(f'n{i}/' + '/'.join('abcdefghijklmnopqrstuvwxyz'))",
+    ],
+    ids=["empty-files", "folders", "links", "nested"],
+)
+def test_empty_files_and_folders_count_against_the_file_limit(
+    hook: str, task_csv: Path, code: str
+) -> None:
+    """Empty files take no disk space, yet each one costs every later disk check."""
+    limits = SandboxLimits(
+        wall_seconds=30, cpu_seconds=30, memory_mb=512, disk_mb=64, max_files=1000
+    )
+    with open_sandbox(limits, hook, (task_csv,)) as sb:
+        ok = sb.execute("for i in range(900):\n    open(f'k{i}', 'w').close()")
+        assert ok.status == "ok", ok  # under the limit: nothing happens
+        assert sb.execute("import os\nfor i in range(900):\n    os.remove(f'k{i}')").ok
+        result = sb.execute(code)
+        assert result.status == "disk_limit", result
+        assert "1000 files and folders" in (result.error or "")
+        assert sorted(p.name for p in sb.workdir.iterdir()) == ["artifacts.csv"]
+        assert sb.execute("print(len(pd.read_csv('artifacts.csv')))").output == "4\n"
+
+
+def test_the_default_file_limit_is_ten_thousand() -> None:
+    assert SandboxLimits().max_files == 10_000
+    with pytest.raises(ValueError, match="max_files"):
+        SandboxLimits(max_files=0)
+
+
 # -- 5. replies matched to cells -------------------------------------------------------------
 _FORGE = textwrap.dedent(
     """

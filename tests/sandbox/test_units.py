@@ -177,4 +177,15 @@ def test_disk_usage_counts_allocated_bytes_recursively(tmp_path: Path) -> None:
     with open(tmp_path / "sparse.bin", "wb") as fh:
         fh.truncate(50_000_000)  # a hole takes no space
     used = disk_usage(tmp_path)
-    assert 500_000 <= used < 1_000_000
+    assert 500_000 <= used.bytes < 1_000_000
+    assert used.entries == 4  # a, a/x.bin, y.bin, sparse.bin
+
+
+def test_disk_usage_stops_past_its_entry_limit(tmp_path: Path) -> None:
+    from collabsim.sandbox.workdirs import disk_usage
+
+    for i in range(2000):
+        (tmp_path / f"e{i}").touch()
+    assert disk_usage(tmp_path).entries == 2000
+    assert disk_usage(tmp_path, max_entries=2000).entries == 2000
+    assert disk_usage(tmp_path, max_entries=100).entries == 101  # stopped: "more than 100"
