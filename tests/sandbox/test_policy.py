@@ -232,6 +232,8 @@ _LOAD = (
 _AFTER_THE_CELL = {
     "exception __str__": "class E(Exception):\n    def __str__(self):\n        return _load()\n"
     "raise E()",
+    "exception __str__ that cannot end": "class E(Exception):\n    def __str__(self):\n"
+    "        _load()\n        raise SystemExit(_load())\nraise E()",
     "exception __notes__": "class N:\n    def __str__(self):\n        return _load()\n"
     "e = ValueError('x')\ne.__notes__ = [N()]\nraise e",
     "loader of a frame's source": "class L:\n    def get_source(self, name):\n"
