@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from collabsim.sandbox.limits import SandboxLimits
 from collabsim.session.structures import STRUCTURE_NAMES
 from collabsim.tasks.model import Task
 
@@ -92,10 +93,14 @@ def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
             without some sections, which read as empty.
     """
     policy = dict(cfg.get("policy") or {})
+    sandbox = dict(cfg.get("sandbox") or {})
+    if sandbox.get("max_files") == SandboxLimits.max_files:
+        # only when changed: stores written before the file-count limit keep their keys
+        del sandbox["max_files"]
     settings: dict[str, Any] = {
         "policy": policy,
         "clock": dict(cfg.get("clock") or {}),
-        "sandbox": dict(cfg.get("sandbox") or {}),
+        "sandbox": sandbox,
         "max_turns": int(cfg["run"]["max_turns"]),
         "max_virtual_seconds": float(cfg["run"]["max_virtual_seconds"]),
         "structure_overrides": dict((cfg.get("structure") or {}).get("overrides") or {}),

@@ -49,6 +49,7 @@ from collabsim.participants.scripted_params import (
     ScriptedParamsError,
 )
 from collabsim.participants.team import team_from_dict
+from collabsim.sandbox.limits import SandboxLimits
 from collabsim.session.clock import ClockSpec
 from collabsim.session.structures import STRUCTURE_NAMES, structure_from_dict
 
@@ -342,6 +343,9 @@ MAX_SIZE_MB = 1_048_576
 resource limits overflow far above it, e.g. ``memory_mb=1e15``)."""
 MAX_OUTPUT_CHARS = 10_000_000
 """Upper bound of ``sandbox.output_chars``."""
+MAX_FILES = 1_000_000
+"""Upper bound of ``sandbox.max_files`` (the disk check scans up to that many entries after
+every cell and ten times a second while one runs)."""
 
 _Seconds = Annotated[float, Field(gt=0, le=MAX_CELL_SECONDS, allow_inf_nan=False)]
 _SizeMB = Annotated[int, Field(gt=0, le=MAX_SIZE_MB)]
@@ -349,8 +353,9 @@ _SizeMB = Annotated[int, Field(gt=0, le=MAX_SIZE_MB)]
 
 class SandboxSettings(_Section):
     """``sandbox.*``: per-cell limits of the code sandbox: finite, positive and bounded
-    (:data:`MAX_CELL_SECONDS`, :data:`MAX_SIZE_MB`, :data:`MAX_OUTPUT_CHARS`), so an
-    ``inf`` or ``1e300`` is refused before anything runs instead of failing every cell."""
+    (:data:`MAX_CELL_SECONDS`, :data:`MAX_SIZE_MB`, :data:`MAX_OUTPUT_CHARS`,
+    :data:`MAX_FILES`), so an ``inf`` or ``1e300`` is refused before anything runs instead
+    of failing every cell."""
 
     wall_seconds: _Seconds = 30.0
     cpu_seconds: _Seconds = 30.0
@@ -358,6 +363,7 @@ class SandboxSettings(_Section):
     output_chars: Annotated[int, Field(gt=0, le=MAX_OUTPUT_CHARS)] = 4000
     file_mb: _SizeMB = 50
     disk_mb: _SizeMB = 256
+    max_files: Annotated[int, Field(gt=0, le=MAX_FILES)] = SandboxLimits.max_files
 
 
 class JobSettings(_Section):

@@ -15,14 +15,18 @@ Design (see the module docstrings for details):
   cell and CPU watched by the parent; workers are stopped between cells), address space
   (RLIMIT_AS: ``memory_mb`` on top of the pre-loaded interpreter), file size, disk use of the
   session (``disk_mb``: the working directory plus files the worker removed but keeps open,
-  checked by the parent after and during each cell), output size.
+  and ``max_files`` entries; checked by the parent after and during each cell, by a scan
+  that stops at the limit), output size.
 * Isolation: scrubbed environment, private working directory, an audit-hook policy with
   readable errors, and kernel layers (own uid/gid without groups when started as root;
-  seccomp-BPF: no fork/exec, no sockets, no changing rlimits, no System V IPC or POSIX
+  seccomp-BPF: no fork/exec, no sockets, no ``connect``/``sendmsg``/addressed ``sendto``
+  (no unix socket reached by its path), no changing rlimits, no System V IPC or POSIX
   message queues; Landlock: file system confined
   to the working directory plus read-only system/Python directories and the worker's own
   ``/proc`` entry, no TCP, no signals to other processes; all capabilities dropped). Replies
-  carry a per-request nonce; stale working directories of killed runs are swept at start-up.
+  carry a per-request nonce; a set-up failure reaches the parent only in the zygote's
+  report of the worker's end, sealed with a key no worker holds; every message is bounded
+  in size and nesting before it is decoded (:mod:`collabsim.sandbox.wire`); stale working directories of killed runs are swept at start-up.
   Workers die with their zygote (PR_SET_PDEATHSIG) and the zygote with its parent (control
   socket EOF).
 * Score-deciding cells: :meth:`Sandbox.execute_isolated` runs a cell (a collaborator's

@@ -146,7 +146,7 @@ class _ZygoteClient:
         with self.count_lock:
             self.workers += 1
         return WorkerHandle(int(reply["pid"]), fds[0] if fds else None, ours,
-                            on_close=self._worker_closed)
+                            on_close=self._worker_closed, key=bytes.fromhex(reply["key"]))
 
     def close(self) -> None:
         """Ask the zygote to kill its workers and exit, then close the control socket."""

@@ -41,6 +41,8 @@ class WorkerHandle:
         sock: The parent's end of the worker's socket.
         on_close: Called once by the first :meth:`close` (the zygote client counts its
             open workers).
+        key: The key sealing the zygote's report of this worker's end (``exit_status``);
+            a report it did not seal was written by a cell and counts as garbage.
     """
 
     def __init__(
@@ -49,8 +51,10 @@ class WorkerHandle:
         pidfd: int | None,
         sock: socket.socket,
         on_close: Callable[[], None] | None = None,
+        key: bytes | None = None,
     ) -> None:
         self.pid = pid
+        self._key = key
         self._on_close = on_close
         self.pidfd = pidfd
         self.sock = sock
@@ -157,7 +161,10 @@ class WorkerHandle:
     ) -> dict[str, Any] | None:
         """Return the next message, ``{"op": "eof"}`` or ``None`` on timeout.
 
-        When the worker dies, waits a little for the zygote's ``exit_status`` report.
+        When the worker dies, waits a little for the zygote's ``exit_status`` report. A
+        reply is a message without ``op``; ``exit_status`` comes unsealed (its fields at
+        the top level); anything else, or a report the zygote did not seal, comes as
+        ``{"op": "garbage"}``.
 
         Args:
             deadline: ``time.monotonic()`` value to give up at.
@@ -195,10 +202,20 @@ class WorkerHandle:
         except wire.WireError:
             return {"op": "eof"}
         if msg is not None:
-            return msg if isinstance(msg, dict) else {"op": "garbage"}
+            return self._checked(msg)
         if self.eof:
             return {"op": "eof"}
         return None
+
+    def _checked(self, msg: Any) -> dict[str, Any]:
+        """A reply as it is, a sealed report opened, anything else garbage."""
+        if not isinstance(msg, dict):
+            return {"op": "garbage"}
+        op = msg.get("op")
+        if op is None:
+            return msg
+        report = wire.unseal(msg, self._key) if op == "exit_status" else None
+        return report if report is not None else {"op": "garbage"}
 
     def _take_events(self, poller: select.poll, events: list[tuple[int, int]]) -> float | None:
         """Read what the socket has; note the worker's death (its pidfd became readable).

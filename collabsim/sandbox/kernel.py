@@ -5,11 +5,13 @@ against a cell that switches the hook off. All are best effort: when the kernel 
 worker still runs, and the functions say whether they took effect.
 
 * seccomp: no ``fork``/``exec``, no socket of any family (the worker's pipe is inherited),
-  ``socketpair`` only for AF_UNIX, no changing resource limits, no namespaces, debugging,
-  ``pidfd_getfd``, keyrings or handle-based opens, no System V IPC (shared memory, message
-  queues, semaphores) and no POSIX message queues: those objects outlive the worker, would
-  carry data from one session to the next and hold memory outside its limits (Linux
-  x86-64/aarch64).
+  ``socketpair`` only for AF_UNIX, no ``connect``, ``sendmsg`` or addressed ``sendto`` (an
+  end of a socketpair could otherwise send to any unix datagram socket by its path: Landlock
+  up to ABI 7 scopes abstract unix sockets only), no changing resource limits, no
+  namespaces, debugging, ``pidfd_getfd``, keyrings or handle-based opens, no System V IPC
+  (shared memory, message queues, semaphores) and no POSIX message queues: those objects
+  outlive the worker, would carry data from one session to the next and hold memory outside
+  its limits (Linux x86-64/aarch64).
 * Landlock (Linux >= 5.13): file system confined to the working directory plus read-only
   system/Python directories; TCP refused (ABI >= 4); signals and abstract unix sockets kept
   inside the worker (ABI >= 6).
@@ -85,11 +87,15 @@ _ARCHES: dict[str, dict[str, Any]] = {
             220: "semtimedop",
             240: "mq_open",
             241: "mq_unlink",
+            42: "connect",
+            46: "sendmsg",
+            307: "sendmmsg",
         },
         "clone": 56,
         "clone3": 435,
         "socket": 41,
         "socketpair": 53,
+        "sendto": 44,
         "prlimit64": 302,
     },
     "aarch64": {
@@ -132,11 +138,15 @@ _ARCHES: dict[str, dict[str, Any]] = {
             194: "shmget",
             195: "shmctl",
             196: "shmat",
+            203: "connect",
+            211: "sendmsg",
+            269: "sendmmsg",
         },
         "clone": 220,
         "clone3": 435,
         "socket": 198,
         "socketpair": 199,
+        "sendto": 206,
         "prlimit64": 261,
     },
 }
@@ -175,19 +185,30 @@ def _seccomp_program(arch: dict[str, Any]) -> list[tuple[int, int, int, int]]:
         (ret, 0, 0, _RET_ALLOW),
         (ret, 0, 0, eperm),
     ]
+    # sendto: no destination address (argument 4 NULL), which is what send() on the
+    # worker's connected socket is; an address would reach any unix datagram socket by path
+    # (a socketpair's end can address others), and Landlock does not cover those paths
+    prog += _only_null_argument(arch["sendto"], 4)
     # prlimit64: reading limits only (new_limit, argument 2, must be NULL); the parent moves
     # the CPU limit between cells, the worker can never raise (or lower) its own limits
-    prog += [
-        (jeq, 0, 6, arch["prlimit64"]),
-        (ld_w_abs, 0, 0, 32),  # low word of argument 2
-        (jeq, 0, 3, 0),
-        (ld_w_abs, 0, 0, 36),  # high word
-        (jeq, 0, 1, 0),
-        (ret, 0, 0, _RET_ALLOW),
-        (ret, 0, 0, eperm),
-    ]
+    prog += _only_null_argument(arch["prlimit64"], 2)
     prog.append((ret, 0, 0, _RET_ALLOW))
     return prog
+
+
+def _only_null_argument(nr: int, index: int) -> list[tuple[int, int, int, int]]:
+    """Instructions allowing syscall ``nr`` only with argument ``index`` NULL (else EPERM)."""
+    ld_w_abs, jeq, ret = 0x20, 0x15, 0x06
+    low = 16 + 8 * index  # seccomp_data.args[index], both 32-bit words
+    return [
+        (jeq, 0, 6, nr),
+        (ld_w_abs, 0, 0, low),
+        (jeq, 0, 3, 0),
+        (ld_w_abs, 0, 0, low + 4),
+        (jeq, 0, 1, 0),
+        (ret, 0, 0, _RET_ALLOW),
+        (ret, 0, 0, _ret_errno(errno.EPERM)),
+    ]
 
 
 class _SockFprog(ctypes.Structure):

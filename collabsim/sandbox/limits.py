@@ -16,8 +16,9 @@ ExecStatus = Literal[
 * ``timeout``: the cell exceeded ``SandboxLimits.wall_seconds``.
 * ``memory_limit``: an allocation exceeded ``SandboxLimits.memory_mb``.
 * ``cpu_limit``: the cell used more than ``SandboxLimits.cpu_seconds`` of CPU time.
-* ``disk_limit``: the session's files grew past ``SandboxLimits.disk_mb``; the worker was
-  killed and the files the session wrote were removed.
+* ``disk_limit``: the session's files grew past ``SandboxLimits.disk_mb`` or
+  ``SandboxLimits.max_files``; the worker was killed and the files the session wrote were
+  removed.
 * ``crashed``: the worker process died (exit, abort, segfault ...) or sent a reply that does
   not belong to the cell.
 * ``blocked``: the cell attempted something the sandbox policy forbids (network, processes,
@@ -51,6 +52,9 @@ class SandboxLimits:
         disk_mb: Disk space the session may add to its working directory (all files, on
             top of the task files, plus files the worker removed but keeps open); checked
             after every cell and while a cell runs.
+        max_files: Files, folders and links the session may add to its working directory
+            (on top of the task files); checked with ``disk_mb``, by a scan that stops at
+            this many entries (empty files take no space but cost every check).
     """
 
     wall_seconds: float = 30.0
@@ -59,6 +63,7 @@ class SandboxLimits:
     output_chars: int = 4000
     file_mb: int = 50
     disk_mb: int = 256
+    max_files: int = 10_000
 
     def __post_init__(self) -> None:
         for name in (
@@ -68,6 +73,7 @@ class SandboxLimits:
             "output_chars",
             "file_mb",
             "disk_mb",
+            "max_files",
         ):
             value = getattr(self, name)
             if not (value > 0 and math.isfinite(value)):

@@ -144,6 +144,10 @@ class AuditPolicy:
         self.hidden = judge_paths() if hidden is None else tuple(hidden)
         self.write_roots = (self.workdir,)
         self.internal = 0
+        """While positive the hook lets everything pass. The worker never raises it: every
+        piece of a cell's code (its exceptions' ``__str__``, a loader's ``get_source``, a
+        replaced reply function) runs under the policy. Tests raise it to stand for the
+        ``gc.get_objects()`` bypass that only the kernel layers withstand."""
         self.hooks_added = 0
         """Audit hooks added after this one (a worker with any is never reused)."""
         self.violations: list[str] = []

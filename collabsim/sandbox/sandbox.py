@@ -32,8 +32,8 @@ _RESTART_NOTE = (
     "The Python process was restarted: variables and imports from earlier cells are lost."
 )
 _FORGED = (
-    "The sandbox worker sent a reply that does not belong to this cell (written to its "
-    f"socket by earlier code?); the process was killed. {_RESTART_NOTE}"
+    "The sandbox worker sent a reply or report that does not belong to this cell (written "
+    f"to its socket by a cell?); the process was killed. {_RESTART_NOTE}"
 )
 
 
@@ -295,10 +295,13 @@ class Sandbox:
             return self._result("", error, "timeout", False, start)
         if msg.get("op") is None:
             return self._reply(worker, msg, nonce, start)
+        if msg.get("op") == "garbage":  # neither a reply nor the zygote's sealed report
+            self._discard_worker(kill=True)
+            return self._result("", _FORGED, "crashed", False, start)
         if msg.get("op") == "watch":
             self._discard_worker(kill=True)
             if msg["status"] == "disk_limit":
-                return self._disk_limit(start)
+                return self._disk_limit(start, str(msg["over"]))
             return self._result("", self._cpu_error(), "cpu_limit", False, start)
         return self._ended(msg, cpu_start, start)
 
@@ -311,20 +314,25 @@ class Sandbox:
         if msg.get("nonce") != nonce:
             self._discard_worker(kill=True)
             return self._result("", _FORGED, "crashed", False, start)
-        if self._over_disk_quota():
-            return self._disk_limit(start)
+        over = self._over_disk_quota()
+        if over is not None:
+            return self._disk_limit(start, over)
         return self._from_worker(msg, start)
 
     def _ended(self, msg: dict[str, Any], cpu_start: float | None, start: float) -> ExecResult:
-        """The result when the worker failed its set-up, died or closed the connection."""
-        if msg.get("op") == "setup_failed":
-            detail = f"sandbox worker set-up failed: {msg.get('error')}"
-            self._discard_worker(kill=True)
-            return self._result("", detail, "crashed", False, start, infrastructure=True)
+        """The result when the worker failed its set-up, died or closed the connection.
+
+        Only the zygote's sealed report (never a message a cell could write) says that the
+        set-up failed, the one outcome blamed on the sandbox rather than the cell.
+        """
         report = self._discard_worker(kill=True, want_report=msg.get("op") != "exit_status")
         report = msg if msg.get("op") == "exit_status" else report
-        if self._over_disk_quota():
-            return self._disk_limit(start)
+        if report is not None and report.get("setup_error") is not None:
+            detail = f"sandbox worker set-up failed: {report['setup_error']}"
+            return self._result("", detail, "crashed", False, start, infrastructure=True)
+        over = self._over_disk_quota()
+        if over is not None:
+            return self._disk_limit(start, over)
         status, error = self._classify_death(report, cpu_start)
         return self._result("", error, status, False, start)
 
@@ -402,27 +410,41 @@ class Sandbox:
             used = worker.cpu_seconds()
             if used is not None and used - cpu_start > self.limits.cpu_seconds + 1.0:
                 return {"op": "watch", "status": "cpu_limit"}
-        if self._over_disk_quota():
-            return {"op": "watch", "status": "disk_limit"}
+        over = self._over_disk_quota()
+        if over is not None:
+            return {"op": "watch", "status": "disk_limit", "over": over}
         return None
 
-    def _over_disk_quota(self) -> bool:
-        added = disk_usage(self._workdir) - self._disk_base
+    def _over_disk_quota(self) -> str | None:
+        """The limit the session's files went past (``disk_mb`` or ``max_files``), or None.
+
+        The scan stops past ``max_files`` entries: its cost never grows with what a cell
+        created beyond the limit.
+        """
+        most = self._disk_base.entries + self.limits.max_files
+        usage = disk_usage(self._workdir, max_entries=most)
+        if usage.entries > most:
+            return "max_files"
+        added = usage.bytes - self._disk_base.bytes
         worker = self._worker
         if worker is not None:  # files removed while still open hold their space too
             added += worker.unlinked_bytes()
-        return added > self.limits.disk_mb * 1024 * 1024
+        return "disk_mb" if added > self.limits.disk_mb * 1024 * 1024 else None
 
-    def _disk_limit(self, start: float) -> ExecResult:
+    def _disk_limit(self, start: float, over: str) -> ExecResult:
         """Kill the worker and restore the working directory to the task files."""
         self._discard_worker(kill=True)
         self._clear_workdir()
         self._populate(self._files)
         self._disk_base = disk_usage(self._workdir)
+        limit = (
+            f"the limit of {self.limits.max_files} files and folders"
+            if over == "max_files"
+            else f"the disk limit of {self.limits.disk_mb} MB"
+        )
         error = (
-            f"DiskQuotaExceeded: the session's files grew past the disk limit of "
-            f"{self.limits.disk_mb} MB; the process was killed and the working directory "
-            f"was reset to the task files. {_RESTART_NOTE}"
+            f"DiskQuotaExceeded: the session's files grew past {limit}; the process was "
+            f"killed and the working directory was reset to the task files. {_RESTART_NOTE}"
         )
         return self._result("", error, "disk_limit", False, start)
 

@@ -21,6 +21,7 @@ import stat
 import tempfile
 import threading
 from pathlib import Path
+from typing import NamedTuple
 
 WORKDIR_PREFIX = "collabsim-sbx-"
 _OWNED = re.compile(re.escape(WORKDIR_PREFIX) + r"(\d+)-(\d+)-")
@@ -251,17 +252,35 @@ def sweep_once() -> None:
     sweep_stale()
 
 
-def disk_usage(path: Path) -> int:
-    """Bytes allocated to the files under ``path`` (directories and symlinks not followed)."""
-    total = 0
+class Usage(NamedTuple):
+    """What the files under a folder take: bytes allocated and entries (files, folders,
+    links), both counted no further than the scan went (see :func:`disk_usage`)."""
+
+    bytes: int
+    entries: int
+
+
+def disk_usage(path: Path, max_entries: int | None = None) -> Usage:
+    """Bytes allocated to the entries under ``path`` (directories and symlinks not followed).
+
+    Args:
+        path: The folder.
+        max_entries: Stop once more entries than this were seen, so a folder holding a
+            million empty files costs no more to check than one at the limit (the result
+            then says only that there are more); ``None``: count everything.
+    """
+    total = entries = 0
     stack = [os.fspath(path)]
     while stack:
         try:
-            entries = os.scandir(stack.pop())
+            listing = os.scandir(stack.pop())
         except OSError:
             continue
-        with entries:
-            for entry in entries:
+        with listing:
+            for entry in listing:
+                entries += 1
+                if max_entries is not None and entries > max_entries:
+                    return Usage(total, entries)
                 try:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -269,7 +288,7 @@ def disk_usage(path: Path) -> int:
                 total += info.st_blocks * 512
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
-    return total
+    return Usage(total, entries)
 
 
 def _after_fork_in_child() -> None:
@@ -281,6 +300,7 @@ os.register_at_fork(after_in_child=_after_fork_in_child)
 
 __all__ = [
     "WORKDIR_PREFIX",
+    "Usage",
     "disk_usage",
     "make_workdir",
     "process_start_time",

@@ -22,6 +22,7 @@ import signal
 import socket
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from collabsim.sandbox import wire
@@ -125,10 +126,14 @@ class Worker:
         sock: Connected socket to the parent.
         workdir: Working directory (already populated by the parent).
         limits: ``SandboxLimits.to_json()`` dict.
+        setup_fd: Write end of the zygote's set-up pipe (closed before any cell runs).
     """
 
-    def __init__(self, sock: socket.socket, workdir: str, limits: dict[str, Any]) -> None:
+    def __init__(
+        self, sock: socket.socket, workdir: str, limits: dict[str, Any], setup_fd: int = -1
+    ) -> None:
         self.sock = sock
+        self.setup_fd = setup_fd
         self.workdir = workdir
         self.limits = limits
         self.cell = 0
@@ -190,8 +195,27 @@ class Worker:
         self.namespace = _fresh_namespace()
         self.policy = policy
         policy.guard_dir_fd()
+        self.close_setup_pipe()  # from here on code that runs may be a cell's
         self.baseline = Baseline.take(self.workdir)
         sys.addaudithook(policy.hook)
+
+    def close_setup_pipe(self) -> None:
+        """Close the set-up pipe: the zygote then knows set-up went through."""
+        if self.setup_fd >= 0:
+            os.close(self.setup_fd)
+            self.setup_fd = -1
+
+    def report_setup_failure(self, exc: BaseException) -> NoReturn:
+        """Tell the zygote why set-up failed (it reports it to the parent, sealed) and exit.
+
+        The pipe, never the socket: a cell can write to the socket, so the parent believes
+        a set-up failure (which marks the session ``infra_error``) only from the zygote.
+        """
+        try:
+            if self.setup_fd >= 0:
+                os.write(self.setup_fd, f"{type(exc).__name__}: {exc}"[:2000].encode())
+        finally:
+            os._exit(71)
 
     # -- loop -----------------------------------------------------------------------------
     def serve(self) -> NoReturn:
@@ -211,7 +235,8 @@ class Worker:
             else:
                 os._exit(0)
             reply["nonce"] = msg.get("nonce")  # the parent drops replies of other requests
-            self._internal(lambda reply=reply: wire.send_msg(self.sock, reply))
+            # with the policy on: a cell may have replaced what runs here (it is its reply)
+            wire.send_msg(self.sock, reply)
 
     def reset(self) -> dict[str, Any]:
         """Start a new session in this process (see :mod:`collabsim.sandbox.baseline`).
@@ -243,14 +268,6 @@ class Worker:
         self.cell = 0
         return {"output": "", "truncated": False, "status": "ok", "error": None}
 
-    def _internal(self, fn: Any) -> Any:
-        assert self.policy is not None
-        self.policy.internal += 1
-        try:
-            return fn()
-        finally:
-            self.policy.internal -= 1
-
     def run_cell(self, code: str) -> dict[str, Any]:
         """Execute one cell; never raises."""
         assert self.policy is not None
@@ -281,10 +298,12 @@ class Worker:
             self._disarm()
             sys.stdout, sys.stderr = saved
         output, truncated = capture.getvalue()
+        # The cell's exception is the cell's code (its __str__, __notes__, a loader's
+        # get_source ...): it is formatted with the policy on, like the cell itself.
         try:
-            status, error = self._internal(lambda: self._classify(exc))
+            status, error = self._classify(exc)
         except BaseException:  # noqa: BLE001 - e.g. an exception whose __str__ raises
-            status, error = "error", f"{type(exc).__name__}: <exception could not be printed>"
+            status, error = self._unprintable(exc)
         exc = None
         return {"output": output, "truncated": truncated, "status": status, "error": error}
 
@@ -312,13 +331,28 @@ class Worker:
         interrupted = self._interruption(exc)
         if interrupted is not None:
             return interrupted
-        text = _format_exception(exc)
+        blanked = _prime_source_lines(exc.__traceback__, self.policy.may_read)
+        try:
+            text = _format_exception(exc)
+        finally:
+            for name in blanked:
+                linecache.cache.pop(name, None)
         if _in_chain(exc, MemoryError):
             return "memory_limit", (
                 f"{text}\nMemoryError: the sandbox allows about "
                 f"{self.limits['memory_mb']} MB of memory per session"
             )
         return self._failure(exc, text)
+
+    def _unprintable(self, exc: BaseException | None) -> tuple[str, str]:
+        """Status and error of a cell whose exception could not even be formatted."""
+        assert self.policy is not None
+        name = type.__dict__["__name__"].__get__(type(exc))  # no metaclass property runs
+        text = f"{name}: <exception could not be printed>"
+        violations = list(dict.fromkeys(self.policy.violations))
+        if not violations:
+            return "error", text
+        return "blocked", "\n".join([text, *(f"PermissionError: {v}" for v in violations)])
 
     def _interruption(self, exc: BaseException) -> tuple[str, str] | None:
         """Status and error of a cell the wall-clock or CPU limit interrupted (else None)."""
@@ -383,6 +417,30 @@ def _in_chain(exc: BaseException | None, kind: type[BaseException]) -> bool:
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def _prime_source_lines(tb: Any, may_read: Callable[[str], bool]) -> list[str]:
+    """Put the source of the traceback's files into ``linecache`` before it is formatted.
+
+    Only files the policy lets the cell read are loaded (without the frames' globals, so
+    no loader of the cell's runs here); the others get blank entries, so that formatting
+    neither shows their lines nor counts a refusal against the cell.
+
+    Returns:
+        The names given blank entries (to drop after formatting).
+    """
+    blanked: list[str] = []
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+        if name in linecache.cache:
+            continue
+        if may_read(os.path.realpath(name)):
+            linecache.updatecache(name)
+        else:
+            linecache.cache[name] = (0, None, [], name)
+            blanked.append(name)
+    return blanked
 
 
 def _format_exception(exc: BaseException) -> str:
@@ -451,16 +509,18 @@ def run_worker(
     limits: dict[str, Any],
     read_roots: tuple[str, ...],
     unprivileged: bool = False,
+    setup_fd: int = -1,
 ) -> NoReturn:
-    """Entry point in the freshly forked child: set up, then serve forever."""
-    worker = Worker(sock, workdir, limits)
+    """Entry point in the freshly forked child: set up, then serve forever.
+
+    Args:
+        setup_fd: Write end of the zygote's set-up pipe (see :mod:`collabsim.sandbox.zygote`).
+    """
+    worker = Worker(sock, workdir, limits, setup_fd)
     try:
         worker.setup(read_roots, unprivileged)
-    except BaseException as exc:  # noqa: BLE001 - report any set-up failure to the parent
-        try:
-            wire.send_msg(sock, {"op": "setup_failed", "error": f"{type(exc).__name__}: {exc}"})
-        finally:
-            os._exit(71)
+    except BaseException as exc:  # noqa: BLE001 - report any set-up failure to the zygote
+        worker.report_setup_failure(exc)
     worker.serve()
 
 

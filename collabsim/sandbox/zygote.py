@@ -5,15 +5,19 @@ Started once per parent process (see :mod:`collabsim.sandbox.forkserver`) as
 
 * parent -> zygote: ``{"op": "spawn", "workdir": str, "limits": {...}}`` with the worker's
   end of a socketpair attached (SCM_RIGHTS);
-* zygote -> parent: ``{"ok": true, "pid": int}`` with a pidfd of the new worker attached, or
-  ``{"ok": false, "error": str}``;
+* zygote -> parent: ``{"ok": true, "pid": int, "key": hex}`` with a pidfd of the new worker
+  attached, or ``{"ok": false, "error": str}``; the key, drawn after the fork, seals the
+  zygote's report of that worker's end (the worker never holds it);
 * parent -> zygote: ``{"op": "preload"}`` with up to 4 open data files attached: the zygote
   parses and bins them (as it does the files it was started with) and replies
   ``{"ok": true}``; workers forked afterwards copy those tables.
 
-The zygote keeps a duplicate of each worker's socket. When a worker dies the zygote reaps it and
-sends ``{"op": "exit_status", ...}`` (exit code / signal / CPU seconds / max RSS) on that socket
-before closing it, so the parent learns why a worker died. When the control socket closes
+The zygote keeps a duplicate of each worker's socket and the read end of a set-up pipe: a
+worker whose set-up fails writes why into the pipe and exits, one that succeeds closes it
+before any cell runs (so no cell can write to it). When a worker dies the zygote reaps it and
+sends ``exit_status`` (exit code / signal / CPU seconds / max RSS / the set-up failure, if
+any), sealed with the worker's key (:func:`collabsim.sandbox.wire.seal`), on that socket
+before closing it, so the parent learns why a worker died and a cell cannot forge it. When the control socket closes
 (parent exited or shut the zygote down) the zygote kills its workers, removes their working
 directories and exits; workers also carry PR_SET_PDEATHSIG so they never outlive the zygote.
 """
@@ -28,9 +32,23 @@ import select
 import signal
 import socket
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from collabsim.sandbox.workdirs import WORKDIR_PREFIX, remove_tree
+
+_SETUP_ERROR_BYTES = 4096
+"""Longest set-up failure a worker reports through its set-up pipe."""
+
+
+@dataclass
+class _Child:
+    """What the zygote keeps of one live worker."""
+
+    sock: socket.socket
+    workdir: str
+    setup_fd: int  # read end of the set-up pipe
+    key: bytes  # seals the report of the worker's end
 
 
 def _warm_up(preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:
@@ -124,7 +142,7 @@ class Zygote:
     def __init__(self, ctrl: socket.socket) -> None:
         self.ctrl = ctrl
         self.pid = os.getpid()
-        self.workers: dict[int, tuple[socket.socket, str]] = {}
+        self.workers: dict[int, _Child] = {}
         self.pidfds: dict[int, int] = {}  # pidfd -> pid of a live worker
         self.poller = select.poll()  # not select(): the inherited fd may be numbered above 1024
         self.wake_r, self.wake_w = os.pipe()
@@ -209,24 +227,35 @@ class Zygote:
         sock = socket.socket(fileno=fd)
         workdir = str(msg["workdir"])
         try:
-            pid = os.fork()
+            setup_r, setup_w = os.pipe()
         except OSError as exc:
             sock.close()
+            wire.send_msg(self.ctrl, {"ok": False, "error": f"no set-up pipe: {exc}"})
+            return
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            for end in (sock.detach(), setup_r, setup_w):
+                os.close(end)
             wire.send_msg(self.ctrl, {"ok": False, "error": f"fork failed: {exc}"})
             return
         if pid == 0:
-            self._become_worker(sock, workdir, dict(msg["limits"]))
+            self._become_worker(sock, workdir, dict(msg["limits"]), setup_w)
+        os.close(setup_w)
+        os.set_blocking(setup_r, False)
+        key = os.urandom(32)  # drawn after the fork: the worker's memory never held it
         try:
             pidfd = os.pidfd_open(pid)
         except OSError:
             pidfd = -1
-        self.workers[pid] = (sock, workdir)
+        self.workers[pid] = _Child(sock, workdir, setup_r, key)
+        reply = {"ok": True, "pid": pid, "key": key.hex()}
         if pidfd >= 0:
-            wire.send_msg(self.ctrl, {"ok": True, "pid": pid}, fds=(pidfd,))
+            wire.send_msg(self.ctrl, reply, fds=(pidfd,))
             self.pidfds[pidfd] = pid  # readable once the worker exits
             self.poller.register(pidfd, select.POLLIN)
         else:  # pragma: no cover - kernels without pidfd
-            wire.send_msg(self.ctrl, {"ok": True, "pid": pid})
+            wire.send_msg(self.ctrl, reply)
 
     def preload(self, fds: list[int]) -> None:
         """Parse and bin the data files open as ``fds`` (see ``add_preload_files``)."""
@@ -242,7 +271,9 @@ class Zygote:
         gc.freeze()  # as at start-up: the forked workers' collections skip these objects
         wire.send_msg(self.ctrl, {"ok": True})
 
-    def _become_worker(self, sock: socket.socket, workdir: str, limits: dict[str, Any]) -> None:
+    def _become_worker(
+        self, sock: socket.socket, workdir: str, limits: dict[str, Any], setup_fd: int
+    ) -> None:
         try:
             from collabsim.sandbox import worker
 
@@ -253,16 +284,19 @@ class Zygote:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-            keep = sock.fileno()
-            for other, _ in self.workers.values():
-                other.detach()
+            for child in self.workers.values():
+                child.sock.detach()
             self.ctrl.detach()
             devnull = os.open(os.devnull, os.O_RDWR)
             for target in (0, 1, 2):
                 os.dup2(devnull, target)
-            os.closerange(3, keep)
-            os.closerange(keep + 1, 65536)
-            worker.run_worker(sock, workdir, limits, self.read_roots, self.unprivileged)
+            low, high = sorted((sock.fileno(), setup_fd))
+            os.closerange(3, low)
+            os.closerange(low + 1, high)
+            os.closerange(high + 1, 65536)
+            worker.run_worker(
+                sock, workdir, limits, self.read_roots, self.unprivileged, setup_fd=setup_fd
+            )
         finally:
             os._exit(70)
 
@@ -281,24 +315,23 @@ class Zygote:
                 del self.pidfds[pidfd]
                 self.poller.unregister(pidfd)
                 os.close(pidfd)
-            entry = self.workers.pop(pid, None)
-            if entry is None:
+            child = self.workers.pop(pid, None)
+            if child is None:
                 continue
-            sock, _ = entry
             report: dict[str, Any] = {
-                "op": "exit_status",
                 "pid": pid,
                 "exitcode": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
                 "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                 "cpu_seconds": usage.ru_utime + usage.ru_stime,
                 "maxrss_kb": usage.ru_maxrss,
+                "setup_error": _read_setup_error(child.setup_fd),
             }
             try:
-                sock.setblocking(False)
-                wire.send_msg(sock, report)
+                child.sock.setblocking(False)
+                wire.send_msg(child.sock, wire.seal("exit_status", report, child.key))
             except OSError:
                 pass
-            sock.close()
+            child.sock.close()
 
     def shutdown(self, remove_workdirs: bool = True) -> None:
         """Kill all workers and exit.
@@ -307,13 +340,25 @@ class Zygote:
             remove_workdirs: Also remove the workers' working directories (done when the
                 parent vanished; an explicit shutdown leaves them to their Sandbox objects).
         """
-        for pid, (sock, workdir) in list(self.workers.items()):
+        for pid, child in list(self.workers.items()):
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            sock.close()
-            if remove_workdirs and os.path.basename(workdir).startswith(WORKDIR_PREFIX):
-                remove_tree(workdir)
+            child.sock.close()
+            if remove_workdirs and os.path.basename(child.workdir).startswith(WORKDIR_PREFIX):
+                remove_tree(child.workdir)
         os._exit(0)
+
+
+def _read_setup_error(fd: int) -> str | None:
+    """What a dead worker wrote into its set-up pipe (``None``: its set-up succeeded); closes
+    the pipe."""
+    try:
+        data = os.read(fd, _SETUP_ERROR_BYTES)
+    except OSError:
+        data = b""
+    finally:
+        os.close(fd)
+    return data.decode("utf-8", "replace") if data else None
 
 
 def main(ctrl_fd: int, preload: tuple[str, ...] = (), files: tuple[str, ...] = ()) -> None:

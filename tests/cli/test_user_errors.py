@@ -69,6 +69,9 @@ BAD_VALUES = [
     (["sandbox.memory_mb=0"], "sandbox.memory_mb"),
     (["sandbox.output_chars=abc"], "sandbox.output_chars"),
     (["sandbox.disk_mb=0"], "sandbox.disk_mb"),
+    (["sandbox.max_files=0"], "sandbox.max_files"),
+    (["sandbox.max_files=1e9"], "sandbox.max_files"),
+    (["sandbox.max_files=2000000"], "sandbox.max_files"),
     # non-finite or absurd limits (issue 23, item 10): refused, not an OverflowError per cell
     (["sandbox.cpu_seconds=inf"], "sandbox.cpu_seconds"),
     (["sandbox.wall_seconds=inf"], "sandbox.wall_seconds"),

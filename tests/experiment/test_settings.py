@@ -32,6 +32,7 @@ def test_the_default_config_validates_with_the_configured_values(default_cfg):
     settings = validate_job(default_cfg)
     assert settings.seeds == [0] and settings.run.max_concurrency == 4
     assert settings.sandbox.disk_mb == 256
+    assert settings.sandbox.max_files == 10_000
     assert settings.llm is not None and settings.policy.agent["mistakes"]["ignore_teammate"] == 0.2
 
 
@@ -87,3 +88,16 @@ def test_llm_sampling_defaults_are_the_clients_and_the_yaml_spells_them_out():
         assert (part.temperature, part.max_tokens) == (role.temperature, role.max_tokens)
         assert (part.tool_calling, part.context_tokens) == (role.tool_calling, role.context_tokens)
     assert (configured.timeout_s, configured.max_retries) == (bare.timeout_s, bare.max_retries)
+
+
+def test_the_file_limit_reaches_the_sandbox_and_its_default_keeps_store_keys(default_cfg):
+    from collabsim.experiment.plan import outcome_settings
+    from collabsim.experiment.session_configs import SessionConfigs
+
+    settings = validate_job(with_(default_cfg, "sandbox.max_files", 123))
+    assert SessionConfigs(settings).limits.max_files == 123
+    default = validate_job(default_cfg).model_dump()
+    older = {**default, "sandbox": {k: v for k, v in default["sandbox"].items()
+                                    if k != "max_files"}}  # a store written before the limit
+    assert outcome_settings(default) == outcome_settings(older)
+    assert outcome_settings(settings.model_dump()) != outcome_settings(default)

@@ -109,6 +109,44 @@ def test_unix_socket_outside_the_workdir_cannot_be_reached(sandbox: Sandbox) -> 
         folder.rmdir()
 
 
+_PAIR = "import socket\na, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+
+
+@pytest.mark.parametrize(
+    "send",
+    [
+        "a.sendto(b'leak', {path!r})",
+        "a.connect({path!r})\na.send(b'leak')",
+        "a.sendmsg([b'leak'], [], 0, {path!r})",
+    ],
+    ids=["sendto", "connect", "sendmsg"],
+)
+def test_unix_datagram_socket_outside_the_workdir_gets_nothing(
+    sandbox: Sandbox, hook: str, send: str
+) -> None:
+    """An end of a socketpair may not address a host's world-writable datagram socket."""
+    folder = Path(tempfile.mkdtemp(prefix="collabsim-test-dgram-"))
+    try:
+        folder.chmod(0o777)
+        path = folder / "log.sock"
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as server:
+            server.bind(str(path))
+            path.chmod(0o777)
+            server.settimeout(0.3)
+            result = sandbox.execute(_PAIR + send.format(path=str(path)) + "\nprint('sent')")
+            _refused(result, leak="sent")
+            with pytest.raises(TimeoutError):
+                server.recv(64)
+        # without the hook (which refuses every socket) the pair's own ends still talk
+        pair = sandbox.execute(_PAIR + "a.send(b'own')\nprint(b.recv(8))")
+        if hook == "off":
+            assert pair.output == "b'own'\n", pair
+    finally:
+        for child in folder.iterdir():
+            child.unlink()
+        folder.rmdir()
+
+
 @pytest.mark.parametrize(
     "family",
     ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", "AF_VSOCK"],
@@ -228,6 +266,40 @@ def test_cell_that_keeps_writing_is_stopped_while_it_runs(hook: str) -> None:
         assert list(sb.workdir.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "code",
+    [
+        "for i in range(3000):\n    open(f'e{i}', 'w').close()",
+        "import os\nfor i in range(3000):\n    os.mkdir(f'd{i}')",
+        "import os\nfor i in range(3000):\n    os.symlink('artifacts.csv', f'l{i}')",
+        "import os\nfor i in range(60):\n    os.makedirs(f'n{i}/' + '/'.join('abcdefghijklmnopqrstuvwxyz'))",
+    ],
+    ids=["empty-files", "folders", "links", "nested"],
+)
+def test_empty_files_and_folders_count_against_the_file_limit(
+    hook: str, task_csv: Path, code: str
+) -> None:
+    """Empty files take no disk space, yet each one costs every later disk check."""
+    limits = SandboxLimits(
+        wall_seconds=30, cpu_seconds=30, memory_mb=512, disk_mb=64, max_files=1000
+    )
+    with open_sandbox(limits, hook, (task_csv,)) as sb:
+        ok = sb.execute("for i in range(900):\n    open(f'k{i}', 'w').close()")
+        assert ok.status == "ok", ok  # under the limit: nothing happens
+        assert sb.execute("import os\nfor i in range(900):\n    os.remove(f'k{i}')").ok
+        result = sb.execute(code)
+        assert result.status == "disk_limit", result
+        assert "1000 files and folders" in (result.error or "")
+        assert sorted(p.name for p in sb.workdir.iterdir()) == ["artifacts.csv"]
+        assert sb.execute("print(len(pd.read_csv('artifacts.csv')))").output == "4\n"
+
+
+def test_the_default_file_limit_is_ten_thousand() -> None:
+    assert SandboxLimits().max_files == 10_000
+    with pytest.raises(ValueError, match="max_files"):
+        SandboxLimits(max_files=0)
+
+
 # -- 5. replies matched to cells -------------------------------------------------------------
 _FORGE = textwrap.dedent(
     """
@@ -275,6 +347,63 @@ def test_reply_of_an_earlier_request_is_rejected(sandbox: Sandbox) -> None:
     assert "FORGED" not in nxt.output
     assert nxt.status == "crashed" or nxt.output == "real\n", nxt
     assert sandbox.execute("print('real')").output == "real\n"
+
+
+def _write_frame(body: str) -> str:
+    """Cell code writing the raw message ``body`` (a bytes expression) to the worker's socket."""
+    return _IS_SOCK + (
+        "import struct\nfd = next(f for f in range(3, 256) if _is_sock(f))\n"
+        f"body = {body}\nos.write(fd, struct.pack('!I', len(body)) + body)\n"
+        "import time\ntime.sleep(1)\n"
+    )
+
+
+_FORGED_ENDS = {
+    "setup_failed": "json.dumps({'op': 'setup_failed', 'error': 'forged'}).encode()",
+    "exit_status": (
+        "json.dumps({'op': 'exit_status', 'body': json.dumps({'setup_error': 'forged', "
+        "'exitcode': 71}), 'mac': '0' * 64}).encode()"
+    ),
+    # unsealed, as the zygote's reports were: a death by the memory limit that never was
+    "exit_status_unsealed": (
+        "json.dumps({'op': 'exit_status', 'signal': 9, 'maxrss_kb': 2**40, "
+        "'setup_error': 'forged'}).encode()"
+    ),
+}
+
+
+@pytest.mark.parametrize("forged", sorted(_FORGED_ENDS))
+def test_a_cell_cannot_forge_a_sandbox_failure(sandbox: Sandbox, forged: str) -> None:
+    """A forged set-up failure would mark the session infra_error (never scored, rerun)."""
+    result = sandbox.execute("import json\n" + _write_frame(_FORGED_ENDS[forged]))
+    assert result.status == "crashed", result
+    assert not result.infrastructure, result
+    assert "forged" not in (result.error or "")
+    assert sandbox.execute("print('real')").output == "real\n"
+
+
+def test_a_deeply_nested_reply_is_a_crashed_cell_not_an_exception(sandbox: Sandbox) -> None:
+    result = sandbox.execute(_write_frame("b'[' * 200_000 + b']' * 200_000"))
+    assert result.status == "crashed", result
+    assert not result.infrastructure
+    assert sandbox.execute("print('real')").output == "real\n"
+
+
+def test_a_worker_whose_set_up_fails_is_still_a_sandbox_failure(task_csv: Path) -> None:
+    with Sandbox([task_csv], FAST) as sb:
+        assert sb.execute("print('up')").output == "up\n"
+        pid = sb.pid
+        assert pid is not None
+        os.kill(pid, signal.SIGKILL)
+        assert gone(pid)
+        assert sb.execute("pass").status == "crashed"  # the death, seen by the next cell
+        for entry in sb.workdir.iterdir():
+            entry.unlink()
+        sb.workdir.rmdir()  # the next worker cannot enter its working directory
+        result = sb.execute("print('never')")
+        assert result.status == "crashed", result
+        assert result.infrastructure, result
+        assert "set-up failed" in (result.error or "")
 
 
 # -- 6. dir_fd -------------------------------------------------------------------------------

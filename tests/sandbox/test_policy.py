@@ -218,3 +218,55 @@ def test_kernel_layers_hold_when_the_audit_hook_is_disabled(tmp_path: Path) -> N
         assert sb.execute("print('alive')").output == "alive\n"
     assert not target.exists()
     assert zygote_pid() is not None
+
+
+# The cell's code that runs after the cell: each tries to load libc (refused by the policy).
+_LOAD = (
+    "def _load():\n"
+    "    try:\n"
+    "        ctypes.CDLL(None)\n"
+    "        return 'LOADED'\n"
+    "    except PermissionError:\n"
+    "        return 'REFUSED'\n"
+)
+_AFTER_THE_CELL = {
+    "exception __str__": "class E(Exception):\n    def __str__(self):\n        return _load()\n"
+    "raise E()",
+    "exception __str__ that cannot end": "class E(Exception):\n    def __str__(self):\n"
+    "        _load()\n        raise SystemExit(_load())\nraise E()",
+    "exception __notes__": "class N:\n    def __str__(self):\n        return _load()\n"
+    "e = ValueError('x')\ne.__notes__ = [N()]\nraise e",
+    "loader of a frame's source": "class L:\n    def get_source(self, name):\n"
+    "        return _load() + '\\n'\n"
+    "g = {'__name__': 'm', '__loader__': L()}\n"
+    "exec(compile('def f():\\n    raise KeyError(1)', 'm.py', 'exec'), g)\ng['f']()",
+}
+
+
+@pytest.mark.parametrize("code", list(_AFTER_THE_CELL.values()), ids=list(_AFTER_THE_CELL))
+def test_the_cells_exception_is_formatted_under_the_policy(sandbox: Sandbox, code: str) -> None:
+    result = sandbox.execute("import ctypes\n" + _LOAD + code)
+    assert "LOADED" not in (result.error or "") + result.output, result
+    assert result.status == "blocked", result
+    assert "loading native libraries with ctypes" in (result.error or "")
+    assert sandbox.execute("print('alive')").output == "alive\n"
+
+
+def test_a_replaced_reply_function_runs_under_the_policy(sandbox: Sandbox) -> None:
+    result = sandbox.execute(
+        "import ctypes\nfrom collabsim.sandbox import wire\n" + _LOAD
+        + "_send = wire.send_msg\n"
+        "def send(sock, reply, fds=()):\n"
+        "    reply['output'] += _load()\n"
+        "    _send(sock, reply, fds)\n"
+        "wire.send_msg = send\n"
+    )
+    assert result.output == "REFUSED", result
+
+
+def test_ordinary_errors_keep_their_traceback_and_status(sandbox: Sandbox) -> None:
+    result = sandbox.execute("import pandas as pd\npd.DataFrame({'a': [1]})['b']")
+    assert result.status == "error", result
+    assert result.error is not None and "KeyError: 'b'" in result.error
+    assert "blocked" not in result.error
+    assert 'File "<cell 1>", line 2, in <module>' in result.error

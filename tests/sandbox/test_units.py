@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,47 @@ def test_wire_round_trip_with_fds_and_frame_buffer() -> None:
     buffer.feed(b"\xff\xff\xff\xff")
     with pytest.raises(wire.WireError):
         buffer.pop()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 100_000 + b"]" * 100_000,  # json.loads would raise RecursionError
+        b'{"output": ' + b"[" * 65 + b"]" * 65 + b"}",
+        b"[]" * 1_000_000,  # flat, but far more containers than any message holds
+    ],
+    ids=["deep", "just-too-deep", "wide"],
+)
+def test_wire_refuses_nesting_before_decoding(body: bytes) -> None:
+    buffer = wire.FrameBuffer()
+    buffer.feed(len(body).to_bytes(4, "big") + body)
+    with pytest.raises(wire.WireError):
+        buffer.pop()
+    a, b = socket.socketpair()
+    with a, b:
+        sender = threading.Thread(target=a.sendall, args=(len(body).to_bytes(4, "big") + body,))
+        sender.start()
+        with pytest.raises(wire.WireError):
+            wire.recv_msg(b)
+        sender.join()
+
+
+def test_wire_brackets_and_quotes_inside_strings_are_text() -> None:
+    text = '[{"x": [1, 2]}]\\"[[[' * 100  # a cell printing nested lists, escapes and quotes
+    buffer = wire.FrameBuffer()
+    buffer.feed(wire.encode({"output": text, "status": "ok"}))
+    assert buffer.pop() == {"output": text, "status": "ok"}
+
+
+def test_sealed_messages_open_only_with_their_key() -> None:
+    key = os.urandom(32)
+    sealed = wire.seal("exit_status", {"exitcode": 71, "setup_error": "boom"}, key)
+    assert wire.unseal(sealed, key) == {"op": "exit_status", "exitcode": 71, "setup_error": "boom"}
+    assert wire.unseal(sealed, os.urandom(32)) is None
+    assert wire.unseal(sealed, None) is None
+    forged = {**sealed, "body": sealed["body"].replace("71", "0")}
+    assert wire.unseal(forged, key) is None
+    assert wire.unseal({"op": "exit_status", "exitcode": 0}, key) is None
 
 
 def test_capped_output_keeps_head_and_tail() -> None:
@@ -135,4 +177,15 @@ def test_disk_usage_counts_allocated_bytes_recursively(tmp_path: Path) -> None:
     with open(tmp_path / "sparse.bin", "wb") as fh:
         fh.truncate(50_000_000)  # a hole takes no space
     used = disk_usage(tmp_path)
-    assert 500_000 <= used < 1_000_000
+    assert 500_000 <= used.bytes < 1_000_000
+    assert used.entries == 4  # a, a/x.bin, y.bin, sparse.bin
+
+
+def test_disk_usage_stops_past_its_entry_limit(tmp_path: Path) -> None:
+    from collabsim.sandbox.workdirs import disk_usage
+
+    for i in range(2000):
+        (tmp_path / f"e{i}").touch()
+    assert disk_usage(tmp_path).entries == 2000
+    assert disk_usage(tmp_path, max_entries=2000).entries == 2000
+    assert disk_usage(tmp_path, max_entries=100).entries == 101  # stopped: "more than 100"
