@@ -20,9 +20,9 @@ from typing import Any
 
 from collabsim.cli.errors import user_error
 from collabsim.core.outputs import OutputPathError, StagedOutput, check_output_dir
+from collabsim.experiment.sweep_report import REPORT_NAMES
 
 # What `collabsim report` writes: a folder holding only these is a previous report.
-REPORT_NAMES = ("report.md", "report.html", "report_*.csv", "report_*.tex", "figures", "views")
 
 
 def register(subparsers: Any) -> None:

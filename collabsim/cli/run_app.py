@@ -335,6 +335,10 @@ def _runs_the_listed_jobs(overrides: Sequence[str], hydra_node: Any) -> bool:
             and not sweeper.get("params") and not any("interval(" in o for o in overrides))
 
 
+SWEEP_MARKER = "multirun.yaml"
+"""The file Hydra writes first at a sweep's root."""
+
+
 def _check_output_folder(hydra_node: Any, multirun: bool) -> None:
     """Refuse a job folder collabsim cannot write or must not: a file, a device, a folder
     that cannot take new entries, a user's own files under the names a job writes, or a
@@ -345,8 +349,9 @@ def _check_output_folder(hydra_node: Any, multirun: bool) -> None:
     """
     from omegaconf.errors import OmegaConfBaseException
 
-    from collabsim.core.outputs import job_dir_problem, writable_dir_problem
+    from collabsim.core.outputs import job_dir_problem
     from collabsim.experiment.job import JOB_MARKER, JOB_OUTPUT_NAMES
+    from collabsim.experiment.sweep_report import REPORT_NAMES
 
     setting = "hydra.sweep.dir" if multirun else "hydra.run.dir"
     if hydra_node is None:
@@ -355,7 +360,8 @@ def _check_output_folder(hydra_node: Any, multirun: bool) -> None:
         folder = str(OmegaConf.select(hydra_node, setting.removeprefix("hydra.")))
     except OmegaConfBaseException:
         return  # Hydra reports a bad interpolation itself
-    problem = (writable_dir_problem(folder) if multirun
+    # a sweep's root holds Hydra's multirun.yaml and the sweep's report
+    problem = (job_dir_problem(folder, (*REPORT_NAMES, SWEEP_MARKER), SWEEP_MARKER) if multirun
                else job_dir_problem(folder, JOB_OUTPUT_NAMES, JOB_MARKER))
     if problem is not None:
         raise UserError(f"{setting}={folder}: {problem}")

@@ -229,15 +229,20 @@ def job_dir_problem(path: Path | str, own_names: Sequence[str], marker: str) -> 
     """Why a command may not write its job folder ``path``, else None.
 
     Beyond :func:`writable_dir_problem`: an existing folder may hold the command's own output
-    (``own_names``, top-level names) only where an earlier job of it wrote them, which
-    ``marker`` (a relative path such as ``.hydra/config.yaml``) shows; and no path the command
-    writes may be a symbolic link, through which a write would land in another file.
+    (``own_names``: glob patterns of top-level names) only where an earlier job of it wrote
+    them, which ``marker`` (a relative path such as ``.hydra/config.yaml``) shows; and no path
+    the command writes may be a symbolic link, through which a write would land in another
+    file.
     """
     problem = writable_dir_problem(path)
     if problem is not None or not Path(path).expanduser().is_dir():
         return problem
     root = Path(path).expanduser()
-    present = [root / name for name in own_names if os.path.lexists(root / name)]
+    try:
+        names = sorted(e.name for e in os.scandir(root))
+    except OSError as err:
+        return f"cannot list {_shown(root)} ({err.strerror})"
+    present = [root / n for n in names if any(fnmatch.fnmatch(n, p) for p in own_names)]
     for entry in present:
         links = [entry, *(entry.rglob("*") if entry.is_dir() and not entry.is_symlink()
                           else ())]

@@ -63,6 +63,11 @@ PRIVATE_COLUMNS = (SETTINGS_COLUMN, OVERRIDES_COLUMN)
 ViewWriter = Callable[..., Any]
 
 
+REPORT_NAMES: tuple[str, ...] = ("report.md", "report.html", "report_*.csv", "report_*.tex",
+                                 "figures", "views")
+"""What a report writes in its folder (glob patterns of top-level names)."""
+
+
 @dataclass
 class SweepReport:
     """What :func:`build_report` wrote."""

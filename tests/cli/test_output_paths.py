@@ -275,3 +275,16 @@ def test_view_never_writes_over_a_file_of_its_input_folder(target, tmp_path, col
     assert page.returncode == 0 and (folder / "page.html").is_file()
     again = collabsim_cli("view", str(folder), "--out", str(folder / "page.html"), cwd=tmp_path)
     assert again.returncode == 0, "a page the viewer wrote may be replaced"
+
+
+def test_a_users_own_report_in_the_sweep_folder_is_never_replaced(tmp_path, collabsim_cli):
+    sweep = tmp_path / "sweep"
+    sweep.mkdir()
+    (sweep / "report.md").write_text("my notes\n", encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = collabsim_cli("run", "-m", "team=D,R", "seeds=[0]", "tasks.n_tasks=1",
+                         f"hydra.sweep.dir={sweep}", cwd=work)
+    one_line_exit_2(proc, "report.md was not written by collabsim")
+    assert (sweep / "report.md").read_text(encoding="utf-8") == "my notes\n"
+    assert sorted(p.name for p in sweep.iterdir()) == ["report.md"]
