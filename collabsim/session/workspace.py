@@ -7,7 +7,7 @@ member at the current virtual time. Views are immutable protocol records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -179,12 +179,21 @@ def event_summary(e: TraceEvent, limit: int = SUMMARY_CHARS) -> str:
     return text
 
 
+def _decided_type(e: TraceEvent, requests: Mapping[str, RequestRecord] | None) -> str | None:
+    """The action type of the request an ``APPROVE`` / ``REJECT`` event decided."""
+    if e.action_type not in ("APPROVE", "REJECT") or not requests:
+        return None
+    record = requests.get(str(e.args.get("request_id", "")))
+    return None if record is None else record.request.action_type
+
+
 def visible_history(
     events: Sequence[TraceEvent],
     me: str,
     is_agent: bool,
     now: float,
     entries: dict[int, HistoryEntry] | None = None,
+    requests: Mapping[str, RequestRecord] | None = None,
 ) -> tuple[HistoryEntry, ...]:
     """The action history one member may see at ``now`` (events that have ended by then).
 
@@ -200,6 +209,8 @@ def visible_history(
         now: Virtual time of the observation.
         entries: Entries made by earlier calls on the same events, by ``seq`` (filled in
             here), so that each event is summarised once per session, not once per turn.
+        requests: The session's gate requests by id: an ``APPROVE`` / ``REJECT`` entry
+            names the action type of the request it decided (``request_type``).
     """
     out = []
     for e in events:
@@ -219,6 +230,7 @@ def visible_history(
                 action_type=e.action_type,
                 status=e.status,
                 summary=event_summary(e),
+                request_type=_decided_type(e, requests),
             )
             if entries is not None:
                 entries[e.seq] = entry
