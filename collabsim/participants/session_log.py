@@ -75,7 +75,6 @@ class ChatState:
     Attributes:
         me: Whose log it is.
         read: How many messages were read.
-        mine: My messages by text, with their positions in the chat.
         others_spoke: Whether a teammate posted anything.
         kickoff: Whether any message (mine too) asks the agent to start (``[kickoff]``).
         kickoff_by_other / lead_by_other / handover_by_other: Whether a teammate's message
@@ -103,7 +102,6 @@ class ChatState:
 
     me: str
     read: int = 0
-    mine: Mapping[str, tuple[tuple[int, ChatMessage], ...]] = field(default_factory=dict)
     others_spoke: bool = False
     kickoff: bool = False
     kickoff_by_other: bool = False
@@ -123,11 +121,6 @@ class ChatState:
                             Issues], ...] = ()
     my_tags: tuple[tuple[ChatMessage, MessageTags], ...] = ()
 
-    def said(self, texts: set[str] | frozenset[str]) -> list[ChatMessage]:
-        """My messages with one of ``texts``, in chat order."""
-        found = [pm for text in texts for pm in self.mine.get(text, ())]
-        return [m for _, m in sorted(found, key=lambda pm: pm[0])]
-
     def my(self, has: Callable[[MessageTags], bool]) -> list[ChatMessage]:
         """My messages whose tags ``has`` accepts, in chat order."""
         return [m for m, tags in self.my_tags if has(tags)]
@@ -145,9 +138,6 @@ def read_message(state: ChatState, message: ChatMessage, tags: MessageTags) -> C
             checkers[fp] = checkers.get(fp, frozenset()) | {message.sender}
         changes["checkers"] = checkers
     if message.sender == state.me:
-        mine = dict(state.mine)
-        mine[message.text] = (*mine.get(message.text, ()), (position, message))
-        changes["mine"] = mine
         changes["my_tags"] = (*state.my_tags, (message, tags))
         if tags.asks:
             changes["asks"] = state.asks + tuple(
