@@ -17,7 +17,6 @@ hand-built observation) starts the log afresh.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -34,6 +33,7 @@ from collabsim.participants.cells import (
     parse_result,
 )
 from collabsim.participants.tags import MessageTags, parse_issues
+from collabsim.session.workspace import summary_shows
 
 __all__ = [
     "ANSWER", "Ask", "CellState", "ChatState", "HistoryState", "Issues", "SessionLog",
@@ -302,11 +302,11 @@ class HistoryState:
 
     def wrote(self, text: str) -> bool:
         """Whether I made an editor update writing ``text``."""
-        return any(_summarises(summary, text) for summary in self.my_edits)
+        return any(summary_shows(summary, text) for summary in self.my_edits)
 
     def wrote_besides(self, texts: list[str]) -> bool:
         """Whether I made an editor update writing none of ``texts``."""
-        return any(not any(_summarises(summary, text) for text in texts)
+        return any(not any(summary_shows(summary, text) for text in texts)
                    for summary in self.my_edits)
 
     def rejections(self, action: str, text: str | None = None) -> int:
@@ -314,23 +314,6 @@ class HistoryState:
         key = None if text is None else text.strip()[:150]
         return sum(1 for _, summary in self.my_rejected.get(action, ())
                    if key is None or key in summary)
-
-
-# how an action history cuts a long text (collabsim.session.workspace.truncate)
-_CUT_RE = re.compile(r"\n\.\.\.\[truncated (\d+) chars\]")
-
-
-def _summarises(summary: str, text: str) -> bool:
-    """Whether an editor update's history summary shows ``text`` (cut after its first
-    characters, with the number cut, when long; a gated one says it awaits approval)."""
-    cut = _CUT_RE.search(summary)
-    if cut is not None:
-        shown = summary[:cut.start()]
-        return text.startswith(shown) and len(text) == len(shown) + int(cut.group(1))
-    if not summary.startswith(text):
-        return False
-    rest = summary[len(text):]
-    return rest == "" or (rest.startswith(" (request ") and rest.endswith(", awaiting approval)"))
 
 
 def _latest(current: float | None, time: float) -> float:

@@ -44,12 +44,12 @@ import zlib
 from dataclasses import dataclass
 
 __all__ = [
-    "MessageTags", "announced_drafts", "decode_value", "encode_value", "format_ask", "format_fact", "parse_asks",
-    "parse_facts", "checked_drafts", "draft_fingerprint", "edited_drafts",
-    "format_check", "format_draft", "format_edit", "format_handover", "format_issue",
-    "format_insist", "format_keep", "format_kickoff", "format_lead", "format_proposal",
-    "format_trust", "handed_over", "hands_over", "insists", "kept_drafts", "parse_issues", "parse_trust", "proposal", "raises_issues", "says_kickoff",
-    "says_lead",
+    "MessageTags", "announced_drafts", "checked_drafts", "decode_value", "draft_fingerprint",
+    "edited_drafts", "encode_value", "format_ask", "format_check", "format_draft",
+    "format_edit", "format_fact", "format_handover", "format_insist", "format_issue",
+    "format_keep", "format_kickoff", "format_lead", "format_proposal", "format_trust",
+    "handed_over", "hands_over", "insists", "kept_drafts", "parse_asks", "parse_facts",
+    "parse_issues", "parse_trust", "proposal", "raises_issues", "says_kickoff", "says_lead",
 ]
 
 _LEAD = "[lead]"

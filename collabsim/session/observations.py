@@ -1,9 +1,9 @@
 """The observation builder: what one member sees when it is its turn.
 
-Everyone sees the landed chat, code cells, editor text, group memory, the gates in force,
-the requests they must decide or are waiting for, when they first saw the editor's
-current text, and which teammates are at work on what now (actions started whose effect has not landed: presence, not content). The agent's
-history is the team-level action history (every member's landed actions, except other
+Everyone sees the landed chat, code cells, editor text (and when they first saw it), group
+memory, the gates in force, the requests they must decide or are waiting for, and which
+teammates are at work on what now (actions started whose effect has not landed: presence,
+not content). The agent's history is the team-level action history (every member's landed actions, except other
 members' ``INVALID`` attempts); a collaborator's history is its own actions only. Feedback
 (errors, approvals, rejections with reasons, requests to decide) reaches only its addressee
 and is consumed when shown. Tasks are shown through ``Task.brief()`` only.

@@ -7,6 +7,7 @@ member at the current virtual time. Views are immutable protocol records.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -31,6 +32,9 @@ def truncate(text: str, limit: int) -> str:
         return text
     dropped = len(text) - limit
     return text[:limit] + f"\n...[truncated {dropped} chars]"
+
+
+_CUT_RE = re.compile(r"\n\.\.\.\[truncated (\d+) chars\]")  # the mark truncate leaves
 
 
 @dataclass
@@ -177,6 +181,20 @@ def event_summary(e: TraceEvent, limit: int = SUMMARY_CHARS) -> str:
     elif e.status == "interrupted":
         text += " (interrupted: the session ended before it took effect)"
     return text
+
+
+def summary_shows(summary: str, text: str) -> bool:
+    """Whether an editor update's :func:`event_summary` (of the decision, not of its gate's
+    outcome) shows the text ``text``: the whole text, or its cut start with the number of
+    characters cut, then what a gated update adds while it awaits approval."""
+    cut = _CUT_RE.search(summary)
+    if cut is not None:
+        shown = summary[:cut.start()]
+        return text.startswith(shown) and len(text) == len(shown) + int(cut.group(1))
+    if not summary.startswith(text):
+        return False
+    rest = summary[len(text):]
+    return rest == "" or (rest.startswith(" (request ") and rest.endswith(", awaiting approval)"))
 
 
 def _decided_type(e: TraceEvent, requests: Mapping[str, RequestRecord] | None) -> str | None:
