@@ -58,6 +58,10 @@ class Observation:
         max_turns: The most decisions this participant may take in the session (None:
             not given, e.g. a hand-built observation).
         max_time: The session's virtual time limit in seconds (None: not given).
+        editor_seen: When this participant first saw the editor's current text in the
+            work phase (virtual seconds; None: the editor is empty, or not given): a person
+            reads a draft from when it appeared to them, which a busy teammate sees only
+            once its own action has ended.
     """
 
     me: str
@@ -82,6 +86,7 @@ class Observation:
     working: tuple[Activity, ...] = ()
     max_turns: int | None = None
     max_time: float | None = None
+    editor_seen: float | None = None
 
 
 @runtime_checkable

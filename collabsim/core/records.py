@@ -64,7 +64,11 @@ class GateRequest:
 
 @dataclass(frozen=True)
 class HistoryEntry:
-    """One past action as shown in an action history."""
+    """One past action as shown in an action history.
+
+    ``request_type`` is, for an ``APPROVE`` or ``REJECT``, the action type of the request
+    decided (``FINISH``, ``EDITOR_UPDATE`` ...; None for other actions).
+    """
 
     seq: int
     time: float
@@ -72,6 +76,7 @@ class HistoryEntry:
     action_type: str
     status: str
     summary: str
+    request_type: str | None = None
 
 
 @dataclass(frozen=True)

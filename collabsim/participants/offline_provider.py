@@ -15,7 +15,9 @@ without a network, and a scripted-provider session takes the same actions as a
 ``policy=scripted`` one.
 
 A repair prompt (after an unparseable reply) is answered the same way: it carries the state
-block too. Policy kinds in the block: ``scripted`` (rebuild
+block too. The scripted policies decide from the observation alone
+(:mod:`collabsim.participants.scripted_bridge`), so a reply served from the LLM disk cache
+(a resumed or partly cached run) changes nothing the provider answers later. Policy kinds in the block: ``scripted`` (rebuild
 :class:`~collabsim.participants.scripted.ScriptedAgent` / ``ScriptedCollaborator``) and
 ``fixed`` (answer ``policy["reply"]``; for tests).
 """
@@ -71,10 +73,9 @@ async def answer(observation: Observation, policy: Mapping[str, Any]) -> str:
     if kind == "fixed":
         return str(policy.get("reply", ""))
     if kind == "scripted":
-        from collabsim.participants.scripted_bridge import scripted_policy_for
+        from collabsim.participants.scripted_bridge import scripted_answer
 
-        participant = scripted_policy_for(observation, policy)
-        return await participant.act(observation)
+        return scripted_answer(observation, policy)
     raise OfflineProviderError(f"unknown offline policy kind {kind!r}")
 
 

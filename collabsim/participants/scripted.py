@@ -1,10 +1,16 @@
 """Scripted policies: an agent that really analyses the data and D/R collaborators that check it.
 
-Every decision is a deterministic function of (task brief, observation, seed, params) and
-of what the policy itself did: each policy keeps explicit state - the code cells it ran
-(by kind) and the messages it posted (by kind and draft fingerprint) - and looks those up in
-the observation to learn whether and when they took effect, instead of parsing tags back out
-of its own messages or recognising its own cells by their text. What teammates said and did
+Every decision is a deterministic function of (task brief, observation, seed, params)
+alone: what the policy itself did earlier is read back from the observation, not remembered
+- its messages are in the chat under its name with their tags
+(:mod:`collabsim.participants.tags`: the drafts it announced, checked, kept or handed over,
+its answers, lead-in, proposals and repeated objections), its cells in the code history
+(by their marks), its editor updates and gate decisions in its action history (the text it
+wrote, the type of each request it decided), and when it first saw the draft in the editor
+in ``observation.editor_seen``. So a fresh instance asked at any turn decides as the one
+that answered the turns before (the offline LLM provider relies on it: a turn served from
+the LLM cache never reaches it). Per-instance state is a cache only (readings of the brief,
+the incremental session log and plan). What teammates said and did
 (issue tags, check tags, gate decisions), the editor text, the printed results of code
 cells, memory and gates are read from the observation. Randomness comes from generators
 seeded with stable hashes of (seed, participant name, task id / draft fingerprint), never

@@ -25,6 +25,7 @@ from collabsim.participants.asking import (
     topic_kind,
 )
 from collabsim.participants.cells import (
+    INSPECT_MARK,
     compute_cell,
     inspect_cell,
     parse_cell_result,
@@ -40,10 +41,10 @@ from collabsim.participants.reading import open_topics as reading_open_topics
 from collabsim.participants.scripted_common import (
     WAIT,
     Rule,
-    Said,
     TaskContext,
     allowed,
     build_step,
+    say,
     task_context,
     trusted_areas,
 )
@@ -116,9 +117,9 @@ class ScriptedAgent:
         self.mistakes = mistakes or self.params.mistakes
         self.name = name
         self._cache: dict[str, TaskContext] = {}
+        # caches of what (brief, seed, params) give and of folds of the observation: a new
+        # instance decides at any turn as the one that decided the turns before
         self._open: dict[str, tuple[str, ...]] = {}  # task id -> topics its query leaves open
-        self._inspect_cells: set[str] = set()
-        self._said = Said()
         self._reader = SessionReader()
         self._plans = {False: PlanKeeper(), True: PlanKeeper()}  # by ``careful``
 
@@ -193,7 +194,7 @@ class ScriptedAgent:
 
     def _not_inspected(self, t: AgentTurn) -> bool:
         """I have not looked at the data yet."""
-        return (not any(code in t.log.cells.my_last for code in self._inspect_cells)
+        return (not any(code.startswith(INSPECT_MARK) for code in t.log.cells.my_last)
                 and allowed(t.obs, "EXECUTE_CODE"))
 
     def _question_to_ask(self, t: AgentTurn) -> bool:
@@ -222,8 +223,7 @@ class ScriptedAgent:
     def _draft_unannounced(self, t: AgentTurn) -> bool:
         """My teammates have not been asked to check the draft in the editor."""
         return (self._talks_about_draft(t.obs)
-                and not self._said.in_chat(t.log.chat, "draft",
-                                           draft_fingerprint(t.obs.editor_text)))
+                and not self._announced(t.log, draft_fingerprint(t.obs.editor_text)))
 
     def _objection_declined(self, t: AgentTurn) -> bool:
         """I ignored a teammate's issues with the draft in the editor and have not said so."""
@@ -231,7 +231,7 @@ class ScriptedAgent:
         if not self._talks_about_draft(obs) or not t.ignored:
             return False
         fp = draft_fingerprint(obs.editor_text)
-        return fp in t.log.chat.raised and not self._said.in_chat(t.log.chat, "keep", fp)
+        return fp in t.log.chat.raised and not t.log.chat.my(lambda tags: fp in tags.kept)
 
     def _awaiting_checks(self, t: AgentTurn) -> bool:
         return self._check_wait(t.obs) is not None and t.obs.turn < self._finish_by_turn
@@ -256,15 +256,13 @@ class ScriptedAgent:
         return format_wait(self._lead_wait(t.obs))
 
     def _inspect(self, t: AgentTurn) -> str:
-        inspect = inspect_cell(t.plan)
-        self._inspect_cells.add(inspect)
-        return format_action("EXECUTE_CODE", code=inspect)
+        return format_action("EXECUTE_CODE", code=inspect_cell(t.plan))
 
     def _ask(self, t: AgentTurn) -> str:
         question = self.question(t.obs)
         assert question is not None
         topic, whom = question
-        return self._said.post("ask", f"{topic}:{whom}", question_text(topic, whom))
+        return say(question_text(topic, whom))
 
     def _wait_for_answer(self, t: AgentTurn) -> str:
         return format_wait(self._answer_wait(t.obs))
@@ -282,14 +280,13 @@ class ScriptedAgent:
                 f"({', '.join(sorted(set(t.applied)))}). " if t.applied else "")
         if t.kept is not None:
             lead = f"I keep {t.kept}'s edit of the draft. "
-        return self._said.post("draft", fp, (
+        return say(
             f"{lead}Draft: \"{obs.editor_text.strip()}\" (computed on "
-            f"{'+'.join(t.plan.columns) or 'the data'}). Please check it. {format_draft(fp)}"))
+            f"{'+'.join(t.plan.columns) or 'the data'}). Please check it. {format_draft(fp)}")
 
     def _keep_answer(self, t: AgentTurn) -> str:
         fp = draft_fingerprint(t.obs.editor_text)
-        return self._said.post(
-            "keep", fp, f"I checked my computation and will keep this answer. {format_keep(fp)}")
+        return say(f"I checked my computation and will keep this answer. {format_keep(fp)}")
 
     def _wait_for_checks(self, t: AgentTurn) -> str:
         return format_wait(self._check_wait(t.obs))
@@ -485,13 +482,13 @@ class ScriptedAgent:
         owner = obs.gates.get("FINISH")
         fp = draft_fingerprint(obs.editor_text)
         if (owner is None or owner == obs.me
-                or self._said.in_chat(self.log(obs).chat, "handover", fp)
+                or self.log(obs).chat.my(lambda tags: fp in tags.handed)
                 or not allowed(obs, "SEND_TEAMMATE_MESSAGE")):
             return format_action(WAIT)
-        return self._said.post("handover", fp, (
+        return say(
             f"{owner}, you rejected submitting this draft and I could not revise it to meet "
             f"your objection within the team's gates. You own FINISH: please submit the "
-            f"version you want. {format_handover(fp)}"))
+            f"version you want. {format_handover(fp)}")
 
     def _check_wait(self, obs: Observation) -> float | None:
         """How many more seconds I hold FINISH back for my teammates (None: not at all;
@@ -503,7 +500,7 @@ class ScriptedAgent:
             return None
         fp = draft_fingerprint(obs.editor_text)
         chat = self.log(obs).chat
-        announce = self._said.in_chat(chat, "draft", fp)
+        announce = self._announced(self.log(obs), fp)
         if not announce:
             return None
         if self._edit_coming(obs):
@@ -532,6 +529,11 @@ class ScriptedAgent:
         if self.log(obs).history.others_last == obs.time:
             return LOOK_AGAIN_SECONDS
         return None
+
+    @staticmethod
+    def _announced(log: SessionLog, fp: str) -> list[ChatMessage]:
+        """My messages announcing the draft ``fp`` (``[draft=...]``), in chat order."""
+        return log.chat.my(lambda tags: fp in tags.announced)
 
     def _edit_coming(self, obs: Observation) -> bool:
         """Whether a teammate announced an edit of the draft now in the editor (its message

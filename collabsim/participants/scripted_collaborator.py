@@ -50,9 +50,9 @@ from collabsim.participants.scripted_common import (
     WAIT,
     Reading,
     Rule,
-    Said,
     allowed,
     build_step,
+    say,
 )
 from collabsim.participants.scripted_params import CollaboratorParams
 from collabsim.participants.session_log import SessionLog, SessionReader
@@ -68,6 +68,7 @@ from collabsim.participants.stat_collaborator import (
 )
 from collabsim.participants.tags import (
     draft_fingerprint,
+    format_insist,
     format_kickoff,
     format_lead,
 )
@@ -113,17 +114,12 @@ class ScriptedCollaborator:
         self.wording = self.params.check_wording
         self.human = self.params.human
         self.timing = SessionTiming(self.human.behaviour, self.seed, self.name)
+        # caches of what (brief, seed, params) give and of folds of the observation: what
+        # I said, wrote and decided is read back from the observation, so a new instance
+        # decides at any turn as the one that decided the turns before
         self._cache: dict[str, Reading] = {}
-        self._said = Said()
         self._reader = SessionReader()
-        # my edits of the editor: draft fp -> the version I announced, what I wrote
-        self._planned: dict[str, str] = {}
-        self._finish_rejected = 0
-        self._edit_tried: set[str] = set()
-        self._written: set[str] = set()
-        self._written_texts: set[str] = set()
         self._lead_actions: dict[str, int] = {}  # task id -> drawn K (asked every turn)
-        self._seen: dict[str, float] = {}  # draft fp -> when I first saw it in the editor
 
     async def act(self, observation: Observation) -> str:
         """Return the next action text."""
@@ -208,13 +204,9 @@ class ScriptedCollaborator:
         return next(rule for rule in self.RULES if rule.guard(self, turn))
 
     def _turn(self, obs: Observation) -> CollaboratorTurn:
-        """Read the observation: the draft in the editor and the request I must decide (and
-        remember when I first saw the draft: a person reads a new draft from when it
-        appears)."""
+        """Read the observation: the draft in the editor and the request I must decide."""
         draft = obs.editor_text
         fp = draft_fingerprint(draft) if draft.strip() else ""
-        if fp:
-            self._seen.setdefault(fp, obs.time)
         semantics, plan = self._task(obs.task)
         request = obs.pending_for_me[0] if obs.pending_for_me else None
         return CollaboratorTurn(obs, self.log(obs), draft, fp, semantics, plan, request)
@@ -258,7 +250,7 @@ class ScriptedCollaborator:
     def _nothing_to_check(self, t: CollaboratorTurn) -> bool:
         """No draft, no way to talk about it, or the editor holds my own edit."""
         return (not t.fp or not allowed(t.obs, "SEND_TEAMMATE_MESSAGE")
-                or t.fp in self._written)
+                or t.log.history.wrote(t.draft))
 
     def _objected(self, t: CollaboratorTurn) -> bool:
         """I already posted my check of this draft."""
@@ -302,16 +294,19 @@ class ScriptedCollaborator:
         ready = asked_at + self.timing.respond(obs.task.task_id, k)
         if obs.time < ready:
             return format_wait(ready - obs.time)
-        return self._said.post("answer", key, self.statement(obs.task, topic))
+        return say(self.statement(obs.task, topic))
 
     def _unanswered(self, obs: Observation) -> tuple[str, str, float, int] | None:
         """(key, topic, time asked, index among the questions put to me) of the oldest
-        question to me I have not answered."""
+        question to me I have not answered: I answer them in turn, each with one message
+        ending with its fact tag, so the first ones are answered, as many as I posted
+        answers."""
         chat = self.log(obs).chat
-        for k, (key, topic, time) in enumerate(chat.asks_to_me):
-            if not self._said.in_chat(chat, "answer", key):
-                return key, topic, time, k
-        return None
+        k = len(chat.my(lambda tags: bool(tags.facts)))
+        if k >= len(chat.asks_to_me):
+            return None
+        key, topic, time = chat.asks_to_me[k]
+        return key, topic, time, k
 
     def _wait_until_read(self, t: CollaboratorTurn) -> str:
         return format_wait(self._ready_at(t.obs, t.fp) - t.obs.time)
@@ -330,8 +325,7 @@ class ScriptedCollaborator:
             if proposal is not None:
                 return proposal
         if raised:
-            return self._said.post("check", t.fp,
-                                   format_check_message(self.name, raised, t.draft))
+            return say(format_check_message(self.name, raised, t.draft))
         return self._agree(t, agrees=not found)
 
     def voiced(self, obs: Observation, fp: str, found: tuple[Issue, ...]) -> tuple[Issue, ...]:
@@ -356,14 +350,12 @@ class ScriptedCollaborator:
             # modify means editing (the Kolab label): agreeing, it still rewrites the draft
             # in its own terms - D with its figures, R with what it reads the query to ask
             version = self.restatement(t.obs, version)
-        if version.strip() == t.draft.strip() or version.strip() in self._written_texts:
+        if version.strip() == t.draft.strip() or t.log.history.wrote(version):
             return None
         edit = (reaction == "modify" or replaces) and allowed(t.obs, "EDITOR_UPDATE")
-        if edit:
-            self._planned[t.fp] = version
-        text = format_proposal_message(issues, t.draft, version, edit, replaces)
-        self._said.post("check", draft_fingerprint(version), text)
-        return self._said.post("check", t.fp, text)
+        # with an edit, the message announces it (``[edit draft=...]``) and names the
+        # version I will write (see :meth:`_planned_edit`)
+        return say(format_proposal_message(issues, t.draft, version, edit, replaces))
 
     def _agree(self, t: CollaboratorTurn, agrees: bool) -> str:
         """Agreeing needs no message: whether it says so is its message propensity."""
@@ -379,8 +371,7 @@ class ScriptedCollaborator:
         else:
             own = self._own_result(t.obs, t.plan)
             confirmation = self._confirmation(t.semantics, own, agrees=agrees)
-        return self._said.post("check", t.fp, format_check_message(
-            self.name, (), t.draft, confirmation))
+        return say(format_check_message(self.name, (), t.draft, confirmation))
 
     def _lead_in_actions(self, obs: Observation) -> int:
         """``K``, how many actions I take alone before I engage the agent (the calibrated
@@ -398,10 +389,9 @@ class ScriptedCollaborator:
         k = self._lead_in_actions(obs)
         if obs.my_pending:
             return format_action(WAIT)
-        key = obs.task.task_id
-        if k >= 2 and not self._said.in_chat(t.log.chat, "lead", key):
-            return self._said.post("lead", key, "I will look at the data myself first and "
-                                   f"tell you when to start. {format_lead()}")
+        if k >= 2 and not t.log.chat.my(lambda tags: tags.lead):
+            return say("I will look at the data myself first and "
+                       f"tell you when to start. {format_lead()}")
         if k >= 3 and not t.log.cells.my_last and has_data(plan) and allowed(obs, "EXECUTE_CODE"):
             # the K - 2 actions between saying so and asking the agent are one look at the
             # data: every landing wakes the waiting agent, whose decisions are budgeted
@@ -409,8 +399,8 @@ class ScriptedCollaborator:
             code = (cell_of(plan, compute_cell) if self.numbers and not self._computed(obs, plan)
                     else inspect_of(plan, inspect_cell))
             return format_action("EXECUTE_CODE", code=code)
-        return self._said.post("kickoff", key, "I have looked at the data. Over to you: please "
-                               f"run the analysis and draft the hypothesis. {format_kickoff()}")
+        return say("I have looked at the data. Over to you: please "
+                   f"run the analysis and draft the hypothesis. {format_kickoff()}")
 
     @staticmethod
     def _leads(obs: Observation) -> bool:
@@ -421,14 +411,15 @@ class ScriptedCollaborator:
 
     def _ready_at(self, obs: Observation, fp: str) -> float:
         """When this person has read the draft ``fp`` in the editor: from when it first saw
-        it there (or its announcement, if that came first), plus a think time from the
+        it there (``obs.editor_seen``; or its announcement, if that came first), plus a think time from the
         calibrated timing model (the k-th announced draft gets the k-th think time of this
         session's sampled sequence; a draft not announced (yet) gets the next one)."""
         if self.human.behaviour is None:
             return 0.0
         announced = self.log(obs).chat.announced
         rank, first = announced.get(fp, (len(announced), math.inf))
-        start = min(self._seen.get(fp, obs.time), first)
+        seen = obs.time if obs.editor_seen is None else obs.editor_seen
+        start = min(seen, first)
         return start + self.timing.think(obs.task.task_id, rank)
 
     def _decide_gate(self, obs: Observation, request: Any) -> str:
@@ -442,12 +433,10 @@ class ScriptedCollaborator:
         issues = tuple(i for i in self.voiced(obs, fp, found)
                        if self.human.confidence(i.kind) >= self.human.approve_threshold)
         if issues and not self._posted(obs, fp) and allowed(obs, "SEND_TEAMMATE_MESSAGE"):
-            return self._said.post("check", fp, format_check_message(self.name, issues, text))
+            return say(format_check_message(self.name, issues, text))
         if issues:
             reason = " ".join(i.message for i in issues) + " " + " ".join(
                 i.tag() for i in issues)
-            if request.action_type == "FINISH":
-                self._finish_rejected += 1
             return format_action("REJECT", request_id=request.request_id, reason=reason)
         return format_action("APPROVE", request_id=request.request_id)
 
@@ -457,9 +446,10 @@ class ScriptedCollaborator:
         owner decides (its decision binds) instead of blocking on."""
         if obs.gates.get("FINISH") != obs.me or not allowed(obs, "FINISH"):
             return False
-        limit = self.params.escalate_after
-        handed = self._finish_rejected > 0 and self.log(obs).chat.handover_by_other
-        return handed or self._finish_rejected >= limit
+        log = self.log(obs)
+        rejected = log.history.finish_rejections
+        handed = rejected > 0 and log.chat.handover_by_other
+        return handed or rejected >= self.params.escalate_after
 
     def _finish_myself(self, obs: Observation) -> str:
         """Put my own version in the editor (once, unless another owner gates the editor)
@@ -470,12 +460,27 @@ class ScriptedCollaborator:
         editor_owner = obs.gates.get("EDITOR_UPDATE")
         if (version is not None and version.strip() != obs.editor_text.strip()
                 and editor_owner in (None, obs.me)
-                and "escalate" not in self._edit_tried and allowed(obs, "EDITOR_UPDATE")):
-            self._edit_tried.add("escalate")
-            self._written.add(draft_fingerprint(version))
-            self._written_texts.add(version.strip())
+                and not self._escalation_edited(obs) and allowed(obs, "EDITOR_UPDATE")):
             return format_action("EDITOR_UPDATE", text=version)
         return format_action("FINISH")
+
+    def _escalation_edited(self, obs: Observation) -> bool:
+        """Whether I already put my own version in the editor to end a standoff: an editor
+        update of mine that is none of the edits I announced (:meth:`_planned_edit`)."""
+        log = self.log(obs)
+        announced = [tags.proposed for _, tags in log.chat.my_tags
+                     if tags.edited and tags.proposed is not None]
+        return log.history.wrote_besides(announced)
+
+    @staticmethod
+    def _planned_edit(log: SessionLog, fp: str) -> str | None:
+        """The version I announced I would write in place of the draft ``fp``: the one my
+        check of it proposes with an edit tag (None: I announced no edit of it)."""
+        for _, tags in log.chat.my_tags:
+            if (fp in tags.checked and tags.edited and fp not in tags.edited
+                    and tags.proposed is not None):
+                return tags.proposed
+        return None
 
     def own_version(self, obs: Observation, draft: str) -> str | None:
         """The draft as this person would write it: D words its own computation (with its
@@ -512,20 +517,18 @@ class ScriptedCollaborator:
 
     def _edit_or_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After my objection to ``fp``: make the edit I announced, else maybe insist."""
-        planned = self._planned.get(fp)
-        if planned is not None and fp not in self._edit_tried:
+        log = self.log(obs)
+        planned = self._planned_edit(log, fp)
+        if planned is not None and not log.history.wrote(planned):
             if obs.my_pending:
                 return format_action(WAIT)
-            self._edit_tried.add(fp)
-            self._written.add(draft_fingerprint(planned))
-            self._written_texts.add(planned.strip())
             return format_action("EDITOR_UPDATE", text=planned)
         return self._maybe_insist(obs, fp, draft)
 
     def _maybe_insist(self, obs: Observation, fp: str, draft: str) -> str:
         """After the agent declined my objection to ``fp``: repeat it (assertiveness) once."""
-        if (fp not in self.log(obs).chat.kept
-                or self._said.in_chat(self.log(obs).chat, "insist", fp)):
+        chat = self.log(obs).chat
+        if fp not in chat.kept or chat.my(lambda tags: tags.insist and fp in tags.checked):
             return format_action(WAIT)
         issues = self.voiced(obs, fp, self.issues(obs, draft))
         if not issues:
@@ -535,13 +538,12 @@ class ScriptedCollaborator:
             self.human.assertiveness)
         if not pushes:
             return format_action(WAIT)
-        return self._said.post("insist", fp, "I still disagree. " + format_check_message(
-            self.name, issues, draft))
+        return say(format_insist(format_check_message(self.name, issues, draft)))
 
     def issues(self, obs: Observation, text: str) -> tuple[Issue, ...]:
         """All issues this collaborator's (fallible) checks find in ``text`` (none in a text
         it wrote itself)."""
-        if draft_fingerprint(text) in self._written:
+        if self.log(obs).history.wrote(text):
             return ()
         semantics, plan = self._task(obs.task)
         found: list[Issue] = []
@@ -595,7 +597,11 @@ class ScriptedCollaborator:
                 or log.history.rejections("EXECUTE_CODE") > 0)
 
     def _posted(self, obs: Observation, fp: str) -> bool:
-        return bool(self._said.in_chat(self.log(obs).chat, "check", fp))
+        """Whether I posted my check of the draft ``fp``: a message of mine checks it
+        (``[check draft=...]``) or proposes it as my version without an edit."""
+        return bool(self.log(obs).chat.my(lambda tags: fp in tags.checked or (
+            tags.proposed is not None and not tags.edited
+            and draft_fingerprint(tags.proposed) == fp)))
 
     def _decide_code(self, request_id: str, code: str, plan: AnalysisPlan,
                      brief: TaskBrief | None = None,

@@ -9,7 +9,6 @@ from typing import Any, Generic, TypeVar
 
 from collabsim.core.actions import format_action
 from collabsim.core.observation import Observation
-from collabsim.core.records import ChatMessage
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
@@ -17,7 +16,6 @@ from collabsim.participants.plan import (
 )
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.reading import read_brief
-from collabsim.participants.session_log import ChatState
 from collabsim.participants.stat_facts import rechoose_after_facts
 from collabsim.participants.stat_mistakes import agent_stat_mistakes, apply_stat_mistakes
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief
@@ -42,25 +40,9 @@ def allowed(obs: Observation, name: str) -> bool:
     return not obs.available_actions or name in obs.available_actions
 
 
-class Said:
-    """The messages a participant posted, by kind (``draft``, ``keep``, ``check``) and draft
-    fingerprint: the policy's own record, matched against the chat by sender and text."""
-
-    def __init__(self) -> None:
-        self._texts: dict[tuple[str, str], set[str]] = {}
-
-    def post(self, kind: str, fp: str, text: str) -> str:
-        """Remember a message and return its action."""
-        self._texts.setdefault((kind, fp), set()).add(text)
-        return format_action("SEND_TEAMMATE_MESSAGE", message=text)
-
-    def in_chat(self, chat: ChatState, kind: str, fp: str) -> list[ChatMessage]:
-        """Those of my ``kind`` messages about draft ``fp`` that the chat (as read into
-        ``chat``) shows, in chat order."""
-        texts = self._texts.get((kind, fp))
-        if not texts:
-            return []
-        return chat.said(texts)
+def say(text: str) -> str:
+    """The action posting ``text`` in the team chat."""
+    return format_action("SEND_TEAMMATE_MESSAGE", message=text)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ hand-built observation) starts the log afresh.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -33,6 +33,7 @@ from collabsim.participants.cells import (
     parse_result,
 )
 from collabsim.participants.tags import MessageTags, parse_issues
+from collabsim.session.workspace import summary_shows
 
 __all__ = [
     "ANSWER", "Ask", "CellState", "ChatState", "HistoryState", "Issues", "SessionLog",
@@ -74,7 +75,6 @@ class ChatState:
     Attributes:
         me: Whose log it is.
         read: How many messages were read.
-        mine: My messages by text, with their positions in the chat.
         others_spoke: Whether a teammate posted anything.
         kickoff: Whether any message (mine too) asks the agent to start (``[kickoff]``).
         kickoff_by_other / lead_by_other / handover_by_other: Whether a teammate's message
@@ -96,11 +96,12 @@ class ChatState:
             question on its topic, topic, setting)`` (the agent applies an answer as asked
             for, :data:`ANSWER`, and a volunteered fact as an issue of the kind its topic
             corrects), ``issues`` its issue tags.
+        my_tags: My messages with their tags, in chat order: what I said is read back
+            from the chat (:meth:`my`), never remembered from earlier decisions.
     """
 
     me: str
     read: int = 0
-    mine: Mapping[str, tuple[tuple[int, ChatMessage], ...]] = field(default_factory=dict)
     others_spoke: bool = False
     kickoff: bool = False
     kickoff_by_other: bool = False
@@ -118,11 +119,11 @@ class ChatState:
     told: tuple[tuple[ChatMessage, str, dict[str, str] | None], ...] = ()
     objections: tuple[tuple[ChatMessage, tuple[tuple[bool, str, dict[str, str]], ...],
                             Issues], ...] = ()
+    my_tags: tuple[tuple[ChatMessage, MessageTags], ...] = ()
 
-    def said(self, texts: set[str] | frozenset[str]) -> list[ChatMessage]:
-        """My messages with one of ``texts``, in chat order."""
-        found = [pm for text in texts for pm in self.mine.get(text, ())]
-        return [m for _, m in sorted(found, key=lambda pm: pm[0])]
+    def my(self, has: Callable[[MessageTags], bool]) -> list[ChatMessage]:
+        """My messages whose tags ``has`` accepts, in chat order."""
+        return [m for m, tags in self.my_tags if has(tags)]
 
 
 def read_message(state: ChatState, message: ChatMessage, tags: MessageTags) -> ChatState:
@@ -137,9 +138,7 @@ def read_message(state: ChatState, message: ChatMessage, tags: MessageTags) -> C
             checkers[fp] = checkers.get(fp, frozenset()) | {message.sender}
         changes["checkers"] = checkers
     if message.sender == state.me:
-        mine = dict(state.mine)
-        mine[message.text] = (*mine.get(message.text, ()), (position, message))
-        changes["mine"] = mine
+        changes["my_tags"] = (*state.my_tags, (message, tags))
         if tags.asks:
             changes["asks"] = state.asks + tuple(
                 Ask(message, topic, whom) for topic, whom in tags.asks)
@@ -283,6 +282,9 @@ class HistoryState:
             ending at that very time is the latest one.
         rejects: ``(seq, message, issues)`` of teammates' gate ``REJECT`` decisions: the reason
             as a message, with its issue tags.
+        finish_rejections: How many ``FINISH`` requests I rejected.
+        my_edits: The summaries of my editor updates (each decision once, whatever its
+            gate's outcome): what I wrote is read back from the history (:meth:`wrote`).
     """
 
     me: str
@@ -295,6 +297,17 @@ class HistoryState:
     editor_updates: Mapping[str, float] = field(default_factory=dict)
     others_last: float | None = None
     rejects: tuple[tuple[int, ChatMessage, Issues], ...] = ()
+    finish_rejections: int = 0
+    my_edits: frozenset[str] = frozenset()
+
+    def wrote(self, text: str) -> bool:
+        """Whether I made an editor update writing ``text``."""
+        return any(summary_shows(summary, text) for summary in self.my_edits)
+
+    def wrote_besides(self, texts: list[str]) -> bool:
+        """Whether I made an editor update writing none of ``texts``."""
+        return any(not any(summary_shows(summary, text) for text in texts)
+                   for summary in self.my_edits)
 
     def rejections(self, action: str, text: str | None = None) -> int:
         """How often my ``action`` (with this text, when given) was rejected."""
@@ -307,6 +320,21 @@ def _latest(current: float | None, time: float) -> float:
     return time if current is None else max(current, time)
 
 
+def _editor_entry(state: HistoryState, entry: HistoryEntry, mine: bool) -> dict[str, Any]:
+    """The changes an editor update's entry makes to the history state."""
+    last = state.editor_updates.get(entry.actor)
+    changes: dict[str, Any] = {
+        "editor_updates": {**state.editor_updates, entry.actor: _latest(last, entry.time)}}
+    if entry.status in ("ok", "approved"):
+        changes["editor_changed_last"] = _latest(state.editor_changed_last, entry.time)
+        if mine:
+            changes["my_updated_last"] = _latest(state.my_updated_last, entry.time)
+    if mine and entry.status not in ("approved", "rejected"):
+        # the decision itself, not its gate's outcome (an entry of its own)
+        changes["my_edits"] = state.my_edits | {entry.summary}
+    return changes
+
+
 def read_entry(state: HistoryState, entry: HistoryEntry) -> HistoryState:
     """The history state after one more entry."""
     changes: dict[str, Any] = {}
@@ -315,15 +343,10 @@ def read_entry(state: HistoryState, entry: HistoryEntry) -> HistoryState:
         changes["memory_end"] = _latest(state.memory_end, entry.time)
     elif entry.actor not in state.work_actors:
         changes["work_actors"] = state.work_actors | {entry.actor}
-    accepted = entry.status in ("ok", "approved")
     if kind == "EDITOR_UPDATE":
-        last = state.editor_updates.get(entry.actor)
-        changes["editor_updates"] = {**state.editor_updates,
-                                     entry.actor: _latest(last, entry.time)}
-        if accepted:
-            changes["editor_changed_last"] = _latest(state.editor_changed_last, entry.time)
-            if mine:
-                changes["my_updated_last"] = _latest(state.my_updated_last, entry.time)
+        changes.update(_editor_entry(state, entry, mine))
+    if mine and kind == "REJECT" and entry.request_type == "FINISH":
+        changes["finish_rejections"] = state.finish_rejections + 1
     if mine and entry.status == "rejected":
         changes["my_rejected"] = {**state.my_rejected, kind: tuple(sorted(
             (*state.my_rejected.get(kind, ()), (entry.seq, entry.summary))))}

@@ -112,6 +112,13 @@ def _plain_container(value: Any) -> Any:
 def observation_to_dict(observation: Observation) -> dict[str, Any]:
     """A JSON-able dict of an observation (tuples become lists, paths strings)."""
     data: dict[str, Any] = _plain(observation)
+    # fields added later are left out while unset, so such prompts (and the LLM cache
+    # entries keyed by them) stay as they were
+    if data.get("editor_seen") is None:
+        data.pop("editor_seen", None)
+    for entry in data.get("history") or ():
+        if entry.get("request_type") is None:
+            entry.pop("request_type", None)
     return data
 
 
@@ -199,6 +206,7 @@ def observation_from_dict(data: Mapping[str, Any]) -> Observation:
         working=tuple(Activity(**w) for w in data.get("working") or ()),
         max_turns=data.get("max_turns"),
         max_time=data.get("max_time"),
+        editor_seen=data.get("editor_seen"),
     )
 
 

@@ -29,9 +29,12 @@ the statistical family's ``target=y``, ``predictors=a+b``, ``controls=none``,
 ``filters=sex%20==%201`` (a value's spaces, commas, brackets and ``%`` are percent-encoded
 by the format functions and decoded by the parse functions, so a filter ``sex == 1`` or a
 column ``BA degree`` travels whole; time-series values hold none of them and are written
-as they are). Besides the tags, two English phrases are
-read back: the proposal ``I would write instead: "..."`` (:func:`format_proposal`) and the
-team memory's trust line ``rely on <name> for <what>`` (:func:`format_trust`).
+as they are). Besides the tags, three English phrases are
+read back: the proposal ``I would write instead: "..."`` (:func:`format_proposal`), a
+collaborator's repeated objection ``I still disagree. ...`` (:func:`format_insist`) and the
+team memory's trust line ``rely on <name> for <what>`` (:func:`format_trust`). A scripted
+participant recognises its own earlier messages by these tags and phrases (what it said is
+in the chat under its name), so its decisions need no memory of earlier turns.
 """
 
 from __future__ import annotations
@@ -41,12 +44,12 @@ import zlib
 from dataclasses import dataclass
 
 __all__ = [
-    "MessageTags", "announced_drafts", "decode_value", "encode_value", "format_ask", "format_fact", "parse_asks",
-    "parse_facts", "checked_drafts", "draft_fingerprint", "edited_drafts",
-    "format_check", "format_draft", "format_edit", "format_handover", "format_issue",
+    "MessageTags", "announced_drafts", "checked_drafts", "decode_value", "draft_fingerprint",
+    "edited_drafts", "encode_value", "format_ask", "format_check", "format_draft",
+    "format_edit", "format_fact", "format_handover", "format_insist", "format_issue",
     "format_keep", "format_kickoff", "format_lead", "format_proposal", "format_trust",
-    "hands_over", "kept_drafts", "parse_issues", "parse_trust", "proposal", "raises_issues", "says_kickoff",
-    "says_lead",
+    "handed_over", "hands_over", "insists", "kept_drafts", "parse_asks", "parse_facts",
+    "parse_issues", "parse_trust", "proposal", "raises_issues", "says_kickoff", "says_lead",
 ]
 
 _LEAD = "[lead]"
@@ -59,6 +62,8 @@ _CHECK_RE = re.compile(r"\[check draft=([0-9a-f]{8})\]")
 _DRAFT_RE = re.compile(r"\[draft=([0-9a-f]{8})\]")
 _EDIT_RE = re.compile(r"\[edit draft=([0-9a-f]{8})\]")
 _KEEP_RE = re.compile(r"\[keep draft=([0-9a-f]{8})\]")
+_HANDOVER_RE = re.compile(r"\[handover FINISH draft=([0-9a-f]{8})\]")
+_INSIST = "I still disagree. "
 _PROPOSAL_RE = re.compile(r'I would write instead: "(.*?)" \[', re.S)
 _TRUST_RE = re.compile(r"rely on (\w+) for (.*)", re.IGNORECASE)
 _ASK_RE = re.compile(r"\[ask topic=(\w+) to=([\w.-]+)\]")
@@ -164,6 +169,11 @@ def hands_over(text: str) -> bool:
     return _HANDOVER in text
 
 
+def handed_over(text: str) -> tuple[str, ...]:
+    """Draft fingerprints a message hands the submission of over to the FINISH owner."""
+    return tuple(_HANDOVER_RE.findall(text or ""))
+
+
 # ----------------------------------------------------------------------------- issues
 def format_issue(kind: str, fix: tuple[tuple[str, str], ...] = ()) -> str:
     """The tag of one issue of ``kind`` with its suggested plan fix (``(key, value)`` pairs)."""
@@ -233,6 +243,16 @@ def proposal(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+def format_insist(check: str) -> str:
+    """A check message (its issues and tags) repeated after the agent declined it."""
+    return _INSIST + check
+
+
+def insists(text: str) -> bool:
+    """Whether a message repeats an objection (:func:`format_insist`)."""
+    return text.startswith(_INSIST)
+
+
 def format_trust(name: str, what: str) -> str:
     """The team memory's line recording that ``name`` is to be relied on for ``what``."""
     return f"Trust: rely on {name} for {what}."
@@ -261,10 +281,14 @@ class MessageTags:
     kickoff: bool
     asks: tuple[tuple[str, str], ...] = ()
     facts: tuple[tuple[str, dict[str, str] | None], ...] = ()
+    handed: tuple[str, ...] = ()
+    proposed: str | None = None
+    insist: bool = False
 
     @classmethod
     def of(cls, text: str) -> MessageTags:
         """The tags of a message's text."""
         return cls(parse_issues(text), checked_drafts(text), announced_drafts(text),
                    edited_drafts(text), kept_drafts(text), hands_over(text), says_lead(text),
-                   says_kickoff(text), parse_asks(text), parse_facts(text))
+                   says_kickoff(text), parse_asks(text), parse_facts(text), handed_over(text),
+                   proposal(text), insists(text))

@@ -1,9 +1,9 @@
 """The observation builder: what one member sees when it is its turn.
 
-Everyone sees the landed chat, code cells, editor text, group memory, the gates in force,
-the requests they must decide or are waiting for, and which teammates are at work on what
-now (actions started whose effect has not landed: presence, not content). The agent's
-history is the team-level action history (every member's landed actions, except other
+Everyone sees the landed chat, code cells, editor text (and when they first saw it), group
+memory, the gates in force, the requests they must decide or are waiting for, and which
+teammates are at work on what now (actions started whose effect has not landed: presence,
+not content). The agent's history is the team-level action history (every member's landed actions, except other
 members' ``INVALID`` attempts); a collaborator's history is its own actions only. Feedback
 (errors, approvals, rejections with reasons, requests to decide) reaches only its addressee
 and is consumed when shown. Tasks are shown through ``Task.brief()`` only.
@@ -42,6 +42,10 @@ def observe(s: SessionState, name: str, t: float) -> Observation:
     """Build ``name``'s observation at virtual time ``t`` (consumes its due feedback)."""
     due = [text for (ft, text) in s.feedback[name] if ft <= t]
     s.feedback[name] = [(ft, text) for (ft, text) in s.feedback[name] if ft > t]
+    draft = s.ws.editor_text.strip()
+    # when the member first saw the editor's text (it reads a draft from then, however
+    # many decisions later that is)
+    seen = s.editor_seen[name].setdefault(draft, t) if draft and s.phase == "work" else None
     return Observation(
         me=name,
         role=s.team.role(name),
@@ -58,11 +62,13 @@ def observe(s: SessionState, name: str, t: float) -> Observation:
         gates=dict(s.gates) if s.phase == "work" else {},
         pending_for_me=s.ws.pending_for(name),
         my_pending=s.ws.pending_by(name),
-        history=visible_history(s.events, name, name == s.team.agent, t, s.history_entries),
+        history=visible_history(s.events, name, name == s.team.agent, t, s.history_entries,
+                                s.ws.requests),
         feedback=tuple(due),
         available_actions=available_actions(s, name),
         turn=s.turns[name],
         working=s.working(t, name),
         max_turns=s.cfg.max_turns,
         max_time=s.cfg.max_time,
+        editor_seen=seen,
     )

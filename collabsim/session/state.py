@@ -69,6 +69,8 @@ class SessionState:
         self.landings = LandingQueue()
         self.feedback: dict[str, list[tuple[float, str]]] = {m: [] for m in self.members}
         self.turns: dict[str, int] = {m: 0 for m in self.members}
+        # member -> editor text (stripped) -> when the member first saw it in the work phase
+        self.editor_seen: dict[str, dict[str, float]] = {m: {} for m in self.members}
         self.waiting: set[str] = set()
         self.phase = "build" if self.structure.has_memory else "work"
         self.build_turns = 0

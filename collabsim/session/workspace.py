@@ -7,7 +7,8 @@ member at the current virtual time. Views are immutable protocol records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,6 +32,9 @@ def truncate(text: str, limit: int) -> str:
         return text
     dropped = len(text) - limit
     return text[:limit] + f"\n...[truncated {dropped} chars]"
+
+
+_CUT_RE = re.compile(r"\n\.\.\.\[truncated (\d+) chars\]")  # the mark truncate leaves
 
 
 @dataclass
@@ -179,12 +183,35 @@ def event_summary(e: TraceEvent, limit: int = SUMMARY_CHARS) -> str:
     return text
 
 
+def summary_shows(summary: str, text: str) -> bool:
+    """Whether an editor update's :func:`event_summary` (of the decision, not of its gate's
+    outcome) shows the text ``text``: the whole text, or its cut start with the number of
+    characters cut, then what a gated update adds while it awaits approval."""
+    cut = _CUT_RE.search(summary)
+    if cut is not None:
+        shown = summary[:cut.start()]
+        return text.startswith(shown) and len(text) == len(shown) + int(cut.group(1))
+    if not summary.startswith(text):
+        return False
+    rest = summary[len(text):]
+    return rest == "" or (rest.startswith(" (request ") and rest.endswith(", awaiting approval)"))
+
+
+def _decided_type(e: TraceEvent, requests: Mapping[str, RequestRecord] | None) -> str | None:
+    """The action type of the request an ``APPROVE`` / ``REJECT`` event decided."""
+    if e.action_type not in ("APPROVE", "REJECT") or not requests:
+        return None
+    record = requests.get(str(e.args.get("request_id", "")))
+    return None if record is None else record.request.action_type
+
+
 def visible_history(
     events: Sequence[TraceEvent],
     me: str,
     is_agent: bool,
     now: float,
     entries: dict[int, HistoryEntry] | None = None,
+    requests: Mapping[str, RequestRecord] | None = None,
 ) -> tuple[HistoryEntry, ...]:
     """The action history one member may see at ``now`` (events that have ended by then).
 
@@ -200,6 +227,8 @@ def visible_history(
         now: Virtual time of the observation.
         entries: Entries made by earlier calls on the same events, by ``seq`` (filled in
             here), so that each event is summarised once per session, not once per turn.
+        requests: The session's gate requests by id: an ``APPROVE`` / ``REJECT`` entry
+            names the action type of the request it decided (``request_type``).
     """
     out = []
     for e in events:
@@ -219,6 +248,7 @@ def visible_history(
                 action_type=e.action_type,
                 status=e.status,
                 summary=event_summary(e),
+                request_type=_decided_type(e, requests),
             )
             if entries is not None:
                 entries[e.seq] = entry

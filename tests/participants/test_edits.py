@@ -17,7 +17,7 @@ from helpers.participants import CAREFUL_AGENT
 
 from collabsim.core.action_parser import parse_action
 from collabsim.core.observation import ChatMessage
-from collabsim.core.records import Activity, GateRequest
+from collabsim.core.records import Activity, GateRequest, HistoryEntry
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.cells import AnalysisResult
 from collabsim.participants.query import QuerySemantics
@@ -193,6 +193,10 @@ def test_a_finish_owner_ends_a_standoff_after_escalate_after_rejections() -> Non
         if action.name == "SEND_TEAMMATE_MESSAGE":
             obs = replace(obs, chat=(*obs.chat, ChatMessage(i, float(i), "R",
                                                             action.args["message"])))
+        if action.name == "REJECT":  # its history shows the rejection (of a FINISH)
+            obs = replace(obs, history=(*obs.history, HistoryEntry(
+                i, float(i), "R", "REJECT", "ok", f"g{i} {action.args['reason']}",
+                request_type="FINISH")))
     # it objects once in chat, rejects the agent's FINISH escalate_after (3) times, then the
     # owner decides: it submits (no shown result to restate, so the editor as it stands)
     assert decisions == ["SEND_TEAMMATE_MESSAGE", "REJECT", "REJECT", "REJECT", "FINISH"]

@@ -84,6 +84,8 @@ def test_the_finish_owner_submits_once_the_agent_hands_over(peak: Task) -> None:
     handover = ChatMessage(92, 100.0, "agent", "D, please submit. [handover FINISH draft=1]")
     obs = _obs(peak, "D", gates={"FINISH": "D"}, editor_text="Around 1000 BCE, X peaked.")
     assert _action(d.decide(replace(obs, chat=(handover,))))[0] != "FINISH"  # never rejected
-    d._finish_rejected = 1  # noqa: SLF001 - it rejected the agent's FINISH once
+    # its history shows that it rejected the agent's FINISH once
+    obs = replace(obs, history=(HistoryEntry(90, 90.0, "D", "REJECT", "ok", "g1 wrong",
+                                             request_type="FINISH"),))
     assert _action(d.decide(obs))[0] != "FINISH"  # below escalate_after, no hand-over
     assert _action(d.decide(replace(obs, chat=(handover,))))[0] == "FINISH"

@@ -1,4 +1,5 @@
-"""The offline provider's scripted policies: one instance per session, never shared."""
+"""The offline provider's scripted policies: instances cached per session and member (a
+cache only: any instance decides as any other, tests/participants/test_pure_decisions.py)."""
 
 from __future__ import annotations
 

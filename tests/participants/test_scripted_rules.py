@@ -202,11 +202,18 @@ def test_collaborator_recomputes_once_there_is_a_draft() -> None:
 
 
 def test_collaborator_owning_finish_ends_a_standoff() -> None:
-    wording = ScriptedCollaborator(WORDING)
-    wording._finish_rejected = 3  # it rejected the agent's FINISH escalate_after times
+    # its history shows that it rejected the agent's FINISH escalate_after (3) times
+    rejections = tuple(HistoryEntry(k, 10.0 * k, "W", "REJECT", "ok", f"g{k} wrong",
+                                    request_type="FINISH") for k in (1, 2, 3))
     obs = _collab_obs("W", editor_text=DRAFT, gates={"FINISH": "W"})
-    rule, name, _ = _collab_fired(wording, obs)
+    assert _collab_fired(ScriptedCollaborator(WORDING), obs)[0] != "end a FINISH standoff"
+    rejected = replace(obs, history=rejections)
+    rule, name, _ = _collab_fired(ScriptedCollaborator(WORDING), rejected)
     assert (rule, name) == ("end a FINISH standoff", "FINISH")
+    # rejections of other requests are not FINISH standoffs
+    edits = tuple(replace(e, request_type="EDITOR_UPDATE") for e in rejections)
+    assert (_collab_fired(ScriptedCollaborator(WORDING), replace(obs, history=edits))[0]
+            != "end a FINISH standoff")
 
 
 def test_collaborator_decides_a_request_it_gates() -> None:

@@ -18,7 +18,7 @@ from collabsim.experiment.job import run
 from collabsim.participants import session_log
 from collabsim.participants.agent_plan import PlanFold
 from collabsim.participants.cells import COMPUTE_MARK
-from collabsim.participants.claims import Issue, format_check_message
+from collabsim.participants.claims import Issue, format_check_message, format_proposal_message
 from collabsim.participants.scripted import ScriptedAgent
 from collabsim.participants.session_log import (
     CellState,
@@ -37,6 +37,8 @@ from collabsim.participants.tags import (
     format_ask,
     format_edit,
     format_fact,
+    format_handover,
+    format_insist,
     format_keep,
     format_kickoff,
     format_lead,
@@ -76,9 +78,24 @@ def test_a_check_with_issues_is_raised_and_my_messages_are_found_in_chat_order()
     mine_b = ChatMessage(3, 12.0, "agent", "b")
     state = _chat("agent", check, mine_b, mine_a)
     assert FP in state.raised and state.checkers[FP] == frozenset({"D"})
-    assert state.said({"a", "b"}) == [mine_b, mine_a]
+    assert state.my(lambda tags: True) == [mine_b, mine_a]
+    assert state.my(lambda tags: FP in tags.checked) == []  # the check is not mine
     assert state.objections == ((check, (), (("wrong_ordinal", {"ordinal": "2"}),)),)
     assert state.others_spoke and not state.kickoff
+
+
+def test_my_own_messages_are_read_back_by_their_tags_and_phrases() -> None:
+    version = "Around 1700 BCE the count of Dagger rose."
+    check = format_check_message("R", (ORDINAL,), DRAFT)
+    texts = (check, format_proposal_message((ORDINAL,), DRAFT, version, edit=True),
+             format_insist(check), f"Please submit it. {format_handover(FP)}")
+    state = _chat("R", *(ChatMessage(i, float(i), "R", t) for i, t in enumerate(texts)))
+    tags = [t for _, t in state.my_tags]
+    assert [m.text for m, _ in state.my_tags] == list(texts)
+    assert [t.insist for t in tags] == [False, False, True, False]
+    assert tags[1].proposed == version and tags[1].edited == (draft_fingerprint(version),)
+    assert [t.handed for t in tags] == [(), (), (), (FP,)]
+    assert state.my(lambda t: FP in t.checked) == [m for m, _ in state.my_tags[:3]]
 
 
 def test_an_answer_to_my_question_is_an_answer_and_a_volunteered_fact_is_not() -> None:

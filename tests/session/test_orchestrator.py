@@ -134,7 +134,8 @@ def test_histories_reuse_entries_but_equal_a_fresh_scan_at_every_turn(
     while (turn := orch.next_turn()) is not None:
         s = orch.state
         history = turn.observation.history
-        fresh = visible_history(s.events, turn.member, turn.member == s.team.agent, turn.time)
+        fresh = visible_history(s.events, turn.member, turn.member == s.team.agent, turn.time,
+                                requests=s.ws.requests)
         assert history == fresh
         if turn.member == member_seat:
             # only actions that have ended by now, each shown once, in trace order
@@ -151,3 +152,38 @@ def test_histories_reuse_entries_but_equal_a_fresh_scan_at_every_turn(
     assert reused > 0
     # the agent sees the team-level history, a collaborator only its own actions
     assert actors == ({"agent", "D", "R"} if member_seat == "agent" else {"D"})
+
+
+@pytest.mark.parametrize("structure", ["preassigned_gates", "scaffolded"])
+def test_observations_say_when_the_draft_was_first_seen_and_what_a_decision_decided(
+    task: Task, structure: str
+) -> None:
+    """What the scripted policies read instead of remembering it: ``editor_seen`` is when
+    this member first saw the editor's text in the work phase (a member busy when it landed
+    sees it when its action ends), and an APPROVE / REJECT entry names the action type of
+    the request it decided."""
+    cfg, participants = scripted_team(task, structure, seed=1)
+    orch = Orchestrator(cfg, executor_factory=InProcessExecutor)
+    orch.start()
+    first_seen: dict[tuple[str, str], float] = {}
+    seen_later = decisions = 0
+    while (turn := orch.next_turn()) is not None:
+        obs = turn.observation
+        text = obs.editor_text.strip()
+        if obs.phase == "work" and text:
+            expected = first_seen.setdefault((turn.member, text), turn.time)
+            assert obs.editor_seen == expected
+            seen_later += obs.editor_seen < turn.time
+        else:
+            assert obs.editor_seen is None
+        requested = {str(e.args.get("request_id")): e.action_type for e in orch.state.events
+                     if e.status == "pending"}
+        for entry in obs.history:
+            if entry.action_type in ("APPROVE", "REJECT"):
+                decisions += 1
+                assert entry.request_type == requested[entry.summary.split()[0]]
+            else:
+                assert entry.request_type is None
+        orch.submit(participants[turn.member].decide(obs))
+    orch.close()
+    assert seen_later > 0 and decisions > 0
