@@ -65,3 +65,16 @@ def finite(x: float | None) -> float:
         return 0.0
     x = float(x)
     return 0.0 if math.isnan(x) else x
+
+
+def terminal_reward(metrics: Mapping[str, Any], config: RewardConfig) -> float:
+    """The reward paid on a seat's last step: weighted Performance (and A_profile).
+
+    Args:
+        metrics: The session's metrics (:func:`collabsim.metrics.pipeline.session_metrics`).
+        config: The learner's reward weights.
+    """
+    reward = config.performance * finite(metrics["Performance"])
+    if config.alignment:
+        reward += config.alignment * finite(metrics["A_profile"])
+    return reward

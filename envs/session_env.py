@@ -38,7 +38,7 @@ from collabsim.core.errors import SessionAbort
 from collabsim.core.knowledge import KnowledgeSplit, knowledge_split
 from collabsim.core.observation import Observation, Participant
 from collabsim.envs.cell_cache import CachingExecutorFactory
-from collabsim.envs.rewards import RewardConfig, finite
+from collabsim.envs.rewards import RewardConfig, finite, terminal_reward
 from collabsim.envs.text_space import SharedText
 from collabsim.envs.turn_prompt import TurnPrompt
 from collabsim.experiment.agent_turns import agent_params
@@ -332,10 +332,7 @@ class SessionEnv(gym.Env[str, str]):
         self._done = True
         self._orch = None
         metrics = session_metrics(result, events, task, self.reference(task), team=self.team)
-        cfg = self.reward_config
-        reward = shaped + cfg.performance * finite(metrics["Performance"])
-        if cfg.alignment:
-            reward += cfg.alignment * finite(metrics["A_profile"])
+        reward = shaped + terminal_reward(metrics, self.reward_config)
         info = {
             "task_id": result.task_id, "status": result.status,
             "submitted_hypothesis": result.submitted_hypothesis,
@@ -354,7 +351,8 @@ class SessionEnv(gym.Env[str, str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
-        """Start a new session; ``options={"task_id": ...}`` picks the task."""
+        """Start a new session; ``options={"task_id": ..., "session_seed": ...}`` picks the
+        task and the session's seed (default: drawn from ``seed``)."""
         super().reset(seed=seed)
         self._stop()
         options = options or {}
@@ -366,6 +364,8 @@ class SessionEnv(gym.Env[str, str]):
         else:
             task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         session_seed = int(self.np_random.integers(2**31 - 1))
+        if "session_seed" in options:  # replay a stored session (e.g. an exported one)
+            session_seed = int(options["session_seed"])
         self._task = task
         self._done = False
         self._start(task, session_seed)

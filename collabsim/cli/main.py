@@ -24,6 +24,7 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "report": "collabsim.cli.report_cmd",
     "data": "collabsim.cli.data_cmd",
     "train": "collabsim.cli.train_cmd",
+    "export": "collabsim.cli.export_cmd",
 }
 
 
