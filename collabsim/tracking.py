@@ -30,7 +30,12 @@ Ready to compare in the wandb UI, offline unless ``tracking.mode=online``:
 A sweep's report (written by the sweep callback at the sweep root) is logged by
 :func:`log_sweep_report` as one more run of the group (job_type ``sweep-report``): every
 figure as an image, the aggregate and paired-difference tables, and the whole report folder
-(report.md/.html, CSVs, LaTeX, PNG/PDF figures) as a ``report`` artifact.
+(report.md/.html, CSVs, LaTeX, PNG/PDF figures) as a ``report`` artifact. Its summary
+(:func:`report_summary`) holds scalars a dashboard can chart: ``sessions``, ``variants`` and,
+per paired difference (:func:`paired_scalars`), ``paired/<variant>/delta`` (variant minus
+its reference, Performance), ``paired/<variant>/ci_low`` and ``paired/<variant>/ci_high``
+(its 95 % interval over tasks), ``paired/<variant>/n_tasks`` and ``paired/<variant>/n_pairs``,
+where ``<variant>`` is the variant's figure label (``scaffolded/D wrong_column_variant=1``).
 """
 
 from __future__ import annotations
@@ -43,7 +48,13 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from collabsim.reporting.variants import flatten, override_keys, override_values, short_names
+from collabsim.reporting.variants import (
+    flatten,
+    override_keys,
+    override_values,
+    short_names,
+    variant_label,
+)
 
 SUMMARY_METRICS: tuple[str, ...] = ("Performance", "H_init_norm", "W_human", "M_team", "C_wf")
 SESSION_METRICS: tuple[str, ...] = (*SUMMARY_METRICS, "W_total", "A_profile", "S_hyp", "turns",
@@ -312,10 +323,40 @@ def _artifact_slug(identity: Mapping[str, Any]) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in text)[:120]
 
 
+PAIRED_FIELDS: tuple[str, ...] = ("delta", "ci_low", "ci_high", "n_tasks", "n_pairs")
+
+
+def paired_scalars(deltas: pd.DataFrame, columns: Sequence[str]) -> dict[str, float]:
+    """The paired-difference table as summary scalars: ``paired/<variant>/<field>`` for each
+    field of :data:`PAIRED_FIELDS` (values that are not finite numbers are left out).
+
+    Args:
+        deltas: One row per variant with its reference (``report_deltas.csv``): ``structure``,
+            ``team``, the setting ``columns``, ``delta``, ``ci_low``, ``ci_high``, ``n_tasks``,
+            ``n_pairs``.
+        columns: The variant's setting columns (``Variants.columns``).
+    """
+    out: dict[str, float] = {}
+    for _, row in deltas.iterrows():
+        label = variant_label(row, columns)
+        for field in PAIRED_FIELDS:
+            value = _finite(row.get(field))
+            if value is not None:
+                out[f"paired/{label}/{field}"] = (int(value) if field.startswith("n_")
+                                                  else value)
+    return out
+
+
+def report_summary(report: Any) -> dict[str, float]:
+    """Every report-level scalar of a sweep report's run (the one place to add another)."""
+    return {"sessions": len(report.sessions), "variants": len(report.aggregate),
+            **paired_scalars(report.deltas, report.variants.columns)}
+
+
 def log_sweep_report(report: Any, spec: Mapping[str, Any], sweep_dir: Path) -> None:
     """Log a sweep report as one run of the sweep's group (job_type ``sweep-report``): the
-    figures as images, the aggregate and paired-difference tables, the report folder as a
-    ``report`` artifact.
+    figures as images, the aggregate and paired-difference tables, the report's scalars
+    (:func:`report_summary`) in its summary, the report folder as a ``report`` artifact.
 
     Args:
         report: The :class:`collabsim.experiment.sweep_report.SweepReport` written.
@@ -340,8 +381,7 @@ def log_sweep_report(report: Any, spec: Mapping[str, Any], sweep_dir: Path) -> N
                     {c: str for c in report.variants.columns})),
                  "paired_differences": wandb.Table(dataframe=report.deltas.astype(
                     {c: str for c in report.variants.columns}))})
-        run.summary.update({"sessions": len(report.sessions),
-                            "variants": len(report.aggregate)})
+        run.summary.update(report_summary(report))
         artifact = wandb.Artifact(f"report-{group}"[:120], type="report")
         for name in ("report.md", "report.html", "report_sessions.csv", "report_aggregate.csv",
                      "report_aggregate.tex", "report_deltas.csv", "report_deltas.tex"):

@@ -12,8 +12,8 @@ crossing edges, gate requests and decisions, step bands with ratings) and, besid
 chronological transcript; clicking a node scrolls the transcript to its entry and clicking
 an entry selects its node. An LLM session also gets its model turns under the node details
 (:mod:`collabsim.viewer.model_turns`: prompt size, reply, parse result, cost) and a cost card.
-With more than one session a picker lists them, filtered by team, structure and outcome,
-above the page's model-use totals.
+With more than one session a picker lists them, filtered by team, structure, task, status and
+outcome and sorted by Performance, task or seed, above the page's model-use totals.
 """
 
 from __future__ import annotations
@@ -46,7 +46,16 @@ _TEMPLATE = """<!DOCTYPE html>
 <div class="filters">
 <label>{team_label} <select id="f-team"></select></label>
 <label>{structure_label} <select id="f-structure"></select></label>
+<label>task <select id="f-task"></select></label>
+<label>status <select id="f-status"></select></label>
 <label>outcome <select id="f-outcome"></select></label>
+<label>sort <select id="f-sort">
+<option value="">as listed</option>
+<option value="perf-desc">Performance &#8595;</option>
+<option value="perf-asc">Performance &#8593;</option>
+<option value="task">task, seed</option>
+<option value="seed">seed, task</option>
+</select></label>
 <input id="f-text" type="search" placeholder="filter by task or id">
 </div>
 <div id="picker-count" class="muted"></div>

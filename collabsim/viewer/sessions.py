@@ -40,7 +40,8 @@ class ViewSession:
     """One session on a page.
 
     Attributes:
-        index: The picker's row (id, title, task, team, structure, seed, outcome, perf).
+        index: The picker's row (id, title, task, team, structure, seed, status, outcome,
+            perf): what its filters and sort keys read.
         payload: Everything the page draws for it (graph, header, transcript).
     """
 
@@ -120,6 +121,7 @@ def session_from_graph(
         "team": facts.get("team", facts.get("participant", "")),
         "structure": facts.get("structure", facts.get("category", "")),
         "seed": facts.get("seed", ""),
+        "status": facts.get("status", ""),
         "outcome": header["outcome"],
         "perf": header["performance"],
         "nodes": len(graph.nodes),

@@ -12,6 +12,7 @@ import pytest
 from collabsim.tracking import (
     NullTracker,
     make_tracker,
+    paired_scalars,
     run_config,
     run_identity,
     swept_settings,
@@ -102,6 +103,18 @@ def test_the_sweep_report_is_logged_with_its_files_and_figures(wandb_sweep):
     assert report_run.summary["variants"] == 4
 
 
+def test_the_sweep_reports_paired_differences_are_summary_scalars(wandb_sweep):
+    sweep, _ = wandb_sweep
+    (report_run,) = offline_runs(sweep / "wandb")
+    deltas = pd.read_csv(sweep / "report_deltas.csv")
+    assert len(deltas) == 2  # scaffolded/D against default/D, one per setting value
+    for _, row in deltas.iterrows():
+        key = f"paired/scaffolded/D wrong_column_variant={int(row[SETTING])}"
+        for field in ("delta", "ci_low", "ci_high"):
+            assert report_run.summary[f"{key}/{field}"] == pytest.approx(row[field])
+        assert report_run.summary[f"{key}/n_tasks"] == 2
+
+
 def test_per_session_history_and_no_deprecation(wandb_sweep):
     sweep, proc = wandb_sweep
     history = variant_runs(sweep)["default/D wrong_column_variant=0 #0"].history
@@ -155,6 +168,25 @@ def test_variant_summary_has_means_ses_and_counts():
                      "n_sessions": 3})
     assert variant_summary(row, ["Performance"]) == {"Performance": 0.75, "n_tasks": 1,
                                                      "n_sessions": 3}
+
+
+def test_paired_scalars_name_each_variant_and_skip_missing_intervals():
+    deltas = pd.DataFrame([
+        {"structure": "scaffolded", "team": "DR", "deference": 0.5, "delta": 0.25,
+         "ci_low": 0.1, "ci_high": 0.4, "n_tasks": 3, "n_pairs": 6},
+        {"structure": "gated", "team": "DR", "deference": 0.5, "delta": -0.5,
+         "ci_low": float("nan"), "ci_high": float("nan"), "n_tasks": 1, "n_pairs": 1},
+    ])
+    assert paired_scalars(deltas, ["deference"]) == {
+        "paired/scaffolded/DR deference=0.5/delta": 0.25,
+        "paired/scaffolded/DR deference=0.5/ci_low": 0.1,
+        "paired/scaffolded/DR deference=0.5/ci_high": 0.4,
+        "paired/scaffolded/DR deference=0.5/n_tasks": 3,
+        "paired/scaffolded/DR deference=0.5/n_pairs": 6,
+        "paired/gated/DR deference=0.5/delta": -0.5,
+        "paired/gated/DR deference=0.5/n_tasks": 1,
+        "paired/gated/DR deference=0.5/n_pairs": 1,
+    }
 
 
 def test_none_backend_is_a_no_op(tmp_path: Path):

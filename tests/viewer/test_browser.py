@@ -10,12 +10,13 @@ the test (install it with ``apt-get install -y chromium``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from helpers.browser import open_in_browser
 
-from collabsim.viewer import load_graph, write_view
+from collabsim.viewer import load_graph, load_view_sessions, write_page, write_view
 
 
 def assert_drawn(page: Path, profile: Path, n_nodes: int) -> None:
@@ -141,3 +142,67 @@ def test_sweep_picker_filters_and_switches_sessions(viewer_job, tmp_path, collab
     picked = attr(dom, "data-session")
     assert picked.endswith("|DR|scaffolded|seed0") and picked != first
     assert "<svg" in dom and len(re.findall(r'<g class="node ', dom)) > 3
+
+
+# a script appended to a copy of the page: filter and sort the picker, record what it lists
+FILTER_SORT = """<script>
+(function () {
+  var b = document.body;
+  function set(id, value) {
+    var f = document.getElementById(id);
+    f.value = value;
+    f.dispatchEvent(new Event("change"));
+  }
+  function listed() {
+    return Array.prototype.map.call(document.querySelectorAll("#picker-list li.pick"),
+      function (li) { return li.getAttribute("data-i"); }).join(",");
+  }
+  set("f-sort", "perf-desc"); b.setAttribute("data-t-perf-desc", listed());
+  set("f-sort", "perf-asc"); b.setAttribute("data-t-perf-asc", listed());
+  set("f-sort", "task"); b.setAttribute("data-t-task", listed());
+  set("f-sort", "seed"); b.setAttribute("data-t-seed", listed());
+  set("f-status", "max_turns"); b.setAttribute("data-t-status", listed());
+  set("f-status", ""); set("f-task", "gen_b"); b.setAttribute("data-t-task-filter", listed());
+  set("f-team", "DR"); set("f-structure", "scaffolded"); b.setAttribute("data-t-combined", listed());
+  b.setAttribute("data-t-count", document.getElementById("picker-count").textContent);
+  document.querySelector("#picker-list li.pick").dispatchEvent(new MouseEvent("click", {bubbles: true}));
+})();
+</script>"""
+
+
+def varied_sessions(viewer_job):
+    """The job's two real sessions, each also under other picker rows (task, seed, status,
+    Performance set by hand), so every sort key and filter has something to separate."""
+    real = {s.index["structure"]: s for s in load_view_sessions(viewer_job)}
+    assert set(real) == {"default", "scaffolded"}
+    rows = [  # picker position: structure, task, seed, status, Performance
+        ("default", "gen_b", "1", "finished", 0.5),
+        ("scaffolded", "gen_a", "10", "finished", 1.0),
+        ("default", "gen_a", "2", "max_turns", None),
+        ("scaffolded", "gen_b", "0", "finished", 0.25),
+    ]
+    return [replace(real[st], index={**real[st].index, "task": task, "seed": seed,
+                                     "status": status, "perf": perf})
+            for st, task, seed, status, perf in rows]
+
+
+def test_job_page_filters_and_sorts_sessions(viewer_job, tmp_path):
+    page = write_page(varied_sessions(viewer_job), tmp_path / "job.html", "job")
+    dom, console = open_in_browser(with_script(page, FILTER_SORT, tmp_path / "fs.html"),
+                                   tmp_path / "profile")
+    assert not [m for m in console if not m.startswith("collabsim-view:")], console
+    assert attr(dom, "data-t-perf-desc") == "1,0,3,2"  # not scored last either way
+    assert attr(dom, "data-t-perf-asc") == "3,0,1,2"
+    assert attr(dom, "data-t-task") == "2,1,3,0"  # task, then seed as a number
+    assert attr(dom, "data-t-seed") == "3,0,2,1"  # 10 after 2
+    assert attr(dom, "data-t-status") == "2"
+    assert attr(dom, "data-t-task-filter") == "3,0"  # sorted by seed still
+    assert attr(dom, "data-t-combined") == "3"
+    assert attr(dom, "data-t-count") == "1 of 4 sessions"
+    assert attr(dom, "data-session").endswith("|DR|scaffolded|seed0")
+
+
+def test_job_page_index_carries_each_sessions_status(viewer_job):
+    statuses = {s.index["status"] for s in load_view_sessions(viewer_job)}
+    assert statuses and "" not in statuses  # result.json's status, e.g. finished
+

@@ -386,25 +386,63 @@
   }
 
   // ------------------------------------------------------------------ picker
-  var filters = { team: $("f-team"), structure: $("f-structure"), outcome: $("f-outcome") };
+  var FILTERS = ["team", "structure", "task", "status", "outcome"];
+  var filters = {};
+  FILTERS.forEach(function (k) { filters[k] = $("f-" + k); });
+  // sort keys: a session without Performance (not scored) goes last in both directions
+  function byText(a, b) { return a < b ? -1 : a > b ? 1 : 0; }
+  function bySeed(a, b) {
+    var x = Number(a.seed), y = Number(b.seed);
+    if (a.seed !== "" && b.seed !== "" && isFinite(x) && isFinite(y)) { return x - y; }
+    return byText(String(a.seed), String(b.seed));
+  }
+  function byPerf(sign) {
+    return function (a, b) {
+      var pa = a.perf === null || a.perf === undefined, pb = b.perf === null || b.perf === undefined;
+      if (pa || pb) { return pa === pb ? 0 : (pa ? 1 : -1); }
+      return sign * (a.perf - b.perf);
+    };
+  }
+  var SORTS = {
+    "perf-desc": [byPerf(-1)], "perf-asc": [byPerf(1)],
+    task: [function (a, b) { return byText(a.task, b.task); }, bySeed],
+    seed: [bySeed, function (a, b) { return byText(a.task, b.task); }]
+  };
+  function ordered() {
+    var keys = SORTS[$("f-sort").value] || [];
+    // ties keep the listed order (Array.sort is not stable in every browser)
+    return index.slice().sort(function (a, b) {
+      for (var k = 0; k < keys.length; k++) {
+        var c = keys[k](a, b);
+        if (c) { return c; }
+      }
+      return a.i - b.i;
+    });
+  }
+  // a filter's value for a session; a missing one is listed (and picked) as a dash
+  function field(s, key) {
+    var v = s[key] === undefined || s[key] === null ? "" : String(s[key]);
+    return v || "\u2013";
+  }
   function fillFilter(key) {
     var values = [];
-    index.forEach(function (s) { if (values.indexOf(String(s[key])) < 0) { values.push(String(s[key])); } });
+    index.forEach(function (s) { if (values.indexOf(field(s, key)) < 0) { values.push(field(s, key)); } });
+    values.sort();
     var sel = filters[key];
     sel.parentNode.style.display = values.length > 1 ? "" : "none";
     h("option", "", "all (" + values.length + ")", sel).value = "";
-    values.forEach(function (v) { h("option", "", v || "\u2013", sel).value = v; });
+    values.forEach(function (v) { h("option", "", v, sel).value = v; });
   }
   function visible(s) {
     var q = $("f-text").value.toLowerCase();
-    return Object.keys(filters).every(function (k) { return !filters[k].value || String(s[k]) === filters[k].value; }) &&
+    return FILTERS.every(function (k) { return !filters[k].value || field(s, k) === filters[k].value; }) &&
       (!q || (s.id + " " + s.title + " " + s.task).toLowerCase().indexOf(q) >= 0);
   }
   function drawPicker() {
     var list = $("picker-list");
     list.innerHTML = "";
     var shown = 0;
-    index.forEach(function (s) {
+    ordered().forEach(function (s) {
       if (!visible(s)) { return; }
       shown += 1;
       var li = h("li", "pick outcome-" + s.outcome.replace(/\s+/g, "-") + (s.i === current ? " current" : ""), null, list);
@@ -430,10 +468,11 @@
     }
   }
 
-  ["team", "structure", "outcome"].forEach(function (k) {
+  FILTERS.forEach(function (k) {
     fillFilter(k);
     filters[k].addEventListener("change", drawPicker);
   });
+  $("f-sort").addEventListener("change", drawPicker);
   $("f-text").addEventListener("input", drawPicker);
   zoomInput.addEventListener("input", draw);
   window.addEventListener("resize", function () { if (data) { draw(); } });
