@@ -370,9 +370,8 @@ def run(args: argparse.Namespace) -> int:
     train_wall, train_cpu = time.perf_counter() - wall, time.process_time() - cpu
     seat = "agent" if args.learner == "agent" else f"collaborator {args.learner}"
     curve = learning_curve(args.out / "monitor.monitor.csv", args.out / "learning_curve.png",
-                           f"PPO, learner = {seat}, team {args.team}, {args.structure}"
-                           + ("" if args.knowledge == "everyone"
-                              else f", knowledge={args.knowledge}"))
+                           f"PPO, learner = {seat}, team {args.team}, {args.structure}, "
+                           f"knowledge={args.knowledge}")
     rows = evaluate(args, model, "held-out generated", args.eval_seeds, split="test")
     if not args.no_real:
         rows += evaluate(args, model, "real archaeology", args.real_seeds,
