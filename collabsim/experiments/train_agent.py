@@ -2,7 +2,7 @@
 
     pip install 'collabsim[rl]'          # stable-baselines3 + torch (CPU)
     collabsim train                      # knowledge=by_profile, 150,000 steps
-    collabsim train --learner D --knowledge everyone --timesteps 20000   # a collaborator
+    collabsim train --learner D          # a simulated collaborator
     collabsim train --knowledge everyone --timesteps 20000   # the published setting
 
 (the same as ``python -m collabsim.experiments.train_agent ...``, or
