@@ -14,7 +14,11 @@ DESCRIPTION = (
     "Train PPO on the macro-action env (collabsim/DiscoveryTeam-v1; --learner D|R: "
     "collabsim/Collaborator-v1) over the generated training tasks, then evaluate it on the "
     "held-out tasks and the real DiscoveryBench tasks against a random valid macro (the chance "
-    "level) and the scripted policy, with 95% bootstrap CIs. Writes learning_curve.png, "
+    "level), the scripted policy and (agent seat) the teammate-ignoring `ignore` and the "
+    "asking `ask_first` policies, with 95% bootstrap CIs; the output defines each. By default "
+    "the teammates hold the tasks' facts (--knowledge by_profile), the setting where "
+    "collaboration matters; under --knowledge everyone the output says the run does not "
+    "measure it. Writes learning_curve.png, "
     "evaluation.csv, summary.json and the model to --out. Needs the [rl] extra: "
     "pip install 'collabsim[rl]'. The same: python -m collabsim.experiments.train_agent."
 )

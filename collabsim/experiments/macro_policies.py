@@ -37,6 +37,8 @@ class IgnoreTeammates:
     """``analyse_variant_0``, ``update_editor``, ``finish`` (see module docstring)."""
 
     name = "ignore"
+    summary = ("never talks to a teammate: analyse_variant_0, update_editor, finish "
+               "(what the agent's own brief supports)")
 
     def __init__(self) -> None:
         self._step = 0
@@ -64,6 +66,8 @@ class AskFirst(IgnoreTeammates):
     ``max_waits`` waits), then the three steps (see module docstring)."""
 
     name = "ask_first"
+    summary = ("asks the right teammate about each open kind of fact (ask_reading -> R, "
+               "ask_convention -> D), waits for the answers, then the three ignore steps")
 
     def __init__(self, max_waits: int = 10) -> None:
         super().__init__()

@@ -42,12 +42,14 @@ def test_short_training_run_writes_curve_evaluation_and_cis(tmp_path):
     system_tmp = tmp_path / "system-tmp"  # nothing of the run may land outside --out
     system_tmp.mkdir()
     done = _train("--timesteps", "256", "--eval-seeds", "1", "--no-real", "--team", "DR",
-                  "--max-turns", "12", "--knowledge", "by_profile", "--out", str(out),
+                  "--max-turns", "12", "--out", str(out),  # the default knowledge: by_profile
                   cwd=tmp_path, env={**os.environ, "TMPDIR": str(system_tmp)})
     assert done.returncode == 0, done.stderr[-3000:]
     assert not [p.name for p in system_tmp.iterdir() if p.name.startswith("SB3-")]
     assert "ppo - random (paired)" in done.stdout and "95% CI" in done.stdout
     assert "ppo - ignore (paired)" in done.stdout
+    assert "  ignore    = never talks to a teammate" in done.stdout
+    assert "  ask_first = asks the right teammate" in done.stdout
     assert "ppo asks a teammate in " in done.stdout and " of 10 episodes" in done.stdout
     for name in ("learning_curve.png", "evaluation.csv", "summary.json", "model.zip"):
         assert (out / name).exists(), name
@@ -83,3 +85,50 @@ def test_python_m_form_refuses_an_out_that_is_a_file(tmp_path):
     assert done.stderr.strip().count("\n") == 0 and "--out" in done.stderr
     assert "Traceback" not in done.stderr and taken.read_text() == "a user's file\n"
 
+
+
+def _printed_report(capsys, *argv: str) -> str:
+    """What `collabsim train` prints after its evaluation, for episodes of known scores."""
+    from collabsim.experiments import train_agent
+
+    args = train_agent.build_parser().parse_args(["--no-real", *argv])
+    rows = [{"task_set": "held-out generated", "policy": policy, "task_id": f"t{i}", "seed": 0,
+             "performance": float(policy in ("ppo", "ask_first") or i == 0), "asked": 0,
+             "return": 0.0}
+            for i in range(3) for policy in train_agent.policies(args)]
+    summary = {"held-out generated": {"performance": train_agent.summarise(rows, "performance")}}
+    train_agent.print_report(args, summary, "agent", 1.0, 1.0)
+    return capsys.readouterr().out
+
+
+def test_the_default_trains_where_collaboration_matters():
+    from collabsim.experiments.train_agent import build_parser
+
+    args = build_parser().parse_args([])
+    assert args.knowledge == "by_profile", "under everyone the agent needs no teammate"
+    # at 20,000 steps PPO under by_profile had not learned to ask (docs/gym.md)
+    assert args.timesteps >= 80_000
+
+
+def test_the_output_defines_every_baseline_it_prints(capsys):
+    out = _printed_report(capsys)
+    legend = {"ppo": "trained policy", "random": "chance level", "scripted": "scripted policy",
+              "ignore": "analyse_variant_0, update_editor, finish",
+              "ask_first": "asks the right teammate"}
+    for policy, words in legend.items():
+        line = next(x for x in out.splitlines() if x.strip().startswith(f"{policy} "))
+        assert "=" in line and words in line, line
+        assert out.index(line) < out.index(f"  {policy} ", out.index("held-out generated"))
+    assert "knowledge=by_profile" in out and "NOT measure" not in out
+
+
+def test_a_run_under_everyone_says_it_does_not_measure_collaboration(capsys):
+    out = _printed_report(capsys, "--knowledge", "everyone", "--timesteps", "20000")
+    note = next(x for x in out.splitlines() if x.startswith("knowledge=everyone"))
+    assert "does NOT measure collaboration" in note and "--knowledge by_profile" in note
+
+
+def test_a_short_by_profile_run_says_it_is_too_short_to_learn_asking(capsys):
+    out = _printed_report(capsys, "--timesteps", "20000")
+    assert "20,000 steps: PPO has been seen to learn asking only from about 80,000" in out
+    assert "learn asking only" not in _printed_report(capsys, "--timesteps", "150000")
