@@ -43,6 +43,7 @@ from collabsim.cli.hydra_args import (
     search_path_override,
 )
 from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
+from collabsim.cli.sweeper_defaults import register_sweeper_defaults
 from collabsim.cli.yaml_check import ConfigFileError, check_config_folder
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ def _config_dir() -> str:
 
 CONFIG_DIR = _config_dir()
 EXIT_INTERRUPTED = 130
+register_sweeper_defaults()  # before anything composes a config
 
 
 class UserError(Exception):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -20,7 +20,7 @@ from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.session_costs import add_cost_columns, cost_line, cost_totals
 from collabsim.experiment.store import ResultStore
 from collabsim.metrics.pipeline import MetricsRows
-from collabsim.reporting.tables import aggregate, format_table, scored_sessions
+from collabsim.reporting.tables import METRIC_LABELS, aggregate, format_table, scored_sessions
 from collabsim.session.results import INFRA_ERROR, UNSCORED_STATUSES, SessionResult
 from collabsim.tasks.model import Task
 
@@ -108,13 +108,24 @@ def objection_summary(sessions: pd.DataFrame) -> str | None:
     return "\n".join(lines)
 
 
+SHOW_SESSIONS_UP_TO = 40
+"""``run.show_sessions=auto`` prints the per-session table for runs of at most this many
+sessions (a default run has hundreds: the aggregate is what a reader wants on screen)."""
+
+METRIC_LEGEND = ("W_human/W_total: actions by humans/all; M_team: messages; H_init,norm: "
+                 "initiative entropy (1 = equal); A_profile: profile fit; C_wf: workflow "
+                 "coverage; S_hyp: hypothesis support; Performance: DiscoveryBench match "
+                 "(docs/metrics.md)")
+"""One line under the aggregate naming what its metric columns measure."""
+
+
 def summarise(
     plans: Sequence[SessionPlan],
     results: Sequence[SessionResult],
     store: ResultStore,
     tasks: Sequence[Task],
     *,
-    show_sessions: bool = True,
+    show_sessions: bool | Literal["auto"] = "auto",
     rows: SessionRows | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Build the per-session metrics table, the aggregate table and the printed report.
@@ -125,7 +136,8 @@ def summarise(
         store: Where the traces are (trace paths are taken from the store, so a moved
             store still reads).
         tasks: The job's tasks.
-        show_sessions: Include the per-session table in the report.
+        show_sessions: Include the per-session table in the report; ``"auto"``: only
+            for a run of at most :data:`SHOW_SESSIONS_UP_TO` sessions.
         rows: Rows already computed while the sessions ran (same plans, store and tasks);
             the others are computed here.
     """
@@ -146,15 +158,16 @@ def summarise(
     sessions["hypothesis"] = [r.submitted_hypothesis for r in results]
     agg = aggregate(sessions)
     parts = []
-    if show_sessions:
+    if show_sessions is True or (show_sessions == "auto" and len(sessions) <= SHOW_SESSIONS_UP_TO):
         shown = sessions[SESSION_COLUMNS + [m for m in SHOWN_METRICS if m in sessions]]
+        shown = shown.rename(columns=METRIC_LABELS)  # the aggregate's spelling
         parts.append("Sessions\n" + shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     scored = scored_sessions(sessions)
     n_tasks = scored["task_id"].nunique()
     n_seeds = scored["seed"].nunique()
     parts.append(
         f"By structure and team: mean (SE) over {n_tasks} task(s), seeds averaged first "
-        f"({n_seeds} seed(s))\n" + format_table(agg)
+        f"({n_seeds} seed(s))\n" + format_table(agg) + "\n" + METRIC_LEGEND
     )
     objections = objection_summary(sessions)
     if objections:

@@ -319,7 +319,9 @@ class RunSettings(_Section):
     store: str | None = None
     max_turns: PositiveInt = 40
     max_virtual_seconds: PositiveFloat = 7200.0
-    show_sessions: bool = True
+    # true | false | auto: the per-session table only for small runs
+    # (collabsim.experiment.results_table.SHOW_SESSIONS_UP_TO)
+    show_sessions: bool | Literal["auto"] = "auto"
     progress: bool = True
     reuse_sandboxes: bool | Literal["auto"] = "auto"
     # print the run's expected model use and cost, write nothing (collabsim.experiment.estimate)

@@ -271,14 +271,33 @@ def _optuna_sections(paths: Sequence[str | Path]) -> list[Section]:
         if not isinstance(data, dict) or not isinstance(data.get("best_params"), dict):
             continue
         rows = [[str(k), _setting_text(v)] for k, v in data["best_params"].items()]
+        direction = _optuna_direction(path.parent)
         out.append(Section(
             f"Optuna search: best trial ({path.parent.name})", header=["setting", "value"],
             rows=rows, text_columns=1,
-            paragraphs=[f"Best value (the trial job's mean Performance): "
+            paragraphs=[f"Objective: the trial job's mean Performance, direction: "
+                        f"{direction}. Best value: "
                         f"{_fmt(data.get('best_value'))}. One trial is one job, so the "
                         "best value is one noisy estimate; compare trials in the tables "
                         "above (mean and SE over tasks) before trusting it."]))
     return out
+
+
+def _optuna_direction(sweep_root: Path) -> str:
+    """The search's direction (``maximize``/``minimize``), read from a trial job's Hydra
+    config (Optuna's results file does not record it); ``unknown`` without one."""
+    import yaml
+
+    for hydra_yaml in sorted(sweep_root.glob("*/.hydra/hydra.yaml")):
+        try:
+            node = yaml.safe_load(hydra_yaml.read_text(encoding="utf-8"))
+            direction = node["hydra"]["sweeper"]["direction"]
+        except (OSError, yaml.YAMLError, KeyError, TypeError):
+            continue
+        if isinstance(direction, list):
+            return ", ".join(str(d) for d in direction)
+        return str(direction).removeprefix("Direction.")
+    return "unknown"
 
 
 def build_report(

@@ -49,7 +49,7 @@ def test_optimize_structure_searches_collaboration_settings():
         full = compose(config_name="config", overrides=["experiment=optimize_structure"],
                        return_hydra_config=True)
     sweeper = full.hydra.sweeper
-    assert "optuna" in sweeper._target_.lower() and sweeper.direction == "maximize"
+    assert "optuna" in sweeper._target_.lower() and str(sweeper.direction).endswith("maximize")
     params = dict(sweeper.params)
     assert params["structure"].startswith("choice(")
     assert any("gates" in k for k in params) and PATIENCE in params
@@ -82,3 +82,43 @@ def test_an_optuna_sweep_runs_and_is_reported_by_trial(optuna_sweep):
     assert "Optuna search: best trial" in text
     assert (optuna_sweep / "figures" / "performance_vs_patience_seconds.png").is_file()
     assert (optuna_sweep / "figures" / "performance_vs_patience_seconds.pdf").is_file()
+
+
+WRONG_ORDINAL = "policy.agent.mistakes.wrong_ordinal"
+
+
+@pytest.mark.parametrize("overrides, direction", [
+    (["hydra/sweeper=optuna"], "maximize"),
+    (["hydra/sweeper=optuna", "hydra.sweeper.direction=minimize"], "minimize"),
+    (["experiment=optimize_structure"], "maximize"),
+])
+def test_an_optuna_search_maximises_performance_unless_told_otherwise(overrides, direction):
+    from hydra import compose, initialize_config_dir
+
+    from collabsim.cli.run_app import CONFIG_DIR
+
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        full = compose(config_name="config", overrides=overrides, return_hydra_config=True)
+    assert str(full.hydra.sweeper.direction).removeprefix("Direction.") == direction
+
+
+def test_a_search_finds_the_known_best_trial(tmp_path):
+    """Acceptance: the agent never misreading an ordinal (0.0) scores higher than always
+    misreading it (1.0) on these tasks (1.00 vs 0.25), so the best trial is 0.0 and the
+    report names the objective and its direction."""
+    import yaml
+
+    root = tmp_path / "multirun"
+    code = collabsim_exit_code(["run", "-m", "hydra/sweeper=optuna", "hydra/sweeper/sampler=grid",
+                                f"{WRONG_ORDINAL}=choice(0.0,1.0)", "hydra.sweeper.n_trials=2",
+                                "team=D", "structure=default", "tasks.limit=4",
+                                "run.progress=false", "hydra.callbacks.sweep_report.views=false",
+                                f"hydra.sweep.dir={root}"], cwd=tmp_path)
+    assert code == 0
+    agg = pd.read_csv(root / "report_aggregate.csv").set_index(WRONG_ORDINAL)
+    assert agg.loc[0.0, "Performance_mean"] > agg.loc[1.0, "Performance_mean"]
+    best = yaml.safe_load((root / "optimization_results.yaml").read_text(encoding="utf-8"))
+    assert best["best_params"] == {WRONG_ORDINAL: 0.0}
+    assert best["best_value"] == pytest.approx(agg.loc[0.0, "Performance_mean"])
+    text = (root / "report.md").read_text(encoding="utf-8")
+    assert "Objective: the trial job's mean Performance, direction: maximize." in text
