@@ -68,6 +68,8 @@ def _run(args: argparse.Namespace) -> int:
         return user_error("report", str(err))
     except OSError as err:
         return user_error("report", f"--out: cannot write {args.out}: {err.strerror}")
+    if report.warning:
+        print(report.warning)
     for note in report.notes:
         print(f"note: {note}")
     print(f"{len(report.sessions)} sessions, {len(report.aggregate)} variants, "

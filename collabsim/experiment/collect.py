@@ -34,6 +34,7 @@ from collabsim.reporting.tables import STRUCTURE_ORDER, TEAM_ORDER
 from collabsim.reporting.variants import (
     OVERRIDES_COLUMN,
     SETTINGS_COLUMN,
+    SUITE_COLUMN,
     override_keys,
     override_values,
 )
@@ -237,6 +238,7 @@ def _job_rows(job: Path, notes: list[str], override_keys: Sequence[str] = ()) ->
     rows["session_dir"] = dirs
     rows["source"] = str(job)
     rows[SETTINGS_COLUMN] = settings
+    rows[SUITE_COLUMN] = _job_suite(cfg)
     hydra_info = job_overrides(job)
     if hydra_info is None:
         rows[OVERRIDES_COLUMN] = ""
@@ -246,45 +248,71 @@ def _job_rows(job: Path, notes: list[str], override_keys: Sequence[str] = ()) ->
     return rows
 
 
+def _job_suite(cfg: dict[str, Any] | None) -> str:
+    from collabsim.experiment.tasksource import suite_label
+
+    tasks = (cfg or {}).get("tasks")
+    return suite_label(tasks if isinstance(tasks, dict) else None)
+
+
+def _cached_suite(kind: str, root: Path) -> str:
+    """The label of a cached generated suite ``<cache>/<kind>/v<version>-n<N>-s<seed>``,
+    the same as the job that generated it gets (:func:`~collabsim.experiment.tasksource.suite_label`)."""
+    from collabsim.experiment.tasksource import suite_label
+
+    found = re.fullmatch(r"v.*-n(\d+)-s(\d+)", root.name)
+    if found is None:
+        return suite_label({"kind": kind, "root": str(root)})
+    return suite_label({"kind": kind, "n_tasks": int(found[1]), "seed": int(found[2])})
+
+
 class TaskFinder:
     """Finds the exact task a stored session ran by recomputing its store key."""
 
     def __init__(self, roots: Sequence[Path], specs: Sequence[dict[str, Any]]) -> None:
         self._roots = list(dict.fromkeys(Path(r) for r in roots))
         self._specs = list(specs)
-        self._tasks: dict[str, list[Any]] | None = None
+        self._tasks: dict[str, list[tuple[Any, str]]] | None = None
 
-    def _load(self) -> dict[str, list[Any]]:
-        from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks
+    def _load(self) -> dict[str, list[tuple[Any, str]]]:
+        from collabsim.experiment.tasksource import TaskSelectionError, resolve_tasks, suite_label
         from collabsim.tasks.discoverybench import load_tasks
 
-        by_id: dict[str, list[Any]] = {}
-        found = []
+        by_id: dict[str, list[tuple[Any, str]]] = {}
+        found: list[tuple[Any, str]] = []
         for spec in self._specs:
             try:
-                found += resolve_tasks({**spec, "limit": None, "ids": None, "datasets": None})[0]
+                tasks = resolve_tasks({**spec, "limit": None, "ids": None, "datasets": None})[0]
             except (TaskSelectionError, OSError, ValueError):
                 continue
+            found += [(task, suite_label(spec)) for task in tasks]
         cache = Path(os.environ.get("COLLABSIM_CACHE_DIR") or Path.home() / ".cache" / "collabsim")
-        generated = [root for kind in ("generated", "generated_stats") if (cache / kind).is_dir()
-                     for root in sorted((cache / kind).glob("v*-n*-s*"))]
-        for root in [*self._roots, *generated]:
-            found += list(load_tasks(root).tasks)
-        for task in found:
-            by_id.setdefault(task.task_id, []).append(task)
+        for root in self._roots:
+            found += [(task, f"root:{root}") for task in load_tasks(root).tasks]
+        for kind in ("generated", "generated_stats"):
+            for root in sorted((cache / kind).glob("v*-n*-s*")) if (cache / kind).is_dir() else []:
+                found += [(task, _cached_suite(kind, root)) for task in load_tasks(root).tasks]
+        for task, suite in found:
+            by_id.setdefault(task.task_id, []).append((task, suite))
         return by_id
 
     def find(self, plan: dict[str, Any]) -> Any | None:
+        """The task ``plan`` ran (its store key recomputes), or None."""
+        return self.find_with_suite(plan)[0]
+
+    def find_with_suite(self, plan: dict[str, Any]) -> tuple[Any | None, str]:
+        """The task ``plan`` ran and the label of the suite it was found in
+        (``"unknown"`` when not found)."""
         from collabsim.experiment.plan import session_key
 
         if self._tasks is None:
             self._tasks = self._load()
-        for task in self._tasks.get(str(plan.get("task_id")), []):
+        for task, suite in self._tasks.get(str(plan.get("task_id")), []):
             key = session_key(task, str(plan["team"]), str(plan["structure"]), int(plan["seed"]),
                               plan.get("settings") or {})
             if key == plan.get("key"):
-                return task
-        return None
+                return task, suite
+        return None, "unknown"
 
 
 def _store_rows(store: Path, known: set[str], finder: TaskFinder, notes: list[str]) -> pd.DataFrame:
@@ -307,7 +335,7 @@ def _store_rows(store: Path, known: set[str], finder: TaskFinder, notes: list[st
             continue
         plan, result, trace = entry
         known.add(str(plan["key"]))
-        task = finder.find(plan)
+        task, suite = finder.find_with_suite(plan)
         if task is None:
             unresolved += 1
         reference = _reference_of(task, references)
@@ -316,7 +344,7 @@ def _store_rows(store: Path, known: set[str], finder: TaskFinder, notes: list[st
             events = read_trace(trace, allow_truncated_tail=True)
             row = session_metrics_row({**result, "team": plan["team"]}, events, task, reference)
         rows.append(row)
-        extra.append(_stored_columns(plan, result, folder, store))
+        extra.append({**_stored_columns(plan, result, folder, store), SUITE_COLUMN: suite})
     if unresolved:
         notes.append(f"{store}: {unresolved} stored session(s) whose task was not found "
                      "(pass --tasks-root); their outcome and process metrics are empty")
@@ -383,7 +411,7 @@ def _with_stored_columns(rows: list[Any], extra: list[dict[str, Any]]) -> pd.Dat
     out.insert(out.columns.get_loc("status") + 1, "turns", more["turns"])
     out.insert(out.columns.get_loc("turns") + 1, "virtual_min", more["virtual_min"])
     for col in ("hypothesis", "session_key", "session_dir", "source", SETTINGS_COLUMN,
-                OVERRIDES_COLUMN):
+                OVERRIDES_COLUMN, SUITE_COLUMN):
         out[col] = more[col]
     return out
 

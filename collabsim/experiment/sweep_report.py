@@ -5,7 +5,8 @@ Writes into the output folder:
 * ``report.md`` and ``report.html`` (the same content; the HTML embeds the figures);
 * ``report_sessions.csv`` (one row per session key, with a ``view`` link per session),
   ``report_aggregate.csv`` / ``.tex`` (the paper-style ``mean (SE)`` table from
-  :mod:`collabsim.reporting.tables`) and ``report_deltas.csv`` / ``.tex``;
+  :mod:`collabsim.reporting.tables`), ``report_deltas.csv`` / ``.tex`` and
+  ``report_noise.csv`` (per cell: seed SD, noise floor, pass^k, :mod:`collabsim.reporting.noise`);
 * ``figures/*.png`` and ``figures/*.pdf`` and ``views/<session>.html`` (one session page per
   stored trace).
 
@@ -39,6 +40,7 @@ from collabsim.experiment.results_table import unscored_note
 from collabsim.experiment.session_costs import add_cost_columns, cost_line, cost_totals
 from collabsim.reporting import figures
 from collabsim.reporting.latex import tabular
+from collabsim.reporting.noise import mark_below_floor, report_noise_floor, seed_noise
 from collabsim.reporting.pages import Section, write_html, write_markdown
 from collabsim.reporting.paired import (
     all_paired_differences,
@@ -52,6 +54,7 @@ from collabsim.reporting.variants import (
     Variants,
     derive_variants,
     short_names,
+    suite_warning,
 )
 
 MAX_SESSION_ROWS_MD = 300
@@ -80,6 +83,9 @@ class SweepReport:
     views: int = 0
     notes: list[str] = field(default_factory=list)
     variants: Variants = field(default_factory=lambda: Variants((), ()))
+    noise: pd.DataFrame = field(default_factory=pd.DataFrame)
+    noise_floor: float = float("nan")
+    warning: str | None = None
 
 
 def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str],
@@ -123,13 +129,17 @@ def _setting_text(value: object) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
-def _delta_section(deltas: pd.DataFrame, variants: Variants) -> Section:
+BELOW_FLOOR_MARK = "below noise floor"
+
+
+def _delta_section(deltas: pd.DataFrame, variants: Variants, floor: float) -> Section:
     by = list(variants.by)
     header = ["reference", *by, "paired tasks", "paired sessions", "reference mean",
-              "variant mean", "Δ Performance", "95% CI"]
+              "variant mean", "Δ Performance", "95% CI", "noise"]
     rows = [[str(r["reference"]), *[_setting_text(r[c]) for c in by], str(int(r["n_tasks"])),
              str(int(r["n_pairs"])), _fmt(r["baseline"]), _fmt(r["variant"]),
-             f"{r['delta']:+.2f}", f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]"]
+             f"{r['delta']:+.2f}", f"[{r['ci_low']:+.2f}, {r['ci_high']:+.2f}]",
+             BELOW_FLOOR_MARK if r.get("below_noise_floor") else ""]
             for _, r in deltas.iterrows()]
     section = Section("Paired differences (same task and seed)", header=header, rows=rows,
                       text_columns=1 + len(by))
@@ -145,12 +155,47 @@ def _delta_section(deltas: pd.DataFrame, variants: Variants) -> Section:
             "reference structure (or the single agent), sessions paired by task and seed, "
             "seeds averaged within a task, the mean over tasks with a percentile-bootstrap "
             f"95% interval over tasks. {len(clear)} of {len(deltas)} difference(s) have an "
-            "interval that excludes zero.")
+            "interval that excludes zero. " + _floor_sentence(deltas, floor))
     return section
 
 
-def _deltas_latex(deltas: pd.DataFrame, variants: Variants) -> str:
-    section = _delta_section(deltas, variants)
+def _floor_sentence(deltas: pd.DataFrame, floor: float) -> str:
+    if not math.isfinite(floor):
+        return ("No noise floor: it needs at least two seeds of a task (run seeds=[0,1,…]), "
+                "so no difference is marked.")
+    below = int(deltas["below_noise_floor"].sum()) if "below_noise_floor" in deltas else 0
+    return (f"Noise floor {floor:.3f} (see the seed section): {below} difference(s) smaller "
+            f"than it are marked '{BELOW_FLOOR_MARK}' (reseeding alone could produce them).")
+
+
+def _noise_section(noise: pd.DataFrame, variants: Variants, floor: float) -> Section:
+    by = list(variants.by)
+    passes = [c for c in noise.columns if c.startswith("pass^")]
+    header = [*by, "tasks", "seeds per task", "seed SD", "noise floor", *passes]
+    rows = []
+    for _, r in noise.iterrows():
+        seeds = (str(r["seeds_min"]) if r["seeds_min"] == r["seeds_max"]
+                 else f"{r['seeds_min']}–{r['seeds_max']}")
+        rows.append([*[_setting_text(r[c]) for c in by], str(int(r["n_tasks"])), seeds,
+                     _fmt(r["seed_sd"], 3), _fmt(r["noise_floor"], 3),
+                     *[_fmt(r[c]) for c in passes]])
+    floor_text = (f"The report's noise floor is {floor:.3f} (the largest cell floor)."
+                  if math.isfinite(floor) else
+                  "No cell has two seeds of a task, so there is no seed SD or noise floor.")
+    return Section(
+        "Seed-to-seed variance, noise floor and pass^k (Performance)", header=header,
+        rows=rows, text_columns=len(by), paragraphs=[
+            "Seed SD: the spread of one session's Performance when only the seed changes "
+            "(root mean of the per-task seed variances). Noise floor: the 95% quantile of the "
+            "difference between this cell and a reseeded copy of it (same tasks and number "
+            "of seeds; normal approximation from the per-task seed variances, needs >= 2 "
+            "seeds). pass^k: the chance that all k seeds of a task succeed (Performance = 1), "
+            "C(c,k)/C(n,k) per task, averaged over the tasks with >= k seeds. "
+            "Formulas: docs/reports.md.", floor_text])
+
+
+def _deltas_latex(deltas: pd.DataFrame, variants: Variants, floor: float) -> str:
+    section = _delta_section(deltas, variants, floor)
     return tabular(section.header, section.rows, section.text_columns)
 
 
@@ -342,7 +387,10 @@ def build_report(
     sessions["view"] = _write_views(sessions, out_dir, notes, views) if views else ""
     by = list(variants.by)
     agg = aggregate(sessions, by=by)
-    deltas = all_paired_differences(sessions, by, baselines)
+    noise = seed_noise(sessions, by)
+    floor = report_noise_floor(noise)
+    deltas = mark_below_floor(all_paired_differences(sessions, by, baselines), floor)
+    warning = suite_warning(sessions)
     figs, captions = _make_figures(sessions, agg, deltas, variants, out_dir / "figures", notes)
 
     safe_frame(sessions).to_csv(out_dir / "report_sessions.csv", index=False)
@@ -350,7 +398,9 @@ def build_report(
     (out_dir / "report_aggregate.tex").write_text(format_table(agg, "latex", by=by),
                                                   encoding="utf-8")
     safe_frame(deltas).to_csv(out_dir / "report_deltas.csv", index=False)
-    (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas, variants), encoding="utf-8")
+    (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas, variants, floor),
+                                               encoding="utf-8")
+    safe_frame(noise).to_csv(out_dir / "report_noise.csv", index=False)
 
     inputs = collected.inputs
     inputs_text = f"{len(inputs.jobs)} job folder(s), {len(inputs.stores)} result store(s)"
@@ -360,20 +410,23 @@ def build_report(
     sections = [
         Section(f"{heading}: mean (SE) over tasks, seeds averaged first", header=header,
                 rows=rows, text_columns=len(by), paragraphs=[_interpretation(agg)]),
-        _delta_section(deltas, variants),
+        _delta_section(deltas, variants, floor),
+        _noise_section(noise, variants, floor),
         *_optuna_sections(paths),
         Section("Figures", paragraphs=["Every figure is also in figures/ as PNG (200 dpi) "
                                        "and PDF."],
                 figures=[(figs[n], captions[n]) for n in figs]),
         _session_section(sessions, variants),
     ]
-    intro = _summary(sessions, variants, inputs_text)
+    intro = ([warning[0].upper() + warning[1:] + "."] if warning else []) + _summary(
+        sessions, variants, inputs_text)
     costs = cost_totals(sessions)
     if costs is not None:
         intro.append(cost_line(costs) + ".")
     footer = ("Files: report_sessions.csv, report_aggregate.csv/.tex, report_deltas.csv/.tex, "
-              "figures/ (PNG and PDF), views/.")
+              "report_noise.csv, figures/ (PNG and PDF), views/.")
     write_markdown(out_dir / "report.md", title, intro, notes, sections, footer)
     write_html(out_dir / "report.html", title, intro, notes, sections, footer)
     return SweepReport(out_dir, sessions, agg, deltas, figs,
-                       int((sessions["view"] != "").sum()), notes, variants)
+                       int((sessions["view"] != "").sum()), notes, variants, noise, floor,
+                       warning)

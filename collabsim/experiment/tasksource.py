@@ -189,3 +189,26 @@ def _limited(tasks: list[Task], limit: Any) -> list[Task]:
     if int(limit) < 1:
         raise TaskSelectionError(f"tasks.limit: must be at least 1, got {limit}")
     return tasks[: int(limit)]
+
+
+def suite_label(spec: Mapping[str, Any] | None) -> str:
+    """The name of the task suite a ``tasks`` section selects, for report rows.
+
+    Two jobs share a label only when they draw from the same suite: the kind, and its root
+    when one is given, else (generated kinds) the size and seed that define the cached suite.
+    Filters (``limit``, ``ids``, ``datasets``) are not part of it: they pick tasks of a suite,
+    and tasks are the units a row averages over (its task count says how many).
+
+    Args:
+        spec: A job's ``tasks`` section, or None when unknown.
+    """
+    if not spec:
+        return "unknown"
+    kind = str(spec.get("kind") or "unknown")
+    root = spec.get("root")
+    if root:
+        return f"{kind}:{Path(str(root)).expanduser()}"
+    if kind in _GENERATED_KINDS:
+        default_n = _GENERATED_KINDS[kind][2]
+        return f"{kind}(n_tasks={spec.get('n_tasks', default_n)},seed={spec.get('seed', 0)})"
+    return kind

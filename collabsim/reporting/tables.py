@@ -146,7 +146,8 @@ def format_table(
     """Print an aggregated table (see :func:`aggregate`) with ``mean (SE)`` cells.
 
     Rows are grouped by the first ``by`` column (structure, printed once per group) and then
-    by the others (team/profile). Counts (W_human, W_total, M_team) get 1 decimal, the other
+    by the others (team/profile); a ``tasks`` column after them says how many tasks the row
+    averages over (``n_tasks``), so rows over different task sets never look alike. Counts (W_human, W_total, M_team) get 1 decimal, the other
     metrics 2 (override with ``decimals``). Missing values print as ``–`` (``--`` in LaTeX).
 
     Args:
@@ -170,7 +171,8 @@ def format_table(
     previous: object = object()
     for _, r in agg.iterrows():
         first = r[by[0]]
-        lead = [str(first) if first != previous else ""] + [str(r[c]) for c in by[1:]]
+        lead = ([str(first) if first != previous else ""] + [str(r[c]) for c in by[1:]]
+                + [str(int(r["n_tasks"]))])
         if first != previous:
             group_starts.append(len(rows))
         previous = first
@@ -178,13 +180,13 @@ def format_table(
                  for m in metrics]
         rows.append(lead + cells)
     if fmt == "latex":
-        header = [*by, *[LATEX_LABELS.get(m, m) for m in metrics]]
-        labelled = {len(by) + i for i, m in enumerate(metrics) if m in LATEX_LABELS}
+        header = [*by, "tasks", *[LATEX_LABELS.get(m, m) for m in metrics]]
+        labelled = {len(by) + 1 + i for i, m in enumerate(metrics) if m in LATEX_LABELS}
         return tabular(header, rows, len(by), group_starts=group_starts, raw_header=labelled)
-    header = [*by, *[METRIC_LABELS.get(m, m) for m in metrics]]
+    header = [*by, "tasks", *[METRIC_LABELS.get(m, m) for m in metrics]]
     if fmt == "markdown":
         lines = ["| " + " | ".join(header) + " |",
-                 "|" + "|".join([":---"] * len(by) + ["---:"] * len(metrics)) + "|"]
+                 "|" + "|".join([":---"] * len(by) + ["---:"] * (1 + len(metrics))) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join(lines) + "\n"
     widths = [max(len(header[i]), *(len(row[i]) for row in rows)) if rows else len(header[i])

@@ -17,6 +17,11 @@ variants by everything that changes a session's outcome:
    differs between jobs of the same settings is dropped: it changed nothing). Otherwise (sessions found only in a store, a
    config file edited between runs) the swept settings themselves are the columns.
 
+3. The **task suite** (:data:`SUITE_COLUMN`: the task kind and its root, or a generated
+   suite's size and seed) is a variant column whenever the sessions come from more than one
+   suite: a generated and an archaeology run are different experiments even under the same
+   structure, team and settings, so their tasks are never averaged into one row.
+
 Seeds and tasks are never variant columns: seeds pool within a variant, tasks are the units
 the standard errors and intervals are taken over.
 """
@@ -45,6 +50,8 @@ _IGNORED_OVERRIDES = ("hydra", "team", "structure", "seeds", "tasks", "run", "tr
 _KEPT_RUN_OVERRIDES = frozenset({"run.max_turns", "run.max_virtual_seconds"})
 _KEPT_PREFIXES = ("structure.overrides.", "team.profiles.")
 SETTINGS_COLUMN = "_settings"
+#: The task suite a session's task came from (see :func:`collabsim.experiment.tasksource.suite_label`).
+SUITE_COLUMN = "task_suite"
 OVERRIDES_COLUMN = "_overrides"
 _MISSING = "<unset>"
 
@@ -175,8 +182,30 @@ def derive_variants(sessions: pd.DataFrame) -> tuple[pd.DataFrame, Variants]:
             overrides, or empty for sessions found only in a store).
 
     Returns:
-        The table with one column per variant setting (typed values) and the key.
+        The table with one column per variant setting (typed values) and the key. The task
+        suite (:data:`SUITE_COLUMN`, when the table has it) leads the key when the sessions
+        come from more than one suite.
     """
+    sessions, variants = _derive_settings(sessions)
+    if SUITE_COLUMN in sessions and sessions[SUITE_COLUMN].astype(str).nunique() > 1:
+        sessions[SUITE_COLUMN] = sessions[SUITE_COLUMN].astype(str)
+        variants = Variants((SUITE_COLUMN, *variants.columns), variants.swept)
+    return sessions, variants
+
+
+def suite_warning(sessions: pd.DataFrame) -> str | None:
+    """One line when the sessions come from different task suites, else None."""
+    if SUITE_COLUMN not in sessions:
+        return None
+    counts = sessions.groupby(SUITE_COLUMN)["task_id"].nunique()
+    if len(counts) < 2:
+        return None
+    shown = "; ".join(f"{suite} ({n} tasks)" for suite, n in counts.items())
+    return (f"warning: these inputs ran {len(counts)} different task suites ({shown}); "
+            f"rows are split by {SUITE_COLUMN}, never pooled")
+
+
+def _derive_settings(sessions: pd.DataFrame) -> tuple[pd.DataFrame, Variants]:
     sessions = sessions.copy()
     settings = [flatten(json.loads(s)) if isinstance(s, str) and s else {}
                 for s in sessions.get(SETTINGS_COLUMN, pd.Series([""] * len(sessions)))]

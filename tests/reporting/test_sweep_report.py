@@ -209,3 +209,45 @@ def test_report_command_over_a_sweep(tmp_path, sweep, collabsim_cli):
     assert proc.returncode == 0, proc.stderr
     assert f"{N_SESSIONS} sessions" in proc.stdout
     assert not (tmp_path / "r" / "views").exists()
+
+
+def test_report_over_two_task_suites_splits_rows_counts_tasks_and_warns(
+        tmp_path, discoverybench_root, capfd):
+    """A generated and an archaeology run of the same team and structure: two rows, never one
+    pooled row; every row says its task count; the command warns in one line."""
+    common = ["team=D", "structure=default", "seeds=[0,1]", "run.progress=false"]
+    assert collabsim_exit_code(["run", *common, "tasks.limit=2",
+                                f"hydra.run.dir={tmp_path / 'gen'}"], cwd=tmp_path) == 0
+    assert collabsim_exit_code(["run", *common, "tasks=discoverybench",
+                                f"tasks.root={discoverybench_root}", "tasks.datasets=[archaeology]",
+                                "tasks.limit=3", f"hydra.run.dir={tmp_path / 'arch'}"],
+                               cwd=tmp_path) == 0
+    capfd.readouterr()
+    assert collabsim_exit_code(["report", str(tmp_path / "gen"), str(tmp_path / "arch"),
+                                "--out", str(tmp_path / "rep"), "--no-views"],
+                               cwd=tmp_path) == 0
+    printed = capfd.readouterr().out
+    warnings_printed = [line for line in printed.splitlines() if line.startswith("warning:")]
+    assert len(warnings_printed) == 1 and "2 different task suites" in warnings_printed[0]
+    assert "(2 tasks)" in warnings_printed[0] and "(3 tasks)" in warnings_printed[0]
+    agg = pd.read_csv(tmp_path / "rep" / "report_aggregate.csv")
+    assert len(agg) == 2 and sorted(agg["n_tasks"]) == [2, 3]
+    assert agg["task_suite"].str.startswith("generated").sum() == 1
+    assert agg["task_suite"].str.startswith("discoverybench").sum() == 1
+    md = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "| structure | team | task_suite | tasks |" in md
+    assert md.count("2 different task suites") == 1
+    html = (tmp_path / "rep" / "report.html").read_text(encoding="utf-8")
+    assert "<th>tasks</th>" in html or ">tasks<" in html
+
+
+def test_report_shows_seed_sd_noise_floor_and_pass_k(sweep):
+    """The sweep's report (2 seeds) has the seed section, report_noise.csv and marks."""
+    md = (sweep / "report.md").read_text(encoding="utf-8")
+    assert "Seed-to-seed variance, noise floor and pass^k" in md
+    noise = pd.read_csv(sweep / "report_noise.csv")
+    assert {"seed_sd", "noise_floor", "pass^1", "pass^2"} <= set(noise.columns)
+    assert (noise["seeds_max"] == 2).all() and noise["pass^2"].le(noise["pass^1"]).all()
+    deltas = pd.read_csv(sweep / "report_deltas.csv")
+    floor = noise["noise_floor"].max()
+    assert list(deltas["below_noise_floor"]) == list(deltas["delta"].abs() < floor)

@@ -64,12 +64,15 @@ def test_text_layout() -> None:
     text = format_table(aggregate(hand_example()))
     lines = text.splitlines()
     header = lines[0].split()
-    assert header == ["structure", "team", "W_human", "W_total", "M_team", "H_init,norm",
-                      "A_profile", "C_wf", "S_hyp", "Performance"]
+    assert header == ["structure", "team", "tasks", "W_human", "W_total", "M_team",
+                      "H_init,norm", "A_profile", "C_wf", "S_hyp", "Performance"]
     assert set(lines[1]) <= {"-", " "}
     single, default = lines[2], lines[3]
     assert single.startswith("single") and "4.0 (–)" in single
     assert default.startswith("default") and "8.0 (3.0)" in default and "0.75 (0.25)" in default
+    # every row says how many tasks it averages over
+    agg = aggregate(hand_example())
+    assert [line.split()[2] for line in (single, default)] == [str(n) for n in agg["n_tasks"]]
     assert len({len(line) for line in lines[:2]}) == 1
 
 
@@ -83,10 +86,10 @@ def test_structure_printed_once_per_group() -> None:
 def test_markdown_latex_csv() -> None:
     agg = aggregate(hand_example())
     md = format_table(agg, "markdown").splitlines()
-    assert md[0].startswith("| structure | team | W_human") and md[1].startswith("|:---")
+    assert md[0].startswith("| structure | team | tasks | W_human") and md[1].startswith("|:---")
     assert "| default | D |" in md[3] and "0.75 (0.25)" in md[3]
     tex = format_table(agg, "latex")
-    assert tex.startswith(r"\begin{tabular}{llrrrrrrrr}") and r"\midrule" in tex
+    assert tex.startswith(r"\begin{tabular}{llrrrrrrrrr}") and r"\midrule" in tex
     assert "single & single" in tex and "(--)" in tex
     csv_text = format_table(agg, "csv").splitlines()
     assert csv_text[0].startswith("structure,team,n_tasks,W_human_mean,W_human_se")
