@@ -348,8 +348,12 @@ def paired_scalars(deltas: pd.DataFrame, columns: Sequence[str]) -> dict[str, fl
 
 
 def report_summary(report: Any) -> dict[str, float]:
-    """Every report-level scalar of a sweep report's run (the one place to add another)."""
+    """Every report-level scalar of a sweep report's run (the one place to add another):
+    ``sessions``, ``variants``, ``noise_floor`` (the report's noise floor, when its seeds
+    give one) and :func:`paired_scalars`."""
+    floor = _finite(getattr(report, "noise_floor", None))
     return {"sessions": len(report.sessions), "variants": len(report.aggregate),
+            **({} if floor is None else {"noise_floor": floor}),
             **paired_scalars(report.deltas, report.variants.columns)}
 
 

@@ -202,3 +202,17 @@ def test_missing_wandb_gives_an_install_hint(monkeypatch, tmp_path: Path):
     monkeypatch.setitem(sys.modules, "wandb", None)
     with pytest.raises(RuntimeError, match=r"pip install 'collabsim\[wandb\]'"):
         make_tracker({"backend": "wandb"}, {}, tmp_path)
+
+
+def test_the_report_noise_floor_is_a_summary_scalar_when_the_seeds_give_one():
+    from types import SimpleNamespace
+
+    from collabsim.tracking import report_summary
+
+    empty = pd.DataFrame(columns=["structure", "team", "delta", "ci_low", "ci_high",
+                                  "n_tasks", "n_pairs"])
+    report = SimpleNamespace(sessions=[1, 2, 3], aggregate=[1], deltas=empty,
+                             variants=SimpleNamespace(columns=()), noise_floor=0.308)
+    assert report_summary(report) == {"sessions": 3, "variants": 1, "noise_floor": 0.308}
+    report.noise_floor = float("nan")  # one seed per task: no floor, no key
+    assert "noise_floor" not in report_summary(report)
