@@ -24,8 +24,12 @@ def register_sweeper_defaults() -> None:
     from hydra.core.config_store import ConfigStore
     from hydra.core.plugins import Plugins
 
+    from collabsim.cli.launchers import expose_collabsim_plugins
+
     # Hydra's plugin scan (once per process) executes every plugin module again, the
-    # plugin's own store included: scan first, so that ours comes after it.
+    # plugin's own store included: scan first, so that ours comes after it; and make
+    # collabsim's own launchers visible to that one scan (an editable install hides them).
+    expose_collabsim_plugins()
     Plugins.instance()
     try:
         from hydra_plugins.hydra_optuna_sweeper.config import Direction, OptunaSweeperConf
