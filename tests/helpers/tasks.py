@@ -44,3 +44,16 @@ def archaeology_tasks(discoverybench_root: Path) -> dict[str, Task]:
     """The DiscoveryBench archaeology tasks by task id."""
     report = load_tasks(discoverybench_root)
     return {t.task_id: t for t in report.tasks if t.dataset == "archaeology"}
+
+
+# Small real-session grids (run overrides) that tests replay decision by decision: the
+# DiscoveryBench archaeology tasks, the generated suite with the facts split by profile or
+# shared, and the generated statistical suite.
+SESSION_GRIDS: dict[str, list[str]] = {
+    "archaeology": ["tasks=discoverybench", "tasks.datasets=[archaeology]", "tasks.limit=2"],
+    "by_profile": ["tasks.knowledge=by_profile", "policy.agent.ask_propensity.value=1.0",
+                   "tasks.n_tasks=3"],
+    "everyone": ["tasks.knowledge=everyone", "policy.agent.ask_propensity.value=1.0",
+                 "tasks.n_tasks=3"],
+    "generated_stats": ["tasks=generated_stats", "tasks.n_tasks=3"],
+}

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.tasks import SESSION_GRIDS
 
 from collabsim.cli.run_app import compose_config
 from collabsim.core.events import TraceEvent
@@ -20,12 +21,7 @@ from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.session_log import HistoryState, read_entry
 from collabsim.session.workspace import event_summary
 
-GRIDS = {
-    "archaeology": ["tasks=discoverybench", "tasks.datasets=[archaeology]", "tasks.limit=2"],
-    "by_profile": ["tasks.knowledge=by_profile", "policy.agent.ask_propensity.value=1.0",
-                   "tasks.n_tasks=3"],
-    "generated_stats": ["tasks=generated_stats", "tasks.n_tasks=3"],
-}
+GRIDS = {k: v for k, v in SESSION_GRIDS.items() if k != "everyone"}
 
 
 @pytest.mark.slow

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from helpers.observations import sample_observation
+from helpers.tasks import SESSION_GRIDS
 
 from collabsim.cli.run_app import compose_config
 from collabsim.core.observation import Observation
@@ -219,14 +220,7 @@ def test_a_view_that_dropped_its_oldest_events_is_read_afresh() -> None:
 
 
 # ------------------------------------------------------------------- real sessions
-GRIDS = {
-    "archaeology": ["tasks=discoverybench", "tasks.datasets=[archaeology]", "tasks.limit=2"],
-    "by_profile": ["tasks.knowledge=by_profile", "policy.agent.ask_propensity.value=1.0",
-                   "tasks.n_tasks=3"],
-    "everyone": ["tasks.knowledge=everyone", "policy.agent.ask_propensity.value=1.0",
-                 "tasks.n_tasks=3"],
-    "generated_stats": ["tasks=generated_stats", "tasks.n_tasks=3"],
-}
+GRIDS = SESSION_GRIDS
 
 
 @pytest.mark.slow
