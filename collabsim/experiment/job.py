@@ -11,7 +11,6 @@ so it is equally usable from notebooks, tests and other launchers.
 from __future__ import annotations
 
 import asyncio
-import errno
 import time
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from collabsim.core.csvsafe import safe_frame
-from collabsim.core.outputs import atomic_file, atomic_write_text
+from collabsim.core.outputs import atomic_file, atomic_write_text, is_out_of_space
 from collabsim.domain.stats.cell import CELL_MODULES
 from collabsim.domain.stats.family import STATISTICAL, family_of
 from collabsim.experiment.participants import ParticipantBuilder
@@ -113,7 +112,7 @@ class JobWriteError(Exception):
                  tables: list[Path]) -> None:
         self.path = Path(err.filename) if err.filename else None
         self.reason = err.strerror or str(err)
-        self.no_space = err.errno in (errno.ENOSPC, errno.EDQUOT)
+        self.no_space = is_out_of_space(err)
         self.finished = finished
         self.total = total
         self.store = store
