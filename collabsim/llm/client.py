@@ -273,11 +273,6 @@ def _takes_seed(model: str) -> bool:
     return "seed" in (supported or ())
 
 
-def _api_base(params: Mapping[str, Any]) -> str | None:
-    value = params.get("api_base") or params.get("base_url")
-    return str(value) if value else None
-
-
 def _prompt_estimate(msgs: list[dict[str, str]], params: Mapping[str, Any]) -> int:
     """Estimated prompt tokens of a request: the messages and the tool schemas sent."""
     tools = params.get("tools")
@@ -610,7 +605,7 @@ class LLMClient:
                 break
             except Exception as exc:  # noqa: BLE001 - classified below
                 # A missing key fails every try: never retried (litellm may call it a 5xx).
-                missing = missing_credentials(exc, settings.model, _api_base(params))
+                missing = missing_credentials(exc, settings.model, params)
                 if attempt >= settings.max_retries or not is_retryable(exc) or missing:
                     self._record_failure(tag, settings.model, attempt)
                     self._log_failure(tag, key, msgs, params, settings, exc, started, attempt)

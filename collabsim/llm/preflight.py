@@ -10,23 +10,25 @@ and lists the models whose key is not set. Two kinds of model need none:
   server: vLLM, Ollama, a proxy), which decides itself whether it wants a key;
 * models answered by litellm's ``mock_response`` (no provider is called).
 
-Only credentials are required: variables that say where a server is (``..._API_BASE``,
-``..._BASE_URL``, e.g. ``OLLAMA_API_BASE``) have defaults for local servers and are not
-checked.
+Only credentials are required: variables named like one (``*KEY*``, ``*TOKEN*``,
+``*SECRET*``); those that say where a server is (``OLLAMA_API_BASE``) or which region to use
+have defaults and are not checked. :func:`required_keys` is the one rule: the client asks it
+too when a call fails, so that a missing key is never retried.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from collabsim.llm.backend import get_litellm
-from collabsim.llm.client import OFFLINE_MODEL_PREFIX
+from collabsim.llm.pricing import OFFLINE_MODEL_PREFIX
 
 ModelSpec = str | tuple[str, Mapping[str, Any]]
 """A model name, or ``(model name, extra settings)`` (``LLMSettings.extra``)."""
 
-_SERVER_ADDRESS_SUFFIXES = ("_API_BASE", "_BASE_URL")
+_CREDENTIAL_NAME = re.compile(r"(KEY|TOKEN|SECRET)", re.IGNORECASE)
 _NO_PROVIDER_PARAMS = ("api_base", "base_url", "mock_response")
 
 
@@ -50,7 +52,7 @@ def required_keys(model: str, extra: Mapping[str, Any] | None = None) -> list[st
     except Exception:  # noqa: BLE001 - an unknown provider: the first call names the problem
         return []
     missing = (report.get("missing_keys") or []) if isinstance(report, Mapping) else []
-    return [str(k) for k in missing if not str(k).upper().endswith(_SERVER_ADDRESS_SUFFIXES)]
+    return [str(k) for k in missing if _CREDENTIAL_NAME.search(str(k))]
 
 
 def missing_credentials(models: Iterable[ModelSpec]) -> list[str]:

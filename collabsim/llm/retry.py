@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from collabsim.llm.backend import get_litellm
+from collabsim.llm.preflight import required_keys
 
 _RETRYABLE_NAMES: tuple[str, ...] = (
     "RateLimitError",
@@ -45,7 +46,6 @@ _FATAL_NAMES: tuple[str, ...] = (
 )
 
 
-_CREDENTIAL_NAME = re.compile(r"(KEY|TOKEN|SECRET)", re.IGNORECASE)
 _KEY_SUSPECT_NAMES: tuple[str, ...] = (
     "AuthenticationError",
     "InternalServerError",
@@ -65,29 +65,26 @@ def is_retryable(exc: BaseException) -> bool:
     return isinstance(exc, retryable)
 
 
-def missing_credentials(
-    exc: BaseException, model: str, api_base: str | None = None
-) -> list[str]:
+def missing_credentials(exc: BaseException, model: str,
+                        params: Mapping[str, Any] | None = None) -> list[str]:
     """The credential variables ``model`` needs and the environment lacks, when ``exc`` may
-    be due to them.
+    be due to them (:func:`collabsim.llm.preflight.required_keys`, the pre-flight's rule).
 
     Only errors raised without a provider's verdict on the request count (litellm's
     ``InternalServerError`` and ``APIConnectionError``, raised for a missing
     ``OPENAI_API_KEY`` before any request) and ``AuthenticationError``: a rate limit or a
-    timeout means the request was made. Only names that look like credentials count
-    (``*_KEY``, ``*_TOKEN``, ``*SECRET*``; a missing ``OLLAMA_API_BASE`` is a default
-    address). Asks ``litellm.validate_environment`` (no network).
+    timeout means the request was made.
+
+    Args:
+        exc: The call's error.
+        model: The model called.
+        params: The call's request parameters (an ``api_base`` there: no key is required).
     """
     litellm = get_litellm()
     suspects = tuple(getattr(litellm, n) for n in _KEY_SUSPECT_NAMES if hasattr(litellm, n))
     if not isinstance(exc, suspects):
         return []
-    try:
-        report = litellm.validate_environment(model=model, api_base=api_base)
-    except Exception:  # noqa: BLE001 - unknown providers raise
-        return []
-    missing = (report.get("missing_keys") or []) if isinstance(report, dict) else []
-    return [str(name) for name in missing if _CREDENTIAL_NAME.search(str(name))]
+    return required_keys(model, params)
 
 
 def retry_generator(seed: int, key: str) -> np.random.Generator:
