@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
@@ -57,3 +58,16 @@ SESSION_GRIDS: dict[str, list[str]] = {
                  "tasks.n_tasks=3"],
     "generated_stats": ["tasks=generated_stats", "tasks.n_tasks=3"],
 }
+
+
+def run_session_grid(grid: str, tmp_path: Path, discoverybench_root: Path) -> Any:
+    """Run :data:`SESSION_GRIDS` ``grid`` with every team and structure, one seed, into
+    ``tmp_path`` (the archaeology grid on ``discoverybench_root``); returns the job outcome."""
+    from collabsim.cli.run_app import compose_config
+    from collabsim.experiment.job import run
+
+    root = discoverybench_root if grid == "archaeology" else tmp_path / "suite"
+    cfg = compose_config([*SESSION_GRIDS[grid], f"tasks.root={root}", "team=all",
+                          "structure=all", "seeds=[0]", f"run.store={tmp_path / 'store'}",
+                          "run.progress=false", "run.show_sessions=false"])
+    return run(cfg, tmp_path / "out")

@@ -10,13 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.tasks import SESSION_GRIDS
+from helpers.tasks import SESSION_GRIDS, run_session_grid
 
-from collabsim.cli.run_app import compose_config
 from collabsim.core.events import TraceEvent
 from collabsim.core.observation import Observation
 from collabsim.core.records import HistoryEntry
-from collabsim.experiment.job import run
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.session_log import HistoryState, read_entry
 from collabsim.session.workspace import event_summary
@@ -50,11 +48,7 @@ def test_a_fresh_policy_decides_at_every_turn_as_the_one_that_decided_before(
 
         monkeypatch.setattr(cls, "__init__", recording_init)
         monkeypatch.setattr(cls, "decide", compared)
-    root = discoverybench_root if grid == "archaeology" else tmp_path / "suite"
-    cfg = compose_config([*GRIDS[grid], f"tasks.root={root}", "team=all", "structure=all",
-                          "seeds=[0]", f"run.store={tmp_path / 'store'}",
-                          "run.progress=false", "run.show_sessions=false"])
-    outcome = run(cfg, tmp_path / "out")
+    outcome = run_session_grid(grid, tmp_path, discoverybench_root)
     assert differ == []
     assert set(outcome.sessions["status"]) == {"finished"}
     assert {"agent", "D", "R"} <= set(decided) and len(decided) > 300

@@ -10,12 +10,10 @@ from typing import Any
 
 import pytest
 from helpers.observations import sample_observation
-from helpers.tasks import SESSION_GRIDS
+from helpers.tasks import SESSION_GRIDS, run_session_grid
 
-from collabsim.cli.run_app import compose_config
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry
-from collabsim.experiment.job import run
 from collabsim.participants import session_log
 from collabsim.participants.agent_plan import PlanFold
 from collabsim.participants.cells import COMPUTE_MARK
@@ -252,11 +250,7 @@ def test_at_every_decision_the_incremental_log_and_plan_equal_those_read_from_sc
         return plan, applied, ignored
 
     monkeypatch.setattr(ScriptedAgent, "current_plan", compared_plan)
-    root = discoverybench_root if grid == "archaeology" else tmp_path / "suite"
-    cfg = compose_config([*GRIDS[grid], f"tasks.root={root}", "team=all", "structure=all",
-                          "seeds=[0]", f"run.store={tmp_path / 'store'}",
-                          "run.progress=false", "run.show_sessions=false"])
-    outcome = run(cfg, tmp_path / "out")
+    outcome = run_session_grid(grid, tmp_path, discoverybench_root)
     assert differ == []
     assert set(outcome.sessions["status"]) == {"finished"}
     assert {"agent", "D", "R"} <= set(checked) and len(checked) > 100 and len(plans) > 50
