@@ -53,7 +53,7 @@ BASE_CFG = {
     "policy": {"name": "scripted", "agent": {}, "collaborator": {}},
     "clock": {},
     "sandbox": {},
-    "run": {"max_turns": 40, "max_virtual_seconds": 7200, "max_concurrency": 4},
+    "run": {"max_concurrency": 4},
 }
 
 

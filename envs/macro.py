@@ -499,8 +499,7 @@ class MacroActions(gym.Wrapper):
 
     def _progress(self, obs: Observation) -> tuple[float, float]:
         """``time_used`` and ``turns_used`` of ``obs``."""
-        max_time = self.base._orch.state.cfg.max_time if self.base._orch else 7200.0
-        return (min(obs.time / max_time, 1.0),
+        return (min(obs.time / self.base.max_time, 1.0),
                 min(obs.turn / max(self.base.max_turns, 1), 1.0))
 
     def _compute_features(self, obs: Observation) -> np.ndarray:

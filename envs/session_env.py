@@ -34,7 +34,9 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.errors import SessionAbort
+from collabsim.core.events import TraceEvent
 from collabsim.core.knowledge import KnowledgeSplit, knowledge_split
 from collabsim.core.observation import Observation, Participant
 from collabsim.envs.cell_cache import CachingExecutorFactory
@@ -48,7 +50,7 @@ from collabsim.metrics.reference import ReferenceWorkflow, load_reference
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
 from collabsim.sandbox import SandboxError, SandboxPool, add_preload_files
-from collabsim.session.config import SessionConfig
+from collabsim.session.config import MAX_TURNS, MAX_VIRTUAL_SECONDS, SessionConfig
 from collabsim.session.engine import session_result
 from collabsim.session.observations import Turn
 from collabsim.session.orchestrator import Orchestrator
@@ -139,7 +141,10 @@ class SessionEnv(gym.Env[str, str]):
             :func:`~collabsim.core.knowledge.knowledge_split`); every seat's observation
             shows the facts it holds.
         max_turns: Decisions per participant before the session ends (``terminated``:
-            the limit is part of the task).
+            the limit is part of the task); by default a job's (``run.max_turns``,
+            :data:`collabsim.session.config.MAX_TURNS`).
+        max_virtual_seconds: Virtual-time budget of a session (``terminated`` too); by
+            default a job's (``run.max_virtual_seconds``).
         opponents: Member -> policy for the seats the learner does not hold: ``"scripted"``
             (default) or any :class:`~collabsim.core.observation.Participant` (an LLM
             policy's ``act`` runs on the env's private event loop, in the caller's thread).
@@ -156,6 +161,11 @@ class SessionEnv(gym.Env[str, str]):
             task's files and an empty namespace; same outputs, less wall time). False gives
             every episode a freshly forked worker.
         render_mode: ``"ansi"`` to return the observation text from :meth:`render`.
+        coordination: The coordination costs and structural remedies of every episode
+            (the ``coordination`` setting of ``collabsim run``): a
+            :class:`~collabsim.core.coordination.CoordinationSpec`, a mapping of the fields
+            to change (``{"loafing": 0.0}``; an unknown name raises ``ValueError``), or None
+            for the spec's defaults, as ``collabsim run`` uses them.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -171,7 +181,8 @@ class SessionEnv(gym.Env[str, str]):
         team: str | Mapping[str, Any] = "DR",
         structure: str = "default",
         knowledge: str | Mapping[str, Any] | KnowledgeSplit | None = "everyone",
-        max_turns: int = 30,
+        max_turns: int = MAX_TURNS,
+        max_virtual_seconds: float = MAX_VIRTUAL_SECONDS,
         opponents: Mapping[str, str | Participant] | None = None,
         opponent_params: Mapping[str, Mapping[str, Any]] | None = None,
         reward: RewardConfig | Mapping[str, float] | None = None,
@@ -179,15 +190,19 @@ class SessionEnv(gym.Env[str, str]):
         cell_cache: bool = False,
         reuse_sandbox: bool = True,
         render_mode: str | None = None,
+        coordination: CoordinationSpec | Mapping[str, Any] | None = None,
     ) -> None:
         self.tasks: list[Task] = select_tasks(tasks, split, task_ids, test_fraction, split_seed)
         self.team = team_from_dict("single" if team == "single" else team)
         self.structure = builtin_structure("single" if team == "single" else structure)
         self.knowledge = knowledge_split(knowledge)
+        self.coordination = (coordination if isinstance(coordination, CoordinationSpec)
+                             else CoordinationSpec().with_values(dict(coordination or {})))
         if learner not in self.team.members:
             raise ValueError(f"learner {learner!r} is not a member of team {self.team.members}")
         self.learner = learner
         self.max_turns = int(max_turns)
+        self.max_time = float(max_virtual_seconds)
         self.opponents = dict(opponents or {})
         self.opponent_params = {k: dict(v) for k, v in (opponent_params or {}).items()}
         self.reward_config = RewardConfig.from_any(reward)
@@ -206,6 +221,8 @@ class SessionEnv(gym.Env[str, str]):
         )
         self.action_space = SharedText(max_length=MAX_ACTION_CHARS, min_length=0, charset=CHARSET)
         self.last_observation: Observation | None = None
+        #: The trace events of the last finished episode (what a job writes to trace.jsonl).
+        self.last_events: tuple[TraceEvent, ...] = ()
         self._prompt = TurnPrompt()
         self._references: dict[str, ReferenceWorkflow | None] = {}
         self._orch: Orchestrator | None = None
@@ -246,7 +263,8 @@ class SessionEnv(gym.Env[str, str]):
         self._policies = {m: self._policy(m, seed) for m in self.team.members if m != self.learner}
         config = SessionConfig(
             task=task, team=self.team, structure=self.structure, seed=seed,
-            max_turns=self.max_turns, policy="gym", knowledge=self.knowledge,
+            max_turns=self.max_turns, max_time=self.max_time, policy="gym",
+            knowledge=self.knowledge, coordination=self.coordination,
         )
         self._wall_start = time.perf_counter()
         self._orch = Orchestrator(config, executor_factory=self._executors)
@@ -329,6 +347,7 @@ class SessionEnv(gym.Env[str, str]):
         assert task is not None
         result = session_result(orch, "gym", time.perf_counter() - self._wall_start, None)
         events = list(orch.state.events)
+        self.last_events = tuple(events)
         self._done = True
         self._orch = None
         metrics = session_metrics(result, events, task, self.reference(task), team=self.team)

@@ -36,7 +36,6 @@ class TurnPrompt:
     def __init__(self, limits: PromptLimits | None = None) -> None:
         self.renderer = PromptRenderer(limits=limits)  # the packaged templates
         self._macros = self.renderer.env.get_template("_sections.j2").module
-        self._clip: Callable[[Any, int], str] = self.renderer.env.filters["clip"]
         # id(item) -> (item, its lines); holding the item keeps its id from being reused.
         self._lines: dict[int, tuple[Any, str]] = {}
         self._sections: dict[tuple[Any, ...], str] = {}
@@ -74,11 +73,10 @@ class TurnPrompt:
         return f"[t={m.time:.0f}s] {m.sender}: {m.text}\n"
 
     def _cell_lines(self, c: CodeCell) -> str:
-        limit = self.renderer.limits.max_output_chars
         return (
             f"### cell {c.seq} by {c.author} at t={c.time:.0f}s "
             f"({'ok' if c.ok else 'error'})\n```python\n{c.code}\n```\n"
-            f"Output:\n```\n{self._clip(c.output, limit)}\n```\n"
+            f"Output:\n```\n{c.output}\n```\n"
         )
 
     @staticmethod

@@ -10,6 +10,8 @@
   plateau and a matching year;
 * :mod:`~collabsim.domain.tables` - the CSV reader (decimal commas, ``;`` separators,
   cp1252);
+* :mod:`~collabsim.domain.words` - English function words and the word stemmer every
+  reader of free text uses (columns, judge, initiative classifier);
 * :mod:`~collabsim.domain.analysis_helpers` - the table helpers analysis cells import in the
   sandbox.
 

@@ -36,7 +36,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from collabsim.metrics.stats_vocab import GENERIC_WORDS, STOP_WORDS, stem, wordset
+from collabsim.domain.words import STOPWORDS, stem
+from collabsim.metrics.stats_vocab import GENERIC_WORDS, wordset
 
 SIG_LEVEL = 0.05
 
@@ -73,7 +74,7 @@ _SIG = re.compile(r"\bsignifican(?:t|tly|ce)\b", re.IGNORECASE)
 _POSITIVE = re.compile(r"\bpos(?:i)?tive(?:ly)?\b|\bdirect(?:ly)?\s+proportional", re.IGNORECASE)
 _NEGATIVE = re.compile(r"\bnegative(?:ly)?\b|\binverse(?:ly)?\b", re.IGNORECASE)
 _NEGATED_POLARITY = re.compile(r"\bnot\s+(?:a\s+)?(?:pos(?:i)?tive|negative)", re.IGNORECASE)
-#: Movement words (stems after :func:`collabsim.metrics.stats_vocab.stem`).
+#: Movement words (stems after :func:`collabsim.domain.words.stem`).
 UP_WORDS = wordset("higher more increase increas greater larger rise rais grow grew enhanc "
                      "boost improv bigger exce elevat enhance improve raise elevate exceed")
 DOWN_WORDS = wordset("lower less fewer decrease decreas decline declin reduc smaller drop "
@@ -326,7 +327,7 @@ def controls_of(text: str) -> frozenset[str]:
     for m in _CONTROL.finditer(text):
         phrase = next(g for g in m.groups() if g)
         out |= {stem(w) for w in re.findall(r"[A-Za-z]+", phrase)
-                if w.lower() not in STOP_WORDS and len(w) > 1}
+                if w.lower() not in STOPWORDS and len(w) > 1}
     return frozenset(out - GENERIC_WORDS - _CONTROL_NOISE)
 
 

@@ -38,28 +38,26 @@ columns' vocabulary ("time preference") is not a variable for this reader.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from collabsim.domain.codebook import codes_of
+from collabsim.domain.words import STOPWORDS, stem
+
 #: Extra words a mention window may hold besides the required ones.
 WINDOW_SLACK = 3
 #: Share of a column description's content words a text must hold to describe the column.
 DESCRIBED_SHARE = 0.5
+#: How many texts' mentions a lexicon keeps (all dropped when full).
+MENTION_MEMO = 4096
 
 def wordset(text: str) -> frozenset[str]:
     """The set of space-separated words of a text."""
     return frozenset(text.split())
 
 
-STOP_WORDS = wordset(
-    "a an the of in on for to and or by with is are was were be been being that this these "
-    "those it its as at from each per than which who whom whose into onto over under their "
-    "there has have had do does did not no if when while where how what any all both either "
-    "s"
-)
 #: Measure words that do not tell two columns apart; required only when nothing else is left.
 GENERIC_WORDS = wordset(
     "number count rate level score total average mean percent percentage share index value "
@@ -86,33 +84,6 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 _CAMEL = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
-#: ``(suffix, minimum word length, replacement)``; the first that applies is used.
-_SUFFIXES: tuple[tuple[str, int, str], ...] = (
-    ("ary", 8, ""), ("ation", 9, ""), ("ies", 5, "y"), ("ing", 6, ""), ("eed", 99, ""), ("ed", 5, ""),
-    ("sses", 5, "ss"), ("ss", 99, ""), ("us", 99, ""),
-    ("sis", 7, "s"), ("is", 99, ""), ("s", 4, ""),
-)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """Light stem: lower case, plural and common verb endings dropped (memoised: a judge
-    stems the same few thousand words hundreds of thousands of times)."""
-    w = word.lower()
-    for suffix, min_len, repl in _SUFFIXES:
-        if w.endswith(suffix):
-            if len(w) < min_len:
-                return w
-            w = w[: -len(suffix)] + repl
-            if suffix in ("ing", "ed") and len(w) >= 5 and _DOUBLED.search(w):
-                w = w[:-1]  # "quitting" -> "quit", "planned" -> "plan"
-            return w
-    return w
-
-
-_DOUBLED = re.compile(r"([b-df-hj-kmnp-rtv-z])\1$")
-
-
 @dataclass(frozen=True)
 class Token:
     """One word of a text: its stem and character span."""
@@ -137,7 +108,7 @@ def _name_words(name: str) -> list[str]:
 def _required(words: Iterable[str], units: bool = False) -> tuple[str, ...]:
     """The stems a phrase requires (``units``: unit words are generic too)."""
     stems = [stem(w) for w in words]
-    content = [s for s in stems if s not in STOP_WORDS and not s.isdigit()]
+    content = [s for s in stems if s not in STOPWORDS and not s.isdigit()]
     generic = GENERIC_WORDS | UNIT_WORDS if units else GENERIC_WORDS
     specific = [s for s in content if s not in generic]
     return tuple(dict.fromkeys(specific or content))
@@ -146,7 +117,7 @@ def _required(words: Iterable[str], units: bool = False) -> tuple[str, ...]:
 def _content_stems(text: str) -> frozenset[str]:
     """Stems of a text's content words (no stop words, generic words or numbers)."""
     return frozenset(t.stem for t in tokens(text)
-                     if t.stem not in STOP_WORDS and t.stem not in GENERIC_WORDS
+                     if t.stem not in STOPWORDS and t.stem not in GENERIC_WORDS
                      and not t.stem[0].isdigit() and len(t.stem) > 2
                      and t.stem not in ("equal", "otherwise", "if"))
 
@@ -166,7 +137,7 @@ def description_head(description: str) -> str:
             break
         kept.append(w)
         s = stem(w)
-        if s not in STOP_WORDS and s not in GENERIC_WORDS:
+        if s not in STOPWORDS and s not in GENERIC_WORDS:
             specific += 1
     return " ".join(kept)
 
@@ -233,6 +204,25 @@ _CODING = re.compile(r"\([^()]*(?:=|\bcodes?\b)[^()]*\)", re.IGNORECASE)
 _YEAR_NAME = re.compile(r"^\s*\d{4}(?:\s*\[YR\d{4}\])?\s*$")
 
 
+_YEAR = re.compile(r"^(?:18|19|20)\d\d$")
+
+
+def _year_names(datasets: Sequence[_Dataset]) -> dict[str, tuple[str, ...]]:
+    """Columns told apart only by a year in their names (``x_2004``, ``x_2008``; "Age of
+    respondent, 1981" and "..., 1989") -> that year, which their name phrases then require:
+    a claim about one survey year does not name the other year's column."""
+    by_base: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for ds in datasets:
+        for col in ds.columns:
+            words = _name_words(col.name.strip())
+            found = [w for w in words if _YEAR.match(w)]
+            base = _required(words, units=True)
+            if len(found) == 1 and base:
+                by_base.setdefault(base, []).append((col.name.strip(), found[0]))
+    return {name: (year,) for group in by_base.values()
+            if len({y for _, y in group}) > 1 for name, year in group}
+
+
 def _is_wide(ds: _Dataset) -> bool:
     """A table whose columns are years (one indicator a file, as the World Bank tables) or
     that lists no columns: its file names the variable."""
@@ -246,13 +236,17 @@ class ColumnLexicon:
 
     phrases: tuple[Phrase, ...]
     described: tuple[tuple[str, frozenset[str]], ...] = ()
+    codes: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     _kind: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _seen: dict[str, tuple[Mention, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         # 0: a column name's words, 1: anything else (descriptions, data files)
         kinds = tuple(0 if p.text == " ".join(w.lower() for w in _name_words(p.column)) else 1
                       for p in self.phrases)
         object.__setattr__(self, "_kind", kinds)
+        # a judge reads the same text several times (parts, sentences, codes): read once
+        object.__setattr__(self, "_seen", {})
 
     @classmethod
     def build(cls, datasets: Sequence[_Dataset] = ()) -> ColumnLexicon:
@@ -260,6 +254,7 @@ class ColumnLexicon:
         out: list[Phrase] = []
         described: dict[str, frozenset[str]] = {}
         seen: set[tuple[str, tuple[str, ...]]] = set()
+        years = _year_names(datasets)
         for ds in datasets:
             if _is_wide(ds):
                 out += _dataset_phrases(ds, seen)
@@ -272,7 +267,7 @@ class ColumnLexicon:
                     described.setdefault(name, content)
                 words = _name_words(name)
                 candidates = [(" ".join(w.lower() for w in words),
-                               _required(words, units=True))]
+                               _required(words, units=True) + years.get(name, ()))]
                 head = description_head(col.description or "")
                 if head:
                     candidates.append((head, _required(head.split())))
@@ -286,7 +281,13 @@ class ColumnLexicon:
             owners.setdefault(tuple(sorted(phrase.required)), set()).add(phrase.column)
         kept = [p for p in out if len(owners[tuple(sorted(p.required))]) == 1
                 or p.text == " ".join(w.lower() for w in _name_words(p.column))]
-        return cls(tuple(kept), tuple(described.items()))
+        codes = {c.name.strip(): tuple(book.items()) for ds in reversed(datasets)
+                 for c in ds.columns if (book := codes_of(c.description or ""))}
+        return cls(tuple(kept), tuple(described.items()), tuple(codes.items()))
+
+    def codebook(self, column: str) -> dict[str, str]:
+        """The column's code -> label pairs (:func:`collabsim.domain.codebook.codes_of`)."""
+        return dict(dict(self.codes).get(column, ()))
 
     def describes(self, column: str, text: str) -> bool:
         """True when a text covers at least ``DESCRIBED_SHARE`` of the content words of the
@@ -309,6 +310,14 @@ class ColumnLexicon:
 
     def mentions(self, text: str) -> list[Mention]:
         """Columns named in ``text`` (overlaps resolved, see the module docstring)."""
+        found = self._seen.get(text)
+        if found is None:
+            if len(self._seen) >= MENTION_MEMO:
+                self._seen.clear()
+            found = self._seen[text] = tuple(self._mentions(text))
+        return list(found)
+
+    def _mentions(self, text: str) -> list[Mention]:
         toks = tokens(text)
         present = {t.stem for t in toks}
         hits: list[tuple[int, int, int, int, int, str, frozenset[int]]] = []

@@ -88,17 +88,17 @@ PROMPTS_DIR = Path(__file__).with_name("prompts")
 class PromptLimits:
     """How much of a long observation the prose part of a prompt shows (latest items kept).
 
+    A code cell's output is shown as the sandbox cut it (``sandbox.output_chars``).
+
     Attributes:
         max_chat: Chat messages shown.
         max_cells: Code cells shown.
         max_history: History entries shown.
-        max_output_chars: Characters of each code cell's output shown.
     """
 
     max_chat: int = 40
     max_cells: int = 12
     max_history: int = 40
-    max_output_chars: int = 3000
 
 
 def _clip(text: Any, limit: int) -> str:
@@ -248,7 +248,6 @@ class PromptRenderer:
                 shown_cells=frozenset(c.seq for c in cells),
                 history=history,
                 history_hidden=len(obs.history) - len(history),
-                max_output_chars=self.limits.max_output_chars,
                 scratchpad=scratchpad,
                 notes=tuple(notes),
                 actions_help=self._actions_help(obs),

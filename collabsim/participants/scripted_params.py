@@ -54,12 +54,15 @@ class AgentParams:
             when the team memory names nobody to trust for it.
         patience_seconds: Virtual seconds it waits for teammates' checks of an announced
             draft (an announced edit of the draft is waited for until it lands).
+        reaction_patience_seconds: How long after its latest output (a cell, a message, a
+            memory entry, an editor update) it waits for every teammate to react before it
+            goes on (:mod:`collabsim.participants.agent_sharing`).
         lead_patience_seconds: How long it leaves the opening to its teammates (0: it starts
             at once).
         finish_by_turn: From this decision on it stops waiting for teammates and finishes
             (where the agent is built, the run's ``max_turns`` less the config's
             ``finish_margin_turns``: :mod:`collabsim.experiment.agent_turns`; the default is
-            that of the default ``run.max_turns`` 40).
+            that of the default ``run.max_turns`` 80).
         wait_for_working_teammates: It does not FINISH while a teammate's action is under way.
         max_rejections: How often a rejected request is asked again.
         announce: It posts its drafts for checking.
@@ -73,8 +76,9 @@ class AgentParams:
     mistakes: MistakeModel = field(default_factory=_yaml_mistakes)
     deference: float = 0.5
     patience_seconds: float = 120.0
+    reaction_patience_seconds: float = 600.0
     lead_patience_seconds: float = 1830.0
-    finish_by_turn: int = 30
+    finish_by_turn: int = 70
     wait_for_working_teammates: bool = True
     max_rejections: int = 3
     announce: bool = True
@@ -114,7 +118,7 @@ def _agent_values(data: Mapping[str, Any]) -> dict[str, Any]:
     """The typed values of the keys an agent's config mapping sets."""
     casts: dict[str, Callable[[Any], Any]] = {
         "mistakes": MistakeModel.from_mapping, "deference": _probability("deference"),
-        "patience_seconds": float,
+        "patience_seconds": float, "reaction_patience_seconds": float,
         "lead_patience_seconds": float, "finish_by_turn": int, "max_rejections": int,
         "wait_for_working_teammates": bool, "announce": bool,
         "gates": lambda gates: tuple((str(a), str(o)) for a, o in dict(gates).items()),

@@ -30,6 +30,7 @@ from dataclasses import replace
 
 from collabsim.core.task import TaskBrief
 from collabsim.domain.stats.model import Effect, StatPlan, StatResult
+from collabsim.domain.words import STOPWORDS
 from collabsim.participants.plan import MistakeModel, seeded_rng
 
 __all__ = [
@@ -76,10 +77,9 @@ def draw_stat_mistakes(rates: Mapping[str, float], seed: int, *stream: object
                      if u < float(rates.get(k, 0.0)))
 
 
-# words that never make two columns sound alike
-_STOP = frozenset(("a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by",
-                   "with", "and", "or", "is", "are", "was", "1", "2", "0", "yes", "no",
-                   "whether", "if"))
+#: Words that never make two columns sound alike: function words and the codes and answers
+#: descriptions spell out ("1 = yes, 0 = no").
+_STOP = STOPWORDS | frozenset(("0", "1", "2", "yes"))
 
 
 def _words(text: str) -> set[str]:

@@ -51,11 +51,9 @@ class Workspace:
     """Mutable shared state of one session (landed effects only).
 
     Attributes:
-        cell_output_chars: Code outputs are cut to this many characters.
         memory_sections: Sections of the group memory (empty: no memory).
     """
 
-    cell_output_chars: int = 4000
     memory_sections: tuple[str, ...] = ()
     chat: list[ChatMessage] = field(default_factory=list)
     cells: list[CodeCell] = field(default_factory=list)
@@ -78,14 +76,15 @@ class Workspace:
     def add_cell(
         self, seq: int, time: float, author: str, code: str, output: str, ok: bool
     ) -> None:
-        """Append an executed code cell (output truncated)."""
+        """Append an executed code cell (its output as the sandbox cut it to
+        ``sandbox.output_chars``)."""
         self.cells.append(
             CodeCell(
                 seq=seq,
                 time=time,
                 author=author,
                 code=code,
-                output=truncate(output, self.cell_output_chars),
+                output=output,
                 ok=ok,
             )
         )

@@ -33,7 +33,7 @@ def _packages_on_disk() -> set[str]:
 
 def test_the_top_level_is_the_design_cards_layout() -> None:
     visible = {p.name for p in REPO.iterdir() if not p.name.startswith(".")}
-    expected = {"pyproject.toml", "README.md", "collabsim", "envs", "configs", "experiments",
+    expected = {"pyproject.toml", "README.md", "LICENSE", "collabsim", "envs", "configs", "experiments",
                 "tests", "docs", "benchmarks"}
     assert expected <= visible
     # no other Python package at the top (outputs/ of a local run or build/ may exist)
@@ -52,3 +52,13 @@ def test_envs_and_configs_install_under_the_collabsim_namespace() -> None:
 
 def test_every_package_on_disk_is_listed_in_pyproject() -> None:
     assert sorted(SETUPTOOLS["packages"]) == sorted(_packages_on_disk())
+
+
+def test_the_license_file_is_the_apache_2_text_pyproject_declares() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license"] == "Apache-2.0"
+    assert project["license-files"] == ["LICENSE"]
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert text.split()[:4] == ["Apache", "License", "Version", "2.0,"]
+    assert "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION" in text
+    assert "END OF TERMS AND CONDITIONS" in text

@@ -26,7 +26,7 @@ gym.register_envs(collabsim.envs)
 ACTIONS = [
     "WAIT_TEAMMATE_CONTINUE()",
     format_action("SEND_TEAMMATE_MESSAGE", message="I am looking at the data."),
-    format_action("EXECUTE_CODE", code="print('x' * 3500)"),  # output past the clip limit
+    format_action("EXECUTE_CODE", code="print('x' * 4500)"),  # output past the sandbox cut
     format_action("EXECUTE_CODE", code="1 / 0"),  # an error cell
     format_action("EDITOR_UPDATE", text="The value rises after 500 BCE."),
     "NOT_AN_ACTION(",  # feedback to the learner
@@ -89,8 +89,8 @@ def _long(obs: Observation) -> Observation:
     )
 
 
-@pytest.mark.parametrize("limits", [PromptLimits(), PromptLimits(3, 2, 5, 100),
-                                    PromptLimits(0, 0, 0, 10)])
+@pytest.mark.parametrize("limits", [PromptLimits(), PromptLimits(3, 2, 5),
+                                    PromptLimits(0, 0, 0)])
 def test_long_observations_with_every_section_render_as_the_templates_do(limits) -> None:
     obs = _observations("DiscoveryTeam-v1", {"team": "DR"}, seed=2)[-1]
     fast, reference = TurnPrompt(limits), PromptRenderer(limits=limits)

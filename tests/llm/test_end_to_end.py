@@ -43,7 +43,7 @@ def tasks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Task, ...]:
 
 def config(task: Task, team: TeamSpec, structure: str = "scaffolded") -> SessionConfig:
     return SessionConfig(task=task, team=team, structure=builtin_structure(structure),
-                         seed=SEED, max_turns=40)
+                         seed=SEED, max_turns=80)
 
 
 def llm_session(
@@ -78,8 +78,12 @@ def test_offline_llm_team_submits_what_the_scripted_team_submits(
         expected = asyncio.run(run_session(config(task, team), scripted, tmp_path / f"s{i}.jsonl"))
         result, client = llm_session(task, team, LLMClient(), tmp_path / f"llm{i}")
         # two gate owners who disagree (one of them confidently wrong) can block each other
-        # until max_turns; the editor text is submitted either way
-        assert expected.status in ("finished", "max_turns") and expected.submitted_hypothesis
+        # until max_turns, or until the agent gives up on an editor its owner keeps
+        # rejecting (then the FINISH owner submits what the editor holds, possibly nothing);
+        # the LLM path must do exactly the same
+        assert expected.status in ("finished", "max_turns")
+        assert any(r.submitted_hypothesis for r in [expected]) or expected.counts["R"].get(
+            "REJECT", 0) >= 3
         assert result.status == expected.status
         assert result.submitted_hypothesis == expected.submitted_hypothesis
         assert result.counts == expected.counts

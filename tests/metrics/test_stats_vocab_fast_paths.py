@@ -3,7 +3,8 @@ of their required words) name exactly the columns the plain window search names.
 
 from __future__ import annotations
 
-from collabsim.metrics.stats_vocab import ColumnLexicon, Mention, Phrase, stem, tokens
+from collabsim.domain.words import stem
+from collabsim.metrics.stats_vocab import ColumnLexicon, Mention, Phrase, tokens
 
 LEXICON = ColumnLexicon((
     Phrase("body_mass_index", "body mass index", ("body", "mass", "index")),

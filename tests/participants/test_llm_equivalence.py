@@ -125,7 +125,7 @@ def test_offline_provider_equals_scripted_on_tasks_with_facts_by_profile(tmp_pat
         task = replace(base, facts=(reading, convention))
         for structure in ("default", "scaffolded"):
             cfg = SessionConfig(task=task, team=team, structure=builtin_structure(structure),
-                                seed=1, max_turns=40, knowledge=BY_PROFILE)
+                                seed=1, max_turns=80, knowledge=BY_PROFILE)
             scripted = {n: build_scripted(n, team.role(n), team.profile(n), seed=1,
                                           params=PARAMS[team.role(n)]) for n in team.members}
             want = asyncio.run(run_session(cfg, scripted, tmp_path / f"s{i}{structure}.jsonl"))

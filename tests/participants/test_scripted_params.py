@@ -19,6 +19,7 @@ from collabsim.participants.scripted_params import (
     ScriptedParamsError,
 )
 from collabsim.participants.team import TeamConfigError, load_profile, team_from_dict
+from collabsim.session.config import MAX_TURNS
 
 
 def _policy_config() -> dict:
@@ -28,11 +29,9 @@ def _policy_config() -> dict:
 
 def test_the_agents_defaults_are_the_policy_configs_values() -> None:
     config = _policy_config()["agent"]
-    run = yaml.safe_load((resources.files("collabsim.configs") / "config.yaml").read_text(
-        encoding="utf-8"))["run"]
     # finish_by_turn is derived from the run's turn limit where the agent is built
-    assert AgentParams.from_mapping(agent_params(config, run["max_turns"])) == AgentParams()
-    assert AgentParams().finish_by_turn == run["max_turns"] - config["finish_margin_turns"]
+    assert AgentParams.from_mapping(agent_params(config, MAX_TURNS)) == AgentParams()
+    assert AgentParams().finish_by_turn == MAX_TURNS - config["finish_margin_turns"]
     assert AgentParams().deference == config["deference"]
     assert AgentParams().lead_patience_seconds == config["lead_patience_seconds"]
     assert AgentParams().mistakes == MistakeModel.from_mapping(config["mistakes"])

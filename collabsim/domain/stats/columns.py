@@ -34,6 +34,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+from collabsim.domain.words import STOPWORDS as WORD_STOPWORDS
+from collabsim.domain.words import stem
+
 
 class ColumnLike(Protocol):
     """What this module reads of a column."""
@@ -42,36 +45,30 @@ class ColumnLike(Protocol):
     description: str
 
 
+#: Words of a statistical question that never identify a column (besides the function words
+#: of :data:`collabsim.domain.words.STOPWORDS`): how the question frames a relation, a
+#: degree or its significance.
+QUERY_WORDS = frozenset({
+    "affect", "affected", "affects", "associate", "associated", "association", "based",
+    "certain", "column", "columns", "combination", "combined", "correlated", "correlation",
+    "data", "dataset", "determine", "determining", "effect", "effects", "explain",
+    "explained", "explaining", "factor", "factors", "general", "given", "impact", "impacts",
+    "influence", "influenced", "influences", "kind", "least", "less", "level", "levels",
+    "many", "more", "most", "much", "observe", "observed", "overall", "relate", "related",
+    "relation", "relationship", "respective", "respectively", "show", "shows",
+    "significant", "significantly", "specific", "statistical", "statistically", "type",
+    "value", "values", "variable", "variables", "very",
+})
 #: Words that never identify a column.
-STOPWORDS = frozenset(["#", "noqa:", "SIM905", "-", "a", "word", "list", "reads", "best", "as", "text", "a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "and", "or", "nor", "but", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "this", "that", "these", "those", "there", "their", "its", "it", "as", "than", "then", "so", "such", "what", "which", "who", "whom", "whose", "how", "why", "when", "where", "whether", "if", "into", "over", "under", "about", "between", "among", "relationship", "relation", "related", "relate", "association", "associated", "associate", "effect", "effects", "impact", "impacts", "influence", "influences", "influenced", "affect", "affects", "affected", "factor", "factors", "variable", "variables", "data", "dataset", "column", "columns", "value", "values", "level", "levels", "based", "given", "any", "each", "per", "other", "others", "can", "could", "may", "might", "will", "would", "should", "also", "more", "most", "less", "least", "much", "many", "very", "significant", "significantly", "statistically", "statistical", "correlation", "correlated", "type", "kind", "specific", "certain", "overall", "general", "respective", "respectively", "combination", "combined", "determine", "determining", "explain", "explaining", "explained", "show", "shows", "observed", "observe", "versus", "vs", "within", "is_", "has_", "number_of"])
+STOPWORDS = WORD_STOPWORDS | QUERY_WORDS
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|\d+(?:\.\d+)?")
 _BREAK_RE = re.compile(r"[,;:()?]")
 _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
-_SUFFIXES = ("ations", "ation", "ities", "ity", "ness", "ments", "ment", "ings", "ing",
-             "ences", "ence", "ents", "ent", "ances", "ance", "ants", "ant", "ies", "ied",
-             "ions", "ion", "ed", "es", "s", "al", "y")
-
 
 #: Bound of each memo of this module (words, texts, column signatures, column lists): the
 #: functions are pure, so a memo only saves the recomputation for every session of a task.
 CACHE_SIZE = 4096
-
-
-@lru_cache(maxsize=4 * CACHE_SIZE)
-def stem(word: str) -> str:
-    """A crude stem: lower case, one common suffix cut (keeping >= 4 letters)."""
-    word = word.lower()
-    if word.isdigit():
-        return word
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            word = word[: -len(suffix)]
-            if suffix in ("ing", "ings", "ed") and re.search(r"([b-df-hj-kmnp-rtv-z])\1$",
-                                                             word):
-                word = word[:-1]  # "quitting" -> "quit", "planned" -> "plan"
-            return word
-    return word
 
 
 def words(text: str) -> list[tuple[int, int, str]]:

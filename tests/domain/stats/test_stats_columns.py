@@ -49,3 +49,14 @@ def test_similar_columns_are_the_similar_sounding_ones() -> None:
     assert "HYBAS_ID" not in similar
     assert set(similar_columns("DISSAVED", NLS.columns, k=1)) == {"SAMESAVE"}
     assert similar_columns("missing", FISH.columns) == []
+
+
+def test_words_a_lint_comment_once_hid_identify_columns() -> None:
+    # "text", "list", "word", "best" and "reads" are ordinary content words of a query
+    for word in ("text", "list", "word", "best", "reads"):
+        cols = (Col("math_scr", "math score of the pupil"),
+                Col(f"{word}_scr", f"{word} score of the pupil"), Col("age", "age in years"))
+        assert tokens(f"the {word}") == [stem(word)]
+        assert best_column(f"{word} score", cols) == f"{word}_scr"
+        found = find_mentions(f"Is the {word} score associated with age?", cols)
+        assert [m.column for m in found] == [f"{word}_scr", "age"]
