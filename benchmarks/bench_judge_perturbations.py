@@ -1,4 +1,4 @@
-"""Validate the statistical judge with the perturbation suite (issue 21, judge validation).
+"""Validate the statistical judge with the perturbation suite.
 
 From every statistical gold hypothesis on the shared data (DiscoveryBench real/train and
 synth/dev metadata golds, the non-archaeology answer-key golds) the suite builds wrong

@@ -6,7 +6,10 @@ Reads ``RUN_DIR/sessions.csv`` (a ``collabsim run`` on a DiscoveryBench folder),
 task's sessions (seeds), and prints per domain - the task id's first part, with the synthetic
 split's ``_<i>_<j>`` suffix removed - the number of tasks, the mean Performance and a
 percentile bootstrap 95 % CI over tasks (2,000 resamples, seed 0), then the same per split
-(synthetic domains: names of the form ``<name>_<i>_<j>``) and overall.
+(synthetic domains: names of the form ``<name>_<i>_<j>``) and overall. Beside Performance:
+the judge's chance baselines of the same tasks (columns ``chance_*`` of ``sessions.csv``,
+collabsim.metrics.baselines: the query as the hypothesis, another gold of the dataset, the
+canned non-answer), mean over the tasks that have one.
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from collabsim.metrics.baselines import BASELINE_COLUMNS, BASELINE_LABELS
+
 _SYNTH = re.compile(r"_\d+_\d+$")
+_SHORT = {"chance_query": "query", "chance_other_gold": "other", "chance_non_answer": "non-ans"}
 
 
 def bootstrap_ci(values: np.ndarray, rng: np.random.Generator, n: int = 2000
@@ -39,21 +45,27 @@ def main() -> None:
     args = parser.parse_args()
     frame = pd.read_csv(args.run_dir / "sessions.csv")
     frame = frame[(frame.team == args.team) & (frame.structure == args.structure)]
-    per_task = frame.groupby("task_id")["Performance"].mean().reset_index()
+    chance = [c for c in BASELINE_COLUMNS if c in frame]
+    per_task = frame.groupby("task_id")[["Performance", *chance]].mean().reset_index()
     first = per_task.task_id.str.split("/").str[0]
     per_task["split"] = np.where(first.str.contains(_SYNTH), "synth", "real")
     per_task["domain"] = first.str.replace(_SYNTH, "", regex=True)
     rng = np.random.default_rng(0)
-    rows = [(f"{split}: {domain}", group.Performance.to_numpy())
+    rows = [(f"{split}: {domain}", group)
             for (split, domain), group in per_task.groupby(["split", "domain"])]
-    rows += [(f"{split}: all", group.Performance.to_numpy())
-             for split, group in per_task.groupby("split")]
-    rows.append(("overall", per_task.Performance.to_numpy()))
-    print(f"{'domain':<52} {'tasks':>5} {'Performance':>11}  95 % CI")
-    for name, values in rows:
+    rows += [(f"{split}: all", group) for split, group in per_task.groupby("split")]
+    rows.append(("overall", per_task))
+    heads = "".join(f" {_SHORT[c]:>8}" for c in chance)
+    print(f"{'domain':<52} {'tasks':>5} {'Performance':>11}  {'95 % CI':<12}{heads}")
+    for name, group in rows:
+        values = group.Performance.to_numpy()
         low, high = bootstrap_ci(values, rng)
         ci = "-" if np.isnan(low) else f"[{low:.2f}, {high:.2f}]"
-        print(f"{name:<52} {len(values):>5} {values.mean():>11.2f}  {ci}")
+        cells = "".join(f" {group[c].mean():>8.2f}" for c in chance)
+        print(f"{name:<52} {len(values):>5} {values.mean():>11.2f}  {ci:<12}{cells}")
+    if chance:
+        print("chance baselines: " + ", ".join(f"{_SHORT[c]} = {BASELINE_LABELS[c]}"
+                                               for c in chance))
 
 
 if __name__ == "__main__":

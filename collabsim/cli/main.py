@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES: dict[str, str] = {
     "data": "collabsim.cli.data_cmd",
     "train": "collabsim.cli.train_cmd",
     "export": "collabsim.cli.export_cmd",
+    "judge": "collabsim.cli.judge_cmd",
 }
 
 

@@ -19,13 +19,15 @@ from collabsim.core.errors import BUDGET_EXCEEDED, PROVIDER_ERROR
 from collabsim.experiment.plan import SessionPlan
 from collabsim.experiment.session_costs import add_cost_columns, cost_line, cost_totals
 from collabsim.experiment.store import ResultStore
+from collabsim.metrics.baselines import baseline_line, baselines_of_rows
+from collabsim.metrics.initiative import DEFAULT_INITIATIVE_EVENTS, InitiativeEvents
 from collabsim.metrics.pipeline import MetricsRows
 from collabsim.reporting.tables import METRIC_LABELS, aggregate, format_table, scored_sessions
 from collabsim.session.results import INFRA_ERROR, UNSCORED_STATUSES, SessionResult
 from collabsim.tasks.model import Task
 
 SESSION_COLUMNS = ["task_id", "team", "structure", "seed", "status", "turns", "virtual_min"]
-SHOWN_METRICS = ["W_total", "M_team", "H_init_norm", "C_wf", "Performance"]
+SHOWN_METRICS = ["W_total", "M_team", "H_init_norm", "H_init_work", "C_wf", "Performance"]
 
 
 def session_record(plan: SessionPlan, result: SessionResult, store: ResultStore) -> dict[str, Any]:
@@ -45,13 +47,17 @@ class SessionRows:
         plans: The job's plans.
         store: The store their traces are in.
         tasks: The job's tasks.
+        initiative_counted: Which events are initiative candidates
+            (``metrics.initiative_events``: ``actions`` or ``messages``).
     """
 
     def __init__(self, plans: Sequence[SessionPlan], store: ResultStore,
-                 tasks: Sequence[Task]) -> None:
+                 tasks: Sequence[Task], *,
+                 initiative_counted: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS) -> None:
         self.plans = plans
         self.store = store
-        self.metrics = MetricsRows({t.task_id: t for t in tasks})
+        self.metrics = MetricsRows({t.task_id: t for t in tasks},
+                                   initiative_counted=initiative_counted)
         self.rows: dict[int, dict[str, Any]] = {}
         #: Wall seconds spent computing rows (for benchmarks).
         self.seconds = 0.0
@@ -108,12 +114,28 @@ def objection_summary(sessions: pd.DataFrame) -> str | None:
     return "\n".join(lines)
 
 
+def gold_note(tasks: Sequence[Task]) -> str | None:
+    """The report's line when tasks have no gold hypothesis (their Performance is NaN), None
+    when every task has one."""
+    missing = [t for t in tasks if not (t.gold_hypothesis or "").strip()]
+    if not missing:
+        return None
+    where = ("answer keys are read from eval/answer_key_*.csv under tasks.root or beside it "
+             "(a DiscoveryBench clone's eval/), else from each query's true_hypothesis")
+    if len(missing) == len(tasks):
+        return (f"No task of this run has a gold hypothesis, so no session has a Performance "
+                f"({where})")
+    return (f"{len(missing)} of {len(tasks)} task(s) have no gold hypothesis (e.g. "
+            f"{missing[0].task_id}): their sessions have no Performance ({where})")
+
+
 SHOW_SESSIONS_UP_TO = 40
 """``run.show_sessions=auto`` prints the per-session table for runs of at most this many
 sessions (a default run has hundreds: the aggregate is what a reader wants on screen)."""
 
 METRIC_LEGEND = ("W_human/W_total: actions by humans/all; M_team: messages; H_init,norm: "
-                 "initiative entropy (1 = equal); A_profile: profile fit; C_wf: workflow "
+                 "initiative entropy (1 = equal), (work): over the work phase only; "
+                 "A_profile: profile fit; C_wf: workflow "
                  "coverage; S_hyp: hypothesis support; Performance: DiscoveryBench match "
                  "(docs/metrics.md)")
 """One line under the aggregate naming what its metric columns measure."""
@@ -169,6 +191,9 @@ def summarise(
         f"By structure and team: mean (SE) over {n_tasks} task(s), seeds averaged first "
         f"({n_seeds} seed(s))\n" + format_table(agg) + "\n" + METRIC_LEGEND
     )
+    gold_line = gold_note(tasks)
+    chance = baseline_line(baselines_of_rows(list(rows.rows.values())))
+    parts += [line for line in (gold_line, chance) if line]
     objections = objection_summary(sessions)
     if objections:
         parts.append(objections)

@@ -14,11 +14,13 @@
   (:func:`variables_f1`). A column the claim names counts as named by the gold when the gold describes it
   (golds are prose: half or more, at least two, of the column description's content words,
   :meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.describes`); the other way round a
-  claim must name the gold's columns. A gold naming no column -> 1.0; a claim naming none
-  against a gold naming some -> 0.
+  claim must name the gold's columns. A gold naming no column the lexicon finds is matched
+  by its words (:func:`phrase_variables`: the share of its content words the claim holds);
+  a claim naming none against a gold naming some -> 0.
 * ``context``: F1 of recall R and precision P of the context items. Items are population
   words, places and data years (:func:`~collabsim.metrics.stats_claims.population_of`)
-  minus the task's own frame (:func:`context_frame`: those of its query, and places its
+  (group values written under their data code read through the codebook,
+  :func:`coded_groups`) minus the task's own frame (:func:`context_frame`: those of its query, and places its
   query, domain or domain knowledge name; a claim need not restate "in Black women" when
   the query asks about Black women, and may restate it), plus the content stems of the
   gold's controls. R = (matched gold population items + gold control stems the claim
@@ -27,17 +29,25 @@
   often state more controls than golds). Empty sides count 1; ``context_recall`` = R.
 * ``relation`` (DiscoveryBench: 1 very similar, 0.5 similar but more general, 0
   different): the gold's relation components are its direction set, its significance set,
-  its numbers and its shape/comparison tags (each only where the gold states one).
+  its numbers and its shape/comparison tags (each only where the gold states one, and only
+  where the query does not state it already: an echo of the query is no component, and a
+  claim's copy of a query number is no number).
 
   - 0 when the claim contradicts the gold: its direction set (or significance set) is
     non-empty and disjoint from the gold's non-empty one ("negative" vs "positive",
     "no significant association" vs "positive", p = 0.2 vs "significant");
-  - 1 when the gold states no component, or the claim matches every one: the gold's
-    directions (the claim may add "no association" for other variables, no other), the
-    same significance set, every gold number within tolerance, every gold tag present;
+  - 1 when the claim matches every component: the gold's directions, stated about the
+    gold's variables (:func:`directions_linked`; the claim may add "no association" for
+    other variables, no other direction), the same significance set, every gold number
+    within tolerance, every gold tag present;
   - 0.5 when some component matches (the claim is right but less specific, or a number is
     off);
-  - 0 when none matches.
+  - 0 when none matches;
+  - when the gold states no component left, its relation words are compared
+    (:func:`relation_words`, :func:`_phrase_relation`): never full credit by default.
+
+A non-answer (:func:`~collabsim.metrics.non_answers.non_answer_reason`: a refusal, a
+one-column summary) scores 0 unless the gold is of the same form.
 
 **Number tolerance**: a gold number g is matched by a claim number c when
 ``|c - g| <= max(REL_TOL·|g|, min(half a unit of c's last written digit, ROUND_CAP·|g|))``
@@ -53,20 +63,36 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from dataclasses import replace
 
+from collabsim.domain.words import STOPWORDS, stem
+from collabsim.metrics.non_answers import non_answer_reason
 from collabsim.metrics.outcome import HypothesisScore
 from collabsim.metrics.stats_claims import (
+    DOWN_WORDS,
+    POPULATION,
+    UP_WORDS,
     StatClaim,
     control_spans,
+    direction_of,
     filter_spans,
     population_of,
     read_claim,
+    significance_of,
 )
-from collabsim.metrics.stats_vocab import ColumnLexicon
+from collabsim.metrics.stats_vocab import (
+    GENERIC_WORDS,
+    ColumnLexicon,
+    tokens,
+    wordset,
+)
 from collabsim.tasks.model import Task, TaskBrief
 
 REL_TOL = 0.05
 ROUND_CAP = 0.10
+#: Shares of a worded relation's words a claim must hold for full and for half credit.
+PHRASE_FULL = 0.5
+PHRASE_PART = 0.25
 
 
 def number_matches(gold: float, claim: tuple[float, int]) -> bool:
@@ -122,31 +148,213 @@ def context_parts(claim: StatClaim, gold: StatClaim, frame: frozenset[str]) -> t
     return recall, precision
 
 
-def relation_parts(claim: StatClaim, gold: StatClaim) -> tuple[float, str]:
-    """Relation score and reason (see the module docstring)."""
+def relation_parts(claim: StatClaim, gold: StatClaim, asked: StatClaim | None = None,
+                   relation_words: frozenset[str] = frozenset(),
+                   linked: bool = True, associates: bool = False) -> tuple[float, str]:
+    """Relation score and reason (see the module docstring).
+
+    Args:
+        claim: The claim read.
+        gold: The gold read.
+        asked: The query read: a component of the gold the query already states (its
+            direction or significance set, a form tag, a number) is no component to match,
+            and a claim's copy of a query number is no number.
+        relation_words: The gold's relation words (:func:`relation_words`), compared when
+            the gold states no component left to match.
+        linked: Whether the claim states the gold's direction about the gold's variables
+            (:func:`directions_linked`); a direction about other variables is no match.
+        associates: Whether the claim states an association of its own (a direction the
+            query does not state) about the gold's variables (:func:`associates`): a gold
+            stating no direction whose numbers or form the claim misses then gets 0.5
+            (similar but more general: an association for the gold's formula).
+    """
+    asked = asked or _NOTHING
     for name, g_set, c_set in (("direction", gold.direction, claim.direction),
                                ("significance", gold.significance, claim.significance)):
         if g_set and c_set and not (g_set & c_set):
             return 0.0, f"{name} {sorted(c_set)} contradicts the gold's {sorted(g_set)}"
-    parts: dict[str, bool] = {}
-    if gold.direction:
-        parts["direction"] = (gold.direction <= claim.direction
-                              and claim.direction - gold.direction <= {"null"})
-    if gold.significance:
-        parts["significance"] = claim.significance == gold.significance
-    if gold.numbers:
-        parts["numbers"] = all(any(number_matches(g, c) for c in claim.numbers)
-                               for g, _ in gold.numbers)
-    if gold.shapes:
-        parts["form"] = gold.shapes <= claim.shapes
+    parts = _components(claim, gold, asked, linked)
     if not parts:
-        return 1.0, "gold states no relation"
+        return _phrase_relation(claim, relation_words, asked, associates)
     missing = sorted(k for k, ok in parts.items() if not ok)
     if not missing:
         return 1.0, "relation matches (" + ", ".join(sorted(parts)) + ")"
     if len(missing) < len(parts):
         return 0.5, "relation partly matches (missing or off: " + ", ".join(missing) + ")"
+    if associates and "direction" not in parts and "significance" not in parts:
+        return 0.5, ("an association of its own for the gold's " + ", ".join(missing)
+                     + ": more general")
     return 0.0, "relation missing (" + ", ".join(missing) + ")"
+
+
+def _components(claim: StatClaim, gold: StatClaim, asked: StatClaim, linked: bool
+                ) -> dict[str, bool]:
+    """The gold's relation components the query does not state, each with whether the claim
+    matches it (see :func:`relation_parts`)."""
+    parts: dict[str, bool] = {}
+    if gold.direction and gold.direction != asked.direction:
+        parts["direction"] = (linked and gold.direction <= claim.direction
+                              and claim.direction - gold.direction <= {"null"})
+    if gold.significance and gold.significance != asked.significance:
+        parts["significance"] = claim.significance == gold.significance
+    echoed = asked.numbers
+    g_numbers = [g for g, _ in gold.numbers if not any(number_matches(g, q) for q in echoed)]
+    c_numbers = [c for c in claim.numbers if not any(number_matches(q, c) for q, _ in echoed)]
+    if g_numbers:
+        parts["numbers"] = all(any(number_matches(g, c) for c in c_numbers) for g in g_numbers)
+    if gold.shapes - asked.shapes:
+        parts["form"] = gold.shapes - asked.shapes <= claim.shapes
+    return parts
+
+
+def _phrase_relation(claim: StatClaim, words: frozenset[str], asked: StatClaim,
+                     associates: bool) -> tuple[float, str]:
+    """A relation stated in words the reader does not parse ("differs between", "is
+    calculated from", "all ... used"), matched by those words: share s of them in the claim,
+    1 when s >= PHRASE_FULL, 0.5 when s >= PHRASE_PART; else 0.5 when the gold states a
+    dependence ("is predicted / determined / estimated by", "depends on") and the claim an
+    association of its own (a direction or significance the query does not state: similar
+    but more general), else 0."""
+    if not words:
+        return 1.0, "gold states no relation beyond its variables"
+    share = len(words & claim.words) / len(words)
+    why = f"{share:.0%} of the gold's relation words {sorted(words)}"
+    if share >= PHRASE_FULL:
+        return 1.0, "relation matches in words (" + why + ")"
+    if share >= PHRASE_PART:
+        return 0.5, "relation partly matches in words (" + why + ")"
+    del asked  # the query's direction is no association of the claim's (``associates``)
+    if words & DEPENDENCE_WORDS and associates:
+        return 0.5, "an association for the gold's dependence (" + why + ")"
+    return 0.0, "relation missing (" + why + ")"
+
+
+#: Stems of the words golds state a dependence with ("can be predicted based on").
+DEPENDENCE_WORDS = frozenset(map(stem, wordset(
+    "predicted estimated determined depends depend influenced influence influences "
+    "calculated based function formula affected impacted explained driven shaped derived "
+    "computed determinant determinants classified categorized evaluated")))
+
+
+_NOTHING = read_claim("")
+_SENTENCE_END = re.compile(r"(?<!\d)[.;](?!\d)|\.(?=\s)")
+
+
+def sentence_links(text: str, lex: ColumnLexicon) -> list[tuple[frozenset[str], frozenset[str]]]:
+    """Per sentence (or ``;``-clause) of a text: the columns it is about and its direction
+    set (``{ASSOCIATED}`` for a significant association without one: "differs significantly
+    across"). A sentence is about the columns it names (a gold's prose describing a column
+    does not count here: with it, other golds of the same data link too often). A sentence
+    naming no column ("The relationship is positive.") is about the previous
+    one's; one naming a single column ("...; age (negative, ...)") is about it and the first
+    sentence's (the lead, which names the outcome)."""
+    out: list[tuple[frozenset[str], frozenset[str]]] = []
+    mentions = lex.mentions(text)
+    start = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        if not text[start:end].strip():
+            start = end
+            continue
+        cols = frozenset(m.column for m in mentions if start <= m.start < end)
+        if out and len(cols) <= 1:
+            cols = cols | (out[0][0] if cols else out[-1][0])
+        dirs = direction_of(text[start:end])
+        if not dirs and "significant" in significance_of(text[start:end]):
+            dirs = frozenset({ASSOCIATED})  # "differs significantly across": undirected
+        out.append((cols, dirs))
+        start = end
+    return out
+
+
+#: The direction mark of a sentence stating a significant association without a direction.
+ASSOCIATED = "associated"
+
+
+def associates(claim: list[tuple[frozenset[str], frozenset[str]]], gold_columns: frozenset[str],
+               asked: StatClaim | None) -> bool:
+    """True when a claim sentence states a direction or a significant association (not the
+    query's own direction, not "no association") about at least ``min(2, n)`` of the gold's
+    ``n`` columns."""
+    echoed = asked.direction if asked is not None else frozenset()
+    need = min(2, len(gold_columns))
+    return bool(need) and any(
+        (c_dir - {"null"}) and c_dir != echoed and len(c_cols & gold_columns) >= need
+        for c_cols, c_dir in claim)
+
+
+def directions_linked(claim: list[tuple[frozenset[str], frozenset[str]]],
+                      gold: list[tuple[frozenset[str], frozenset[str]]]) -> bool:
+    """True when the gold states no direction, or some directed gold sentence has a claim
+    sentence of its direction about at least ``min(2, n)`` of its ``n`` columns: the claim
+    states the gold's direction about the gold's variables, not about others."""
+    directed = [(cols, d - {ASSOCIATED}) for cols, d in gold if d - {"null", ASSOCIATED}]
+    return not directed or any(
+        g_dir <= c_dir and len(g_cols & c_cols) >= min(2, len(g_cols))
+        for g_cols, g_dir in directed for c_cols, c_dir in claim)
+
+
+#: Words every statement of a relation uses: they state none by themselves.
+RELATION_FILLER = wordset("relationship relation relat associat association associated "
+                          "between link linked connection factor factors variable variables "
+                          "data among also")
+
+
+def relation_words(gold: str, spans: list[tuple[int, int]], query: str) -> frozenset[str]:
+    """The gold's relation words: stems of its content words outside the spans naming its
+    variables (column mentions, controls, filters), without stop, generic, filler and
+    population words and numbers, and without the query's words (a restatement of the
+    question is no answer); when every one is the query's, all of them."""
+    out = {t.stem for t in tokens(gold)
+           if not any(a <= t.start and t.end <= b for a, b in spans) and _content(t.stem)}
+    asked = {t.stem for t in tokens(query)}
+    return frozenset(out - asked or out)
+
+
+def phrase_variables(claim: str, gold: str) -> float:
+    """Variable score of a gold naming no column the lexicon finds: the share of the gold's
+    variable words (its content words without relation, direction, filler and population
+    words and numbers) the claim holds (0 when it has none)."""
+    words = {t.stem for t in tokens(gold) if _content(t.stem) and t.stem not in UP_WORDS
+             and t.stem not in DOWN_WORDS and t.stem not in _DIRECTION_STEMS}
+    if not words:
+        return 0.0
+    return len(words & {t.stem for t in tokens(claim)}) / len(words)
+
+
+def _content(word: str) -> bool:
+    """A stem that can carry a variable or a relation: no stop, generic, filler or
+    population word, no number, longer than two letters."""
+    return (len(word) > 2 and not word[0].isdigit() and word not in STOPWORDS
+            and word not in GENERIC_WORDS and word not in RELATION_FILLER
+            and word not in _POPULATION_STEMS)
+
+
+_POPULATION_STEMS = frozenset(stem(w) for k in POPULATION for w in k.split())
+_DIRECTION_STEMS = wordset("positive positively negative negatively inverse inversely "
+                           "significant significantly statistically")
+
+
+def coded_groups(text: str, lex: ColumnLexicon) -> frozenset[str]:
+    """Context items of the group values a text writes under their data codes
+    ("RACE == 1", "sex = 2"), read through the columns' codebooks
+    (:func:`collabsim.domain.codebook.codes_of`): the label's population word ("black"),
+    else the label as a place ("place:northeast")."""
+    items: set[str] = set()
+    for m in lex.mentions(text):
+        book = lex.codebook(m.column)
+        if not book:
+            continue
+        after = _CODE_AFTER.match(text, m.end)
+        label = book.get(after.group(1), "") if after else ""
+        if label and label.lower() not in _NO_GROUP_LABELS:
+            # a named group ("1:BLACK", "2:Northeast"); yes/no levels are a contrast, no group
+            items |= population_of(label.lower()) or (
+                {"place:" + label.lower()} if label[:1].isupper() else set())
+    return frozenset(items)
+
+
+_NO_GROUP_LABELS = wordset("yes no true false none other missing unknown not applicable")
+_CODE_AFTER = re.compile(r"\s*(?:==|=|:|\bis\b|\bof\b)\s*['\"]?(-?\w+)['\"]?")
 
 
 class StatsJudge:
@@ -186,7 +394,7 @@ class StatsJudge:
 
     def extract(self, text: str, task: Task | TaskBrief | None = None) -> dict[str, object]:
         """What the judge reads from a text (for inspection and tests)."""
-        claim = read_claim(text)
+        claim = self._read(text, self.lexicon(task))
         return {
             "variables": sorted(self.variables(text, task)),
             "direction": sorted(claim.direction),
@@ -226,22 +434,51 @@ class StatsJudge:
             self._scores.popitem(last=False)
         return score
 
+    @staticmethod
+    def _read(text: str, lex: ColumnLexicon) -> StatClaim:
+        """A text read by :func:`read_claim`, with the group values it writes as codes added
+        to its context, and "significance" in a column's name ("religious significance")
+        not read as statistical significance."""
+        claim = read_claim(text)
+        mentions = lex.mentions(text)
+        blanked = text
+        for m in mentions:
+            blanked = blanked[:m.start] + " " * (m.end - m.start) + blanked[m.end:]
+        return replace(claim, population=claim.population | coded_groups(text, lex),
+                       significance=significance_of(blanked))
+
     def _score(self, hypothesis: str, gold: str, task: Task | TaskBrief | None
                ) -> HypothesisScore:
-        c_claim, g_claim = read_claim(hypothesis), read_claim(gold)
+        query = task.query if task is not None else ""
+        why_not = non_answer_reason(hypothesis, query)
+        if why_not is not None and non_answer_reason(gold, query) is None:
+            return HypothesisScore.zero(self.name, f"non-answer ({why_not})")
+        lex = self.lexicon(task)
+        c_claim, g_claim = self._read(hypothesis, lex), self._read(gold, lex)
         frame = context_frame(task, c_claim.population | g_claim.population)
         recall, precision = context_parts(c_claim, g_claim, frame)
         context = _f1(recall, precision)
-        lex = self.lexicon(task)
         c_vars, g_named = self.variables(hypothesis, task), self.variables(gold, task)
         c_all = lex.variables(hypothesis)
         g_vars = g_named | {v for v in c_vars - g_named if lex.describes(v, gold)}
-        f1 = variables_f1(c_vars, c_all, g_vars)
-        rel, why = relation_parts(c_claim, g_claim)
+        if g_vars:
+            f1 = variables_f1(c_vars, c_all, g_vars)
+            spans = ([(m.start, m.end) for m in lex.mentions(gold)] + control_spans(gold)
+                     + filter_spans(gold))
+        else:  # no column the lexicon knows: the gold's own words name its variables
+            f1 = phrase_variables(hypothesis, gold)
+            spans = control_spans(gold) + filter_spans(gold)
+        asked = self._read(query, lex) if query else None
+        c_links = sentence_links(hypothesis, lex)
+        linked = directions_linked(c_links,
+                                   sentence_links(gold, lex))
+        rel, why = relation_parts(c_claim, g_claim, asked, relation_words(gold, spans, query),
+                                  linked, associates(c_links, frozenset(g_vars), asked))
         rationale = (
             f"context: claim {sorted(c_claim.population - frame)} vs gold "
             f"{sorted(g_claim.population - frame)}, controls {sorted(g_claim.controls)} "
             f"(recall {recall:.2f}, precision {precision:.2f}); variables: claim "
-            f"{sorted(c_vars)} vs gold {sorted(g_vars)} (F1 {f1:.2f}); relation: {why}"
+            f"{sorted(c_vars)} vs gold {sorted(g_vars) or 'in words'} (F1 {f1:.2f}); "
+            f"relation: {why}"
         )
         return HypothesisScore.combine(context, f1, rel, recall, self.name, rationale)

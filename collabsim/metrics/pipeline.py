@@ -8,8 +8,10 @@ gym environment's reward. Steps, each a pure function of its inputs:
    members the trace's ``SESSION_START`` event records; actors with an ``ai``/``human``
    event are added (never ``env``);
 2. **activity** W_human, W_total, M_team (:mod:`~collabsim.metrics.activity`);
-3. **initiative entropy** H_init,norm over the members
-   (:mod:`~collabsim.metrics.initiative`);
+3. **initiative entropy** over the members (:mod:`~collabsim.metrics.initiative`), over all
+   events (``H_init_norm``) and over the work phase only (``H_init_work``: the group-memory
+   build phase left out; equal to ``H_init_norm`` in a session without one); which events are
+   candidates is ``initiative_events`` (``actions`` or the study's ``messages``);
 4. **process** C_wf, S_hyp and A_profile against the task's reference workflow
    (:mod:`~collabsim.metrics.process`); NaN without a reference, A_profile NaN in
    ``single``;
@@ -19,6 +21,10 @@ gym environment's reward. Steps, each a pure function of its inputs:
 6. **objections** the collaborators raised and how many were wrong, judged against the gold,
    the task's facts and the columns its reference analysis reads
    (:mod:`~collabsim.metrics.objections`); NaN without a gold hypothesis.
+
+:class:`MetricsRows` (a job's rows) adds the task's **chance baselines**
+(:mod:`~collabsim.metrics.baselines`: the judge's Performance of the query, of another gold
+of the dataset among the job's tasks and of the canned non-answer), computed once per task.
 
 A session with an unscored status (:data:`~collabsim.session.results.UNSCORED_STATUSES`:
 ``infra_error``, its sandbox failed; ``provider_error``, a model call failed after its
@@ -37,7 +43,15 @@ import pandas as pd
 
 from collabsim.core.events import TraceEvent
 from collabsim.metrics.activity import activity_counts, as_events
-from collabsim.metrics.initiative import initiative_counts, initiative_entropy, is_initiative
+from collabsim.metrics.baselines import task_baselines
+from collabsim.metrics.initiative import (
+    DEFAULT_INITIATIVE_EVENTS,
+    InitiativeEvents,
+    count_in_phase,
+    initiative_entropy,
+    initiative_events,
+    is_initiative,
+)
 from collabsim.metrics.judge_family import FamilyJudge
 from collabsim.metrics.objections import objection_counts
 from collabsim.metrics.outcome import HypothesisJudge, HypothesisScore
@@ -53,14 +67,15 @@ from collabsim.session.results import UNSCORED_STATUSES
 from collabsim.tasks.model import Task
 
 METRIC_COLUMNS: tuple[str, ...] = (
-    "W_human", "W_total", "M_team", "H_init_norm", "A_profile", "C_wf", "S_hyp", "Performance",
+    "W_human", "W_total", "M_team", "H_init_norm", "H_init_work", "A_profile", "C_wf", "S_hyp",
+    "Performance",
 )
 EXTRA_METRICS: tuple[str, ...] = ("context_recall", "context", "variable_f1", "relation",
                                   "objections", "objections_wrong")
 ID_COLUMNS: tuple[str, ...] = ("task_id", "team", "structure", "seed", "policy", "status")
 _OUTCOME_KEYS = ("Performance", "context_recall", "context", "variable_f1", "relation")
-_UNSCORED = ("W_human", "W_total", "M_team", "H_init_norm", "C_wf", "S_hyp", "A_profile",
-             *_OUTCOME_KEYS)
+_UNSCORED = ("W_human", "W_total", "M_team", "H_init_norm", "H_init_work", "C_wf", "S_hyp",
+             "A_profile", *_OUTCOME_KEYS)
 
 
 class TeamLike(Protocol):
@@ -129,6 +144,7 @@ def session_metrics(
     members: Sequence[str] | None = None,
     profiles: Mapping[str, str] | None = None,
     initiative_classifier: Callable[[TraceEvent, Sequence[TraceEvent]], bool] = is_initiative,
+    initiative_counted: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS,
 ) -> dict[str, Any]:
     """Compute every metric of one session (see the module docstring for the steps).
 
@@ -146,6 +162,9 @@ def session_metrics(
         profiles: Member -> profile key (default: members other than the agent named ``D``
             or ``R`` have that profile). A_profile is NaN without profiles and in ``single``.
         initiative_classifier: Initiative classifier (rules by default).
+        initiative_counted: Which events are initiative candidates: ``actions`` (every team
+            action) or ``messages`` (the study's: chat messages by their act); the setting
+            ``metrics.initiative_events``.
 
     Returns:
         A flat dict: identifiers, the metrics of :data:`METRIC_COLUMNS` and
@@ -166,8 +185,10 @@ def session_metrics(
     act = activity_counts(evs)
     row.update(W_human=act.w_human, W_total=act.w_total, M_team=act.m_team)
     team_list = list(members) if members is not None else session_members(evs, team)
-    counts = initiative_counts(evs, team_list, initiative_classifier)
-    row["H_init_norm"] = initiative_entropy(counts, team_list)
+    labelled = initiative_events(evs, team_list, initiative_classifier,
+                                 counted=initiative_counted)
+    row["H_init_norm"] = initiative_entropy(count_in_phase(labelled, evs, "all"), team_list)
+    row["H_init_work"] = initiative_entropy(count_in_phase(labelled, evs, "work"), team_list)
     humans = {e.actor for e in evs if e.actor_type == "human"} | set(team_list[1:])
     prof = dict(profiles) if profiles is not None else {
         m: m for m in team_list if m in PROFILE_KINDS and m in humans
@@ -216,6 +237,8 @@ class MetricsRows:
         tasks: Task id -> task (gold, columns, ``reference_workflow_path``).
         judge: Hypothesis judge (default :class:`FamilyJudge`, shared across sessions).
         teams: Team label -> team spec; labels not in it take their members from the trace.
+        initiative_counted: Which events are initiative candidates (``actions`` or
+            ``messages``; :func:`session_metrics`).
     """
 
     def __init__(
@@ -224,11 +247,21 @@ class MetricsRows:
         *,
         judge: HypothesisJudge | None = None,
         teams: Mapping[str, TeamLike] | None = None,
+        initiative_counted: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS,
     ) -> None:
         self.tasks = tasks
         self.judge = judge or FamilyJudge()
         self.teams = teams or {}
+        self.initiative_counted = initiative_counted
         self._references: dict[str, ReferenceWorkflow | None] = {}
+        self._baselines: dict[str, dict[str, float]] = {}
+
+    def baselines(self, task: Task) -> dict[str, float]:
+        """The task's chance baselines among this job's tasks (computed once per task)."""
+        if task.task_id not in self._baselines:
+            self._baselines[task.task_id] = task_baselines(task, self.tasks.values(),
+                                                           self.judge)
+        return self._baselines[task.task_id]
 
     def row(self, result: Any) -> dict[str, Any]:
         """One session's metrics row, reading its trace and its task's reference workflow.
@@ -250,8 +283,11 @@ class MetricsRows:
             self._references[task.task_id] = load_reference(path) if path is not None else None
         events = read_trace(Path(trace_path), allow_truncated_tail=True)
         team = self.teams.get(str(_get(result, "team", "")))
-        return session_metrics(result, events, task, self._references[task.task_id],
-                               judge=self.judge, team=team)
+        row = session_metrics(result, events, task, self._references[task.task_id],
+                              judge=self.judge, team=team,
+                              initiative_counted=self.initiative_counted)
+        row.update(self.baselines(task))
+        return row
 
 
 def metrics_table(
@@ -260,6 +296,7 @@ def metrics_table(
     *,
     judge: HypothesisJudge | None = None,
     teams: Mapping[str, TeamLike] | None = None,
+    initiative_counted: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS,
 ) -> pd.DataFrame:
     """One metrics row per session, reading each session's trace and reference workflow.
 
@@ -268,6 +305,8 @@ def metrics_table(
         tasks: Task id -> task (gold, columns, ``reference_workflow_path``).
         judge: Hypothesis judge (default :class:`FamilyJudge`, shared across sessions).
         teams: Team label -> team spec; labels not in it take their members from the trace.
+        initiative_counted: Which events are initiative candidates (``actions`` or
+            ``messages``; :func:`session_metrics`).
 
     Returns:
         A DataFrame of :func:`session_metrics` rows.
@@ -276,5 +315,5 @@ def metrics_table(
         KeyError: A result's task is not in ``tasks``.
         ValueError: A result has no trace path.
     """
-    rows = MetricsRows(tasks, judge=judge, teams=teams)
+    rows = MetricsRows(tasks, judge=judge, teams=teams, initiative_counted=initiative_counted)
     return pd.DataFrame([rows.row(result) for result in results])

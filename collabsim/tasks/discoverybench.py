@@ -10,6 +10,11 @@ Layouts under a root folder:
 A query without an answer-key row takes its gold from the metadata's ``true_hypothesis``
 (the development splits real/train and synth/dev keep their golds there).
 
+The answer keys are read from ``<root>/eval/``, or, when the root has none, from the
+``eval/`` folder beside the root: the DiscoveryBench repository keeps them there, so
+``tasks.root=<clone>/discoverybench`` finds ``<clone>/eval/answer_key_real.csv``
+(:func:`answer_key_path`).
+
 Answer keys have the columns ``dataset, metadataid, query_id, gold_hypo``. Tasks are keyed
 ``<dataset>/<metadata n>/<qid>`` - never by the metadata ``id`` field (0 everywhere). A root
 holding ``COLLABSIM_GENERATED.json`` is a generated suite (source ``generated``).
@@ -138,7 +143,7 @@ def load_tasks(root: Path) -> TaskLoadReport:
         if not (root / layout).is_dir():
             continue
         found_layout = True
-        gold = _read_answer_key(root / "eval" / key_name, problems)
+        gold = _read_answer_key(answer_key_path(root, key_name), problems)
         for metadata_path in _metadata_files(root / layout):
             try:
                 loaded, unanswerable = _load_metadata(
@@ -178,7 +183,7 @@ def load_task(root: Path, task_id: str) -> Task:
             path = split_dir / dataset / f"metadata_{number}.json"
             if not path.is_file():
                 continue
-            gold = _read_answer_key(root / "eval" / key_name, [])
+            gold = _read_answer_key(answer_key_path(root, key_name), [])
             tasks, unanswerable = _load_metadata(
                 root, path, "generated" if generated else source, gold)
             for task in tasks:
@@ -189,6 +194,16 @@ def load_task(root: Path, task_id: str) -> Task:
                     raise TaskLoadError(problem.path, problem.field, problem.message)
             raise TaskLoadError(path, "queries", f"no query with qid {qid}")
     raise TaskLoadError(root, "task_id", f"no metadata file for task {task_id!r}")
+
+
+def answer_key_path(root: Path, name: str) -> Path:
+    """Where a task root's answer key ``name`` is: ``<root>/eval/<name>``, else the
+    ``eval/`` beside the root when it holds one (a DiscoveryBench clone,
+    ``<clone>/discoverybench`` + ``<clone>/eval/``); the first path when neither exists."""
+    root = Path(root)
+    inside = root / "eval" / name
+    beside = root.parent / "eval" / name
+    return beside if not inside.is_file() and beside.is_file() else inside
 
 
 def reference_workflow_path(root: Path, dataset: str, metadata_id: int, qid: int) -> Path | None:

@@ -71,3 +71,27 @@ def run_session_grid(grid: str, tmp_path: Path, discoverybench_root: Path) -> An
                           "structure=all", "seeds=[0]", f"run.store={tmp_path / 'store'}",
                           "run.progress=false", "run.show_sessions=false"])
     return run(cfg, tmp_path / "out")
+
+
+def write_clone(tmp_path: Path, key: bool) -> Path:
+    """A tiny DiscoveryBench clone: ``<clone>/discoverybench/real/test/farming/`` (one
+    statistical query) with, when ``key``, its answer key in ``<clone>/eval/`` beside it, as
+    the repository keeps it. Returns the ``discoverybench`` folder (a ``tasks.root``)."""
+    import json
+
+    folder = tmp_path / "clone" / "discoverybench" / "real" / "test" / "farming"
+    folder.mkdir(parents=True)
+    rows = [f"{r},{2 * r + (r % 3)}" for r in range(1, 41)]
+    (folder / "data.csv").write_text("rain,yield\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    meta = {"id": 0, "domain": "farming", "datasets": [
+        {"name": "data.csv", "description": "crops",
+         "columns": [{"name": "rain", "description": "Rainfall"},
+                     {"name": "yield", "description": "Crop yield"}]}],
+        "queries": [[{"qid": 0, "question": "How is rain related to yield?"}]]}
+    (folder / "metadata_0.json").write_text(json.dumps(meta), encoding="utf-8")
+    if key:
+        (tmp_path / "clone" / "eval").mkdir()
+        (tmp_path / "clone" / "eval" / "answer_key_real.csv").write_text(
+            'dataset,metadataid,query_id,gold_hypo\nfarming,0,0,"Rain raises yield."\n',
+            encoding="utf-8")
+    return tmp_path / "clone" / "discoverybench"

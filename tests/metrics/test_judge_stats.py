@@ -55,9 +55,10 @@ def judge() -> StatsJudge:
         # not significant vs significant: a contradiction
         ("Income is negatively associated with BMI in women (coefficient -0.25, p = 0.40).",
          (1.0, 1.0, 0.0)),
-        # BMI replaced by age: precision 1/2, recall 1/2
+        # BMI replaced by age: precision 1/2, recall 1/2; the direction is stated about income
+        # and age, not the gold's income and BMI: only the numbers match
         ("Income is negatively associated with age in women (coefficient -0.25, p < 0.001).",
-         (1.0, 0.5, 1.0)),
+         (1.0, 0.5, 0.5)),
         # the query's own population ("women") need not be restated ...
         ("Income is negatively associated with BMI (coefficient -0.25, p < 0.001).",
          (1.0, 1.0, 1.0)),

@@ -67,3 +67,30 @@ def test_outcome_without_gold_is_nan(discoverybench_root: Path) -> None:
     assert math.isnan(row["Performance"]) and row["judge"] is None
     assert math.isnan(row["C_wf"]) and math.isnan(row["A_profile"])
     assert (row["W_human"], row["W_total"], row["M_team"]) == (0, 3, 1)
+
+
+def test_work_phase_initiative_is_a_column_beside_all_events() -> None:
+    build = [
+        TraceEvent(1, 0, 0, "env", "env", "PHASE_START", {"phase": "build"}),
+        TraceEvent(2, 0, 0, "D", "human", "MEMORY_ADD", {"section": "plan", "text": "bins"}),
+        TraceEvent(3, 0, 0, "D", "human", "MEMORY_ADD", {"section": "criteria", "text": "raw"}),
+        TraceEvent(4, 0, 0, "env", "env", "PHASE_START", {"phase": "work"}),
+    ]
+    plain = _events(["agent", "D"])
+    scaffolded = [plain[0], *build, *(TraceEvent(e.seq + 4, e.t_start, e.t_end, e.actor,
+                                                 e.actor_type, e.action_type, e.args)
+                                      for e in plain[1:])]
+    row = session_metrics(_result("D"), scaffolded)
+    # work phase: agent 2 (code, edit), D 1 (message); all events: D's two entries too
+    assert row["H_init_work"] == pytest.approx(_entropy([2 / 3, 1 / 3]))
+    assert row["H_init_norm"] == pytest.approx(_entropy([2 / 5, 3 / 5]))
+    # no build phase: the two columns agree
+    same = session_metrics(_result("D"), plain)
+    assert same["H_init_work"] == same["H_init_norm"] == pytest.approx(_entropy([2 / 3, 1 / 3]))
+    # the study's measure counts the message only: D holds all initiative
+    said = session_metrics(_result("D"), scaffolded, initiative_counted="messages")
+    assert said["H_init_norm"] == said["H_init_work"] == 0.0
+
+
+def _entropy(p: list[float]) -> float:
+    return -sum(x * math.log(x) for x in p) / math.log(len(p))

@@ -11,6 +11,7 @@ from pathlib import Path
 from collabsim.domain.tables import decode_text
 from collabsim.tasks.discoverybench import load_task, load_tasks
 from collabsim.tasks.model import TaskBrief
+from tests.helpers.tasks import write_clone
 
 
 def _suite(root: Path, key_rows: str | None) -> None:
@@ -67,3 +68,17 @@ def test_answer_key_root_keeps_its_golds(discoverybench_root: Path) -> None:
                for r in csv.DictReader(fh)}
     tasks = load_tasks(discoverybench_root).tasks
     assert {t.task_id: t.gold_hypothesis for t in tasks} == key
+
+
+def test_answer_key_beside_a_clones_task_folder(tmp_path: Path) -> None:
+    root = write_clone(tmp_path, key=True)
+    assert [t.gold_hypothesis for t in load_tasks(root).tasks] == ["Rain raises yield."]
+    assert load_task(root, "farming/0/0").gold_hypothesis == "Rain raises yield."
+
+
+def test_a_key_under_the_root_wins_over_the_one_beside(tmp_path: Path) -> None:
+    root = write_clone(tmp_path, key=True)
+    (root / "eval").mkdir()
+    (root / "eval" / "answer_key_real.csv").write_text(
+        'dataset,metadataid,query_id,gold_hypo\nfarming,0,0,"Inside."\n', encoding="utf-8")
+    assert [t.gold_hypothesis for t in load_tasks(root).tasks] == ["Inside."]
