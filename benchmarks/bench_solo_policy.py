@@ -17,7 +17,7 @@ macro interface, plays on the same (task, seed) episodes:
 (:mod:`collabsim.experiments.macro_policies`). Prints each policy's mean judge Performance
 with a 95 % percentile bootstrap CI, the paired (b) - (a) difference with its CI, the same
 per kind of the task's decisive fact, and how the questions went (answered with a value,
-the right value, "I don't know", no answer within the waits). Issue 20's acceptance:
+the right value, "I don't know", no answer within the waits). The target:
 (b) - (a) >= 0.3 under ``knowledge=by_profile``, team DR, structure default.
 """
 

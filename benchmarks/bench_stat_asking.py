@@ -1,6 +1,6 @@
 """Asking on statistical tasks: does the scripted agent get the decisive fact from its team?
 
-On a generated statistical suite (one decisive fact per task; branch i21suite,
+On a generated statistical suite (one decisive fact per task,
 ``collabsim.tasks.stats_generator``) under ``tasks.knowledge=by_profile`` the agent does not
 hold the fact. For each task and seed this runs the single agent and the DR team (default
 structure) and prints how often the agent's final plan (its last ``compute-stats`` cell)

@@ -28,7 +28,8 @@ from collabsim.experiment.store import ResultStore
 
 def plain_find(patterns: tuple[tuple[re.Pattern[str], str], ...], text: str
                ) -> list[tuple[int, int, str]]:
-    """The lookup as it was: every pattern scanned over the whole text."""
+    """The plain lookup: every pattern scanned over the whole text (the reference the fast
+    lookup must equal)."""
     hits = [(m.start(), m.end(), canon) for pat, canon in patterns for m in pat.finditer(text)]
     hits.sort(key=lambda h: (-(h[1] - h[0]), h[0]))
     taken: list[tuple[int, int, str]] = []

@@ -17,7 +17,8 @@ Ready to compare in the wandb UI, offline unless ``tracking.mode=online``:
   (the hash is of the sweep folder's absolute path, so two sweeps never share a group and
   all jobs of one sweep always do), ``run-…`` for a single run; ``tracking.group`` overrides;
 * **job_type** ``sweep-job`` or ``run``;
-* **summary** ``Performance``, ``H_init_norm``, ``W_human``, ``M_team``, ``C_wf``,
+* **summary** ``Performance``, ``H_init_norm``, ``H_init_work`` (over the work phase),
+  ``W_human``, ``M_team``, ``C_wf``,
   ``cost_usd`` (mean model cost per session), each with ``…_se`` (SE over tasks, seeds
   averaged first), ``n_tasks``, ``n_sessions``; with model calls the variant's totals
   (:func:`cost_scalars`, from the cost columns of ``sessions.csv``): ``cost/usd``,
@@ -56,7 +57,8 @@ from collabsim.reporting.variants import (
     variant_label,
 )
 
-SUMMARY_METRICS: tuple[str, ...] = ("Performance", "H_init_norm", "W_human", "M_team", "C_wf")
+SUMMARY_METRICS: tuple[str, ...] = ("Performance", "H_init_norm", "H_init_work", "W_human",
+                                    "M_team", "C_wf")
 SESSION_METRICS: tuple[str, ...] = (*SUMMARY_METRICS, "W_total", "A_profile", "S_hyp", "turns",
                                     "virtual_min", "cost_usd")
 MAX_TAG = 64  # wandb rejects longer tags

@@ -32,10 +32,11 @@ AI nodes, some of which are no output, so on that side:
 
 Everything else the agent does - code cells, other messages, editor updates, memory
 entries, gate requests (including a gated submission, which the humans decide on) - is an
-output. Responses in simulated graphs arise only from gate decisions, edits of the agent's
-draft and chat checks of a draft (objections, confirmations; see
-:mod:`collabsim.graphs.from_trace`), so code cells, memory entries and plain messages are
-outputs that are never answered there.
+output. Responses in simulated graphs arise from gate decisions, edits of the agent's draft,
+chat checks of a draft (objections, confirmations) and collaborators' comments that name the
+output they answer (``[re=<ref> <label>]``, :mod:`collabsim.participants.participation`; see
+:mod:`collabsim.graphs.from_trace`): a code cell, a message or a memory entry is answered only
+by a comment written about it.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ import math
 import re
 
 from collabsim.graphs.model import Node, WorkflowGraph
+from collabsim.participants.behaviour.participation import OutputKind
 
 ANSWERED_METRICS: dict[str, str] = {
     "ai_response_share": "share of AI outputs answered",
@@ -51,6 +53,18 @@ ANSWERED_METRICS: dict[str, str] = {
 }
 _ANNOUNCE = re.compile(r"\[draft=[0-9a-f]{8}\]")
 _NO_OUTPUT = frozenset({"MEMORY_AGREE"})
+# A Kolab AI node's kind, read from its label (the explorer names what the AI did): code it
+# wrote, text it drafted for the person, otherwise a chat answer.
+_KOLAB_CODE = re.compile(r"\b(code|script|formula|function|query|sql|macro|program|python|regex)",
+                         re.IGNORECASE)
+_KOLAB_DRAFT = re.compile(r"\b(draft|write|rewrite|revise|rephrase|compose|summar)", re.IGNORECASE)
+_SIM_KIND: dict[str, OutputKind] = {
+    "EXECUTE_CODE": "code",
+    "SEND_TEAMMATE_MESSAGE": "message",
+    "MEMORY_ADD": "memory",
+    "EDITOR_UPDATE": "draft",
+    "FINISH": "draft",
+}
 
 
 def _time_key(node: Node, position: int) -> tuple[float, float, int]:
@@ -100,6 +114,25 @@ def ai_outputs(graph: WorkflowGraph) -> list[list[Node]]:
         key_of[node.id] = key
         groups.setdefault(key, []).append(node)
     return sorted(groups.values(), key=lambda nodes: min(position[n.id] for n in nodes))
+
+
+def output_kind(node: Node) -> OutputKind:
+    """The kind of the AI output ``node`` opens (the first node of one of :func:`ai_outputs`).
+
+    A simulated node by its action (a code cell, a chat message, a memory entry, a draft: an
+    editor update or a gated submission); a Kolab node by its label: ``code`` when it names
+    code (code, script, formula, function, query, SQL, macro, program, Python, regex),
+    ``draft`` when it names text written for the person (draft, write, rewrite, revise,
+    rephrase, compose, summarise), else ``message`` (a chat answer). Kolab has no memory.
+    """
+    action = node.extra.get("action_type")
+    if action is not None:
+        return _SIM_KIND.get(str(action), "message")
+    if _KOLAB_CODE.search(node.label):
+        return "code"
+    if _KOLAB_DRAFT.search(node.label):
+        return "draft"
+    return "message"
 
 
 def _answered(graph: WorkflowGraph) -> set[str]:

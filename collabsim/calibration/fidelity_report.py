@@ -11,7 +11,7 @@ place at the end, so a failure leaves nothing half-written.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from collabsim.calibration.fidelity import (
     BINARY_METRICS,
+    EDGE_KINDS,
     FIDELITY_METRICS,
     Fidelity,
     MetricComparison,
@@ -192,6 +193,12 @@ def _disjoint(s: ShareComparison) -> bool:
     return rh < sl or sh < rl
 
 
+def _edge_share(counts: Mapping[str, int], kind: str) -> str:
+    total = sum(counts.values())
+    return f"{counts.get(kind, 0)}/{total} = " + (
+        f"{100 * counts.get(kind, 0) / total:.1f} %" if total else "n/a")
+
+
 def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
     """The fidelity report text."""
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -254,6 +261,9 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
             f"range {a.real_min:.2f} to {a.real_max:.2f}. The simulated share is "
             + ("within the real range." if a.within else "OUTSIDE the real range.")
         )
+    edges_line = "Edges by the actor types of their ends (pooled): " + "; ".join(
+        f"{side} " + ", ".join(f"{k} {_edge_share(counts, k)}" for k in EDGE_KINDS)
+        for side, counts in (("real", fid.real_edges), ("simulated", fid.sim_edges)))
     differs = [c.label for c in fid.comparisons if c.verdict == "differs"]
     missing = [c.label for c in fid.comparisons if c.verdict.startswith("not measurable")]
     close = [c.label for c in fid.comparisons if c.verdict == "no detectable difference"]
@@ -277,11 +287,13 @@ def report_markdown(fid: Fidelity, sim_dir: str, kolab: str) -> str:
         "and its assent to a memory entry, with a gated request and its approved outcome as "
         "one output and a draft's chat announcement belonging to the draft. An output is "
         "answered when a response (adopt / modify / reject) names it; simulated responses "
-        "come only from gate decisions, edits of the agent's draft and chat checks of a "
-        "draft (objections, confirmations), so simulated code cells, memory entries and "
-        "plain messages are never answered.",
+        "come from gate decisions, edits of the agent's draft, chat checks of a draft "
+        "(objections, confirmations) and collaborators' comments naming an output "
+        "(`[re=...]`: code cells, messages, memory entries).",
         "",
         adopt_line,
+        "",
+        edges_line,
         "",
         "## Summary",
         "",

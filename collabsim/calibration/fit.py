@@ -18,6 +18,14 @@
 * **Lead-in** (:class:`~collabsim.participants.behaviour.lead_in.LeadInModel`). The share of
   sessions in which a human node starts before the first AI node, and the mean number of such
   nodes among them (the maximum-likelihood geometric on ``K >= 1``).
+* **Participation** (:class:`~collabsim.participants.behaviour.participation.ParticipationModel`).
+  ``respond_<kind>`` is the share of the AI outputs of that kind
+  (:func:`~collabsim.calibration.answered.output_kind`) that some response answers, with its
+  Wilson 95 % interval; Kolab has no memory entries, so ``respond_memory`` is the share over
+  all AI outputs. ``delegate`` is the share of responses whose responder is the source (the
+  request) of an AI output; ``act_between`` the share of AI nodes with a sequential edge into
+  a human node; ``act_again`` the share of human nodes (with a sequential edge out) with one
+  into a human node; ``respond_final`` the share of sessions whose last AI output is answered.
 
 Nothing here looks at simulated results or published team tables.
 """
@@ -35,6 +43,7 @@ from collabsim.calibration.hmm import HMMFit, fit_two_state
 from collabsim.calibration.kolab_sample import LOW_QUALITY, KolabSample
 from collabsim.participants.behaviour.lead_in import LeadInModel
 from collabsim.participants.behaviour.params import Param
+from collabsim.participants.behaviour.participation import OUTPUT_KINDS, ParticipationModel
 from collabsim.participants.behaviour.profile import BehaviourModel
 from collabsim.participants.behaviour.reactions import LABELS, CheckShift, ReactionModel
 from collabsim.participants.behaviour.timing import TimingModel
@@ -193,9 +202,42 @@ def fit_lead_in(sample: KolabSample) -> LeadInModel | None:
     )
 
 
+def _share(sample: KolabSample, k: int, n: int, what: str) -> Param:
+    return Param(k / n, _src(sample, f"{k}/{n} {what}"), wilson_interval(k, n))
+
+
+def fit_participation(sample: KolabSample) -> ParticipationModel | None:
+    """Fit the participation model (module docstring); None without AI outputs or responses."""
+    if (not sample.outputs or sample.responses == 0 or sample.ai_nodes == 0
+            or sample.human_followed == 0):
+        return None
+    n_all = sum(n for n, _ in sample.outputs.values())
+    k_all = sum(k for _, k in sample.outputs.values())
+    rates: dict[str, Param] = {}
+    for kind in OUTPUT_KINDS:
+        n, k = sample.outputs.get(kind, (0, 0))
+        if n:
+            rates[f"respond_{kind}"] = _share(sample, k, n, f"AI outputs of kind {kind} answered")
+        else:
+            rates[f"respond_{kind}"] = _share(
+                sample, k_all, n_all, f"AI outputs answered (all kinds: no {kind} outputs)")
+    return ParticipationModel(
+        **rates,
+        delegate=_share(sample, sample.delegating, sample.responses,
+                        "responses whose responder requests an AI output"),
+        act_between=_share(sample, sample.ai_followed_by_human, sample.ai_nodes,
+                           "AI nodes followed by a human node"),
+        act_again=_share(sample, sample.human_continued, sample.human_followed,
+                         "human nodes followed by a human node"),
+        respond_final=_share(sample, sample.last_answered, sample.with_ai,
+                             "sessions whose last AI output is answered"),
+    )
+
+
 def calibrate(sample: KolabSample) -> Calibration:
     """Fit the whole behaviour model to a Kolab sample."""
     timing, hmm = fit_timing(sample)
     reactions, conc = fit_reactions(sample)
-    model = BehaviourModel(timing, reactions, fit_lead_in(sample), fit_check_shift(sample))
+    model = BehaviourModel(timing, reactions, fit_lead_in(sample), fit_check_shift(sample),
+                           fit_participation(sample))
     return Calibration(model, sample, hmm, conc)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from collabsim.calibration.answered import ai_outputs, last_ai_responded, output_kind
 from collabsim.graphs.model import WorkflowGraph
 from collabsim.metrics.dynamics import (
     burstiness,
@@ -53,6 +54,17 @@ class KolabSample:
         reactions_low: Pooled counts ``[adopt, modify, reject]`` of responses to AI outputs
             whose step the professional rated at most :data:`LOW_QUALITY` for output quality.
         reactions_high: The same for steps rated above it (unrated steps are in neither).
+        outputs: AI-output kind (:func:`~collabsim.calibration.answered.output_kind`) ->
+            ``(outputs, answered)`` counts.
+        ai_nodes: Number of AI nodes.
+        ai_followed_by_human: AI nodes with a sequential edge into a human node.
+        responses: Number of responses.
+        delegating: Responses whose responder is the source (the request) of an AI output.
+        human_continued: Human nodes with a sequential edge into a human node.
+        human_followed: Human nodes with a sequential edge out of them.
+        last_answered: Sessions whose last AI output is answered
+            (:func:`~collabsim.calibration.answered.last_ai_responded`).
+        with_ai: Sessions with an AI output.
     """
 
     file_name: str
@@ -65,6 +77,15 @@ class KolabSample:
     lead_in_actions: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     reactions_low: np.ndarray = field(default_factory=lambda: np.zeros(3, dtype=int))
     reactions_high: np.ndarray = field(default_factory=lambda: np.zeros(3, dtype=int))
+    outputs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    ai_nodes: int = 0
+    ai_followed_by_human: int = 0
+    responses: int = 0
+    delegating: int = 0
+    human_continued: int = 0
+    human_followed: int = 0
+    last_answered: int = 0
+    with_ai: int = 0
 
     @property
     def event_counts(self) -> np.ndarray:
@@ -119,6 +140,29 @@ def _output_quality(graph: WorkflowGraph, ai_node: str) -> int | None:
         return None
 
 
+def _participation(graph: WorkflowGraph, outputs: Counter[tuple[str, bool]]) -> list[int]:
+    """Add the graph's AI outputs by (kind, answered) to ``outputs``; return the counts
+    (AI nodes, AI nodes followed by a human node, responses, responses whose responder
+    requested an AI output, human nodes followed by a human node, human nodes followed by
+    any node, last AI output answered (0/1), has an AI output (0/1))."""
+    answered = {r.ai_node for r in graph.responses}
+    for output in ai_outputs(graph):
+        outputs[(output_kind(output[0]), any(n.id in answered for n in output))] += 1
+    kind = {n.id: n.actor_type for n in graph.nodes}
+    ai = [n.id for n in graph.nodes if n.actor_type == "ai"]
+    followed = {e.source for e in graph.edges
+                if e.type == "sequential" and kind.get(e.source) == "ai"
+                and kind.get(e.target) == "human"}
+    sources = {r.source for r in graph.responses if r.source is not None}
+    delegating = sum(1 for r in graph.responses if r.responder in sources)
+    after_human = [e for e in graph.edges if e.type == "sequential"
+                   and kind.get(e.source) == "human"]
+    continued = {e.source for e in after_human if kind.get(e.target) == "human"}
+    last = last_ai_responded(graph)
+    return [len(ai), len(followed), len(graph.responses), delegating, len(continued),
+            len({e.source for e in after_human}), int(last == 1.0), int(last == last)]
+
+
 def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> KolabSample:
     """Collect the calibration figures of ``graphs``.
 
@@ -131,7 +175,10 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
     lead_ins: list[int] = []
     reactions: dict[str, Counter[str]] = {}
     by_rating: dict[str, Counter[str]] = {"low": Counter(), "high": Counter()}
+    outputs: Counter[tuple[str, bool]] = Counter()
+    part = np.zeros(8, dtype=int)
     for g in graphs:
+        part += _participation(g, outputs)
         times = human_event_times(g)
         intervals.append(inter_event_intervals(times))
         bursts.append(burstiness(times))
@@ -161,6 +208,11 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
         lead_in_actions=np.array(lead_ins, dtype=int),
         reactions_low=np.array([by_rating["low"][k] for k in LABELS], dtype=int),
         reactions_high=np.array([by_rating["high"][k] for k in LABELS], dtype=int),
+        outputs={k: (outputs[(k, False)] + outputs[(k, True)], outputs[(k, True)])
+                 for k in sorted({k for k, _ in outputs})},
+        ai_nodes=int(part[0]), ai_followed_by_human=int(part[1]), responses=int(part[2]),
+        delegating=int(part[3]), human_continued=int(part[4]), human_followed=int(part[5]),
+        last_answered=int(part[6]), with_ai=int(part[7]),
     )
 
 

@@ -35,6 +35,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig, OmegaConf
 
+from collabsim.cli.coordination_config import register_coordination_defaults
 from collabsim.cli.errors import EXIT_UNSCORED, EXIT_USER_ERROR
 from collabsim.cli.hydra_args import (
     args_parser,
@@ -44,6 +45,7 @@ from collabsim.cli.hydra_args import (
 )
 from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
 from collabsim.cli.sweeper_defaults import register_sweeper_defaults
+from collabsim.cli.typed_defaults import register_typed_defaults
 from collabsim.cli.yaml_check import ConfigFileError, check_config_folder
 
 if TYPE_CHECKING:
@@ -65,6 +67,8 @@ def _config_dir() -> str:
 CONFIG_DIR = _config_dir()
 EXIT_INTERRUPTED = 130
 register_sweeper_defaults()  # before anything composes a config
+register_coordination_defaults()
+register_typed_defaults()
 
 
 class UserError(Exception):

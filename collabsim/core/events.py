@@ -27,7 +27,7 @@ Conventions shared by the engine, the trace->graph converter and the metrics:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -111,3 +111,26 @@ class TraceEvent:
             refs=tuple(int(r) for r in data.get("refs") or ()),
             llm=dict(data["llm"]) if data.get("llm") is not None else None,
         )
+
+
+def build_phase_seqs(events: Iterable[TraceEvent]) -> frozenset[int]:
+    """The ``seq`` of every event of the group-memory build phase.
+
+    The build phase runs from a ``PHASE_START(phase="build")`` event (included) up to the
+    next ``PHASE_START(phase="work")`` (excluded: it opens the work phase). A trace without
+    a build ``PHASE_START`` is all work phase, so the set is empty.
+
+    Args:
+        events: A session's trace events, in ``seq`` order.
+
+    Returns:
+        The build-phase events' ``seq`` values.
+    """
+    seqs: set[int] = set()
+    building = False
+    for event in events:
+        if event.action_type == "PHASE_START":
+            building = event.args.get("phase") == "build"
+        if building:
+            seqs.add(event.seq)
+    return frozenset(seqs)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, runtime_checkable
 
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.records import (
     Activity,
     ChatMessage,
@@ -62,6 +63,8 @@ class Observation:
             work phase (virtual seconds; None: the editor is empty, or not given): a person
             reads a draft from when it appeared to them, which a busy teammate sees only
             once its own action has ended.
+        coordination: The team's coordination costs and remedies in force (the rules of
+            the environment, as the structure is; :mod:`collabsim.core.coordination`).
     """
 
     me: str
@@ -87,6 +90,7 @@ class Observation:
     max_turns: int | None = None
     max_time: float | None = None
     editor_seen: float | None = None
+    coordination: CoordinationSpec = field(default_factory=CoordinationSpec, hash=False)
 
 
 @runtime_checkable

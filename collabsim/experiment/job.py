@@ -156,15 +156,18 @@ def _write_tables(output_dir: Path, sessions: pd.DataFrame, aggregate: pd.DataFr
 
 def _salvage_tables(
     err: OSError, plans: list[SessionPlan], store: ResultStore, tasks: list[Task],
-    output_dir: Path,
+    output_dir: Path, settings: JobSettings,
 ) -> JobWriteError:
     """After a failed write: the tables of the stored sessions, written if the disk allows."""
     done = [(p, r) for p in plans if (r := store.load(p, warn=False)) is not None]
     written: list[Path] = []
     if done:
         try:
+            kept = [p for p, _ in done]
+            rows = SessionRows(kept, store, tasks,
+                               initiative_counted=settings.metrics.initiative_events)
             sessions, aggregate, report = summarise(
-                [p for p, _ in done], [r for _, r in done], store, tasks, show_sessions=False)
+                kept, [r for _, r in done], store, tasks, show_sessions=False, rows=rows)
             written = _write_tables(output_dir, sessions, aggregate, report)
         except OSError:
             written = []
@@ -275,7 +278,8 @@ def run(cfg: JobSettings | Mapping[str, Any], output_dir: Path) -> JobOutcome:
         set_preload_modules(CELL_MODULES)
     builder = ParticipantBuilder(settings, max_concurrency=max(8, max_concurrency))
     # Each session's metrics are computed as it ends, while the others wait on their sandboxes.
-    rows = SessionRows(plans, store, tasks)
+    rows = SessionRows(plans, store, tasks,
+                       initiative_counted=settings.metrics.initiative_events)
     # A finished session's sandbox worker serves the next session, reset (no fork per session).
     pool = SandboxPool(max_idle=max_concurrency) if reuses_sandboxes(settings) else None
     phases["plan"] = time.perf_counter() - started
@@ -295,7 +299,7 @@ def run(cfg: JobSettings | Mapping[str, Any], output_dir: Path) -> JobOutcome:
             store,
         )
     except OSError as err:
-        raise _salvage_tables(err, plans, store, tasks, output_dir) from None
+        raise _salvage_tables(err, plans, store, tasks, output_dir, settings) from None
     finally:
         builder.close()
         if pool is not None:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.sandbox.limits import SandboxLimits
 from collabsim.session.structures import STRUCTURE_NAMES
 from collabsim.tasks.model import Task
@@ -110,11 +111,28 @@ def outcome_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
     if knowledge != "everyone":
         # only when set: stores written before knowledge splits keep their keys
         settings["knowledge"] = knowledge
+    coordination = coordination_changes(cfg.get("coordination") or {})
+    if coordination:
+        # only what differs from CoordinationSpec: stores written before the spec keep
+        # their keys, and two coordination settings never share one
+        settings["coordination"] = coordination
     if policy.get("name") == "llm":
         llm = dict(cfg.get("llm") or {})
         keys = ("agent", "collaborator", "budget")
         settings["llm"] = {k: llm.get(k) for k in keys}
     return settings
+
+
+def coordination_changes(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``coordination`` settings that differ from :class:`CoordinationSpec`'s defaults.
+
+    Args:
+        values: A ``coordination`` section (every field, as a validated job dumps it, or
+            only some, as a stored config may hold them).
+    """
+    default = CoordinationSpec()
+    return {name: value for name, value in sorted(values.items())
+            if not hasattr(default, name) or getattr(default, name) != value}
 
 
 def variants(compositions: Sequence[str], structures: Sequence[str]) -> list[tuple[str, str]]:

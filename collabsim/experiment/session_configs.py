@@ -2,7 +2,7 @@
 
 Built from the job's validated :class:`~collabsim.experiment.settings.JobSettings`: the team
 of each composition, the structure of each name (with ``structure.overrides``), the clock's
-duration model, the sandbox limits and the knowledge split are built once per job and shared
+duration model, the sandbox limits, the knowledge split and the coordination spec are built once per job and shared
 by its sessions (all immutable); only the task and the seed differ from session to session.
 """
 
@@ -72,4 +72,5 @@ class SessionConfigs:
             max_time=float(run.max_virtual_seconds),
             policy=self.settings.policy.name,
             knowledge=self.knowledge,
+            coordination=self.settings.coordination,
         )

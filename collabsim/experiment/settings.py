@@ -4,7 +4,9 @@
 :func:`validate_job`, which checks the WHOLE configuration before anything is written and
 returns a :class:`JobSettings`: ``tasks`` becomes a :class:`GeneratedTasks`, a
 :class:`GeneratedStatsTasks` or a :class:`DiscoveryBenchTasks`, ``policy`` a :class:`ScriptedPolicy` or an :class:`LLMPolicy`,
-``tracking`` a :class:`NoTracking` or a :class:`WandbTracking`, and so on. A bad value raises
+``tracking`` a :class:`NoTracking` or a :class:`WandbTracking`, ``coordination`` the engine's
+:class:`~collabsim.core.coordination.CoordinationSpec` itself (its defaults and ranges are the
+one home of both), and so on. A bad value raises
 :class:`SettingsError` whose one-line message names the setting (``run.max_concurrency``)
 and never echoes a credential.
 
@@ -34,12 +36,14 @@ from pydantic import (
     model_validator,
 )
 
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.knowledge import KnowledgeError, knowledge_split
 from collabsim.core.outputs import writable_dir_problem
 from collabsim.experiment.agent_turns import FINISH_MARGIN_KEY
 from collabsim.experiment.plan import TEAM_COMPOSITIONS
 from collabsim.llm.cache import is_secret_param
 from collabsim.llm.client import LLMSettings, ToolCalling
+from collabsim.metrics.initiative import DEFAULT_INITIATIVE_EVENTS, InitiativeEvents
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.human import HumanConfigError
 from collabsim.participants.loops import DEFAULT_LOOP_REPEATS
@@ -51,6 +55,7 @@ from collabsim.participants.scripted_params import (
 from collabsim.participants.team import team_from_dict
 from collabsim.sandbox.limits import SandboxLimits
 from collabsim.session.clock import ClockSpec
+from collabsim.session.config import MAX_TURNS, MAX_VIRTUAL_SECONDS
 from collabsim.session.structures import STRUCTURE_NAMES, structure_from_dict
 
 
@@ -313,16 +318,25 @@ class WandbTracking(_Section):
 
 
 class RunSettings(_Section):
-    """``run.*``: how the job runs (not part of any session's outcome)."""
+    """``run.*``: how the job runs. The defaults here are the job's (``configs/config.yaml``
+    gets them through :mod:`collabsim.cli.typed_defaults`)."""
 
+    # sessions in flight at once inside one job (asyncio); code runs in sandbox workers
     max_concurrency: PositiveInt = 4
+    # persistent result store keyed by each session's resolved config; reruns skip finished
+    # sessions; None = the Hydra output folder of this job
     store: str | None = None
-    max_turns: PositiveInt = 40
-    max_virtual_seconds: PositiveFloat = 7200.0
+    # the session's turn and virtual-time budgets (part of its outcome and its store key)
+    max_turns: PositiveInt = MAX_TURNS
+    max_virtual_seconds: PositiveFloat = MAX_VIRTUAL_SECONDS
     # true | false | auto: the per-session table only for small runs
     # (collabsim.experiment.results_table.SHOW_SESSIONS_UP_TO)
     show_sessions: bool | Literal["auto"] = "auto"
     progress: bool = True
+    # a finished session's sandbox worker serves the next session after a reset (its task
+    # files only, empty namespace, process state restored); false forks one per session;
+    # auto: reuse under policy=scripted only (a model's code could patch a library deeper
+    # than the reset reaches)
     reuse_sandboxes: bool | Literal["auto"] = "auto"
     # print the run's expected model use and cost, write nothing (collabsim.experiment.estimate)
     estimate: bool = False
@@ -336,6 +350,16 @@ class RunSettings(_Section):
         if problem is not None:
             raise ValueError(problem)
         return value
+
+
+class MetricsSettings(_Section):
+    """``metrics.*``: how a session's metrics are read from its trace (never part of its
+    outcome: the same sessions, measured another way)."""
+
+    # Which events are initiative candidates for H_init,norm and H_init,norm (work):
+    # actions (every team action) or messages (the study's: chat messages by their act);
+    # collabsim.metrics.initiative.
+    initiative_events: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS
 
 
 MAX_CELL_SECONDS = 86_400.0
@@ -357,14 +381,16 @@ class SandboxSettings(_Section):
     """``sandbox.*``: per-cell limits of the code sandbox: finite, positive and bounded
     (:data:`MAX_CELL_SECONDS`, :data:`MAX_SIZE_MB`, :data:`MAX_OUTPUT_CHARS`,
     :data:`MAX_FILES`), so an ``inf`` or ``1e300`` is refused before anything runs instead
-    of failing every cell."""
+    of failing every cell. The defaults are :class:`~collabsim.sandbox.SandboxLimits`'s."""
 
-    wall_seconds: _Seconds = 30.0
-    cpu_seconds: _Seconds = 30.0
-    memory_mb: _SizeMB = 2048
-    output_chars: Annotated[int, Field(gt=0, le=MAX_OUTPUT_CHARS)] = 4000
-    file_mb: _SizeMB = 50
-    disk_mb: _SizeMB = 256
+    wall_seconds: _Seconds = SandboxLimits.wall_seconds
+    cpu_seconds: _Seconds = SandboxLimits.cpu_seconds
+    memory_mb: _SizeMB = SandboxLimits.memory_mb
+    output_chars: Annotated[int, Field(gt=0, le=MAX_OUTPUT_CHARS)] = SandboxLimits.output_chars
+    file_mb: _SizeMB = SandboxLimits.file_mb
+    # disk the code of one session may fill in its working folder
+    disk_mb: _SizeMB = SandboxLimits.disk_mb
+    # files, folders and links the code of one session may create there
     max_files: Annotated[int, Field(gt=0, le=MAX_FILES)] = SandboxLimits.max_files
 
 
@@ -382,6 +408,10 @@ class JobSettings(_Section):
     run: RunSettings = RunSettings()
     clock: dict[str, Any] = {}
     sandbox: SandboxSettings = SandboxSettings()
+    metrics: MetricsSettings = MetricsSettings()
+    # ``coordination=*`` (configs/coordination/): the coordination costs and remedies; the
+    # spec's own fields, defaults and range checks (pydantic validates the dataclass)
+    coordination: CoordinationSpec = CoordinationSpec()
 
     @model_validator(mode="after")
     def _llm_policy_has_models(self) -> JobSettings:
@@ -420,7 +450,10 @@ def _one_error(err: ValidationError) -> str:
     first = err.errors(include_url=False, include_input=False)[0]
     name = _setting_name(tuple(first["loc"]))
     message = str(first["msg"]).removeprefix("Value error, ")
-    if first["type"] == "extra_forbidden":
+    if message.startswith(f"{name}."):
+        # a check that names its own setting (CoordinationSpec: "coordination.loafing: ...")
+        name, _, message = message.partition(": ")
+    if first["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         message = "unknown setting"
     elif first["type"] == "missing":
         message = "is required"

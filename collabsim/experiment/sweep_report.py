@@ -8,7 +8,11 @@ Writes into the output folder:
   :mod:`collabsim.reporting.tables`), ``report_deltas.csv`` / ``.tex`` and
   ``report_noise.csv`` (per cell: seed SD, noise floor, pass^k, :mod:`collabsim.reporting.noise`);
 * ``figures/*.png`` and ``figures/*.pdf`` and ``views/<session>.html`` (one session page per
-  stored trace).
+  stored trace);
+* ``report_ablation.csv`` / ``.tex`` and ``figures/coordination_ablation.png`` when the
+  sessions differ in their coordination settings (:mod:`collabsim.reporting.ablation`), and
+  ``report_owner_tables.csv`` when scaffolded and preassigned_gates sessions pair
+  (:mod:`collabsim.reporting.owner_tables`).
 
 **Variants** are structure × team × every setting that differs between the sessions
 (:mod:`collabsim.reporting.variants`): sessions of different settings are never pooled,
@@ -38,7 +42,10 @@ from collabsim.core.csvsafe import safe_frame
 from collabsim.experiment.collect import collect_sessions
 from collabsim.experiment.results_table import unscored_note
 from collabsim.experiment.session_costs import add_cost_columns, cost_line, cost_totals
+from collabsim.metrics.baselines import baseline_line, baselines_of_rows
+from collabsim.reporting import ablation as coordination_ablation
 from collabsim.reporting import figures
+from collabsim.reporting import owner_tables as owners
 from collabsim.reporting.latex import tabular
 from collabsim.reporting.noise import mark_below_floor, report_noise_floor, seed_noise
 from collabsim.reporting.pages import Section, write_html, write_markdown
@@ -86,6 +93,8 @@ class SweepReport:
     noise: pd.DataFrame = field(default_factory=pd.DataFrame)
     noise_floor: float = float("nan")
     warning: str | None = None
+    ablation: pd.DataFrame = field(default_factory=pd.DataFrame)
+    owner_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str],
@@ -237,12 +246,13 @@ def _md_rows(table_md: str) -> tuple[list[str], list[list[str]]]:
 
 def _session_section(sessions: pd.DataFrame, variants: Variants) -> Section:
     header = ["task", "team", "structure", *variants.columns, "seed", "status", "Performance",
-              "H_init,norm", "view"]
+              "H_init,norm", "H_init,norm (work)", "view"]
     rows = []
     for _, r in sessions.iterrows():
         rows.append([str(r["task_id"]), str(r["team"]), str(r["structure"]),
                      *[_setting_text(r[c]) for c in variants.columns], str(r["seed"]),
                      str(r["status"]), _fmt(r.get("Performance")), _fmt(r.get("H_init_norm")),
+                     _fmt(r.get("H_init_work")),
                      str(r.get("view") or "")])
     return Section("Sessions", header=header, rows=rows, text_columns=3 + len(variants.columns),
                    link_column=len(header) - 1, max_md_rows=MAX_SESSION_ROWS_MD)
@@ -265,7 +275,8 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
         "h_init_by_structure": (
             figures.h_init_by_structure(agg, fig_dir / "h_init_by_structure.png", cols),
             "Normalised initiative entropy H_init,norm by structure and team (1 = every member "
-            "took the same share of initiative)." + setting_note),
+            "took the same share of initiative), over all events and over the work phase only "
+            "(group-memory build phase left out)." + setting_note),
         "activity": (figures.activity(agg, fig_dir / "activity.png", cols),
                      "Activity: W_human (non-message actions by simulated humans) and M_team "
                      "(messages by all members)." + setting_note),
@@ -300,6 +311,82 @@ def _make_figures(sessions: pd.DataFrame, agg: pd.DataFrame, deltas: pd.DataFram
             captions[name] = caption
     return figs, captions
 
+
+
+def _ablation_section(table: pd.DataFrame, variants: Variants, out_dir: Path,
+                      notes: list[str]) -> Section:
+    """The "Coordination ablation" section (table, sentence, figure); writes the CSV, the
+    LaTeX table and the figure."""
+    others = coordination_ablation.other_columns(variants)
+    header, rows = coordination_ablation.table_rows(table, others)
+    safe_frame(table).to_csv(out_dir / "report_ablation.csv", index=False)
+    (out_dir / "report_ablation.tex").write_text(
+        tabular(header, rows, 2 + len(others)), encoding="utf-8")
+    figure = coordination_ablation.ablation_figure(
+        table, out_dir / "figures" / "coordination_ablation.png")
+    section = Section(
+        "Coordination ablation", header=header, rows=rows, text_columns=2 + len(others),
+        paragraphs=[
+            "Per coordination option (the coordination config group: a cost or a structural "
+            "remedy switched off, docs/running.md) and team: default - single (the team "
+            "under default minus the single agent of the same option) and scaffolded - "
+            "default (the same team and option), in Performance; sessions paired by task "
+            "and seed, seeds averaged within a task, mean over tasks with a "
+            "percentile-bootstrap 95% interval over tasks (n = paired tasks). "
+            + coordination_ablation.summary_sentence(table)
+            + " Files: report_ablation.csv/.tex."])
+    if figure is None:
+        notes.append("figure coordination_ablation: no data for it in these results")
+    else:
+        section.figures.append((figure, (
+            "Coordination ablation: one panel per difference, one row per option; dots: "
+            "mean paired difference over tasks (colour and shape = team), lines: bootstrap "
+            "95% intervals; dotted: no difference.")))
+    return section
+
+
+def _owner_section(pairs: pd.DataFrame, groups: Sequence[str], out_dir: Path) -> Section:
+    """The "Owner tables" section (scaffolded vs preassigned_gates, counted per ``groups``);
+    writes the CSV."""
+    safe_frame(pairs).to_csv(out_dir / "report_owner_tables.csv", index=False)
+    groups = list(groups)
+    summary = owners.owner_summary(pairs, groups)
+    if coordination_ablation.ABLATION_COLUMN in groups:  # default first, as in the ablation
+        order = coordination_ablation.option_order(
+            list(summary[coordination_ablation.ABLATION_COLUMN]))
+        summary = summary.sort_values(
+            coordination_ablation.ABLATION_COLUMN, kind="stable",
+            key=lambda column: column.map({o: i for i, o in enumerate(order)}))
+    rows = [[*[_setting_text(r[c]) for c in groups], *[str(int(r[c]))
+                                                       for c in owners.SUMMARY_COLUMNS]]
+            for _, r in summary.iterrows()]
+    header = [*["option" if g == coordination_ablation.ABLATION_COLUMN else g for g in groups],
+              "pairs", "owner table differs", "Performance differs", "both"]
+    return Section("Owner tables: scaffolded vs preassigned gates", header=header, rows=rows,
+                   text_columns=len(groups), paragraphs=[
+                       owners.summary_text(owners.owner_summary(pairs)) + " Per pair: "
+                       "report_owner_tables.csv."])
+
+
+def _coordination_sections(sessions: pd.DataFrame, variants: Variants, options: pd.Series,
+                           out_dir: Path, notes: list[str]
+                           ) -> tuple[list[Section], pd.DataFrame, pd.DataFrame]:
+    """The "Coordination ablation" section (when the sessions differ in their coordination
+    settings) and the "Owner tables" section (when scaffolded and preassigned_gates sessions
+    pair), with the ablation table and the owner-table pairs."""
+    sections = []
+    ablation = coordination_ablation.ablation_table(sessions, variants, options)
+    several = coordination_ablation.has_ablation(options)
+    if several:
+        sections.append(_ablation_section(ablation, variants, out_dir, notes))
+    column = coordination_ablation.ABLATION_COLUMN
+    pairs = owners.owner_pairs(sessions.assign(**{column: options}),
+                               [*variants.by, column])
+    if not pairs.empty:
+        groups = [*([column] if several else []),
+                  *coordination_ablation.other_columns(variants), "team"]
+        sections.append(_owner_section(pairs, groups, out_dir))
+    return sections, ablation, pairs
 
 
 def _optuna_sections(paths: Sequence[str | Path]) -> list[Section]:
@@ -375,6 +462,7 @@ def build_report(
     collected = collect_sessions(paths, tasks_roots)
     notes = list(collected.notes)
     sessions, variants = derive_variants(collected.sessions)
+    options = coordination_ablation.ablation_options(sessions, variants)
     sessions = sessions.drop(columns=[c for c in PRIVATE_COLUMNS if c in sessions])
     # Model use is read again from each session's call logs (a store-only session has no
     # sessions.csv row to carry it).
@@ -401,6 +489,8 @@ def build_report(
     (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas, variants, floor),
                                                encoding="utf-8")
     safe_frame(noise).to_csv(out_dir / "report_noise.csv", index=False)
+    extra_sections, ablation, pairs = _coordination_sections(sessions, variants, options,
+                                                             out_dir, notes)
 
     inputs = collected.inputs
     inputs_text = f"{len(inputs.jobs)} job folder(s), {len(inputs.stores)} result store(s)"
@@ -412,6 +502,7 @@ def build_report(
                 rows=rows, text_columns=len(by), paragraphs=[_interpretation(agg)]),
         _delta_section(deltas, variants, floor),
         _noise_section(noise, variants, floor),
+        *extra_sections,
         *_optuna_sections(paths),
         Section("Figures", paragraphs=["Every figure is also in figures/ as PNG (200 dpi) "
                                        "and PDF."],
@@ -420,6 +511,9 @@ def build_report(
     ]
     intro = ([warning[0].upper() + warning[1:] + "."] if warning else []) + _summary(
         sessions, variants, inputs_text)
+    chance = baseline_line(baselines_of_rows(sessions.to_dict("records")))
+    if chance:
+        intro.append(chance + "; Performance above them is more than chance.")
     costs = cost_totals(sessions)
     if costs is not None:
         intro.append(cost_line(costs) + ".")
@@ -429,4 +523,4 @@ def build_report(
     write_html(out_dir / "report.html", title, intro, notes, sections, footer)
     return SweepReport(out_dir, sessions, agg, deltas, figs,
                        int((sessions["view"] != "").sum()), notes, variants, noise, floor,
-                       warning)
+                       warning, ablation, pairs)

@@ -61,7 +61,12 @@ written once):
   ``[check draft=...]`` tag, no issue tag, no edit: "the draft looks right to me", "go
   ahead with your draft") -> ``adopt``, as Kolab labels a human taking the AI's output as it
   is; with the same once-per-(human, draft) and own-decision rules. A draft taken in
-  silence has no human node, hence no response.
+  silence has no human node, hence no response;
+* a human chat message that answers an AI output by name (``[re=<ref> <label>]``, see
+  :mod:`collabsim.participants.participation`: ``<ref>`` the seq of the AI's code cell or
+  message, or ``m<fp>`` for the AI memory entry whose text has fingerprint ``<fp>``) ->
+  ``<label>`` (adopt / modify / reject, as the comment says from the sender's own reading);
+  once per (human, output).
 
 The responder is the human node, ``ai_node`` the AI request / update node, and ``source``
 the latest human message among the AI node's refs (for a gate outcome, its request's refs),
@@ -79,7 +84,13 @@ from typing import Any
 from collabsim.core.events import ENV_ACTIONS, TraceEvent
 from collabsim.graphs.kolab_common import GraphDataWarning
 from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
-from collabsim.participants.tags import checked_drafts, edited_drafts, raises_issues
+from collabsim.participants.tags import (
+    checked_drafts,
+    draft_fingerprint,
+    edited_drafts,
+    parse_replies,
+    raises_issues,
+)
 
 STEP_NAMES: dict[str, str] = {
     "build": "Group-memory build phase",
@@ -383,6 +394,8 @@ def _responses(
     # (AI author, action type) -> was the author's latest decided request rejected?
     rejected: dict[tuple[str, str], bool] = {}
     objected: set[tuple[str, str]] = set()  # (human, draft fingerprint) already counted
+    memory = {f"m{draft_fingerprint(str(e.args.get('text', '')))}": e.seq for e in evs
+              if e.actor_type == "ai" and e.action_type == "MEMORY_ADD" and e.seq in node_of}
     for ev in evs:
         if ev.actor_type != "human" or ev.seq not in node_of:
             continue
@@ -394,6 +407,7 @@ def _responses(
                 ai_ref, label = checked
                 out.append(Response(node_of[ev.seq], _source(by_seq[ai_ref], by_seq, node_of),
                                     node_of[ai_ref], label))  # type: ignore[arg-type]
+            out += _reply_responses(ev, by_seq, node_of, memory, objected)
         elif ev.action_type == "EDITOR_UPDATE":
             out += _edit_responses(ev, by_seq, node_of)
     return out
@@ -442,6 +456,28 @@ def _edit_responses(
             and ref.action_type == "EDITOR_UPDATE"
         ):
             out.append(Response(node_of[ev.seq], _source(ref, by_seq, node_of), node_of[r], "modify"))
+    return out
+
+
+def _reply_responses(
+    ev: TraceEvent,
+    by_seq: Mapping[int, TraceEvent],
+    node_of: Mapping[int, str],
+    memory: Mapping[str, int],
+    seen: set[tuple[str, str]],
+) -> list[Response]:
+    """The responses of a human message answering AI outputs by name (``[re=...]``), once
+    per (human, output); a reference to no AI node of the graph is none."""
+    out: list[Response] = []
+    for ref, label in parse_replies(str(ev.args.get("message", ""))):
+        seq = memory.get(ref) if ref.startswith("m") else int(ref)
+        target = by_seq.get(seq) if seq is not None else None
+        key = (ev.actor, f"re:{seq}")
+        if target is None or seq not in node_of or target.actor_type != "ai" or key in seen:
+            continue
+        seen.add(key)
+        out.append(Response(node_of[ev.seq], _source(target, by_seq, node_of), node_of[seq],
+                            label))  # type: ignore[arg-type]
     return out
 
 

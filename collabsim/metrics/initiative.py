@@ -21,8 +21,25 @@ others' work, brings new information or asks a concrete question. The rule-based
 An LLM option (:class:`LLMInitiativeClassifier`, prompt ``prompts/initiative_judge.txt``)
 labels each team action through the LLM client instead.
 
+**Which events are candidates** (``counted``, the run setting ``metrics.initiative_events``):
+
+* ``actions`` (default; the measure of every earlier build): every team action is labelled
+  by the rules above, so code cells, editor updates, gate rejections and memory entries
+  count as well as messages;
+* ``messages``: the study's measure - only team chat messages (``SEND_TEAMMATE_MESSAGE``)
+  are candidates, and a message is initiative by its act: it directs work (proposing,
+  requesting, instructing), asks a concrete question or brings new information; an
+  acknowledgement or an echo is not.
+
+**Over which phase** (``phase``): ``all`` events, or the ``work`` phase only - the events of
+the group-memory build phase (:func:`collabsim.core.events.build_phase_seqs`: from
+``PHASE_START(build)`` up to ``PHASE_START(work)``) are left out, so the memory entries and
+the messages that set up the team's record do not count. Each event keeps the label it has
+over the whole trace (its ``earlier`` events include the build phase: what the record already
+says is not new information); a session without a build phase has the same value in both.
+
 Normalised entropy over team members U (never the environment), p_u = share of initiative
-events by u:
+events by u (among the candidates of the chosen phase):
 
     H_norm = -sum_u p_u log p_u / log |U|,   0 log 0 = 0.
 """
@@ -32,10 +49,12 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from collabsim.core.events import TraceEvent
+from collabsim.core.events import TraceEvent, build_phase_seqs
+from collabsim.domain.words import STOPWORDS
 from collabsim.metrics.activity import as_events, is_team_action
 from collabsim.metrics.judge_llm import ask_json, load_prompt
 
@@ -54,13 +73,6 @@ _DIRECTIVE = re.compile(
     re.IGNORECASE,
 )
 _TOKEN = re.compile(r"-?\d+(?:[.,]\d+)?|[A-Za-z_][A-Za-z_0-9]+")
-_STOP_WORDS = (
-    "the a an and or of in on at to for is are was were be been it this that with as by "
-    "from we you i they he she our your my its there here not no so do does did can could "
-    "would should will have has had what which who when where how why than then also just "
-    "about into over under between around"
-)
-_STOP = frozenset(_STOP_WORDS.split(" "))
 
 
 def action_text(event: TraceEvent) -> str:
@@ -77,7 +89,7 @@ def action_text(event: TraceEvent) -> str:
 # tokenised over and over.
 @functools.lru_cache(maxsize=16384)
 def _tokens(text: str) -> frozenset[str]:
-    return frozenset(t.lower() for t in _TOKEN.findall(text) if t.lower() not in _STOP)
+    return frozenset(t.lower() for t in _TOKEN.findall(text) if t.lower() not in STOPWORDS)
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -138,11 +150,69 @@ def _message_is_initiative(event: TraceEvent, text: str, earlier: Sequence[Trace
 
 Classifier = Callable[[TraceEvent, Sequence[TraceEvent]], bool]
 
+InitiativeEvents = Literal["actions", "messages"]
+#: The values of ``counted`` / ``metrics.initiative_events`` (module docstring).
+INITIATIVE_EVENTS: tuple[InitiativeEvents, ...] = ("actions", "messages")
+#: Every team action is a candidate: the measure of the ``H_init_norm`` column so far.
+DEFAULT_INITIATIVE_EVENTS: InitiativeEvents = "actions"
+Phase = Literal["all", "work"]
+
+
+def is_candidate(event: TraceEvent, counted: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS) -> bool:
+    """Whether an event is one the classifier labels: a team action, and under
+    ``counted="messages"`` a chat message.
+
+    Raises:
+        ValueError: ``counted`` is not one of :data:`INITIATIVE_EVENTS`.
+    """
+    _check_counted(counted)
+    return is_team_action(event) and (counted == "actions" or event.is_message)
+
+
+def _check_counted(counted: str) -> None:
+    if counted not in INITIATIVE_EVENTS:
+        raise ValueError(f"initiative events must be one of {', '.join(INITIATIVE_EVENTS)}, "
+                         f"not {counted!r}")
+
+
+def initiative_events(
+    events: Iterable[TraceEvent | Mapping[str, Any]],
+    members: Sequence[str] | None = None,
+    classifier: Classifier = is_initiative,
+    *,
+    counted: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS,
+) -> list[TraceEvent]:
+    """The initiative events of a session, over all its phases.
+
+    Args:
+        events: A session's trace events.
+        members: Team member names; actions of other actors are skipped. Default: every
+            actor. Environment events never count.
+        classifier: ``(event, earlier_events) -> bool``; :func:`is_initiative` by default
+            (or an :class:`LLMInitiativeClassifier`).
+        counted: Which events are candidates (:data:`INITIATIVE_EVENTS`).
+
+    Returns:
+        The candidates (:func:`is_candidate`) the classifier labels initiative, in order.
+
+    Raises:
+        ValueError: ``counted`` is not one of :data:`INITIATIVE_EVENTS`.
+    """
+    _check_counted(counted)
+    evs = as_events(events)
+    allowed = set(members) if members is not None else None
+    return [e for i, e in enumerate(evs)
+            if is_candidate(e, counted) and (allowed is None or e.actor in allowed)
+            and classifier(e, evs[:i])]
+
 
 def initiative_counts(
     events: Iterable[TraceEvent | Mapping[str, Any]],
     members: Sequence[str] | None = None,
     classifier: Classifier = is_initiative,
+    *,
+    counted: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS,
+    phase: Phase = "all",
 ) -> dict[str, int]:
     """Count initiative events per team member.
 
@@ -152,21 +222,43 @@ def initiative_counts(
             with a team action (``ai``/``human``). Environment events never count.
         classifier: ``(event, earlier_events) -> bool``; :func:`is_initiative` by default
             (or an :class:`LLMInitiativeClassifier`).
+        counted: Which events are candidates (:data:`INITIATIVE_EVENTS`).
+        phase: ``all`` events, or ``work``: build-phase events left out (module docstring).
 
     Returns:
         Member -> number of initiative events.
+
+    Raises:
+        ValueError: ``counted`` or ``phase`` is not one of its values.
     """
     evs = as_events(events)
     counts: dict[str, int] = {m: 0 for m in members or ()}
-    for i, e in enumerate(evs):
-        if not is_team_action(e):
-            continue
-        if members is not None and e.actor not in counts:
-            continue
-        counts.setdefault(e.actor, 0)
-        if classifier(e, evs[:i]):
-            counts[e.actor] += 1
+    if members is None:
+        counts.update((e.actor, 0) for e in evs if is_team_action(e))
+    labelled = initiative_events(evs, members, classifier, counted=counted)
+    counts.update(count_in_phase(labelled, evs, phase))
     return counts
+
+
+def count_in_phase(labelled: Iterable[TraceEvent], events: Sequence[TraceEvent],
+                   phase: Phase = "all") -> dict[str, int]:
+    """Initiative events per actor in one phase of a session.
+
+    Args:
+        labelled: The session's initiative events (:func:`initiative_events`).
+        events: All of the session's events, in order (they say where the build phase is).
+        phase: ``all``, or ``work`` (events of the build phase left out).
+
+    Returns:
+        Actor -> number of its initiative events in that phase (actors with none left out).
+
+    Raises:
+        ValueError: ``phase`` is neither ``all`` nor ``work``.
+    """
+    if phase not in ("all", "work"):
+        raise ValueError(f"phase must be all or work, not {phase!r}")
+    build = build_phase_seqs(events) if phase == "work" else frozenset()
+    return dict(Counter(e.actor for e in labelled if e.seq not in build))
 
 
 def initiative_entropy(counts: Mapping[str, int], members: Sequence[str]) -> float:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from collabsim.core.records import ChatMessage
+from collabsim.participants.misapplication import distorted_plan
 from collabsim.participants.session_log import ANSWER, Issues
 from collabsim.participants.stat_facts import fixed_plan
 from collabsim.participants.stat_mistakes import WORDING_KINDS
@@ -37,6 +38,9 @@ class FixRules:
             wording fix corrects).
         binding: Gate owners: their fixes bind.
         defers: Whether the agent follows a non-binding objection of this kind.
+        misapplies: Whether following a non-binding chat suggestion goes wrong, and how:
+            ``(message, kind, plan after the fix) -> distortion kind or None``
+            (:mod:`collabsim.participants.misapplication`; None: never).
     """
 
     brief: TaskBrief
@@ -44,15 +48,19 @@ class FixRules:
     mistakes: frozenset[str]
     binding: frozenset[str]
     defers: Callable[[ChatMessage, str], bool]
+    misapplies: Callable[[ChatMessage, str, Any], str | None] | None = None
 
 
 @dataclass(frozen=True)
 class PlanFold:
-    """The plan after the objections folded so far, with the issue kinds applied / ignored."""
+    """The plan after the objections folded so far, with the issue kinds applied / ignored
+    and the distortions misapplied suggestions brought in (what the agent's revision lost of
+    the query: its statement is made under that reading too)."""
 
     plan: Any
     applied: tuple[str, ...] = ()
     ignored: tuple[str, ...] = ()
+    distortions: tuple[str, ...] = ()
 
 
 def fold_objection(fold: PlanFold, objection: Objection, rules: FixRules) -> PlanFold:
@@ -60,20 +68,29 @@ def fold_objection(fold: PlanFold, objection: Objection, rules: FixRules) -> Pla
     :data:`~collabsim.participants.session_log.ANSWER` always applied, as asked for)."""
     message, issues = objection
     plan, applied, ignored = fold.plan, list(fold.applied), list(fold.ignored)
+    distortions = list(fold.distortions)
     ignore = "ignore_teammate" in rules.mistakes
     for kind, fix in issues:
         if kind == ANSWER:
             plan = fixed_plan(plan, fix, rules.brief, rules.semantics)  # what I asked for
             continue
-        if message.sender not in rules.binding and (ignore or not rules.defers(message, kind)):
+        binding = message.sender in rules.binding
+        if not binding and (ignore or not rules.defers(message, kind)):
             ignored.append(kind)
             continue
         new = fixed_plan(plan, fix, rules.brief, rules.semantics)
         if new != plan or (kind in WORDING_KINDS and kind in rules.mistakes
                            and kind not in applied):
             applied.append(kind)  # a wording fix corrects my statement, not my plan
+        # a suggestion taken from free chat can land wrong; an owner's binding decision is
+        # checked again by its owner when the revision comes back, so it lands as stated
+        lost = (None if binding or rules.misapplies is None
+                else rules.misapplies(message, kind, new))
+        if lost is not None and lost not in distortions:
+            new = distorted_plan(new, lost, rules.brief)
+            distortions.append(lost)
         plan = new
-    return PlanFold(plan, tuple(applied), tuple(ignored))
+    return PlanFold(plan, tuple(applied), tuple(ignored), tuple(distortions))
 
 
 def fold_all(start: PlanFold, objections: Sequence[Objection], rules: FixRules) -> PlanFold:

@@ -16,7 +16,7 @@ from collabsim.participants.asking import TOPIC_AREA
 from collabsim.participants.claims import Issue
 from collabsim.participants.human import HumanModel
 
-__all__ = ["in_area", "voiced"]
+__all__ = ["in_area", "owners_check", "voiced"]
 
 
 def in_area(issue: Issue, human: HumanModel) -> bool:
@@ -26,6 +26,17 @@ def in_area(issue: Issue, human: HumanModel) -> bool:
     (:data:`~collabsim.participants.human.AREAS`)."""
     areas = {TOPIC_AREA[k] for k, _ in issue.fix if k in TOPIC_AREA}
     return areas == {human.expertise} if areas else human.in_area(issue.kind)
+
+
+def owners_check(issue: Issue, human: HumanModel) -> bool:
+    """Whether a gate owner's decision covers ``issue`` (``coordination.gate_checks``): its
+    kind lies in the owner's area, unless its fix sets only topics of another area (D's
+    recomputation finding another occurrence is R's to decide; a year D cannot reproduce,
+    whose fix restates the whole plan, is D's)."""
+    areas = {TOPIC_AREA[k] for k, _ in issue.fix if k in TOPIC_AREA}
+    if areas and human.expertise not in areas:
+        return False
+    return human.in_area(issue.kind)
 
 
 def voiced(found: tuple[Issue, ...], human: HumanModel,

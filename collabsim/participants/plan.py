@@ -37,8 +37,8 @@ MISTAKE_PARAMETER: dict[str, str] = {
     "wrong_column_variant": "column", "wrong_ordinal": "ordinal", "peak_vs_plateau": "relation",
     "wrong_window": "window", "misread_query": "relation"}
 # misread_query: reading the query's direction the wrong way round
-_MISREAD = {"rise": "fall", "fall": "rise", "growth_max": "growth_min",
-            "growth_min": "growth_max", "peak": "plateau", "plateau": "peak"}
+MISREAD_RELATIONS = {"rise": "fall", "fall": "rise", "growth_max": "growth_min",
+                     "growth_min": "growth_max", "peak": "plateau", "plateau": "peak"}
 
 
 def computation_key(relation: str, ordinal: int, columns: tuple[str, ...],
@@ -225,8 +225,8 @@ def apply_mistakes(plan: AnalysisPlan, mistakes: Iterable[str]) -> AnalysisPlan:
         plan = replace(plan, relation="plateau" if plan.relation == "peak" else "peak")
     if "wrong_window" in active and plan.window is not None:
         plan = replace(plan, window=None)
-    if "misread_query" in active and plan.relation in _MISREAD:
-        plan = replace(plan, relation=_MISREAD[plan.relation])
+    if "misread_query" in active and plan.relation in MISREAD_RELATIONS:
+        plan = replace(plan, relation=MISREAD_RELATIONS[plan.relation])
     return plan
 
 
@@ -240,6 +240,6 @@ def misread_semantics(semantics: QuerySemantics, mistakes: Iterable[str]) -> Que
                             else "peak")
     if "wrong_window" in active and semantics.window is not None:
         semantics = replace(semantics, window=None)
-    if "misread_query" in active and semantics.relation in _MISREAD:
-        semantics = replace(semantics, relation=_MISREAD[semantics.relation])
+    if "misread_query" in active and semantics.relation in MISREAD_RELATIONS:
+        semantics = replace(semantics, relation=MISREAD_RELATIONS[semantics.relation])
     return semantics

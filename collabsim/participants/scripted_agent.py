@@ -11,6 +11,7 @@ from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import ChatMessage
 from collabsim.domain.stats.model import StatPlan, StatResult, format_filters
+from collabsim.participants import agent_sharing
 from collabsim.participants.agent_asking import (
     answer_wait,
     memory_facts,
@@ -19,6 +20,7 @@ from collabsim.participants.agent_asking import (
     told,
 )
 from collabsim.participants.agent_plan import FixRules, Objection, PlanFold, PlanKeeper, fold_all
+from collabsim.participants.agent_sharing import LOOK_AGAIN_SECONDS
 from collabsim.participants.asking import (
     OpenTopics,
     question_text,
@@ -32,9 +34,12 @@ from collabsim.participants.cells import (
 )
 from collabsim.participants.claims import describe_check
 from collabsim.participants.human import area_of
+from collabsim.participants.misapplication import misapplier
+from collabsim.participants.owner_routing import choose_owners, recorded_areas
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
+    misread_semantics,
     seeded_rng,
 )
 from collabsim.participants.reading import open_topics as reading_open_topics
@@ -46,6 +51,7 @@ from collabsim.participants.scripted_common import (
     build_step,
     say,
     task_context,
+    transactive_memory,
     trusted_areas,
 )
 from collabsim.participants.scripted_params import AgentParams
@@ -63,9 +69,10 @@ from collabsim.tasks.model import TaskBrief
 
 __all__ = ["ANSWER", "LOOK_AGAIN_SECONDS", "AgentTurn", "ScriptedAgent"]
 
-# How much later the agent looks again when a teammate's action landed just as it was about
-# to finish: the time resolution of the Kolab graphs (1 s).
-LOOK_AGAIN_SECONDS = 1.0
+# The build-phase decisions the agent waits for its teammates' expertise entries before it
+# proposes owners without them (coordination.chosen_owners): each teammate writes three
+# entries and agrees, so they have landed well within this many of its own decisions.
+CHOOSE_OWNERS_WITHIN_TURNS = 8
 
 
 @dataclass(frozen=True)
@@ -163,14 +170,19 @@ class ScriptedAgent:
         for careful in (False, True):
             # careful: after a binding rejection of this very draft, redo the analysis
             # from the query without the session's mistakes (plus teammates' fixes)
-            plan, applied, ignored = self.current_plan(obs, careful=careful)
+            fold = self.current_fold(obs, careful=careful)
+            plan, applied, ignored = fold.plan, list(fold.applied), list(fold.ignored)
             run = log.cells.my_last.get(compute_cell(plan))
             result = parse_cell_result(run.output) if run is not None and run.ok else None
-            if isinstance(result, StatResult) and not careful:
+            lost = set(fold.distortions)  # what misapplied suggestions lost of the query
+            if isinstance(result, StatResult):
                 # my wording mistakes (a teammate's objection of that kind I followed
                 # corrects one): I state the result as I misread it
-                result = misread_result(result, ctx.mistakes - set(applied))
-            draft = draft_hypothesis(result, ctx.semantics)
+                own = set() if careful else ctx.mistakes - set(applied)
+                result = misread_result(result, own | lost)
+            semantics = (misread_semantics(ctx.semantics, lost)
+                         if lost and not isinstance(plan, StatPlan) else ctx.semantics)
+            draft = draft_hypothesis(result, semantics)
             if run is None or not self._was_rejected(obs, draft):
                 break
         kept = self._edit_author(obs)
@@ -188,6 +200,14 @@ class ScriptedAgent:
     def _request_pending(self, t: AgentTurn) -> bool:
         """A request of mine waits for its owner's decision."""
         return bool(t.obs.my_pending)
+
+    def _awaiting_reactions(self, t: AgentTurn) -> bool:
+        """My latest output waits for my teammates' reactions
+        (:func:`~collabsim.participants.agent_sharing.reaction_wait`)."""
+        return agent_sharing.reaction_wait(self, t.obs) is not None
+
+    def _result_unshared(self, t: AgentTurn) -> bool:
+        return agent_sharing.result_unshared(self, t)
 
     def _leaves_opening(self, t: AgentTurn) -> bool:
         return self._lead_wait(t.obs) is not None
@@ -223,7 +243,8 @@ class ScriptedAgent:
     def _draft_unannounced(self, t: AgentTurn) -> bool:
         """My teammates have not been asked to check the draft in the editor."""
         return (self._talks_about_draft(t.obs)
-                and not self._announced(t.log, draft_fingerprint(t.obs.editor_text)))
+                and not self._announced(t.log, draft_fingerprint(t.obs.editor_text))
+                and not agent_sharing.draft_checked_by_all(t))
 
     def _objection_declined(self, t: AgentTurn) -> bool:
         """I ignored a teammate's issues with the draft in the editor and have not said so."""
@@ -250,6 +271,12 @@ class ScriptedAgent:
     # ----------------------------------------------------------------- rules: actions
     def _wait(self, t: AgentTurn) -> str:
         return format_action(WAIT)
+
+    def _wait_for_reactions(self, t: AgentTurn) -> str:
+        return format_wait(agent_sharing.reaction_wait(self, t.obs))
+
+    def _share_result(self, t: AgentTurn) -> str:
+        return agent_sharing.share_result(self, t)
 
     def _wait_for_lead(self, t: AgentTurn) -> str:
         """Wake when a teammate acts, at the latest when my lead patience ends."""
@@ -363,11 +390,15 @@ class ScriptedAgent:
             obs: The observation.
             careful: Start from the mistake-free plan instead of this session's plan.
         """
+        fold = self.current_fold(obs, careful)
+        return fold.plan, list(fold.applied), list(fold.ignored)
+
+    def current_fold(self, obs: Observation, careful: bool = False) -> PlanFold:
+        """:meth:`current_plan` with the distortions misapplied suggestions brought in."""
         start, rules, key = self._fix_setup(obs, careful)
         log = self.log(obs)
-        fold = self._plans[careful].fold(key, start, log.chat.objections, log.history.rejects,
+        return self._plans[careful].fold(key, start, log.chat.objections, log.history.rejects,
                                          self._chat_objection, rules)
-        return fold.plan, list(fold.applied), list(fold.ignored)
 
     def plan_read_afresh(self, obs: Observation, careful: bool = False) -> PlanFold:
         """:meth:`current_plan` folded from all of ``obs``'s objections (the reference the
@@ -385,10 +416,15 @@ class ScriptedAgent:
             plan = fixed_plan(plan, setting, obs.task, ctx.semantics)
         binding = frozenset(obs.gates.values())
         trusted = trusted_areas(obs)
+        criteria = bool(obs.memory is not None
+                        and obs.memory.sections.get("evidence_criteria"))
+        misapplies = misapplier(obs.coordination, self.seed, self.name, obs.task,
+                                ctx.semantics, ctx.mistakes, obs.chat, criteria)
         rules = FixRules(obs.task, ctx.semantics, ctx.mistakes, binding,
-                         lambda message, kind: self._defers(obs, message, kind, trusted))
+                         lambda message, kind: self._defers(obs, message, kind, trusted),
+                         misapplies)
         key = (self._reader.session, obs.task.task_id, binding, tuple(sorted(trusted.items())),
-               plan)
+               plan, obs.coordination, criteria)
         return PlanFold(plan), rules, key
 
     @staticmethod
@@ -441,11 +477,22 @@ class ScriptedAgent:
             return True
         if "ignore_teammate" in ctx.mistakes:
             return False
-        if trusted_areas(obs).get(author):
+        trusted = trusted_areas(obs).get(author, frozenset())
+        if trusted and not transactive_memory(obs):
             return True
+        if trusted and self._edit_areas(obs, author) <= trusted and self._edit_areas(obs, author):
+            return True  # the edit fixes what its author is trusted for, and only that
         u = seeded_rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
                  "keep-edit").random()
         return bool(u < self.params.deference)
+
+    def _edit_areas(self, obs: Observation, author: str) -> frozenset[str]:
+        """The areas of the issues ``author`` raised in its latest objection (the message
+        that announced the edit the editor holds; empty: it raised none)."""
+        for message, _stated, issues in reversed(self.log(obs).chat.objections):
+            if message.sender == author:
+                return frozenset(a for kind, _ in issues if (a := area_of(kind)) is not None)
+        return frozenset()
 
     def _rejections(self, obs: Observation, action: str, text: str | None = None) -> int:
         """How often my ``action`` (with this text, when given) was rejected."""
@@ -551,6 +598,9 @@ class ScriptedAgent:
         return False
 
     def _build(self, obs: Observation, ctx: TaskContext) -> str:
+        wait = agent_sharing.reaction_wait(self, obs)
+        if wait is not None:
+            return format_wait(wait)
         if isinstance(ctx.plan, StatPlan):
             target = ctx.plan.target or "the asked variable"
             entries = [
@@ -580,17 +630,28 @@ class ScriptedAgent:
         ]
         sections = obs.memory.sections if obs.memory is not None else {}
         if "gates" in sections:
-            entries += [("gates", f"{a}: {o}") for a, o in sorted(self.params.gates)
-                        if o in obs.teammates or o == obs.me]
+            configured = tuple((a, o) for a, o in sorted(self.params.gates)
+                               if o in obs.teammates or o == obs.me)
+            if not obs.coordination.chosen_owners:
+                entries += [("gates", f"{a}: {o}") for a, o in configured]
+            elif (len(recorded_areas(obs)) < len(obs.teammates)
+                  and obs.turn < CHOOSE_OWNERS_WITHIN_TURNS):
+                # the owners are chosen from what the teammates record: wait for it
+                return build_step(obs, entries, agree=False)
+            else:
+                entries += [("gates", f"{a}: {o}") for a, o in choose_owners(
+                    obs, ctx.semantics, ctx.plan, configured)]
         return build_step(obs, entries)
 
     RULES: tuple[Rule, ...] = (
         Rule("wait for my request's decision", _request_pending, _wait),
         Rule("leave the opening to teammates", _leaves_opening, _wait_for_lead),
+        Rule("wait for reactions to my output", _awaiting_reactions, _wait_for_reactions),
         Rule("inspect the data", _not_inspected, _inspect),
         Rule("ask a teammate what the task means", _question_to_ask, _ask),
         Rule("wait for the answer to my question", _awaiting_answer, _wait_for_answer),
         Rule("run my computation", _not_computed, _compute),
+        Rule("share what my computation found", _result_unshared, _share_result),
         Rule("put my draft in the editor", _draft_not_in_editor, _write_draft),
         Rule("ask teammates to check the draft", _draft_unannounced, _announce),
         Rule("say I keep my answer", _objection_declined, _keep_answer),

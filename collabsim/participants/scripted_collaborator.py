@@ -12,7 +12,7 @@ from collabsim.core.knowledge import Fact
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import GateRequest, Profile
 from collabsim.domain.stats.model import StatPlan
-from collabsim.participants import deference
+from collabsim.participants import deference, participation
 from collabsim.participants.asking import (
     believed_setting,
     fact_expertise,
@@ -53,6 +53,7 @@ from collabsim.participants.scripted_common import (
     allowed,
     build_step,
     say,
+    transactive_memory,
 )
 from collabsim.participants.scripted_params import CollaboratorParams
 from collabsim.participants.session_log import SessionLog, SessionReader
@@ -247,6 +248,11 @@ class ScriptedCollaborator:
         return (allowed(t.obs, "SEND_TEAMMATE_MESSAGE")
                 and self._unanswered(t.obs) is not None)
 
+    def _takes_part(self, t: CollaboratorTurn) -> bool:
+        """The agent's latest output waits for my answer or a step of my own
+        (:func:`~collabsim.participants.participation.takes_part`)."""
+        return participation.takes_part(self, t)
+
     def _nothing_to_check(self, t: CollaboratorTurn) -> bool:
         """No draft, no way to talk about it, or the editor holds my own edit."""
         return (not t.fp or not allowed(t.obs, "SEND_TEAMMATE_MESSAGE")
@@ -255,6 +261,12 @@ class ScriptedCollaborator:
     def _objected(self, t: CollaboratorTurn) -> bool:
         """I already posted my check of this draft."""
         return self._posted(t.obs, t.fp)
+
+    def _loafing(self, t: CollaboratorTurn) -> bool:
+        """Nobody asked me anything and I leave the shared check of this draft to others
+        (:meth:`loafs`)."""
+        return (bool(t.fp) and t.request is None and self._unanswered(t.obs) is None
+                and not t.log.history.wrote(t.draft) and self.loafs(t.obs, t.fp))
 
     def _reading(self, t: CollaboratorTurn) -> bool:
         """Still thinking about the draft: until it is read."""
@@ -308,6 +320,9 @@ class ScriptedCollaborator:
         key, topic, time = chat.asks_to_me[k]
         return key, topic, time, k
 
+    def _take_part(self, t: CollaboratorTurn) -> str:
+        return participation.take_part(self, t)
+
     def _wait_until_read(self, t: CollaboratorTurn) -> str:
         return format_wait(self._ready_at(t.obs, t.fp) - t.obs.time)
 
@@ -331,8 +346,25 @@ class ScriptedCollaborator:
     def voiced(self, obs: Observation, fp: str, found: tuple[Issue, ...]) -> tuple[Issue, ...]:
         """The issues I raise of those my check ``found`` in the draft ``fp``
         (:func:`~collabsim.participants.deference.voiced`; one draw per person, task and draft)."""
+        if transactive_memory(obs) or not obs.coordination.unrouted_advice:
+            # the memory records who knows what (or advice is routed anyway): the rest is
+            # left to the teammate whose area it is
+            return tuple(i for i in found if deference.in_area(i, self.human))
         return deference.voiced(found, self.human, lambda: seeded_rng(
             self.seed, self.name, obs.task.task_id, fp, "object_outside").random())
+
+    def loafs(self, obs: Observation, fp: str) -> bool:
+        """Whether I skip checking the draft ``fp`` (social loafing,
+        ``coordination.loafing``): I own no gated action and share the check with other
+        collaborators, each of whom could do it; with ``n`` others the chance is
+        ``1 - (1 - loafing) ** n`` (Latane et al. 1979: effort falls as more people share a
+        task). One draw per person, task and draft."""
+        rate = obs.coordination.loafing
+        others = len(obs.teammates) - 1  # the first teammate is the agent
+        if rate <= 0.0 or others < 1 or obs.me in obs.gates.values():
+            return False
+        p = 1.0 - (1.0 - rate) ** others
+        return bool(seeded_rng(self.seed, self.name, obs.task.task_id, fp, "loaf").random() < p)
 
     def _proposal(self, t: CollaboratorTurn, reaction: str, issues: tuple[Issue, ...]) -> str | None:
         """modify (and a reject that finds no issue): edit the draft with my own version
@@ -358,14 +390,15 @@ class ScriptedCollaborator:
         return say(format_proposal_message(issues, t.draft, version, edit, replaces))
 
     def _agree(self, t: CollaboratorTurn, agrees: bool) -> str:
-        """Agreeing needs no message: whether it says so is its message propensity."""
+        """Agreeing needs no message: whether it says so is its message propensity - or, the
+        draft being the agent's final output, ``participation.respond_final``; taking it in
+        silence I may do a step of my own (:mod:`~collabsim.participants.participation`)."""
         task_id = t.obs.task.task_id
         speak = seeded_rng(self.seed, self.name, task_id, t.fp, "speak").random()
-        if speak >= self.human.message_propensity:
-            return format_action(WAIT)
         chatty = seeded_rng(self.seed, self.name, task_id, t.fp, "confirm").random()
-        if chatty >= self.params.confirm_propensity:
-            return format_action(WAIT)
+        if ((speak >= self.human.message_propensity or chatty >= self.params.confirm_propensity)
+                and not participation.confirms_final(self, t)):
+            return participation.silent_step(self, t)
         if isinstance(t.plan, StatPlan):
             confirmation = stat_confirmation(self, t.obs, self.reading(t.obs.task), agrees)
         else:
@@ -426,12 +459,22 @@ class ScriptedCollaborator:
         """Decide a gate request: reject only issues it is confident enough about."""
         text = (str(request.args.get("text", "")) if request.action_type == "EDITOR_UPDATE"
                 else obs.editor_text)
+        if obs.coordination.gate_checks and request.action_type == "FINISH" and not text.strip():
+            # responsibility for the submission: an empty editor is no answer to submit
+            return format_action("REJECT", request_id=request.request_id,
+                                 reason="The editor is empty: there is no hypothesis to submit.")
         fp = draft_fingerprint(text)
         found = self.issues(obs, text)
-        if self.reaction(obs, fp, disagrees=bool(found)) == "adopt":
-            return format_action("APPROVE", request_id=request.request_id)
-        issues = tuple(i for i in self.voiced(obs, fp, found)
-                       if self.human.confidence(i.kind) >= self.human.approve_threshold)
+        if obs.coordination.gate_checks:
+            # responsibility: my decision is my own check in my area - what it finds there
+            # and I am sure of blocks, and no adopt-despite-disagreeing draw overrules it
+            issues = tuple(i for i in found if deference.owners_check(i, self.human)
+                           and self.human.confidence(i.kind) >= self.human.approve_threshold)
+        else:
+            if self.reaction(obs, fp, disagrees=bool(found)) == "adopt":
+                return format_action("APPROVE", request_id=request.request_id)
+            issues = tuple(i for i in self.voiced(obs, fp, found)
+                           if self.human.confidence(i.kind) >= self.human.approve_threshold)
         if issues and not self._posted(obs, fp) and allowed(obs, "SEND_TEAMMATE_MESSAGE"):
             return say(format_check_message(self.name, issues, text))
         if issues:
@@ -458,8 +501,14 @@ class ScriptedCollaborator:
             return format_action(WAIT)
         version = self.own_version(obs, obs.editor_text)
         editor_owner = obs.gates.get("EDITOR_UPDATE")
+        empty = not obs.editor_text.strip()
+        plan = self._task(obs.task)[1]
+        if (empty and version is None and self.numbers and has_data(plan)
+                and not self._computed(obs, plan) and allowed(obs, "EXECUTE_CODE")):
+            # nothing to submit and no version of mine yet: compute it first
+            return format_action("EXECUTE_CODE", code=cell_of(plan, compute_cell))
         if (version is not None and version.strip() != obs.editor_text.strip()
-                and editor_owner in (None, obs.me)
+                and (editor_owner in (None, obs.me) or empty)  # a request to its owner
                 and not self._escalation_edited(obs) and allowed(obs, "EDITOR_UPDATE")):
             return format_action("EDITOR_UPDATE", text=version)
         return format_action("FINISH")
@@ -613,10 +662,12 @@ class ScriptedCollaborator:
     RULES: tuple[Rule, ...] = (
         Rule("decide the code I gate", _code_requested, _decide_code_request),
         Rule("open the session alone", _leading, _lead_in_step),
+        Rule("leave the check to others", _loafing, _wait),
         Rule("recompute the answer", _recomputes, _recompute),
         Rule("end a FINISH standoff", _escalating, _escalate),
         Rule("decide the request I gate", _gate_requested, _decide_gate_request),
         Rule("answer a question", _question_for_me, _answer),
+        Rule("answer the agent's output", _takes_part, _take_part),
         Rule("nothing to check", _nothing_to_check, _wait),
         Rule("follow up my check", _objected, _follow_up),
         Rule("read the draft", _reading, _wait_until_read),

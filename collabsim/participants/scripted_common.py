@@ -108,7 +108,17 @@ def trusted_areas(obs: Observation) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-def build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
+def transactive_memory(obs: Observation) -> bool:
+    """Whether the team memory works as a transactive memory for this decision
+    (``coordination.transactive_memory`` and the memory records who knows what: an
+    ``expertise`` entry)."""
+    return bool(obs.coordination.transactive_memory and obs.memory is not None
+                and obs.memory.sections.get("expertise"))
+
+
+def build_step(obs: Observation, entries: list[tuple[str, str]], agree: bool = True) -> str:
+    """The next build-phase action: the first of ``entries`` not in the memory yet, else
+    agree to the memory (``agree``; else wait), else wait."""
     memory = obs.memory
     if memory is None or memory.read_only:
         return format_action(WAIT)
@@ -116,6 +126,6 @@ def build_step(obs: Observation, entries: list[tuple[str, str]]) -> str:
         if (section in memory.sections and text not in memory.sections.get(section, ())
                 and allowed(obs, "MEMORY_ADD")):
             return format_action("MEMORY_ADD", section=section, text=text)
-    if obs.me not in memory.agreed and allowed(obs, "MEMORY_AGREE"):
+    if agree and obs.me not in memory.agreed and allowed(obs, "MEMORY_AGREE"):
         return format_action("MEMORY_AGREE")
     return format_action(WAIT)

@@ -29,6 +29,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.knowledge import Fact
 from collabsim.core.observation import Observation
 from collabsim.core.records import (
@@ -116,6 +117,8 @@ def observation_to_dict(observation: Observation) -> dict[str, Any]:
     # entries keyed by them) stay as they were
     if data.get("editor_seen") is None:
         data.pop("editor_seen", None)
+    if observation.coordination == CoordinationSpec():
+        data.pop("coordination", None)
     for entry in data.get("history") or ():
         if entry.get("request_type") is None:
             entry.pop("request_type", None)
@@ -207,6 +210,7 @@ def observation_from_dict(data: Mapping[str, Any]) -> Observation:
         max_turns=data.get("max_turns"),
         max_time=data.get("max_time"),
         editor_seen=data.get("editor_seen"),
+        coordination=CoordinationSpec(**(data.get("coordination") or {})),
     )
 
 

@@ -19,6 +19,14 @@ end of a readable chat message; this module is the only place that spells them:
 ``[fact topic=<topic> <key>=<value>]``    an answer or a volunteered fact: the plan setting
                                           it fixes (:func:`format_fact`)
 ``[fact topic=<topic> unknown]``          ... or "I don't know"
+``[re=<ref> <label>]``                    a teammate's comment answers the AI output
+                                          ``<ref>`` (a cell's or message's seq, ``m<fp>``
+                                          for the memory entry with text ``<fp>``) with
+                                          adopt / modify / reject (:func:`format_reply`)
+``[please step=<step>]``                  ... and asks the agent for a step (delegation)
+``[found cell=<seq>]``                    the agent shares what its cell ``<seq>`` found
+``[done step=<step> for=<seq>]``          the agent did the step the message ``<seq>``
+                                          asked for
 ========================================  =================================================
 
 ``<fp>`` is :func:`draft_fingerprint` of the text. A topic is one of
@@ -50,6 +58,8 @@ __all__ = [
     "format_keep", "format_kickoff", "format_lead", "format_proposal", "format_trust",
     "handed_over", "hands_over", "insists", "kept_drafts", "parse_asks", "parse_facts",
     "parse_issues", "parse_trust", "proposal", "raises_issues", "says_kickoff", "says_lead",
+    "format_reply", "parse_replies", "memory_ref", "format_step_request", "requested_steps",
+    "format_found", "found_cells", "format_done", "done_steps",
 ]
 
 _LEAD = "[lead]"
@@ -116,6 +126,58 @@ def format_kickoff() -> str:
 def says_kickoff(text: str) -> bool:
     """Whether a message asks the agent to start."""
     return _KICKOFF in text
+
+
+# ------------------------------------------------------------------- taking part
+_REPLY_RE = re.compile(r"\[re=(\d+|m[0-9a-f]{8}) (adopt|modify|reject)\]")
+_PLEASE_RE = re.compile(r"\[please step=(\w+)\]")
+_FOUND_RE = re.compile(r"\[found cell=(\d+)\]")
+_DONE_RE = re.compile(r"\[done step=(\w+) for=(\d+)\]")
+
+
+def memory_ref(text: str) -> str:
+    """The reference of the memory entry with text ``text`` in a reply tag."""
+    return f"m{draft_fingerprint(text)}"
+
+
+def format_reply(ref: str | int, label: str) -> str:
+    """The tag saying the message answers the AI output ``ref`` with ``label``."""
+    return f"[re={ref} {label}]"
+
+
+def parse_replies(text: str) -> tuple[tuple[str, str], ...]:
+    """``(ref, label)`` of the AI outputs a message answers (``[re=...]``)."""
+    return tuple(_REPLY_RE.findall(text or ""))
+
+
+def format_step_request(step: str) -> str:
+    """The tag asking the agent for the step ``step``."""
+    return f"[please step={step}]"
+
+
+def requested_steps(text: str) -> tuple[str, ...]:
+    """Steps a message asks the agent for (``[please step=...]``)."""
+    return tuple(_PLEASE_RE.findall(text or ""))
+
+
+def format_found(seq: int) -> str:
+    """The tag saying the agent's message shares what its cell ``seq`` found."""
+    return f"[found cell={seq}]"
+
+
+def found_cells(text: str) -> tuple[int, ...]:
+    """Cells whose findings a message shares (``[found cell=...]``)."""
+    return tuple(int(x) for x in _FOUND_RE.findall(text or ""))
+
+
+def format_done(step: str, seq: int) -> str:
+    """The tag saying the agent did the step ``step`` the message ``seq`` asked for."""
+    return f"[done step={step} for={seq}]"
+
+
+def done_steps(text: str) -> tuple[tuple[str, int], ...]:
+    """``(step, request seq)`` of the requested steps a message says were done."""
+    return tuple((step, int(seq)) for step, seq in _DONE_RE.findall(text or ""))
 
 
 # ----------------------------------------------------------------------------- drafts

@@ -144,7 +144,7 @@ def describe_hypothesis(result: AnalysisResult) -> str:
     return text
 
 
-# relations a reader can take for one another (the misreadings of plan._MISREAD)
+# relations a reader can take for one another (the misreadings of plan.MISREAD_RELATIONS)
 _FAMILIES = ({"rise", "fall"}, {"peak", "plateau"}, {"growth_max", "growth_min"})
 
 

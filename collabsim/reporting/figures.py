@@ -30,7 +30,7 @@ from collabsim.reporting.variants import short_names, variant_label  # noqa: E40
 
 DPI = 200
 FORMATS = ("png", "pdf")
-BOUNDED = frozenset({"Performance", "H_init_norm"})
+BOUNDED = frozenset({"Performance", "H_init_norm", "H_init_work"})
 TEAM_COLOURS = {"single": "#7f7f7f", "D": "#2f6fb0", "R": "#3a9a5b", "DR": "#8e44ad"}
 TEAM_MARKERS = {"single": "o", "D": "s", "R": "^", "DR": "D"}
 STRUCTURE_COLOURS = {"single": "#7f7f7f", "default": "#e07b28", "memory": "#c9a227",
@@ -66,6 +66,12 @@ def _save(fig: plt.Figure, path: Path) -> Path:
         fig.savefig(path.with_suffix(f".{fmt}"), dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return path.with_suffix(".png")
+
+
+def save_figure(fig: plt.Figure, path: Path) -> Path:
+    """Write a report figure as every report does (PNG at 200 dpi and a PDF beside it);
+    for figures drawn outside this module (:mod:`collabsim.reporting.ablation`)."""
+    return _save(fig, path)
 
 
 def _bound(ax: plt.Axes, metric: str, axis: str = "y") -> None:
@@ -173,14 +179,22 @@ def performance_by_structure_team(agg: pd.DataFrame, path: Path,
 
 def h_init_by_structure(agg: pd.DataFrame, path: Path,
                         variants: Sequence[str] = ()) -> Path | None:
-    """Bars: H_init,norm per structure (x) and team, ± 1 SE; 1 = equal initiative."""
-    if not _has(agg, "H_init_norm"):
+    """Bars: H_init,norm per structure (x) and team, ± 1 SE; 1 = equal initiative. A second
+    panel shows it over the work phase only (``H_init_work``) where the table has it."""
+    metrics = [m for m in ("H_init_norm", "H_init_work") if _has(agg, m)]
+    if "H_init_norm" not in metrics:
         return None
-    fig, ax = plt.subplots(figsize=(8.0, 4.2))
-    _grouped_bars(ax, agg, "H_init_norm", variants)
-    ax.set_title("Initiative entropy H_init,norm by structure (mean ± SE over tasks; "
-                 "1 = equal initiative)", fontsize=10)
-    _legend_outside(ax, "team" if not variants else "team, setting")
+    fig, axes = plt.subplots(1, len(metrics), figsize=(8.0 if len(metrics) == 1 else 14.0, 4.2),
+                             squeeze=False)
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        _grouped_bars(ax, agg, metric, variants)
+        ax.set_title(f"{_label(metric)} by structure" if len(metrics) > 1 else
+                     "Initiative entropy H_init,norm by structure (mean ± SE over tasks; "
+                     "1 = equal initiative)", fontsize=10)
+    if len(metrics) > 1:
+        fig.suptitle("Initiative entropy (mean ± SE over tasks; 1 = equal initiative): all "
+                     "events and the work phase only", fontsize=10)
+    _legend_outside(axes[0][-1], "team" if not variants else "team, setting")
     return _save(fig, path)
 
 

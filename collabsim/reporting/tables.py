@@ -35,10 +35,12 @@ from collabsim.session.results import UNSCORED_STATUSES
 #: The pipeline's per-session computation, under the name reports have always used.
 session_metrics_row = session_metrics
 
-METRIC_LABELS: Mapping[str, str] = {"H_init_norm": "H_init,norm"}
+METRIC_LABELS: Mapping[str, str] = {"H_init_norm": "H_init,norm",
+                                     "H_init_work": "H_init,norm (work)"}
 LATEX_LABELS: Mapping[str, str] = {
     "W_human": r"$W_\mathrm{human}$", "W_total": r"$W_\mathrm{total}$",
     "M_team": r"$M_\mathrm{team}$", "H_init_norm": r"$H_\mathrm{init,norm}$",
+    "H_init_work": r"$H_\mathrm{init,norm}^\mathrm{work}$",
     "A_profile": r"$A_\mathrm{profile}$", "C_wf": r"$C_\mathrm{wf}$",
     "S_hyp": r"$S_\mathrm{hyp}$", "Performance": "Performance",
 }

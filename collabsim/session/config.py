@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.knowledge import EVERYONE, KnowledgeSplit
 from collabsim.core.team import TeamSpec
 from collabsim.session.clock import ClockSpec
@@ -43,6 +44,16 @@ class CodeExecutor(Protocol):
 
 ExecutorFactory = Callable[[Sequence[Path], Any], CodeExecutor]
 
+MAX_TURNS = 80
+"""Decisions per participant a session allows unless told otherwise: the one default of
+``SessionConfig.max_turns``, ``run.max_turns`` and the gym's ``max_turns``. Teammates who take
+part (answering the agent's outputs, steps of their own: a Kolab session has 31 human nodes)
+wake the waiting agent at every landing; 40 left the agent too few decisions to wait for the
+checks of its draft in a team with a build phase, 80 fits participating teams."""
+MAX_VIRTUAL_SECONDS = 7200.0
+"""Virtual seconds a session may last unless told otherwise: the one default of
+``SessionConfig.max_time``, ``run.max_virtual_seconds`` and the gym's time budget."""
+
 
 def default_executor_factory(files: Sequence[Path], limits: Any) -> CodeExecutor:
     """Create the real sandbox (imported lazily) for a task's files."""
@@ -67,8 +78,9 @@ class SessionConfig:
         max_time: Virtual-time budget in seconds.
         policy: Policy label for the result record ("" = derived from participant classes).
         trace_observation_chars: Trace ``observation`` fields are cut to this length.
-        cell_output_chars: Code-cell outputs in the workspace are cut to this length.
         knowledge: Who holds which kind of the task's facts (``tasks.knowledge``).
+        coordination: The team's coordination costs and structural remedies
+            (:mod:`collabsim.core.coordination`).
     """
 
     task: Task
@@ -77,12 +89,12 @@ class SessionConfig:
     seed: int = 0
     clock: ClockSpec = field(default_factory=ClockSpec)
     limits: SandboxLimits | None = None
-    max_turns: int = 60
-    max_time: float = 7200.0
+    max_turns: int = MAX_TURNS
+    max_time: float = MAX_VIRTUAL_SECONDS
     policy: str = ""
     trace_observation_chars: int = 2000
-    cell_output_chars: int = 4000
     knowledge: KnowledgeSplit = EVERYONE
+    coordination: CoordinationSpec = field(default_factory=CoordinationSpec)
 
     def __post_init__(self) -> None:
         if self.structure.solo and self.team.collaborators:

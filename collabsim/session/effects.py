@@ -115,10 +115,27 @@ def _editor_update(
     ran: CodeRun | None,
 ) -> None:
     args = dict(action.args)
-    if not refs and s.ws.editor_seq is not None:
-        refs = (s.ws.editor_seq,)
+    base = s.ws.editor_seq  # the version its author wrote against
+    if not refs and base is not None:
+        refs = (base,)
     ev = s.emit(t_start, t_end, name, action.name, args, status, "", refs)
-    s.land(t_end, lambda t: s.ws.set_editor(ev.seq, args["text"]), name, (ev.seq,))
+
+    def land(t: float) -> None:
+        if s.ws.editor_seq != base and refuses_stale_updates(s):
+            s.refuse_stale_update(ev.seq, name, t)
+        else:
+            s.ws.set_editor(ev.seq, args["text"])
+
+    s.land(t_end, land, name, (ev.seq,))
+
+
+def refuses_stale_updates(s: SessionState) -> bool:
+    """Whether the editor refuses an update written against a version another member has
+    since replaced (:mod:`collabsim.core.coordination`): when lost updates are switched off,
+    or when the editor has one owner (``single_owner`` with an ``EDITOR_UPDATE`` gate in
+    force). Otherwise the last writer wins, also over a change its author never saw."""
+    c = s.cfg.coordination
+    return not c.lost_updates or (c.single_owner and "EDITOR_UPDATE" in s.gates)
 
 
 def _finish(

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from collabsim.core.observation import Observation
+from collabsim.core.records import ChatMessage
 from collabsim.session.rules import available_actions
 from collabsim.session.state import SessionState
 from collabsim.session.workspace import visible_history
@@ -38,6 +39,27 @@ class Turn:
         return self.observation.time
 
 
+def attended_chat(s: SessionState, name: str) -> tuple[ChatMessage, ...]:
+    """The chat as ``name`` has taken it in.
+
+    A collaborator sees every landed message. The agent takes in at most
+    ``coordination.attention_messages`` (k) teammate messages per decision: of the teammates'
+    messages that landed since its previous decision, the latest k; the earlier ones are
+    buried and never shown to it (0: no bound). It applies to every agent, scripted or
+    language model, as a property of the environment (:mod:`collabsim.core.coordination`).
+    """
+    chat = s.ws.chat
+    k = s.cfg.coordination.attention_messages
+    if name != s.team.agent or k <= 0:
+        return tuple(chat)
+    new = [m for m in chat[s.chat_taken:] if m.sender != name]
+    s.buried.update(m.seq for m in new[:-k])
+    s.chat_taken = len(chat)
+    if not s.buried:
+        return tuple(chat)
+    return tuple(m for m in chat if m.seq not in s.buried)
+
+
 def observe(s: SessionState, name: str, t: float) -> Observation:
     """Build ``name``'s observation at virtual time ``t`` (consumes its due feedback)."""
     due = [text for (ft, text) in s.feedback[name] if ft <= t]
@@ -55,7 +77,7 @@ def observe(s: SessionState, name: str, t: float) -> Observation:
         structure=s.structure.name,
         phase=s.phase,  # type: ignore[arg-type]
         task=s.briefs[name],
-        chat=tuple(s.ws.chat),
+        chat=attended_chat(s, name),
         code_cells=tuple(s.ws.cells),
         editor_text=s.ws.editor_text,
         memory=s.ws.memory_view(),
@@ -71,4 +93,5 @@ def observe(s: SessionState, name: str, t: float) -> Observation:
         max_turns=s.cfg.max_turns,
         max_time=s.cfg.max_time,
         editor_seen=seen,
+        coordination=s.cfg.coordination,
     )

@@ -53,10 +53,7 @@ class SessionState:
         self.briefs = {m: config.task.brief(self.holder(m), config.knowledge)
                        for m in self.members}
         self.structure = config.structure
-        self.ws = Workspace(
-            cell_output_chars=config.cell_output_chars,
-            memory_sections=self.structure.memory_sections,
-        )
+        self.ws = Workspace(memory_sections=self.structure.memory_sections)
         self.clock = VirtualClock(config.clock, config.seed, self.members, salt=config.task.task_id)
         self.sched = Scheduler(self.members)
         self.writer = TraceWriter(trace_path) if trace_path is not None else None
@@ -84,6 +81,10 @@ class SessionState:
         # member's events of that decision (language-model participants only)
         self.turn_usage: tuple[str, Mapping[str, int]] | None = None
         self.submitted = ""
+        # the agent's attention (coordination.attention_messages): how much of the chat it
+        # had seen at its last decision, and the teammate messages it never took in (seqs)
+        self.chat_taken = 0
+        self.buried: set[int] = set()
 
     def holder(self, name: str) -> str:
         """The knowledge holder ``name`` stands for: ``agent`` or its profile key."""
@@ -214,6 +215,20 @@ class SessionState:
             return ()
         return tuple(Activity(self.events[seq].actor, self.events[seq].action_type, since)
                      for since, seq in sorted(found))
+
+    def refuse_stale_update(self, seq: int, author: str, t: float) -> None:
+        """An editor update that landed on a version its author had not seen does not take
+        effect (:func:`collabsim.session.effects.refuses_stale_updates`): its event becomes
+        an ``error`` and the author is told to read the new text first."""
+        self.events[seq] = dataclasses.replace(
+            self.events[seq], status="error",
+            observation="The editor changed while you were writing; your update was not "
+                        "applied. Read the new text first.")
+        self.history_entries.pop(seq, None)
+        if self.writer is not None:
+            self.writer.rewrite(self.events)
+        self.notify(author, t, "Your EDITOR_UPDATE was not applied: the editor changed while "
+                               "you were writing. Read the new text first.")
 
     def interrupt_in_flight(self) -> list[int]:
         """Drop the effects still waiting to land; mark their events ``interrupted``.

@@ -180,6 +180,7 @@ def _row_cards(row: Mapping[str, Any]) -> list[dict[str, str]]:
         ("W_human", "W_human", "non-message actions by the simulated humans"),
         ("M_team", "M_team", "messages by all members"),
         ("H_init_norm", "H_init,norm", "initiative entropy (1 = equal shares)"),
+        ("H_init_work", "H_init,norm (work)", "initiative entropy over the work phase only"),
         ("C_wf", "C_wf", "workflow coverage of the reference steps"),
         ("objections", "objections", "collaborators' objections to a draft"),
     ):

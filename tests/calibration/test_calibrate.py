@@ -175,7 +175,7 @@ def test_every_parameter_names_its_source_and_the_fit_is_deterministic(
     kolab_calibration: Calibration, kolab_sample: KolabSample
 ):
     sources = kolab_calibration.model.sources()
-    assert len(sources) == 26  # timing 13, reactions 4, lead-in 2, check 7
+    assert len(sources) == 34  # timing 13, reactions 4, lead-in 2, check 7, participation 8
     assert all(s.startswith(("kolab:explorer_sessions.json: ", "prior:")) for s in sources.values())
     assert calibrate(kolab_sample).model == kolab_calibration.model
     assert kolab_calibration.hmm.converged

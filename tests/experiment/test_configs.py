@@ -31,7 +31,7 @@ OPTIONS = [(g, f.stem) for g in GROUPS for f in sorted(Path(CONFIG_DIR, g).glob(
 
 def test_every_group_is_covered():
     assert GROUPS == [
-        "experiment", "expertise", "launcher", "llm", "policy", "sensitivity", "structure",
+        "coordination", "experiment", "expertise", "launcher", "llm", "policy", "sensitivity", "structure",
         "tasks", "team",
         "tracking",
     ]  # fmt: skip
@@ -47,7 +47,8 @@ def test_every_option_composes_validates_and_builds_the_job(
     overrides = [f"{group}={option}", f"llm.cache_dir={tmp_path / 'llm'}"]
     needs_root = (group, option) in {("tasks", "discoverybench"), ("experiment", "archaeology"),
                                      ("experiment", "sensitivity"),
-                                     ("experiment", "discoverybench_all")}
+                                     ("experiment", "discoverybench_all"),
+                                     ("experiment", "coordination_ablation")}
     if needs_root:
         overrides.append(f"tasks.root={discoverybench_root}")
     else:
@@ -171,7 +172,7 @@ def test_a_sensitivity_point_reaches_the_offline_providers_agent(tmp_path):
 
 
 def test_the_agent_finishes_by_the_run_turn_limit_less_its_margin(tmp_path):
-    assert _offline_agent_params(["policy=llm"], tmp_path)["finish_by_turn"] == 30
+    assert _offline_agent_params(["policy=llm"], tmp_path)["finish_by_turn"] == 70
     for policy in ("llm", "scripted"):
         cfg = compose_config([f"policy={policy}", "run.max_turns=20", "tasks.n_tasks=1",
                               f"tasks.root={tmp_path / 'suite'}"])
@@ -180,7 +181,7 @@ def test_the_agent_finishes_by_the_run_turn_limit_less_its_margin(tmp_path):
         assert "finish_margin_turns" not in builder.scripted_params["agent"]
     cfg = compose_config(["policy.agent.finish_margin_turns=5", "tasks.n_tasks=1",
                           f"tasks.root={tmp_path / 'suite'}"])
-    assert ParticipantBuilder(plan_job(cfg).settings).scripted_params["agent"]["finish_by_turn"] == 35
+    assert ParticipantBuilder(plan_job(cfg).settings).scripted_params["agent"]["finish_by_turn"] == 75
 
 
 @pytest.mark.parametrize(("override", "message"), [

@@ -31,7 +31,7 @@ def test_the_estimate_of_an_offline_run_matches_what_the_run_then_uses(tmp_path:
     assert collaborator.calls == table["D_calls"].sum() + table["R_calls"].sum()
     assert agent.prompt_tokens == table["agent_prompt_tokens"].sum()
     assert agent.usd + collaborator.usd == pytest.approx(table["cost_usd"].sum(), rel=1e-6)
-    assert agent.max_calls == 40 * 1 * 2 and collaborator.max_calls == 40 * 2 * 2
+    assert agent.max_calls == 80 * 1 * 2 and collaborator.max_calls == 80 * 2 * 2
     assert agent.max_usd > agent.usd and real.summary.ran == 1
 
 

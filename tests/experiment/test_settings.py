@@ -101,3 +101,20 @@ def test_the_file_limit_reaches_the_sandbox_and_its_default_keeps_store_keys(def
                                     if k != "max_files"}}  # a store written before the limit
     assert outcome_settings(default) == outcome_settings(older)
     assert outcome_settings(settings.model_dump()) != outcome_settings(default)
+
+
+def test_initiative_events_default_to_every_action_and_take_the_study_messages(default_cfg):
+    assert validate_job(default_cfg).metrics.initiative_events == "actions"
+    chosen = validate_job(with_(default_cfg, "metrics.initiative_events", "messages"))
+    assert chosen.metrics.initiative_events == "messages"
+    with pytest.raises(SettingsError, match=r"^metrics.initiative_events: ") as err:
+        validate_job(with_(default_cfg, "metrics.initiative_events", "acts"))
+    assert "\n" not in str(err.value)
+
+
+def test_the_initiative_setting_never_enters_a_session_key(default_cfg):
+    from collabsim.experiment.plan import outcome_settings
+
+    messages = validate_job(with_(default_cfg, "metrics.initiative_events", "messages"))
+    assert (outcome_settings(messages.model_dump())
+            == outcome_settings(validate_job(default_cfg).model_dump()))

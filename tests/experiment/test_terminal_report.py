@@ -21,6 +21,7 @@ def test_a_small_run_shows_its_sessions_in_the_aggregate_spelling(tmp_path, capf
     out = _printed(tmp_path, capfd)
     sessions = out.split("Sessions\n", 1)[1].split("\n\n", 1)[0]
     assert "H_init,norm" in sessions and "H_init_norm" not in out
+    assert "H_init,norm (work)" in sessions and "H_init_work" not in out
     assert results_table.METRIC_LEGEND in out and "docs/metrics.md" in out
 
 

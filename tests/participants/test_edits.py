@@ -132,7 +132,7 @@ def test_waiting_for_an_announced_edit_is_bounded_by_finish_by_turn(
 
     participants: dict[str, Any] = {
         "agent": ScriptedAgent(seed=0, params={**CAREFUL_AGENT, "patience_seconds": 600.0,
-                                                     "finish_by_turn": 12},
+                                                     "finish_by_turn": 40},
                                mistakes=MistakeModel(peak_vs_plateau=1.0)),
         "D": _Announcer(team.collaborators[0], seed=0, params=_reacting("modify"))}
     config = SessionConfig(task=task, team=team, structure=builtin_structure("default"), seed=0)
@@ -273,9 +273,12 @@ def test_d_recomputes_when_there_is_a_draft_to_check_not_alongside_the_agent(
         task: Task, tmp_path: Path) -> None:
     # D's recomputation validates the agent's figures: it starts once a draft is in the
     # editor (humans react to the AI's output, as in Kolab), not in parallel with the agent's
-    # own analysis; without a lead-in, D does nothing before the draft
+    # own analysis; without a lead-in and without taking part in the agent's other outputs
+    # (no participation block: test_participation.py covers that), D does nothing before
+    # the draft
     params = _reacting("adopt")
     params["behaviour"]["lead_in"]["probability"]["value"] = 0.0
+    params["behaviour"].pop("participation")
     team = team_from_dict("D")
     participants: dict[str, Any] = {
         "agent": ScriptedAgent(seed=0, params=CAREFUL_AGENT, mistakes=MistakeModel()),

@@ -12,6 +12,7 @@ import pytest
 from helpers.executors import InProcessExecutor
 from helpers.participants import CAREFUL_AGENT
 
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.records import Profile
 from collabsim.participants.human import AREAS, HUMAN_MISTAKES, HumanConfigError, HumanModel
 from collabsim.participants.plan import MistakeModel, apply_mistakes, resolve_plan
@@ -83,7 +84,9 @@ def _dr_session(task: Task, structure: str, collaborator: dict[str, Any],
     members: dict[str, Any] = {"agent": ScriptedAgent(seed=0, params={**CAREFUL_AGENT, **agent})}
     for profile in team.collaborators:
         members[profile.key] = ScriptedCollaborator(profile, seed=0, params=collaborator)
-    config = SessionConfig(task=task, team=team, structure=builtin_structure(structure))
+    # the behavioural model's own effects, without the coordination costs of a team
+    config = SessionConfig(task=task, team=team, structure=builtin_structure(structure),
+                           coordination=CoordinationSpec.without_costs())
     return run_session_sync(config, members,
                             executor_factory=InProcessExecutor).submitted_hypothesis
 

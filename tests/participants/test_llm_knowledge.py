@@ -76,7 +76,8 @@ def test_prompts_of_tasks_without_facts_are_unchanged() -> None:
     are byte-identical to the pinned ones: tasks with facts did not change them (pinned file
     first made with commit 65c11ce, rewritten deliberately for issue 37's prompts: the
     collaborator's calibrated behaviour, the turn and time budget, history in time order,
-    each cell once), so LLM disk caches keep serving them."""
+    each cell once; and for issue 35: the offline state block carries the collaborators'
+    calibrated participation block), so LLM disk caches keep serving them."""
     assert render_all() == json.loads(GOLDEN.read_text())
 
 

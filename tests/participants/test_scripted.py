@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from collabsim.core.action_parser import parse_action
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, GateRequest, MemoryView, Profile
 from collabsim.participants.analysis import COMPUTE_MARK, INSPECT_MARK, MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator, build_scripted
-from collabsim.participants.tags import draft_fingerprint, parse_issues
+from collabsim.participants.tags import draft_fingerprint, found_cells, parse_issues
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 from tests.helpers.executors import run_cell
@@ -50,10 +51,15 @@ def _obs(task: Task, me: str = "agent", **kw: object) -> Observation:
 
 
 def _play_agent(agent: ScriptedAgent, task: Task, obs: Observation) -> Observation:
-    """Apply the agent's code actions to the observation until it wants something else."""
+    """Apply the agent's code actions (and its message sharing what they found) to the
+    observation until it wants something else."""
     cwd = task.datasets[0].path.parent
-    for _ in range(4):
+    for _ in range(5):
         name, args = _action(agent.decide(obs))
+        if name == "SEND_TEAMMATE_MESSAGE" and found_cells(args["message"]):
+            shared = ChatMessage(len(obs.chat) + 100, obs.time, obs.me, args["message"])
+            obs = replace(obs, chat=(*obs.chat, shared), turn=obs.turn + 1)
+            continue
         if name != "EXECUTE_CODE":
             return obs
         cell = CodeCell(len(obs.code_cells) + 1, obs.time, obs.me, args["code"],
@@ -95,7 +101,7 @@ def _with_column_issue(task: Task, agent: ScriptedAgent, **kw: object) -> Observ
     inter = agent.context(task.brief()).plan.columns[0]
     text = ("You used the raw column. [issue kind=wrong_column_variant "
             f"fix=column:{inter}] [check draft=00000000]")
-    return replace(obs, chat=(ChatMessage(50, 90.0, "D", text),))
+    return replace(obs, chat=(*obs.chat, ChatMessage(50, 90.0, "D", text)))
 
 
 def test_ignore_teammate_in_default_but_gates_bind(tasks: dict[str, Task]) -> None:
@@ -165,8 +171,10 @@ def test_build_phase_memory_and_gates(tasks: dict[str, Task]) -> None:
     agent = ScriptedAgent(seed=0, params=CAREFUL_AGENT)
     memory = MemoryView(sections=sections)
     added: dict[str, list[str]] = {s: [] for s in sections}
+    fixed = CoordinationSpec(chosen_owners=False)  # the agent's configured proposal
     for _ in range(10):
-        obs = _obs(task, phase="build", structure="scaffolded", memory=memory)
+        obs = _obs(task, phase="build", structure="scaffolded", memory=memory,
+                   coordination=fixed)
         name, args = _action(agent.decide(obs))
         if name != "MEMORY_ADD":
             break

@@ -11,6 +11,7 @@ from helpers.observations import sample_observation
 from helpers.participants import CAREFUL_AGENT
 
 from collabsim.core.action_parser import parse_action
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, GateRequest, HistoryEntry, Profile
 from collabsim.participants.cells import COMPUTE_MARK, INSPECT_MARK
@@ -227,12 +228,30 @@ def test_collaborator_decides_a_request_it_gates() -> None:
 
 def test_collaborator_checks_a_draft_then_follows_its_check_up() -> None:
     wording = ScriptedCollaborator(WORDING)
-    obs = _collab_obs("W", editor_text=DRAFT)
+    obs = _collab_obs("W", editor_text=DRAFT, coordination=CoordinationSpec(loafing=0.0))
     rule, name, args = _collab_fired(wording, obs)
     assert (rule, name) == ("react to the draft", "SEND_TEAMMATE_MESSAGE")
     assert checked_drafts(args["message"]) == (draft_fingerprint(DRAFT),)
     posted = replace(obs, chat=(ChatMessage(1, 100.0, "W", args["message"]),), time=110.0)
     assert _collab_fired(wording, posted)[:2] == ("follow up my check", "WAIT_TEAMMATE_CONTINUE")
+
+
+def test_a_collaborator_sharing_an_unowned_check_sometimes_leaves_it_to_others() -> None:
+    """Social loafing: with another collaborator and no gate of its own, a collaborator
+    skips the check of some drafts (one draw per draft, at ``coordination.loafing``); alone
+    with the agent, owning a gate, or with loafing off it never does."""
+    drafts = [f"Around {1000 + 100 * i} BCE, axes peaked." for i in range(40)]
+    wording = ScriptedCollaborator(WORDING)
+    shared = [wording.rule_for(_collab_obs("W", editor_text=d)).name for d in drafts]
+    skipped = shared.count("leave the check to others")
+    assert 0 < skipped < len(drafts)  # about 0.29 of them
+    assert 4 <= skipped <= 20, skipped
+    for kw in ({"teammates": ("agent",)}, {"gates": {"FINISH": "W"}},
+               {"coordination": CoordinationSpec(loafing=0.0)}):
+        names = {wording.rule_for(_collab_obs("W", editor_text=d, **kw)).name for d in drafts}
+        assert "leave the check to others" not in names, kw
+    # a question put to it is answered whatever it does with the check
+    assert wording.loafs(_collab_obs("W"), "f") in (True, False)
 
 
 def test_collaborator_takes_its_think_time_before_reacting() -> None:

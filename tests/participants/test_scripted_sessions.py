@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from helpers.executors import InProcessExecutor
 from helpers.participants import CAREFUL_AGENT
 
+from collabsim.core.coordination import CoordinationSpec
 from collabsim.participants.analysis import MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.team import team_from_dict
@@ -75,9 +77,14 @@ CAREFUL: dict[str, Any] = {"error_in_area": 0.0, "error_outside": 0.0, "behaviou
 PATIENT = 600.0
 
 
+# The checking mechanics without the coordination costs of a team (tested on their own in
+# tests/participants/test_coordination.py)
+NO_COSTS = CoordinationSpec.without_costs()
+
+
 def _team_session(task: Task, structure: str, mistakes: dict[str, float],
-                  trace: Path | None = None, collaborator: dict[str, Any] | None = None
-                  ):  # noqa: ANN202
+                  trace: Path | None = None, collaborator: dict[str, Any] | None = None,
+                  coordination: CoordinationSpec = NO_COSTS):  # noqa: ANN202
     team = team_from_dict("DR")
     participants: dict[str, Any] = {"agent": ScriptedAgent(
         seed=0, params={**CAREFUL_AGENT, "patience_seconds": PATIENT}, mistakes=MistakeModel(**mistakes))}
@@ -85,7 +92,7 @@ def _team_session(task: Task, structure: str, mistakes: dict[str, float],
         participants[profile.key] = ScriptedCollaborator(
             profile, seed=0, params=CAREFUL if collaborator is None else collaborator)
     config = SessionConfig(task=task, team=team, structure=builtin_structure(structure),
-                           seed=0)
+                           seed=0, coordination=coordination)
     return run_session_sync(config, participants, trace, executor_factory=InProcessExecutor)
 
 
@@ -119,7 +126,8 @@ def test_scaffolded_team_builds_memory_and_chooses_gates(tasks200: tuple[Task, .
                                                          tmp_path: Path) -> None:
     task = tasks200[1]
     trace = tmp_path / "trace.jsonl"
-    result = _team_session(task, "scaffolded", {}, trace)
+    fixed = replace(NO_COSTS, chosen_owners=False)  # the agent's configured proposal
+    result = _team_session(task, "scaffolded", {}, trace, coordination=fixed)
     assert result.status == "finished", result.error
     assert result.gates == {"EDITOR_UPDATE": "R", "FINISH": "D"}
     assert submitted_year(result.submitted_hypothesis) == planted_year(task)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 from helpers.observations import sample_observation
@@ -239,17 +238,17 @@ def test_at_every_decision_the_incremental_log_and_plan_equal_those_read_from_sc
 
     monkeypatch.setattr(SessionReader, "read", compared)
     plans: list[bool] = []
-    incremental_plan = ScriptedAgent.current_plan
+    incremental_plan = ScriptedAgent.current_fold
 
     def compared_plan(self: ScriptedAgent, obs: Observation, careful: bool = False
-                      ) -> tuple[Any, list[str], list[str]]:
-        plan, applied, ignored = incremental_plan(self, obs, careful)
+                      ) -> PlanFold:
+        fold = incremental_plan(self, obs, careful)
         plans.append(careful)
-        if PlanFold(plan, tuple(applied), tuple(ignored)) != self.plan_read_afresh(obs, careful):
+        if fold != self.plan_read_afresh(obs, careful):
             differ.append(("plan", obs.task.task_id, obs.turn))
-        return plan, applied, ignored
+        return fold
 
-    monkeypatch.setattr(ScriptedAgent, "current_plan", compared_plan)
+    monkeypatch.setattr(ScriptedAgent, "current_fold", compared_plan)
     outcome = run_session_grid(grid, tmp_path, discoverybench_root)
     assert differ == []
     assert set(outcome.sessions["status"]) == {"finished"}

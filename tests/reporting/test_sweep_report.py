@@ -20,7 +20,7 @@ from collabsim.reporting.paired import paired_differences
 from collabsim.viewer import write_view
 
 ID = ["task_id", "team", "structure", "seed", "policy"]
-COMPARED = [*ID, "status", "turns", "W_human", "W_total", "M_team", "H_init_norm", "C_wf",
+COMPARED = [*ID, "status", "turns", "W_human", "W_total", "M_team", "H_init_norm", "H_init_work", "C_wf",
             "S_hyp", "A_profile", "Performance", "hypothesis"]
 
 
@@ -111,6 +111,11 @@ def test_figures_are_200_dpi_with_performance_bounded_by_one(sweep, monkeypatch,
     assert limits["perf"] == [(0.0, 1.0)]
     single = agg[agg["team"] == "single"]["Performance_mean"].iloc[0]
     assert limits["reference"] == [pytest.approx(single)]
+    # initiative: one [0, 1] panel over all events, one over the work phase
+    figures.h_init_by_structure(agg, tmp_path / "h.png")
+    assert limits["h"] == [(0.0, 1.0), (0.0, 1.0)]
+    figures.h_init_by_structure(agg.drop(columns=["H_init_work_mean"]), tmp_path / "h1.png")
+    assert limits["h1"] == [(0.0, 1.0)]
 
 
 def test_scaffolded_minus_default_per_team_with_bootstrap_intervals(sweep):
@@ -251,3 +256,10 @@ def test_report_shows_seed_sd_noise_floor_and_pass_k(sweep):
     deltas = pd.read_csv(sweep / "report_deltas.csv")
     floor = noise["noise_floor"].max()
     assert list(deltas["below_noise_floor"]) == list(deltas["delta"].abs() < floor)
+
+
+def test_report_prints_the_chance_baselines_beside_performance(sweep):
+    md = (sweep / "report.md").read_text(encoding="utf-8")
+    line = next(ln for ln in md.splitlines() if "Chance baselines" in ln)
+    assert "query as hypothesis" in line and "another gold of the dataset" in line
+    assert "canned non-answer" in line and "over 3 task(s)" in line

@@ -63,9 +63,10 @@ def test_aggregate_averages_seeds_first_then_se_over_tasks() -> None:
 def test_text_layout() -> None:
     text = format_table(aggregate(hand_example()))
     lines = text.splitlines()
-    header = lines[0].split()
-    assert header == ["structure", "team", "tasks", "W_human", "W_total", "M_team",
-                      "H_init,norm", "A_profile", "C_wf", "S_hyp", "Performance"]
+    header = lines[0].split("  ")
+    assert [h.strip() for h in header if h.strip()] == [
+        "structure", "team", "tasks", "W_human", "W_total", "M_team", "H_init,norm",
+        "H_init,norm (work)", "A_profile", "C_wf", "S_hyp", "Performance"]
     assert set(lines[1]) <= {"-", " "}
     single, default = lines[2], lines[3]
     assert single.startswith("single") and "4.0 (–)" in single
@@ -89,7 +90,8 @@ def test_markdown_latex_csv() -> None:
     assert md[0].startswith("| structure | team | tasks | W_human") and md[1].startswith("|:---")
     assert "| default | D |" in md[3] and "0.75 (0.25)" in md[3]
     tex = format_table(agg, "latex")
-    assert tex.startswith(r"\begin{tabular}{llrrrrrrrrr}") and r"\midrule" in tex
+    assert tex.startswith(r"\begin{tabular}{llrrrrrrrrrr}") and r"\midrule" in tex
+    assert r"$H_\mathrm{init,norm}^\mathrm{work}$" in tex
     assert "single & single" in tex and "(--)" in tex
     csv_text = format_table(agg, "csv").splitlines()
     assert csv_text[0].startswith("structure,team,n_tasks,W_human_mean,W_human_se")

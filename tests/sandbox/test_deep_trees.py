@@ -61,9 +61,9 @@ def test_closing_a_sandbox_that_holds_folders_nested_past_the_recursion_limit(ta
         # what a cell can build (os.mkdir + os.chdir in a loop), made here: the audit hook
         # makes 1,400 levels take long in a cell on a loaded machine
         _nest(workdir / "out")
-        sandbox.reset_files([task_csv])  # used to raise RecursionError from shutil.rmtree
+        sandbox.reset_files([task_csv])  # deeper than shutil.rmtree's recursion allows
         assert sorted(p.name for p in workdir.iterdir()) == [task_csv.name]
         _nest(workdir)
     finally:
-        sandbox.close()  # used to raise RecursionError from shutil.rmtree
+        sandbox.close()  # deeper than shutil.rmtree's recursion allows
     assert not workdir.exists()

@@ -20,7 +20,7 @@ from collabsim.tracking import (
 )
 from tests.helpers.wandb_offline import offline_runs
 
-METRICS = ("Performance", "H_init_norm", "W_human", "M_team", "C_wf", "cost_usd")
+METRICS = ("Performance", "H_init_norm", "H_init_work", "W_human", "M_team", "C_wf", "cost_usd")
 SETTING = "policy.agent.mistakes.wrong_column_variant"
 
 

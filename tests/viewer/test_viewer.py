@@ -170,6 +170,10 @@ def test_session_page_tells_question_hypothesis_performance_and_factors(
                                      "variable F1": row["variable_f1"],
                                      "relation": row["relation"]})
     assert "gold" not in header
+    # both initiative cards, the work phase leaving the scaffolded build phase out
+    cards = {c["label"]: c["value"] for c in header["cards"]}
+    assert float(cards["H_init,norm"]) == pytest.approx(row["H_init_norm"], abs=0.005)
+    assert float(cards["H_init,norm (work)"]) == pytest.approx(row["H_init_work"], abs=0.005)
 
 
 def test_gold_hypothesis_only_with_show_gold(viewer_job, dr_scaffolded_session, run_view):

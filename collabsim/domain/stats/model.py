@@ -36,7 +36,7 @@ FILTER_OPS: tuple[str, ...] = ("==", "!=", ">", ">=", "<", "<=")
 #: the whole table); ``analysis``: one of :data:`ANALYSES`.
 FIX_KEYS: tuple[str, ...] = ("target", "predictors", "controls", "filters", "analysis")
 #: Joins the file names of a plan whose columns spread over several tables
-#: (``StatPlan.dataset``; the cell merges them on their shared columns). Added by i21core.
+#: (``StatPlan.dataset``; the cell merges them on their shared columns).
 TABLE_SEPARATOR = "|"
 #: The first word of the line a statistical cell prints; the rest of the line is JSON.
 RESULT_MARK = "RESULT-STATS"
@@ -99,7 +99,7 @@ class StatPlan:
 
     @property
     def columns(self) -> tuple[str, ...]:
-        """Every column the plan uses: target, predictors, controls (added by i21core)."""
+        """Every column the plan uses: target, predictors, controls."""
         return tuple(dict.fromkeys(c for c in (self.target, *self.predictors, *self.controls)
                                    if c))
 

@@ -10,6 +10,8 @@ A profile YAML (``collabsim/participants/profiles/D.yaml`` or one written by
                                                                 # without it, no lead-in)
       check:     {agree_adopt: {value: ..., source: ..., ci: [..]}, ...}  # CheckShift
                        # (optional: without it, reactions ignore what the check found)
+      participation: {respond_code: {value: ..., source: ...}, ...}  # ParticipationModel
+                       # (optional: without it, people answer only drafts and gates)
 
 Every parameter names its source (``kolab:...`` or ``prior:...``).
 
@@ -33,12 +35,13 @@ import yaml
 
 from collabsim.participants.behaviour.lead_in import LeadInModel
 from collabsim.participants.behaviour.params import BehaviourConfigError
+from collabsim.participants.behaviour.participation import ParticipationModel
 from collabsim.participants.behaviour.reactions import CheckShift, ReactionModel
 from collabsim.participants.behaviour.timing import TimingModel
 
 BEHAVIOUR_FILE = "behaviour.yaml"  # the shared block's file beside the profiles
 BLOCKS: tuple[str, ...] = ("timing", "reactions")
-OPTIONAL_BLOCKS: tuple[str, ...] = ("lead_in", "check")  # profiles calibrated before them load
+OPTIONAL_BLOCKS: tuple[str, ...] = ("lead_in", "check", "participation")  # profiles calibrated before them load
 
 
 @dataclass(frozen=True)
@@ -49,11 +52,12 @@ class BehaviourModel:
     reactions: ReactionModel
     lead_in: LeadInModel | None = None
     check: CheckShift | None = None
+    participation: ParticipationModel | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """YAML form of the ``behaviour:`` block (an absent optional block is left out)."""
         blocks = {"timing": self.timing, "reactions": self.reactions, "lead_in": self.lead_in,
-                  "check": self.check}
+                  "check": self.check, "participation": self.participation}
         return {name: block.to_dict() for name, block in blocks.items() if block is not None}
 
     @classmethod
@@ -79,6 +83,9 @@ class BehaviourModel:
                          if "lead_in" in data else None),
                 check=(CheckShift.from_dict(data["check"], f"{block}.check")
                        if "check" in data else None),
+                participation=(ParticipationModel.from_dict(
+                    data["participation"], f"{block}.participation")
+                    if "participation" in data else None),
             )
         except ValueError as err:
             if isinstance(err, BehaviourConfigError):
