@@ -43,7 +43,6 @@ from collabsim.cli.hydra_args import (
     prints_instead_of_running,
     search_path_override,
 )
-from collabsim.cli.sweep_progress import ENV_FLAG as SWEEP_PROGRESS_FLAG
 from collabsim.cli.sweeper_defaults import register_sweeper_defaults
 from collabsim.cli.typed_defaults import register_typed_defaults
 from collabsim.cli.yaml_check import ConfigFileError, check_config_folder
@@ -533,8 +532,11 @@ def hydra_main(cfg: DictConfig) -> float:
         choices=OmegaConf.to_container(hydra_cfg.runtime.choices),
         sweep_dir=Path(hydra_cfg.sweep.dir).resolve() if multirun else None,
     )
-    if multirun and os.environ.get(SWEEP_PROGRESS_FLAG):
-        plain["run"]["progress"] = False  # the sweep draws one bar for all its jobs
+    if multirun:
+        # The driver draws one bar for the sweep; a job cannot tell from its environment
+        # whether that bar is drawn (a Ray worker on a joined cluster does not inherit the
+        # driver's), so a job in a multirun never draws one.
+        plain["run"]["progress"] = False
         settings = settings.model_copy(
             update={"run": settings.run.model_copy(update={"progress": False})})
     try:

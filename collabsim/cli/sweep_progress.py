@@ -15,7 +15,6 @@ switches it off.
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,6 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig
 
-#: Set in the driver's environment while the sweep bar is drawn; jobs then draw none.
-ENV_FLAG = "COLLABSIM_SWEEP_PROGRESS"
 POLL_SECONDS = 0.5
 _expected: dict[str, int | None] = {"sessions": None}
 
@@ -105,14 +102,12 @@ class SweepProgressCallback(Callback):
         run = config.get("run") or {}
         if not bool(run.get("progress", True)):
             return
-        os.environ[ENV_FLAG] = "1"
         sweep_dir = str(config.hydra.sweep.dir)
         _active[sweep_dir] = SweepProgress(Path(sweep_dir), run.get("store"),
                                            _expected["sessions"]).start()
 
     def on_multirun_end(self, config: DictConfig, **kwargs: Any) -> None:
         """Close the bar."""
-        os.environ.pop(ENV_FLAG, None)
         progress = _active.pop(str(config.hydra.sweep.dir), None)
         if progress is not None:
             progress.stop()

@@ -11,6 +11,7 @@ turns a missing Ray into a failure instead of a skip.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -86,10 +87,15 @@ def ray_head(tmp_path: Path) -> Iterator[Path]:
 def test_sweep_on_a_running_cluster_writes_under_the_drivers_sweep_folder(tmp_path, ray_head):
     driver = tmp_path / "driver"
     driver.mkdir()
-    done = _collabsim_run(*SWEEP, cwd=driver)
+    # run.progress on: the jobs run in Ray workers that `ray start` spawned, which do not
+    # inherit the driver's environment, and still draw no bar of their own
+    sweep = [a for a in SWEEP if a != "run.progress=false"]
+    done = _collabsim_run(*sweep, cwd=driver)
     said = done.stdout + done.stderr
     assert done.returncode == 0, said[-4000:]
     assert "joined the running Ray cluster" in said
+    frames = [f for f in re.split(r"[\r\n]", said) if "session" in f and "|" in f]
+    assert frames and all(f.lstrip().startswith("sweep:") for f in frames), frames[-10:]
     _check_sweep(_only_sweep_folder(driver))
     assert not (ray_head / "multirun").exists(), "nothing lands where `ray start` ran"
 
