@@ -24,11 +24,11 @@ import json
 import re
 from pathlib import Path
 
+from collabsim.core.tags import parse_issues
 from collabsim.domain.stats.model import parse_filters
 from collabsim.participants.scripted_params import AgentParams
 from collabsim.participants.stat_facts import normalize_filters
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief
-from collabsim.participants.tags import parse_issues
 from collabsim.tasks.discoverybench import load_tasks
 
 _ISSUE = re.compile(r"\[issue kind=\w+[^\]]*\]")

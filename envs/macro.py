@@ -47,15 +47,7 @@ from gymnasium import spaces
 from collabsim.core.actions import ActionName, format_action
 from collabsim.core.observation import Observation
 from collabsim.core.records import CodeCell
-from collabsim.domain.time_expr import format_window
-from collabsim.envs.session_env import SessionEnv
-from collabsim.participants.asking import question_text, statement, whom_to_ask
-from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
-from collabsim.participants.claims import Issue, format_check_message
-from collabsim.participants.plan import AnalysisPlan, apply_mistakes
-from collabsim.participants.query import QuerySemantics
-from collabsim.participants.reading import open_topics, read_brief
-from collabsim.participants.tags import (
+from collabsim.core.tags import (
     announced_drafts,
     checked_drafts,
     draft_fingerprint,
@@ -64,6 +56,14 @@ from collabsim.participants.tags import (
     parse_facts,
     parse_issues,
 )
+from collabsim.domain.time_expr import format_window
+from collabsim.envs.session_env import SessionEnv
+from collabsim.participants.asking import question_text, statement, whom_to_ask
+from collabsim.participants.cells import compute_cell, inspect_cell, parse_result
+from collabsim.participants.claims import Issue, format_check_message
+from collabsim.participants.plan import AnalysisPlan, apply_mistakes
+from collabsim.participants.query import QuerySemantics
+from collabsim.participants.reading import open_topics, read_brief
 from collabsim.participants.wording import draft_hypothesis
 
 VARIANT_MISTAKES = ("wrong_column_variant", "wrong_ordinal", "peak_vs_plateau", "wrong_window")

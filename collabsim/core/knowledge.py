@@ -31,7 +31,7 @@ FACT_KINDS: tuple[FactKind, ...] = ("reading", "convention", "domain")
 # The participants that can hold facts: the agent and the collaborator profiles.
 HOLDERS: tuple[str, ...] = ("agent", "D", "R")
 # What a fact settles, as the plan parameter it fixes (the keys of a teammate's issue fix,
-# see collabsim.participants.tags) or ``domain`` for free-text domain knowledge. The
+# see collabsim.core.tags) or ``domain`` for free-text domain knowledge. The
 # time-series family's topics come first, then the statistical family's (the keys of
 # collabsim.domain.stats.model.FIX_KEYS, values in StatPlan.with_fix syntax).
 TIME_SERIES_TOPICS: tuple[str, ...] = ("ordinal", "relation", "window", "column")

@@ -82,15 +82,15 @@ from pathlib import Path
 from typing import Any
 
 from collabsim.core.events import ENV_ACTIONS, TraceEvent
-from collabsim.graphs.kolab_common import GraphDataWarning
-from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
-from collabsim.participants.tags import (
+from collabsim.core.tags import (
     checked_drafts,
     draft_fingerprint,
     edited_drafts,
     parse_replies,
     raises_issues,
 )
+from collabsim.graphs.kolab_common import GraphDataWarning
+from collabsim.graphs.model import Edge, Node, Response, SessionInfo, Step, WorkflowGraph
 
 STEP_NAMES: dict[str, str] = {
     "build": "Group-memory build phase",

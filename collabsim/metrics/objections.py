@@ -46,18 +46,18 @@ from dataclasses import dataclass
 
 from collabsim.core.events import TraceEvent
 from collabsim.core.knowledge import Fact
-from collabsim.domain.relations import ordinal, relation_tags
-from collabsim.domain.stats.model import parse_filters
-from collabsim.domain.time_expr import parse_window
-from collabsim.domain.variables import canonical_column, is_gap_filled
-from collabsim.metrics.outcome import HypothesisScore
-from collabsim.participants.tags import (
+from collabsim.core.tags import (
     checked_drafts,
     draft_fingerprint,
     parse_issues,
     proposal,
     raises_issues,
 )
+from collabsim.domain.relations import ordinal, relation_tags
+from collabsim.domain.stats.model import parse_filters
+from collabsim.domain.time_expr import parse_window
+from collabsim.domain.variables import canonical_column, is_gap_filled
+from collabsim.metrics.outcome import HypothesisScore
 
 _ANNOUNCED = re.compile(r'Draft: "(.*)" \(computed on', re.S)
 

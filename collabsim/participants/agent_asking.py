@@ -13,11 +13,11 @@ from typing import Any
 
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage
+from collabsim.core.tags import parse_facts
 from collabsim.participants.asking import whom_to_ask
 from collabsim.participants.plan import seeded_rng
 from collabsim.participants.scripted_common import allowed
 from collabsim.participants.session_log import ChatState
-from collabsim.participants.tags import parse_facts
 
 __all__ = ["answer_wait", "memory_facts", "my_asks", "next_question", "told"]
 

@@ -32,9 +32,7 @@ from typing import Any
 
 from collabsim.core.observation import Observation
 from collabsim.core.records import CodeCell
-from collabsim.participants.cells import COMPUTE_MARK
-from collabsim.participants.scripted_common import allowed, say
-from collabsim.participants.tags import (
+from collabsim.core.tags import (
     draft_fingerprint,
     format_done,
     format_found,
@@ -42,6 +40,8 @@ from collabsim.participants.tags import (
     parse_replies,
     requested_steps,
 )
+from collabsim.participants.cells import COMPUTE_MARK
+from collabsim.participants.scripted_common import allowed, say
 
 # How much later the agent looks again when a teammate's action landed just as it decides
 # (to finish, or to go on after a reaction): the time resolution of the Kolab graphs (1 s).

@@ -2,7 +2,7 @@
 
 A task's facts (:mod:`collabsim.core.knowledge`) are held by some participants only. The
 scripted agent asks about a topic the query leaves open (``[ask topic=<topic> to=<name>]``,
-:mod:`collabsim.participants.tags`) the teammate whose area covers it (:func:`whom_to_ask`);
+:mod:`collabsim.core.tags`) the teammate whose area covers it (:func:`whom_to_ask`);
 a scripted collaborator answers from the facts of its brief (``[fact topic=... <key>=<value>]``)
 - fallibly: with probability its error rate for the fact's area it states a wrong value
 (:func:`believed_setting`) - or says it does not know (``[fact topic=... unknown]``).
@@ -19,13 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from collabsim.core.knowledge import FACT_AREA, Fact
+from collabsim.core.tags import format_ask, format_fact
 from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.time_expr import format_window, parse_window, year_text
 from collabsim.domain.variables import is_gap_filled
 from collabsim.participants.plan import MISTAKE_PARAMETER, AnalysisPlan, seeded_rng
 from collabsim.participants.query import QuerySemantics
 from collabsim.participants.stat_mistakes import similar_columns
-from collabsim.participants.tags import format_ask, format_fact
 from collabsim.tasks.model import TaskBrief
 
 __all__ = [

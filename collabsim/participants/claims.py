@@ -12,7 +12,7 @@
 
 Issues travel in chat as readable text plus machine-readable tags
 ``[issue kind=wrong_ordinal fix=ordinal:2]`` so that the agent (scripted or an LLM) can act
-on them; :mod:`collabsim.participants.tags` formats and parses every such tag. Messages about a
+on them; :mod:`collabsim.core.tags` formats and parses every such tag. Messages about a
 draft end with ``[check draft=<fingerprint>]``.
 """
 
@@ -22,18 +22,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from collabsim.domain.relations import DECREASE_RE, INCREASE_RE, ORDINAL_WORDS, relation_tags
-from collabsim.domain.time_expr import claim_years, format_window, mentions_year, year_text
-from collabsim.domain.variables import is_gap_filled
-from collabsim.participants.cells import AnalysisResult, variants_agree
-from collabsim.participants.query import QuerySemantics
-from collabsim.participants.tags import (
+from collabsim.core.tags import (
     draft_fingerprint,
     format_check,
     format_edit,
     format_issue,
     format_proposal,
 )
+from collabsim.domain.relations import DECREASE_RE, INCREASE_RE, ORDINAL_WORDS, relation_tags
+from collabsim.domain.time_expr import claim_years, format_window, mentions_year, year_text
+from collabsim.domain.variables import is_gap_filled
+from collabsim.participants.cells import AnalysisResult, variants_agree
+from collabsim.participants.query import QuerySemantics
 from collabsim.participants.wording import describe_hypothesis, variable_phrase
 
 _LOWEST_RE = re.compile(r"lowest|decline")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from collabsim.core.observation import Observation
-from collabsim.participants.tags import format_trust, parse_facts
+from collabsim.core.tags import format_trust, parse_facts
 
 __all__ = ["knowledge_entries", "memory_entries"]
 

@@ -10,7 +10,7 @@ holds the calibrated rates):
   group-memory entries (one draw per entry; in the work phase, as the build phase's decisions
   are budgeted);
 * it **answers** it with probability ``respond_<kind>`` (one draw per person, task and
-  output): a chat comment tagged ``[re=<ref> <label>]`` (:func:`~collabsim.participants.tags.format_reply`)
+  output): a chat comment tagged ``[re=<ref> <label>]`` (:func:`~collabsim.core.tags.format_reply`)
   whose content and label come from its own, fallible reading and computation (its own
   result against the agent's, the columns it would use, the question as it reads it; never
   the gold): ``adopt`` when they agree, ``modify`` when it would do the step differently,
@@ -34,6 +34,15 @@ from typing import Any
 
 from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation
+from collabsim.core.tags import (
+    announced_drafts,
+    format_reply,
+    format_step_request,
+    found_cells,
+    memory_ref,
+    parse_asks,
+    parse_replies,
+)
 from collabsim.domain.relations import ORDINAL_WORDS
 from collabsim.domain.stats.model import StatPlan
 from collabsim.domain.time_expr import format_window, year_text
@@ -50,15 +59,6 @@ from collabsim.participants.claims import Issue, check_numbers, describe_check
 from collabsim.participants.plan import seeded_rng
 from collabsim.participants.scripted_common import WAIT, allowed, say
 from collabsim.participants.stat_collaborator import cell_of, has_data
-from collabsim.participants.tags import (
-    announced_drafts,
-    format_reply,
-    format_step_request,
-    found_cells,
-    memory_ref,
-    parse_asks,
-    parse_replies,
-)
 
 # Who wrote a memory entry: the scripted members write "<Section> (<name>): ..."
 _ENTRY_AUTHOR_RE = re.compile(r"^[^():]*\((\w[\w.-]*)\):")

@@ -3,7 +3,7 @@
 Every decision is a deterministic function of (task brief, observation, seed, params)
 alone: what the policy itself did earlier is read back from the observation, not remembered
 - its messages are in the chat under its name with their tags
-(:mod:`collabsim.participants.tags`: the drafts it announced, checked, kept or handed over,
+(:mod:`collabsim.core.tags`: the drafts it announced, checked, kept or handed over,
 its answers, lead-in, proposals and repeated objections), its cells in the code history
 (by their marks), its editor updates and gate decisions in its action history (the text it
 wrote, the type of each request it decided), and when it first saw the draft in the editor
@@ -21,7 +21,7 @@ Each policy's work-phase decision is an ordered table of named (guard, action) r
 decides): the observation is read once into a small record (what the draft is, which plan
 stands, which request waits) and the first rule whose guard holds acts. Parameters are typed
 (:mod:`collabsim.participants.scripted_params`); the chat tags they read and write are those
-of :mod:`collabsim.participants.tags`. What chat, code cells and action history showed is kept
+of :mod:`collabsim.core.tags`. What chat, code cells and action history showed is kept
 in a small log updated from the events new since the policy's last decision
 (:mod:`collabsim.participants.session_log`), not re-read from the whole history.
 

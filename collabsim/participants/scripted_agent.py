@@ -10,6 +10,12 @@ from typing import Any
 from collabsim.core.actions import format_action, format_wait
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import ChatMessage
+from collabsim.core.tags import (
+    draft_fingerprint,
+    format_draft,
+    format_handover,
+    format_keep,
+)
 from collabsim.domain.stats.model import StatPlan, StatResult, format_filters
 from collabsim.participants import agent_sharing
 from collabsim.participants.agent_asking import (
@@ -58,12 +64,6 @@ from collabsim.participants.scripted_params import AgentParams
 from collabsim.participants.session_log import ANSWER, SessionLog, SessionReader
 from collabsim.participants.stat_facts import fixed_plan
 from collabsim.participants.stat_mistakes import misread_result
-from collabsim.participants.tags import (
-    draft_fingerprint,
-    format_draft,
-    format_handover,
-    format_keep,
-)
 from collabsim.participants.wording import draft_hypothesis
 from collabsim.tasks.model import TaskBrief
 

@@ -11,6 +11,12 @@ from collabsim.core.actions import format_action, format_wait
 from collabsim.core.knowledge import Fact
 from collabsim.core.observation import Observation, Role
 from collabsim.core.records import GateRequest, Profile
+from collabsim.core.tags import (
+    draft_fingerprint,
+    format_insist,
+    format_kickoff,
+    format_lead,
+)
 from collabsim.domain.stats.model import StatPlan
 from collabsim.participants import deference, participation
 from collabsim.participants.asking import (
@@ -66,12 +72,6 @@ from collabsim.participants.stat_collaborator import (
     stat_own_version,
     stat_reading,
     stat_restatement,
-)
-from collabsim.participants.tags import (
-    draft_fingerprint,
-    format_insist,
-    format_kickoff,
-    format_lead,
 )
 from collabsim.participants.wording import draft_hypothesis, restate
 from collabsim.tasks.model import TaskBrief

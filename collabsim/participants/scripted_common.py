@@ -9,6 +9,7 @@ from typing import Any, Generic, TypeVar
 
 from collabsim.core.actions import format_action
 from collabsim.core.observation import Observation
+from collabsim.core.tags import parse_trust
 from collabsim.participants.plan import (
     AnalysisPlan,
     MistakeModel,
@@ -19,7 +20,6 @@ from collabsim.participants.reading import read_brief
 from collabsim.participants.stat_facts import rechoose_after_facts
 from collabsim.participants.stat_mistakes import agent_stat_mistakes, apply_stat_mistakes
 from collabsim.participants.stats_reading import is_statistical, read_stat_brief
-from collabsim.participants.tags import parse_trust
 from collabsim.tasks.model import TaskBrief
 
 WAIT = "WAIT_TEAMMATE_CONTINUE"

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry
+from collabsim.core.tags import MessageTags, parse_issues
 from collabsim.domain.stats.cell import STATS_MARK, parse_stats_result
 from collabsim.domain.stats.model import StatResult
 from collabsim.participants.cells import (
@@ -32,7 +33,6 @@ from collabsim.participants.cells import (
     parse_missing_bins,
     parse_result,
 )
-from collabsim.participants.tags import MessageTags, parse_issues
 from collabsim.session.workspace import summary_shows
 
 __all__ = [

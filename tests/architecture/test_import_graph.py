@@ -162,6 +162,16 @@ def test_core_imports_nothing_else_from_collabsim() -> None:
     assert sorted(graph.successors("core")) == [], {k: v for k, v in why.items() if k[0] == "core"}
 
 
+def test_graphs_and_metrics_read_the_chat_tags_from_core_not_from_participants() -> None:
+    # The chat-tag protocol is shared by the participants that write it and the graph
+    # builder and metrics that parse it, so it lives in core; what a participant is stays
+    # out of what is measured of it.
+    graph, why = package_graph()
+    for package in ("graphs", "metrics"):
+        assert "participants" not in set(graph.successors(package)), \
+            {k: v for k, v in why.items() if k == (package, "participants")}
+
+
 def test_llm_client_knows_no_domain() -> None:
     graph, why = package_graph()
     allowed = {"core"}

@@ -11,11 +11,11 @@ import pytest
 
 import collabsim.envs
 from collabsim.core.knowledge import BY_PROFILE
+from collabsim.core.tags import parse_asks, parse_facts
 from collabsim.envs.macro import AGENT_MACROS, COLLABORATOR_MACROS, FEATURES, MacroActions
 from collabsim.envs.session_env import select_tasks
 from collabsim.experiments.macro_policies import AskFirst, IgnoreTeammates
 from collabsim.participants.reading import read_brief
-from collabsim.participants.tags import parse_asks, parse_facts
 
 gym.register_envs(collabsim.envs)
 A = {name: i for i, name in enumerate(AGENT_MACROS)}

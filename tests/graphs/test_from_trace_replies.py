@@ -6,9 +6,9 @@ from typing import Any
 
 from collabsim.calibration.answered import ai_response_share
 from collabsim.core.events import TraceEvent
+from collabsim.core.tags import format_reply, memory_ref
 from collabsim.graphs.from_trace import graph_from_trace
 from collabsim.graphs.model import Response
-from collabsim.participants.tags import format_reply, memory_ref
 
 _TYPE = {"agent": "ai", "D": "human", "env": "env"}
 PLAN = "Plan (agent): compute the peak of axes, then finish."

@@ -23,6 +23,13 @@ from helpers.participants import CAREFUL_AGENT
 from collabsim.core.knowledge import BY_PROFILE, EVERYONE, Fact
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage
+from collabsim.core.tags import (
+    MessageTags,
+    format_ask,
+    format_fact,
+    parse_asks,
+    parse_facts,
+)
 from collabsim.participants.asking import fact_on, whom_to_ask
 from collabsim.participants.cells import compute_cell
 from collabsim.participants.plan import AnalysisPlan, resolve_plan
@@ -30,13 +37,6 @@ from collabsim.participants.query import QuerySemantics, parse_query
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.scripted_common import Reading
 from collabsim.participants.scripted_params import AgentParams, ScriptedParamsError
-from collabsim.participants.tags import (
-    MessageTags,
-    format_ask,
-    format_fact,
-    parse_asks,
-    parse_facts,
-)
 from collabsim.participants.team import load_profile, team_from_dict
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync

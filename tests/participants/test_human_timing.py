@@ -9,10 +9,10 @@ import numpy as np
 from helpers.executors import InProcessExecutor
 from helpers.participants import CAREFUL_AGENT
 
+from collabsim.core.tags import draft_fingerprint
 from collabsim.participants.human import TIMING_SEQUENCE, HumanModel
 from collabsim.participants.plan import seeded_rng
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
-from collabsim.participants.tags import draft_fingerprint
 from collabsim.participants.team import load_profile, team_from_dict
 from collabsim.session.config import SessionConfig
 from collabsim.session.engine import run_session_sync

@@ -12,11 +12,11 @@ from helpers.participants import CAREFUL_AGENT
 from collabsim.core.action_parser import parse_action
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry, MemoryView
+from collabsim.core.tags import found_cells, memory_ref, parse_replies, requested_steps
 from collabsim.participants import participation
 from collabsim.participants.behaviour.params import Param
 from collabsim.participants.cells import COMPUTE_MARK, INSPECT_MARK
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
-from collabsim.participants.tags import found_cells, memory_ref, parse_replies, requested_steps
 from collabsim.participants.team import load_profile
 
 ACTIONS = ("EXECUTE_CODE", "EDITOR_UPDATE", "FINISH", "WAIT_TEAMMATE_CONTINUE",

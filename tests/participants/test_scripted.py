@@ -13,9 +13,9 @@ from collabsim.core.action_parser import parse_action
 from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, GateRequest, MemoryView, Profile
+from collabsim.core.tags import draft_fingerprint, found_cells, parse_issues
 from collabsim.participants.analysis import COMPUTE_MARK, INSPECT_MARK, MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator, build_scripted
-from collabsim.participants.tags import draft_fingerprint, found_cells, parse_issues
 from collabsim.tasks.discoverybench import load_tasks
 from collabsim.tasks.model import Task
 from tests.helpers.executors import run_cell

@@ -14,15 +14,15 @@ from collabsim.core.action_parser import parse_action
 from collabsim.core.coordination import CoordinationSpec
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, GateRequest, HistoryEntry, Profile
-from collabsim.participants.cells import COMPUTE_MARK, INSPECT_MARK
-from collabsim.participants.claims import Issue, format_check_message
-from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
-from collabsim.participants.tags import (
+from collabsim.core.tags import (
     announced_drafts,
     checked_drafts,
     draft_fingerprint,
     hands_over,
 )
+from collabsim.participants.cells import COMPUTE_MARK, INSPECT_MARK
+from collabsim.participants.claims import Issue, format_check_message
+from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.team import load_profile
 
 ACTIONS = ("EXECUTE_CODE", "EDITOR_UPDATE", "FINISH", "WAIT_TEAMMATE_CONTINUE",

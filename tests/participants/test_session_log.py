@@ -13,6 +13,18 @@ from helpers.tasks import SESSION_GRIDS, run_session_grid
 
 from collabsim.core.observation import Observation
 from collabsim.core.records import ChatMessage, CodeCell, HistoryEntry
+from collabsim.core.tags import (
+    MessageTags,
+    draft_fingerprint,
+    format_ask,
+    format_edit,
+    format_fact,
+    format_handover,
+    format_insist,
+    format_keep,
+    format_kickoff,
+    format_lead,
+)
 from collabsim.participants import session_log
 from collabsim.participants.agent_plan import PlanFold
 from collabsim.participants.cells import COMPUTE_MARK
@@ -28,18 +40,6 @@ from collabsim.participants.session_log import (
     read_cell,
     read_entry,
     read_message,
-)
-from collabsim.participants.tags import (
-    MessageTags,
-    draft_fingerprint,
-    format_ask,
-    format_edit,
-    format_fact,
-    format_handover,
-    format_insist,
-    format_keep,
-    format_kickoff,
-    format_lead,
 )
 
 DRAFT = "The count of Dagger first rises in the 3rd century BCE."

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from collabsim.core.knowledge import FACT_TOPICS, STAT_TOPIC_KIND, STAT_TOPICS, Fact
+from collabsim.core.tags import parse_facts, parse_issues
 from collabsim.core.task import ColumnInfo, DatasetInfo, TaskBrief
 from collabsim.domain.stats.model import Effect, StatPlan, StatResult
 from collabsim.participants.asking import (
@@ -46,7 +47,6 @@ from collabsim.participants.stat_mistakes import (
     misread_result,
     similar_columns,
 )
-from collabsim.participants.tags import parse_facts, parse_issues
 
 COLUMNS = (
     ColumnInfo("ba_degree", "Whether the respondent completed a BA degree (1 = yes)"),
