@@ -3,8 +3,8 @@
 The agent stops waiting for its teammates (a lead's go, checks of its draft, a teammate at
 work) from decision ``max_turns - finish_margin_turns`` on, so a gated ``FINISH`` still has
 ``finish_margin_turns`` decisions to be decided before the turn budget ends. The margin is a
-parameter of the scripted agent (``policy.agent.finish_margin_turns`` in
-``configs/policy/scripted.yaml``, the one place of its value); ``finish_by_turn`` itself is
+parameter of the scripted agent (``policy.agent.finish_margin_turns``, written once in
+:data:`collabsim.participants.scripted_params.AGENT_DEFAULTS`); ``finish_by_turn`` itself is
 computed where the agent is built, from the turn limit of the run (``run.max_turns``) or of
 the gym environment (``max_turns=``), so it follows ``run.max_turns=20`` instead of staying at
 a number derived by hand.
@@ -13,22 +13,17 @@ a number derived by hand.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
-import yaml
+from collabsim.participants.scripted_params import AGENT_DEFAULTS
 
 FINISH_MARGIN_KEY = "finish_margin_turns"
 FINISH_BY_TURN_KEY = "finish_by_turn"
-_POLICY_CONFIG = ("policy", "scripted.yaml")
 
 
-@lru_cache(maxsize=1)
 def default_finish_margin() -> int:
-    """``agent.finish_margin_turns`` of the packaged ``configs/policy/scripted.yaml``."""
-    text = resources.files("collabsim.configs").joinpath(*_POLICY_CONFIG).read_text("utf-8")
-    return int(yaml.safe_load(text)["agent"][FINISH_MARGIN_KEY])
+    """The scripted agent's default ``finish_margin_turns``."""
+    return int(AGENT_DEFAULTS[FINISH_MARGIN_KEY])
 
 
 def finish_by_turn(max_turns: int, margin: int) -> int:

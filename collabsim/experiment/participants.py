@@ -45,7 +45,7 @@ class ParticipantBuilder:
         self.name = settings.policy.name
         self.max_concurrency = max_concurrency
         self._client: LLMClient | None = None
-        # policy.agent / policy.collaborator (configs/policy/scripted.yaml, composed by both
+        # policy.agent / policy.collaborator (scripted_params.AGENT_DEFAULTS, composed by both
         # policy options) are the scripted policies: run as such under policy=scripted and
         # replayed by the offline provider under policy=llm, so both paths run the same
         # parameters. The agent's finish_by_turn follows run.max_turns.

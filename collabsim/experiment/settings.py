@@ -221,7 +221,7 @@ CollaboratorSection = Annotated[dict[str, Any], AfterValidator(_collaborator_par
 
 
 class _ScriptedSections(_Section):
-    # The scripted policies' parameters (configs/policy/scripted.yaml, composed by both
+    # The scripted policies' parameters (scripted_params.AGENT_DEFAULTS, composed by both
     # policy options): what policy=scripted runs and the offline provider replays.
     agent: AgentSection = {}
     collaborator: CollaboratorSection = {}

@@ -7,18 +7,23 @@ output is cut once, by the sandbox, to ``sandbox.output_chars``.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import re
 from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
 import collabsim
 from collabsim.cli.run_app import CONFIG_DIR
 from collabsim.envs.session_env import SessionEnv
+from collabsim.experiment.agent_turns import agent_params
 from collabsim.experiment.settings import RunSettings, SandboxSettings
 from collabsim.participants.llm_policy import PromptRenderer
+from collabsim.participants.plan import MistakeModel
+from collabsim.participants.scripted_params import AGENT_DEFAULTS, AgentParams
 from collabsim.sandbox import SandboxLimits
 from collabsim.session.config import MAX_TURNS, MAX_VIRTUAL_SECONDS, SessionConfig
 from collabsim.session.workspace import Workspace
@@ -85,3 +90,31 @@ def test_the_job_config_takes_run_and_sandbox_from_the_typed_settings() -> None:
         cfg = compose("config", overrides=["run.max_turns=20", "sandbox.file_mb=64"])
     assert dict(cfg.run) == RunSettings(max_turns=20).model_dump()
     assert dict(cfg.sandbox) == SandboxSettings(file_mb=64).model_dump()
+
+
+#: The scripted agent's parameters and the nonzero rates of its mistakes: written once, in
+#: AGENT_DEFAULTS (a ``configs/sensitivity/`` option sets a value of its own on purpose).
+SCRIPTED_NAMES = ("deference|patience_seconds|reaction_patience_seconds|lead_patience_seconds|"
+                  "finish_margin_turns|max_rejections|"
+                  + "|".join(f.name for f in dataclasses.fields(MistakeModel)))
+SCRIPTED_HOME = "collabsim/participants/scripted_params.py"
+
+
+def test_the_scripted_parameters_are_written_in_one_place() -> None:
+    nonzero = _LITERAL.replace(r"[\d_.]+", r"(?:0*\.0*[1-9][\d_]*|[1-9][\d_.]*)").replace(
+        r"\":\s*\d", r"\":\s*(?:0*\.0*[1-9]|[1-9])")
+    found = [p for p in _where(nonzero.format(names=SCRIPTED_NAMES))
+             if not p.startswith("configs/sensitivity/")]
+    assert found == [SCRIPTED_HOME]
+
+
+def test_the_scripted_policy_config_is_composed_from_the_one_home() -> None:
+    with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
+        for policy in ("scripted", "llm"):
+            cfg = compose("config", overrides=[f"policy={policy}",
+                                               "policy.agent.deference=0.75"])
+            agent = OmegaConf.to_container(cfg.policy.agent)
+            assert agent == {**AGENT_DEFAULTS, "deference": 0.75}
+            assert cfg.policy.name == policy
+    # the gym's scripted agent and a job's take the same defaults
+    assert AgentParams.from_mapping(agent_params(AGENT_DEFAULTS, MAX_TURNS)) == AgentParams()

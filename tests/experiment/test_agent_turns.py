@@ -1,19 +1,22 @@
 """The scripted agent's finish_by_turn follows the session's turn limit (run.max_turns, or a gym
-env's max_turns) less its finish_margin_turns, whose one value is configs/policy/scripted.yaml's."""
+env's max_turns) less its finish_margin_turns, whose one value is the scripted agent's
+defaults' (collabsim.participants.scripted_params.AGENT_DEFAULTS)."""
 
 from __future__ import annotations
-
-from importlib import resources
-
-import yaml
 
 from collabsim.envs.collaborator import CollaboratorEnv
 from collabsim.experiment.agent_turns import agent_params, default_finish_margin
 
 
-def test_the_margin_default_is_the_policy_config_value():
-    text = resources.files("collabsim.configs").joinpath("policy", "scripted.yaml").read_text()
-    assert default_finish_margin() == yaml.safe_load(text)["agent"]["finish_margin_turns"] == 10
+def test_the_margin_default_is_the_one_the_run_config_composes():
+    from hydra import compose, initialize_config_dir
+
+    from collabsim.cli.run_app import CONFIG_DIR
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base=None):
+        for policy in ("scripted", "llm"):
+            cfg = compose("config", overrides=[f"policy={policy}"])
+            assert cfg.policy.agent.finish_margin_turns == default_finish_margin() == 10
 
 
 def test_finish_by_turn_is_the_turn_limit_less_the_margin_in_the_margins_place():

@@ -4,16 +4,14 @@ collaborator checks is profile data, not its name."""
 
 from __future__ import annotations
 
-from importlib import resources
-
 import pytest
-import yaml
 
 from collabsim.core.records import Profile
 from collabsim.experiment.agent_turns import agent_params
 from collabsim.participants.plan import MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.scripted_params import (
+    AGENT_DEFAULTS,
     AgentParams,
     CollaboratorParams,
     ScriptedParamsError,
@@ -23,12 +21,18 @@ from collabsim.session.config import MAX_TURNS
 
 
 def _policy_config() -> dict:
-    path = resources.files("collabsim.configs") / "policy" / "scripted.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+
+    from collabsim.cli.run_app import CONFIG_DIR
+
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base=None):
+        return OmegaConf.to_container(compose("config").policy)
 
 
 def test_the_agents_defaults_are_the_policy_configs_values() -> None:
     config = _policy_config()["agent"]
+    assert config == AGENT_DEFAULTS  # the run config composes the one home
     # finish_by_turn is derived from the run's turn limit where the agent is built
     assert AgentParams.from_mapping(agent_params(config, MAX_TURNS)) == AgentParams()
     assert AgentParams().finish_by_turn == MAX_TURNS - config["finish_margin_turns"]
