@@ -42,11 +42,11 @@ from collabsim.core.observation import Observation, Participant
 from collabsim.envs.cell_cache import CachingExecutorFactory
 from collabsim.envs.rewards import RewardConfig, finite, terminal_reward
 from collabsim.envs.text_space import SharedText
-from collabsim.envs.turn_prompt import TurnPrompt
 from collabsim.experiment.agent_turns import agent_params
 from collabsim.metrics.pipeline import session_metrics
 from collabsim.metrics.process import workflow_coverage
 from collabsim.metrics.reference import ReferenceWorkflow, load_reference
+from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.participants.scripted import build_scripted
 from collabsim.participants.team import team_from_dict
 from collabsim.sandbox import SandboxError, SandboxPool, add_preload_files
@@ -80,6 +80,12 @@ def sanitise(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
     else:
         clean = _OUTSIDE_CHARSET.sub("?", text)
     return clean if len(clean) <= limit else clean[: limit - 20] + "\n...[truncated]"
+
+
+def turn_text(renderer: PromptRenderer, obs: Observation) -> str:
+    """The text observation of a seat: its turn prompt as the packaged templates render it
+    for an LLM participant (no scratchpad, no offline state block), sanitised."""
+    return sanitise(renderer.turn(obs, "", None))
 
 
 def select_tasks(
@@ -223,7 +229,7 @@ class SessionEnv(gym.Env[str, str]):
         self.last_observation: Observation | None = None
         #: The trace events of the last finished episode (what a job writes to trace.jsonl).
         self.last_events: tuple[TraceEvent, ...] = ()
-        self._prompt = TurnPrompt()
+        self._prompt = PromptRenderer()  # the packaged turn templates, as an LLM seat's
         self._references: dict[str, ReferenceWorkflow | None] = {}
         self._orch: Orchestrator | None = None
         self._policies: dict[str, Participant] = {}
@@ -271,7 +277,6 @@ class SessionEnv(gym.Env[str, str]):
         self._orch.use_participant_durations(self._policies)
         self._orch.start()
         self._coverage = 0.0
-        self._prompt.clear()
 
     def _stop(self) -> None:
         """Abandon the running session (status ``aborted``) and release its sandbox."""
@@ -332,7 +337,7 @@ class SessionEnv(gym.Env[str, str]):
             obs = turn.observation
             self.last_observation = obs
             if self.text_observations:
-                self._last_text = sanitise(self._prompt.render(obs))
+                self._last_text = turn_text(self._prompt, obs)
             info = {
                 "task_id": obs.task.task_id, "time": obs.time, "phase": obs.phase,
                 "turn": obs.turn, "available_actions": obs.available_actions,

@@ -29,8 +29,7 @@ import yaml
 
 from collabsim.envs.collaborator import DEFAULT_ALIGNMENT
 from collabsim.envs.rewards import RewardConfig, terminal_reward
-from collabsim.envs.session_env import JUDGED_ENDINGS, sanitise
-from collabsim.envs.turn_prompt import TurnPrompt
+from collabsim.envs.session_env import JUDGED_ENDINGS, turn_text
 from collabsim.experiment.integrity import TRACE_DIGEST_KEY
 from collabsim.experiment.job import plan_job
 from collabsim.experiment.participants import ParticipantBuilder
@@ -39,6 +38,7 @@ from collabsim.experiment.session_configs import SessionConfigs
 from collabsim.experiment.store import ResultStore
 from collabsim.metrics.pipeline import session_metrics
 from collabsim.metrics.reference import load_reference
+from collabsim.participants.llm_policy import PromptRenderer
 from collabsim.session.engine import session_result
 from collabsim.session.orchestrator import Orchestrator
 
@@ -136,15 +136,14 @@ def _replay_session(plan: SessionPlan, configs: SessionConfigs, builder: Partici
         orch = Orchestrator(config, trace)
         orch.use_participant_durations(participants)
         seats = {m: SeatTrajectory(plan.slug, m, team.role(m)) for m in team.members}
-        # one incremental renderer per seat, as each seat's env keeps its own
-        prompts = {m: TurnPrompt() for m in team.members}
+        prompts = PromptRenderer()
         try:
             orch.start()
             while (turn := orch.next_turn()) is not None:
                 obs = turn.observation
                 action = participants[turn.member].decide(obs)  # type: ignore[attr-defined]
                 seats[turn.member].steps.append({
-                    "observation": sanitise(prompts[turn.member].render(obs)),
+                    "observation": turn_text(prompts, obs),
                     "action": str(action),
                     "info": {"task_id": obs.task.task_id, "time": obs.time, "phase": obs.phase,
                              "turn": obs.turn, "available_actions": list(obs.available_actions),

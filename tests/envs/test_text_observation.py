@@ -1,4 +1,5 @@
-"""The text envs' incremental turn prompt equals the packaged templates' rendering."""
+"""A text env's observation is the seat's turn prompt as an LLM participant in that seat
+sees it (the packaged templates), for every structure and both seats."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from collabsim.core.records import (
     HistoryEntry,
     MemoryView,
 )
-from collabsim.envs.turn_prompt import TurnPrompt
+from collabsim.envs.session_env import sanitise
 from collabsim.participants.llm_policy import PromptLimits, PromptRenderer
 
 gym.register_envs(collabsim.envs)
@@ -41,32 +42,30 @@ SETTINGS = [
 ]
 
 
-def _observations(env_id: str, kwargs: dict, seed: int) -> list[Observation]:
+def _steps(env_id: str, kwargs: dict, seed: int) -> list[tuple[str, Observation]]:
     env = gym.make(f"collabsim/{env_id}", interface="text", max_turns=25, **kwargs)
     rng = np.random.default_rng(seed)
     seen = []
     try:
-        env.reset(seed=seed)
+        text, _ = env.reset(seed=seed)
         done = False
         while not done:
-            seen.append(env.unwrapped.last_observation)
+            seen.append((text, env.unwrapped.last_observation))
             action = ACTIONS[int(rng.choice(len(ACTIONS), p=[0.3, 0.4, 0.1, 0.1, 0.05, 0.05]))]
-            done = any(env.step(action)[2:4])
+            text, _, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
     finally:
         env.close()
     return seen
 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), SETTINGS)
-def test_env_observations_render_as_the_templates_do(env_id: str, kwargs: dict) -> None:
-    reference, fast = PromptRenderer(), TurnPrompt()
-    observations = _observations(env_id, kwargs, seed=0) + _observations(env_id, kwargs, seed=1)
-    assert len(observations) > 10
-    for obs in observations:
-        assert fast.render(obs) == reference.turn(obs, "", None)
-    # Forgetting the items' lines (as the env does between sessions) changes nothing.
-    fast.clear()
-    assert fast.render(observations[-1]) == reference.turn(observations[-1], "", None)
+def test_env_observations_are_the_seats_turn_prompt(env_id: str, kwargs: dict) -> None:
+    reference = PromptRenderer()
+    steps = _steps(env_id, kwargs, seed=0) + _steps(env_id, kwargs, seed=1)
+    assert len(steps) > 10
+    for text, obs in steps:
+        assert text == sanitise(reference.turn(obs, "", None))
 
 
 def _long(obs: Observation) -> Observation:
@@ -91,14 +90,15 @@ def _long(obs: Observation) -> Observation:
 
 @pytest.mark.parametrize("limits", [PromptLimits(), PromptLimits(3, 2, 5),
                                     PromptLimits(0, 0, 0)])
-def test_long_observations_with_every_section_render_as_the_templates_do(limits) -> None:
-    obs = _observations("DiscoveryTeam-v1", {"team": "DR"}, seed=2)[-1]
-    fast, reference = TurnPrompt(limits), PromptRenderer(limits=limits)
-    for variant in (obs, _long(obs), dataclasses.replace(_long(obs), memory=MemoryView({}),
-                                                         role="collaborator")):
-        expected = reference.turn(variant, "", None)
-        assert fast.render(variant) == expected
-        assert fast.render(variant) == expected  # from the cached lines and sections
-    assert "earlier messages not shown" in reference.turn(_long(obs), "", None)
+def test_long_observations_show_the_latest_items_and_every_section(limits) -> None:
+    obs = _steps("DiscoveryTeam-v1", {"team": "DR"}, seed=2)[-1][1]
+    renderer = PromptRenderer(limits=limits)
+    long = renderer.turn(_long(obs), "", None)
+    assert "A claim." in long and "request_id=g1: D wants EDITOR_UPDATE" in long
+    if limits.max_chat:
+        assert "earlier messages not shown" in long
+        assert "R: note 44" in long and "R: note 1\n" not in long
     assert ("Teammates at work now (started, not done yet): D SEND_TEAMMATE_MESSAGE since "
-            "t=400s; R EXECUTE_CODE since t=432s.") in reference.turn(_long(obs), "", None)
+            "t=400s; R EXECUTE_CODE since t=432s.") in long
+    assert renderer.turn(dataclasses.replace(_long(obs), memory=MemoryView({}),
+                                             role="collaborator"), "", None)
