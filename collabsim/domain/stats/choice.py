@@ -115,9 +115,15 @@ def candidate_predictors(brief: Any, target: str, exclude: tuple[str, ...] = ())
     return out
 
 
-def _dataset_for(brief: Any, columns: list[str]) -> str:
-    """The table holding the columns (several tables joined by :data:`TABLE_SEPARATOR`
-    when they spread: the cell merges them on their shared columns)."""
+def _dataset_for(brief: Any, columns: list[str]) -> tuple[str, frozenset[str]]:
+    """The tables holding the columns, and the columns they hold.
+
+    Several tables are joined by :data:`TABLE_SEPARATOR` when the columns spread over them
+    (the cell merges them on their shared columns), but only tables that share a column
+    with the first column's table or with another table joined to it: rows of tables with
+    no key in common are never paired by position, so a column only such a table holds is
+    left out of the analysis (it is answered from the joined tables alone).
+    """
     names: list[str] = []
     for column in columns:
         for info in brief.datasets:
@@ -127,7 +133,13 @@ def _dataset_for(brief: Any, columns: list[str]) -> str:
                 break
     if not names and brief.datasets:
         names = [brief.datasets[0].name]
-    return TABLE_SEPARATOR.join(names)
+    held = {info.name: {c.name for c in table_columns(info)} for info in brief.datasets}
+    joined, have = names[:1], set(held.get(names[0], set())) if names else set()
+    for name in names[1:]:
+        if held.get(name, set()) & have:
+            joined.append(name)
+            have |= held[name]
+    return TABLE_SEPARATOR.join(joined), frozenset(have)
 
 
 def _group_controls(brief: Any, dataset: str, used: set[str]) -> list[str]:
@@ -173,13 +185,19 @@ def plan_from_query(brief: Any, query: StatQuery) -> StatPlan | None:
         predictors = predictors[:1]
     controls = [c for c in query.controls if c not in predictors]
     used = [query.target, *predictors, *controls, *(f[0] for f in query.filters)]
-    dataset = _dataset_for(brief, used)
+    dataset, have = _dataset_for(brief, used)
+    filters = query.filters
+    if not set(used) <= have:  # columns of a table with no key in common: left out
+        predictors = [p for p in predictors if p in have]
+        controls = [c for c in controls if c in have]
+        filters = tuple(f for f in filters if f[0] in have)
+        interaction = interaction if interaction in have else ""
     if analysis in ("ols", "logit") and "controls" not in held:
         controls += _group_controls(brief, dataset, {*used, interaction})
     return StatPlan(dataset=dataset, target=query.target,
                     predictors=tuple(predictors),
                     controls=tuple(controls),
-                    filters=query.filters, analysis=analysis, interaction=interaction)
+                    filters=filters, analysis=analysis, interaction=interaction)
 
 
 def plan_for(brief: Any) -> StatPlan | None:

@@ -123,7 +123,8 @@ def load(plan: dict[str, Any], raws: Raws | None = None) -> pd.DataFrame:
 
     Raises:
         LookupError: A column the plan uses is not in the data.
-        ValueError: A filter leaves no rows.
+        ValueError: A filter leaves no rows, or a table shares no column with the tables
+            before it (rows are never paired by position).
         TableReadError: A file cannot be read.
     """
     df: pd.DataFrame | None = None
@@ -136,7 +137,10 @@ def load(plan: dict[str, Any], raws: Raws | None = None) -> pd.DataFrame:
             df = t
         else:
             keys = [c for c in df.columns if c in t.columns]
-            df = df.merge(t, on=keys, how="inner") if keys else df.join(t, rsuffix="_2")
+            if not keys:  # pairing the rows of unrelated tables by position is no join
+                raise ValueError(f"{name} shares no column with the tables before it: "
+                                 "not joined")
+            df = df.merge(t, on=keys, how="inner")
     assert df is not None
     used = [plan["target"], *plan["predictors"], *plan["controls"],
             *(f[0] for f in plan["filters"]), plan["interaction"]]

@@ -167,3 +167,12 @@ def test_a_repeated_plan_prints_the_same_line_and_new_data_a_new_one(tmp_path: P
     assert again == first
     steeper = _run(tmp_path, LINE.assign(y=LINE["y"] * 2), plan)
     assert math.isclose(steeper.effects[0].estimate, 1.2, rel_tol=1e-6)  # 2 * 0.6
+
+
+def test_tables_with_no_shared_column_are_never_paired_by_row(tmp_path: Path) -> None:
+    pd.DataFrame({"x": [1, 2, 3, 4], "y": [2, 4, 6, 8]}).to_csv(tmp_path / "a.csv", index=False)
+    pd.DataFrame({"z": [4, 3, 2, 1]}).to_csv(tmp_path / "b.csv", index=False)
+    result = parse_stats_result(run_cell(stats_cell(StatPlan("a.csv|b.csv", "y", ("z",))),
+                                         tmp_path))
+    assert result is not None and result.effects == ()
+    assert "b.csv shares no column with the tables before it" in result.note

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers_stats import FISH, NLS, NLS_KNOWLEDGE, Brief, Col
+from helpers_stats import FISH, NLS, NLS_KNOWLEDGE, Brief, Col, Data
 
 from collabsim.domain.stats.choice import (
     candidate_predictors,
@@ -80,3 +80,18 @@ def test_a_variables_question_naming_no_predictor_compares_the_candidates() -> N
     relationship = plan_for(Brief("Tell me about the speciation rates.", (FISH,),
                                   question_type="relationship"))
     assert relationship is not None and relationship.predictors == ()
+
+
+def test_a_plan_joins_only_tables_with_a_key_in_common() -> None:
+    people = Data("people.csv", (Col("person_id"), Col("income", "Yearly income"),
+                                 Col("age", "Age in years")))
+    visits = Data("visits.csv", (Col("person_id"), Col("visits", "Doctor visits per year")))
+    weather = Data("weather.csv", (Col("rainfall", "Yearly rainfall in mm"),))
+    joined = plan_for(Brief("How does income relate to doctor visits?", (visits, people)))
+    assert joined is not None and joined.dataset == "visits.csv|people.csv"
+    assert (joined.target, joined.predictors) == ("visits", ("income",))
+    # rainfall's table shares no column with the visits: it is left out, never paired by row
+    apart = plan_for(Brief("How do income and rainfall relate to doctor visits?",
+                           (visits, people, weather)))
+    assert apart is not None and "weather.csv" not in apart.dataset
+    assert "rainfall" not in apart.predictors and "income" in apart.predictors
