@@ -28,7 +28,7 @@ which population, the direction). The agent's rates are its own per-kind setting
 (``policy.agent.mistakes.<kind>``: 0.15, 0.10, 0.15 and 0.15, 0.10, 0.05, each with its
 ``source``); a collaborator's are the same ``error_in_area`` / ``error_outside`` per area.
 
-(the agent's in ``configs/policy/scripted.yaml``, a collaborator's in its profile
+(the agent's in ``scripted_params.AGENT_DEFAULTS``, a collaborator's in its profile
 ``collabsim/participants/profiles/{D,R}.yaml``; override with ``policy.agent.mistakes.<kind>=``
 or ``+team.profiles.<key>.params.error_in_area=``; ``policy.collaborator.<key>=`` sets both
 collaborators.) A collaborator errs at its area's rate per mistake kind of its own analysis
