@@ -162,6 +162,8 @@ FILTER_SORT = """<script>
   set("f-sort", "task"); b.setAttribute("data-t-task", listed());
   set("f-sort", "seed"); b.setAttribute("data-t-seed", listed());
   set("f-status", "max_turns"); b.setAttribute("data-t-status", listed());
+  var shown = document.querySelector("#picker-list li.current");
+  b.setAttribute("data-t-status-shown", shown ? shown.getAttribute("data-i") : "none");
   set("f-status", ""); set("f-task", "gen_b"); b.setAttribute("data-t-task-filter", listed());
   set("f-team", "DR"); set("f-structure", "scaffolded"); b.setAttribute("data-t-combined", listed());
   b.setAttribute("data-t-count", document.getElementById("picker-count").textContent);
@@ -196,6 +198,8 @@ def test_job_page_filters_and_sorts_sessions(viewer_job, tmp_path):
     assert attr(dom, "data-t-task") == "2,1,3,0"  # task, then seed as a number
     assert attr(dom, "data-t-seed") == "3,0,2,1"  # 10 after 2
     assert attr(dom, "data-t-status") == "2"
+    # the shown session follows the filters: the one they hid gave way to the one listed
+    assert attr(dom, "data-t-status-shown") == "2"
     assert attr(dom, "data-t-task-filter") == "3,0"  # sorted by seed still
     assert attr(dom, "data-t-combined") == "3"
     assert attr(dom, "data-t-count") == "1 of 4 sessions"

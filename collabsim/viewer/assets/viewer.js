@@ -441,10 +441,11 @@
   function drawPicker() {
     var list = $("picker-list");
     list.innerHTML = "";
-    var shown = 0;
+    var shown = 0, first = null;
     ordered().forEach(function (s) {
       if (!visible(s)) { return; }
       shown += 1;
+      if (first === null) { first = s.i; }
       var li = h("li", "pick outcome-" + s.outcome.replace(/\s+/g, "-") + (s.i === current ? " current" : ""), null, list);
       li.setAttribute("data-i", s.i);
       var main = h("div", "pmain", null, li);
@@ -460,6 +461,17 @@
       });
     });
     $("picker-count").textContent = shown + " of " + index.length + " sessions";
+    return first;
+  }
+  // after a filter change: the shown session, if the filters now hide it, gives way to the
+  // first session listed (the page never shows a session its filters exclude)
+  function refilter() {
+    var first = drawPicker();
+    var now = index.filter(function (s) { return s.i === current; })[0];
+    if (first !== null && (!now || !visible(now))) {
+      load(first);
+      setHash();
+    }
   }
   function setHash() {
     var hash = "#s=" + current + (selected ? "&node=" + encodeURIComponent(selected) : "");
@@ -470,10 +482,10 @@
 
   FILTERS.forEach(function (k) {
     fillFilter(k);
-    filters[k].addEventListener("change", drawPicker);
+    filters[k].addEventListener("change", refilter);
   });
   $("f-sort").addEventListener("change", drawPicker);
-  $("f-text").addEventListener("input", drawPicker);
+  $("f-text").addEventListener("input", refilter);
   zoomInput.addEventListener("input", draw);
   window.addEventListener("resize", function () { if (data) { draw(); } });
 
