@@ -3,7 +3,7 @@
 ``collabsim run`` validates every job of a command line before Hydra writes anything, so it
 must read the command line exactly as Hydra will: the overrides and Hydra's own flags
 (``-m``, ``--config-name``, ``--config-dir``, ``--cfg``, ...). Hydra builds that parser in
-its private ``hydra._internal`` package; this module states the same grammar with the
+its private internals (not an API); this module states the same grammar with the
 public :mod:`argparse` (for the Hydra series pinned in ``pyproject.toml``, 1.3;
 ``tests/cli/test_hydra_args.py`` checks that both accept the same flags), and turns
 ``--config-path`` / ``--config-dir`` into what the public compose API takes: a primary config

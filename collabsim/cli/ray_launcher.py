@@ -18,8 +18,8 @@ finds no job folder. This launcher:
 Hydra's entry is ``hydra_plugins.collabsim_launcher.ray_launcher.CollabsimRayLauncher`` (Hydra
 takes launchers from the ``hydra_plugins`` namespace only); it imports this module when a sweep
 is launched. Requires the ``[ray]`` extra (``pip install 'collabsim[ray]'``), which
-``collabsim run`` names when it is missing. Uses hydra-ray-launcher's ``_run_job`` (the extra
-pins hydra-ray-launcher below 2).
+``collabsim run`` names when it is missing. A job runs through Hydra's public
+``hydra.core.utils.run_job``, as hydra-ray-launcher's own workers do.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import ray
+from hydra.core.hydra_config import HydraConfig
 from hydra.core.singleton import Singleton
-from hydra.core.utils import JobReturn, configure_log, filter_overrides, setup_globals
+from hydra.core.utils import JobReturn, configure_log, filter_overrides, run_job, setup_globals
 from hydra.types import HydraContext, TaskFunction
-from hydra_plugins.hydra_ray_launcher._launcher_util import _run_job
 from omegaconf import DictConfig, OmegaConf, open_dict
 
 log = logging.getLogger(__name__)
@@ -126,7 +126,14 @@ def run_job_in(cwd: str, hydra_context: HydraContext, sweep_config: DictConfig,
     else:
         print(f"collabsim ray job: the driver's folder {cwd} does not exist on this node; "
               f"running in {os.getcwd()}", file=sys.stderr)
-    return _run_job(hydra_context, sweep_config, task_function, singleton_state)
+    # the worker is a fresh process: restore Hydra's globals and singletons (the config
+    # store, the plugins) as the driver had them, then run the job as any launcher does
+    setup_globals()
+    Singleton.set_state(singleton_state)
+    HydraConfig.instance().set_config(sweep_config)
+    return run_job(hydra_context=hydra_context, task_function=task_function,
+                   config=sweep_config, job_dir_key="hydra.sweep.dir",
+                   job_subdir_key="hydra.sweep.subdir")
 
 
 def connect(launcher: Any) -> str:

@@ -182,9 +182,8 @@ def _sweep_values(override: Any) -> list[str]:
     if not override.is_sweep_override():
         return [override.input_line]
     value = override.value()
-    as_str = override._get_value_element_as_str  # Hydra's own quoting of one element
-    if isinstance(value, IntervalSweep):
-        items = [as_str(value.start), as_str(value.end)]
+    if isinstance(value, IntervalSweep):  # numbers only: no quoting needed
+        items = [repr(value.start), repr(value.end)]
     elif isinstance(value, Glob):
         group = Path(CONFIG_DIR, override.get_key_element())
         names = sorted(p.stem for p in group.glob("*.yaml")) if group.is_dir() else []
