@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from collabsim.metrics.baselines import BASELINE_COLUMNS, BASELINE_LABELS
+from collabsim.reporting.bootstrap import mean_interval
 
 _SYNTH = re.compile(r"_\d+_\d+$")
 _SHORT = {"chance_query": "query", "chance_other_gold": "other", "chance_non_answer": "non-ans"}
@@ -32,8 +33,7 @@ def bootstrap_ci(values: np.ndarray, rng: np.random.Generator, n: int = 2000
     """Percentile 95 % interval of the mean over ``n`` resamples."""
     if len(values) < 2:
         return float("nan"), float("nan")
-    means = rng.choice(values, size=(n, len(values)), replace=True).mean(axis=1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+    return mean_interval(values, rng, n)
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from collabsim.reporting.bootstrap import mean_interval
 from collabsim.reporting.tables import scored_sessions
 from collabsim.reporting.variants import same_value
 
@@ -126,8 +127,7 @@ def paired_differences(
             continue
         per_task = pairs.groupby("task_id")[[metric, f"{metric}_ref"]].mean()
         diff = (per_task[metric] - per_task[f"{metric}_ref"]).to_numpy(dtype=float)
-        boots = rng.choice(diff, size=(n_boot, len(diff)), replace=True).mean(axis=1)
-        low, high = np.percentile(boots, [2.5, 97.5])
+        low, high = mean_interval(diff, rng, n_boot)
         rows.append([*key, baseline_name(baseline), len(per_task), len(pairs),
                      float(per_task[f"{metric}_ref"].mean()), float(per_task[metric].mean()),
                      float(diff.mean()), float(low), float(high)])
