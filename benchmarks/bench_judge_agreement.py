@@ -31,21 +31,13 @@ from pathlib import Path
 
 import pandas as pd
 from scipy.stats import spearmanr
+from sklearn.metrics import cohen_kappa_score
 
 from collabsim.metrics.judge_family import FamilyJudge
 from collabsim.tasks.discoverybench import load_tasks
 
 REPO = Path(__file__).resolve().parents[1]
 SCORES = REPO / "benchmarks" / "data" / "judge_agreement_hms.csv"
-
-
-def cohen_kappa(a: list[bool], b: list[bool]) -> float:
-    """Cohen's kappa of two binary ratings: (p_o - p_e) / (1 - p_e)."""
-    n = len(a)
-    p_o = sum(x == y for x, y in zip(a, b, strict=True)) / n
-    pa, pb = sum(a) / n, sum(b) / n
-    p_e = pa * pb + (1 - pa) * (1 - pb)
-    return 1.0 if p_e == 1 else (p_o - p_e) / (1 - p_e)
 
 
 def main() -> int:
@@ -70,7 +62,7 @@ def main() -> int:
     both = sum(x and y for x, y in zip(a, b, strict=True))
     print(f"{len(hand)} hand-scored hypotheses; above 0: hand {sum(a)}, judge {sum(b)}, "
           f"both {both}, neither {sum(not x and not y for x, y in zip(a, b, strict=True))}")
-    print(f"Cohen's kappa (score > 0): {cohen_kappa(a, b):.3f}")
+    print(f"Cohen's kappa (score > 0): {cohen_kappa_score(a, b):.3f}")
     print(f"Spearman rho (scores):     {rho:.3f}")
     print(f"mean score: hand {hand.hms_score.mean():.3f}, judge {hand.judge.mean():.3f}")
     if args.show:
