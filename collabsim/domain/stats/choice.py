@@ -120,25 +120,30 @@ def _dataset_for(brief: Any, columns: list[str]) -> tuple[str, frozenset[str]]:
 
     Several tables are joined by :data:`TABLE_SEPARATOR` when the columns spread over them
     (the cell merges them on their shared columns), but only tables that share a column
-    with the first column's table or with another table joined to it: rows of tables with
+    with the first column's table or with another table joined to it (directly or through
+    a third table, in the order they link up: the order the cell merges them): rows of tables with
     no key in common are never paired by position, so a column only such a table holds is
     left out of the analysis (it is answered from the joined tables alone).
     """
+    held = {info.name: {c.name for c in table_columns(info)} for info in brief.datasets}
     names: list[str] = []
     for column in columns:
-        for info in brief.datasets:
-            if any(c.name == column for c in table_columns(info)):
-                if info.name not in names:
-                    names.append(info.name)
-                break
+        owner = next((name for name, cols in held.items() if column in cols), None)
+        if owner is not None and owner not in names:
+            names.append(owner)
     if not names and brief.datasets:
         names = [brief.datasets[0].name]
-    held = {info.name: {c.name for c in table_columns(info)} for info in brief.datasets}
     joined, have = names[:1], set(held.get(names[0], set())) if names else set()
-    for name in names[1:]:
-        if held.get(name, set()) & have:
-            joined.append(name)
-            have |= held[name]
+    pending = names[1:]
+    grew = True
+    while grew:  # a table may join through one joined after it: until nothing more joins
+        grew = False
+        for name in list(pending):
+            if held.get(name, set()) & have:
+                joined.append(name)
+                have |= held[name]
+                pending.remove(name)
+                grew = True
     return TABLE_SEPARATOR.join(joined), frozenset(have)
 
 

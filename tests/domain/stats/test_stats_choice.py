@@ -95,3 +95,10 @@ def test_a_plan_joins_only_tables_with_a_key_in_common() -> None:
                            (visits, people, weather)))
     assert apart is not None and "weather.csv" not in apart.dataset
     assert "rainfall" not in apart.predictors and "income" in apart.predictors
+    # a table that shares a key only with a table joined after it still joins, through it
+    a = Data("a.csv", (Col("id"), Col("income", "Yearly income")))
+    b = Data("b.csv", (Col("region_code"), Col("rainfall", "Yearly rainfall in mm")))
+    c = Data("c.csv", (Col("id"), Col("region_code"), Col("visits", "Doctor visits per year")))
+    chain = plan_for(Brief("How do rainfall and doctor visits relate to income?", (a, b, c)))
+    assert chain is not None and chain.dataset == "a.csv|c.csv|b.csv"  # b joins through c
+    assert (chain.target, set(chain.predictors)) == ("income", {"rainfall", "visits"})
