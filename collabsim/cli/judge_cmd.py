@@ -84,6 +84,8 @@ def read_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
             rows.append((reader.line_num, {k: v or "" for k, v in row.items()}))
     except csv.Error as err:
         raise JudgeInputError(f"{path} line {reader.line_num}: {err}") from None
+    if not rows:
+        raise JudgeInputError(f"{path}: no rows to score below the header")
     return rows
 
 
@@ -135,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     out = None
     if args.out is not None:
         try:
-            out = check_output_file(args.out, option="--out", inputs=[args.csv])
+            # the task root is an input too: its metadata and answer keys are never replaced
+            out = check_output_file(args.out, option="--out", inputs=[args.csv, args.tasks_root])
         except OutputPathError as err:
             return user_error("judge", str(err))
     try:

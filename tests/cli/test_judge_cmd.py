@@ -49,6 +49,7 @@ def test_prints_the_scores_without_out(discoverybench_root: Path, tmp_path: Path
     ("task,hypothesis\nfarming/0/0,x\n", "no column 'task_id'"),
     ("task_id,hypothesis\nfarming/0/0,x\nfarming/9/0,y\n", "line 3: unknown task id 'farming/9/0'"),
     ("task_id,hypothesis\nfarming/0/0,x,extra\n", "line 2: more fields than the header"),
+    ("task_id,hypothesis\n", "no rows to score below the header"),
 ])
 def test_bad_csv_is_one_line_naming_file_and_row(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str) -> None:
@@ -71,3 +72,14 @@ def test_a_task_without_gold_or_a_missing_file_is_a_user_error(
     assert "none.csv: cannot read" in capsys.readouterr().err
     assert main(["judge", str(tmp_path / "nowhere"), str(hyps)]) == 2
     assert "no task loads" in capsys.readouterr().err
+
+
+def test_out_inside_the_task_root_is_refused(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    root = write_clone(tmp_path, key=True)
+    hyps = _csv(tmp_path / "h.csv", f"task_id,hypothesis\nfarming/0/0,{GOLD}\n")
+    metadata = next(root.rglob("metadata_0.json"))
+    before = metadata.read_bytes()
+    assert main(["judge", str(root), str(hyps), "--out", str(metadata)]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert metadata.read_bytes() == before  # the task's metadata is untouched
