@@ -47,7 +47,7 @@ the virtual-time budget; ``truncated`` on an error; ``max_episode_steps=100``.
   opponent stops waiting for its teammates from decision ``max_turns`` less its
   ``finish_margin_turns`` (10) on, as in ``collabsim run`` (20 at
   ``max_turns=30``; in v0 from decision 45, i.e. never), and takes the other defaults of
-  ``configs/policy/scripted.yaml`` for what ``opponent_params`` leaves out (its mistakes,
+  ``collabsim.participants.scripted_params.AGENT_DEFAULTS`` for what ``opponent_params`` leaves out (its mistakes,
   deference 0.5, lead patience 1,830 s; in v0 it made no mistakes, always deferred and
   started at once).
 * v0: initial version.

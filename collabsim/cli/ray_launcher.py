@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import ray
-from hydra.core.hydra_config import HydraConfig
 from hydra.core.singleton import Singleton
 from hydra.core.utils import JobReturn, configure_log, filter_overrides, run_job, setup_globals
 from hydra.types import HydraContext, TaskFunction
@@ -130,7 +129,6 @@ def run_job_in(cwd: str, hydra_context: HydraContext, sweep_config: DictConfig,
     # store, the plugins) as the driver had them, then run the job as any launcher does
     setup_globals()
     Singleton.set_state(singleton_state)
-    HydraConfig.instance().set_config(sweep_config)
     return run_job(hydra_context=hydra_context, task_function=task_function,
                    config=sweep_config, job_dir_key="hydra.sweep.dir",
                    job_subdir_key="hydra.sweep.subdir")

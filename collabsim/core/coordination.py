@@ -51,12 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-__all__ = ["COSTS", "REMEDIES", "SOURCES", "CoordinationSpec"]
-
-COSTS: tuple[str, ...] = ("misapplication", "attention", "loafing", "unrouted_advice",
-                          "lost_updates")
-REMEDIES: tuple[str, ...] = ("transactive_memory", "gate_checks", "single_owner",
-                             "chosen_owners")
+__all__ = ["SOURCES", "CoordinationSpec"]
 
 SOURCES: dict[str, str] = {
     "misapplication": (

@@ -84,8 +84,8 @@ from typing import Any
 from collabsim.core.events import ENV_ACTIONS, TraceEvent
 from collabsim.core.tags import (
     checked_drafts,
-    draft_fingerprint,
     edited_drafts,
+    memory_ref,
     parse_replies,
     raises_issues,
 )
@@ -394,7 +394,7 @@ def _responses(
     # (AI author, action type) -> was the author's latest decided request rejected?
     rejected: dict[tuple[str, str], bool] = {}
     objected: set[tuple[str, str]] = set()  # (human, draft fingerprint) already counted
-    memory = {f"m{draft_fingerprint(str(e.args.get('text', '')))}": e.seq for e in evs
+    memory = {memory_ref(str(e.args.get("text", ""))): e.seq for e in evs
               if e.actor_type == "ai" and e.action_type == "MEMORY_ADD" and e.seq in node_of}
     for ev in evs:
         if ev.actor_type != "human" or ev.seq not in node_of:

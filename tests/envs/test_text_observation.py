@@ -60,12 +60,16 @@ def _steps(env_id: str, kwargs: dict, seed: int) -> list[tuple[str, Observation]
 
 
 @pytest.mark.parametrize(("env_id", "kwargs"), SETTINGS)
-def test_env_observations_are_the_seats_turn_prompt(env_id: str, kwargs: dict) -> None:
-    reference = PromptRenderer()
+def test_env_observations_show_the_task_the_feedback_and_the_latest_chat(
+        env_id: str, kwargs: dict) -> None:
     steps = _steps(env_id, kwargs, seed=0) + _steps(env_id, kwargs, seed=1)
     assert len(steps) > 10
     for text, obs in steps:
-        assert text == sanitise(reference.turn(obs, "", None))
+        assert obs.task.query in text
+        for line in obs.feedback:  # an invalid action is explained to the learner
+            assert sanitise(line) in text
+        if obs.chat:
+            assert sanitise(obs.chat[-1].text) in text
 
 
 def _long(obs: Observation) -> Observation:
@@ -100,5 +104,6 @@ def test_long_observations_show_the_latest_items_and_every_section(limits) -> No
         assert "R: note 44" in long and "R: note 1\n" not in long
     assert ("Teammates at work now (started, not done yet): D SEND_TEAMMATE_MESSAGE since "
             "t=400s; R EXECUTE_CODE since t=432s.") in long
-    assert renderer.turn(dataclasses.replace(_long(obs), memory=MemoryView({}),
-                                             role="collaborator"), "", None)
+    collaborator = renderer.turn(dataclasses.replace(_long(obs), memory=MemoryView({}),
+                                                     role="collaborator"), "", None)
+    assert "A claim." in collaborator and "request_id=g1" in collaborator

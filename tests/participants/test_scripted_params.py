@@ -8,7 +8,6 @@ import pytest
 
 from collabsim.core.records import Profile
 from collabsim.experiment.agent_turns import agent_params
-from collabsim.participants.plan import MistakeModel
 from collabsim.participants.scripted import ScriptedAgent, ScriptedCollaborator
 from collabsim.participants.scripted_params import (
     AGENT_DEFAULTS,
@@ -36,9 +35,6 @@ def test_the_agents_defaults_are_the_policy_configs_values() -> None:
     # finish_by_turn is derived from the run's turn limit where the agent is built
     assert AgentParams.from_mapping(agent_params(config, MAX_TURNS)) == AgentParams()
     assert AgentParams().finish_by_turn == MAX_TURNS - config["finish_margin_turns"]
-    assert AgentParams().deference == config["deference"]
-    assert AgentParams().lead_patience_seconds == config["lead_patience_seconds"]
-    assert AgentParams().mistakes == MistakeModel.from_mapping(config["mistakes"])
 
 
 def test_agent_params_are_frozen_and_typed() -> None:
