@@ -163,11 +163,9 @@ def _salvage_tables(
     written: list[Path] = []
     if done:
         try:
-            kept = [p for p, _ in done]
-            rows = SessionRows(kept, store, tasks,
-                               initiative_counted=settings.metrics.initiative_events)
             sessions, aggregate, report = summarise(
-                kept, [r for _, r in done], store, tasks, show_sessions=False, rows=rows)
+                [p for p, _ in done], [r for _, r in done], store, tasks, show_sessions=False,
+                initiative_counted=settings.metrics.initiative_events)
             written = _write_tables(output_dir, sessions, aggregate, report)
         except OSError:
             written = []

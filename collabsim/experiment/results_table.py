@@ -149,6 +149,7 @@ def summarise(
     *,
     show_sessions: bool | Literal["auto"] = "auto",
     rows: SessionRows | None = None,
+    initiative_counted: InitiativeEvents = DEFAULT_INITIATIVE_EVENTS,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Build the per-session metrics table, the aggregate table and the printed report.
 
@@ -162,10 +163,12 @@ def summarise(
             for a run of at most :data:`SHOW_SESSIONS_UP_TO` sessions.
         rows: Rows already computed while the sessions ran (same plans, store and tasks);
             the others are computed here.
+        initiative_counted: ``metrics.initiative_events`` of the rows computed here (when
+            ``rows`` is given, its own setting holds).
     """
     if len(plans) != len(results):
         raise ValueError(f"{len(plans)} plans but {len(results)} results")
-    rows = rows or SessionRows(plans, store, tasks)
+    rows = rows or SessionRows(plans, store, tasks, initiative_counted=initiative_counted)
     for index, result in enumerate(results):
         if index not in rows.rows:
             rows.add(index, result)

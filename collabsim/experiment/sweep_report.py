@@ -93,8 +93,6 @@ class SweepReport:
     noise: pd.DataFrame = field(default_factory=pd.DataFrame)
     noise_floor: float = float("nan")
     warning: str | None = None
-    ablation: pd.DataFrame = field(default_factory=pd.DataFrame)
-    owner_pairs: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _write_views(sessions: pd.DataFrame, out_dir: Path, notes: list[str],
@@ -351,6 +349,7 @@ def _owner_section(pairs: pd.DataFrame, groups: Sequence[str], out_dir: Path) ->
     safe_frame(pairs).to_csv(out_dir / "report_owner_tables.csv", index=False)
     groups = list(groups)
     summary = owners.owner_summary(pairs, groups)
+    overall = owners.owner_summary(pairs)
     if coordination_ablation.ABLATION_COLUMN in groups:  # default first, as in the ablation
         order = coordination_ablation.option_order(
             list(summary[coordination_ablation.ABLATION_COLUMN]))
@@ -364,20 +363,19 @@ def _owner_section(pairs: pd.DataFrame, groups: Sequence[str], out_dir: Path) ->
               "pairs", "owner table differs", "Performance differs", "both"]
     return Section("Owner tables: scaffolded vs preassigned gates", header=header, rows=rows,
                    text_columns=len(groups), paragraphs=[
-                       owners.summary_text(owners.owner_summary(pairs)) + " Per pair: "
+                       owners.summary_text(overall) + " Per pair: "
                        "report_owner_tables.csv."])
 
 
 def _coordination_sections(sessions: pd.DataFrame, variants: Variants, options: pd.Series,
-                           out_dir: Path, notes: list[str]
-                           ) -> tuple[list[Section], pd.DataFrame, pd.DataFrame]:
+                           out_dir: Path, notes: list[str]) -> list[Section]:
     """The "Coordination ablation" section (when the sessions differ in their coordination
     settings) and the "Owner tables" section (when scaffolded and preassigned_gates sessions
-    pair), with the ablation table and the owner-table pairs."""
+    pair)."""
     sections = []
-    ablation = coordination_ablation.ablation_table(sessions, variants, options)
-    several = coordination_ablation.has_ablation(options)
+    several = options.nunique() > 1
     if several:
+        ablation = coordination_ablation.ablation_table(sessions, variants, options)
         sections.append(_ablation_section(ablation, variants, out_dir, notes))
     column = coordination_ablation.ABLATION_COLUMN
     pairs = owners.owner_pairs(sessions.assign(**{column: options}),
@@ -386,7 +384,7 @@ def _coordination_sections(sessions: pd.DataFrame, variants: Variants, options: 
         groups = [*([column] if several else []),
                   *coordination_ablation.other_columns(variants), "team"]
         sections.append(_owner_section(pairs, groups, out_dir))
-    return sections, ablation, pairs
+    return sections
 
 
 def _optuna_sections(paths: Sequence[str | Path]) -> list[Section]:
@@ -489,8 +487,7 @@ def build_report(
     (out_dir / "report_deltas.tex").write_text(_deltas_latex(deltas, variants, floor),
                                                encoding="utf-8")
     safe_frame(noise).to_csv(out_dir / "report_noise.csv", index=False)
-    extra_sections, ablation, pairs = _coordination_sections(sessions, variants, options,
-                                                             out_dir, notes)
+    extra_sections = _coordination_sections(sessions, variants, options, out_dir, notes)
 
     inputs = collected.inputs
     inputs_text = f"{len(inputs.jobs)} job folder(s), {len(inputs.stores)} result store(s)"
@@ -523,4 +520,4 @@ def build_report(
     write_html(out_dir / "report.html", title, intro, notes, sections, footer)
     return SweepReport(out_dir, sessions, agg, deltas, figs,
                        int((sessions["view"] != "").sum()), notes, variants, noise, floor,
-                       warning, ablation, pairs)
+                       warning)

@@ -28,11 +28,15 @@ import numpy as np
 import pandas as pd
 
 from collabsim.reporting.paired import DELTA_COLUMNS, all_paired_differences
+from collabsim.reporting.tables import TEAM_ORDER
 from collabsim.reporting.variants import SETTINGS_COLUMN, Variants, display
 
 OPTION_COLUMN = "coordination"
 """The config group whose option names a session's ablation point (Hydra's choice)."""
 DEFAULT_OPTION = "default"
+#: The team compositions an ablation compares (every team but the single agent).
+TEAMS: tuple[str, ...] = tuple(t for t in TEAM_ORDER if t != "single")
+
 ABLATION_COLUMN = "ablation"
 """The working column holding each session's ablation option."""
 DIFFERENCES: tuple[tuple[str, str, dict[str, str]], ...] = (
@@ -116,7 +120,7 @@ def ablation_table(sessions: pd.DataFrame, variants: Variants,
         return pd.DataFrame(columns=columns)
     table["excludes_zero"] = (table["ci_low"] > 0) | (table["ci_high"] < 0)
     order = {o: i for i, o in enumerate(option_order(list(options)))}
-    teams = ("D", "R", "DR")
+    teams = TEAMS
     table = table.assign(
         _o=table[ABLATION_COLUMN].map(order),
         _d=table["difference"].map({n: i for i, (n, _, _) in enumerate(DIFFERENCES)}),
@@ -141,7 +145,7 @@ def table_rows(table: pd.DataFrame, others: Sequence[str]) -> tuple[list[str], l
     keys = list(dict.fromkeys(
         tuple(r[c] for c in (ABLATION_COLUMN, *others, "team")) for _, r in table.iterrows()))
     order = {o: i for i, o in enumerate(option_order(list(table[ABLATION_COLUMN])))}
-    teams = ("D", "R", "DR")
+    teams = TEAMS
     keys.sort(key=lambda k: (order[k[0]], tuple(map(str, k[1:-1])),
                              teams.index(k[-1]) if k[-1] in teams else len(teams)))
     rows = []
@@ -184,7 +188,7 @@ def ablation_figure(table: pd.DataFrame, path: Path) -> Path | None:
 
     names = [n for n, _, _ in DIFFERENCES if (table["difference"] == n).any()]
     options = option_order(list(table[ABLATION_COLUMN]))
-    teams = [t for t in ("D", "R", "DR") if (table["team"] == t).any()]
+    teams = [t for t in TEAMS if (table["team"] == t).any()]
     teams += sorted(set(table["team"]) - set(teams))
     width = 0.7 / max(1, len(teams))
     fig, axes = plt.subplots(1, len(names), squeeze=False, sharey=True,
@@ -214,9 +218,3 @@ def ablation_figure(table: pd.DataFrame, path: Path) -> Path | None:
     axes[0, -1].legend(title="team", loc="center left", bbox_to_anchor=(1.02, 0.5),
                        fontsize=8, frameon=False)
     return save_figure(fig, path)
-
-
-def has_ablation(options: pd.Series) -> bool:
-    """Whether the sessions differ in their coordination settings."""
-    return options.nunique() > 1
-
