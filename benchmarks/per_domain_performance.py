@@ -28,6 +28,11 @@ _SYNTH = re.compile(r"_\d+_\d+$")
 _SHORT = {"chance_query": "query", "chance_other_gold": "other", "chance_non_answer": "non-ans"}
 
 
+def _short(column: str) -> str:
+    """A baseline column's heading (a baseline added later is shown by its own name)."""
+    return _SHORT.get(column, column.removeprefix("chance_"))
+
+
 def bootstrap_ci(values: np.ndarray, rng: np.random.Generator, n: int = 2000
                  ) -> tuple[float, float]:
     """Percentile 95 % interval of the mean over ``n`` resamples."""
@@ -55,7 +60,7 @@ def main() -> None:
             for (split, domain), group in per_task.groupby(["split", "domain"])]
     rows += [(f"{split}: all", group) for split, group in per_task.groupby("split")]
     rows.append(("overall", per_task))
-    heads = "".join(f" {_SHORT[c]:>8}" for c in chance)
+    heads = "".join(f" {_short(c):>8}" for c in chance)
     print(f"{'domain':<52} {'tasks':>5} {'Performance':>11}  {'95 % CI':<12}{heads}")
     for name, group in rows:
         values = group.Performance.to_numpy()
@@ -64,7 +69,7 @@ def main() -> None:
         cells = "".join(f" {group[c].mean():>8.2f}" for c in chance)
         print(f"{name:<52} {len(values):>5} {values.mean():>11.2f}  {ci:<12}{cells}")
     if chance:
-        print("chance baselines: " + ", ".join(f"{_SHORT[c]} = {BASELINE_LABELS[c]}"
+        print("chance baselines: " + ", ".join(f"{_short(c)} = {BASELINE_LABELS[c]}"
                                                for c in chance))
 
 

@@ -231,13 +231,15 @@ def check_dest(dest: Path) -> None:
 
 def _find_release(unpacked: Path) -> tuple[Path, Path]:
     """``(data folder holding real/, folder holding the answer keys)`` inside the archive."""
+    from collabsim.tasks.discoverybench import answer_key_path  # late: the loader is heavy
+
     for real in sorted(unpacked.rglob("real")):
         if not real.is_dir():
             continue
         data = real.parent
-        for candidate in (data / "eval", data.parent / "eval"):
-            if (candidate / "answer_key_real.csv").is_file():
-                return data, candidate
+        key = answer_key_path(data, "answer_key_real.csv")  # the loader's own rule
+        if key.is_file():
+            return data, key.parent
     raise FetchError("archive has no DiscoveryBench layout (a real/ folder and "
                      "eval/answer_key_real.csv)")
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -89,16 +88,17 @@ def read_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
     return rows
 
 
-def score_rows(root: Path, path: Path) -> tuple[list[dict[str, Any]], dict[str, float]]:
+def score_rows(root: Path, path: Path
+               ) -> tuple[list[dict[str, Any]], dict[str, dict[str, float]]]:
     """Score every row of the CSV at ``path`` against the golds under ``root``.
 
     Returns:
-        The rows with their scores, and the chance baselines' means over the tasks scored.
+        The rows with their scores, and the chance baselines of each task scored.
 
     Raises:
         JudgeInputError: See the module docstring.
     """
-    from collabsim.metrics.baselines import baseline_means, task_baselines
+    from collabsim.metrics.baselines import task_baselines
     from collabsim.metrics.judge_family import FamilyJudge
     from collabsim.metrics.outcome import score_to_dict
     from collabsim.tasks.discoverybench import load_tasks
@@ -125,14 +125,14 @@ def score_rows(root: Path, path: Path) -> tuple[list[dict[str, Any]], dict[str, 
         out.append({**row, **score_to_dict(score), "rationale": score.rationale})
         if task_id not in chance:
             chance[task_id] = task_baselines(task, tasks.values(), judge)
-    return out, baseline_means(chance)
+    return out, chance
 
 
 def run(args: argparse.Namespace) -> int:
     """Execute ``collabsim judge``; returns the exit code."""
     import pandas as pd
 
-    from collabsim.metrics.baselines import BASELINE_COLUMNS, BASELINE_LABELS
+    from collabsim.metrics.baselines import baseline_line
 
     out = None
     if args.out is not None:
@@ -158,10 +158,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         shown = table[["task_id", "context", "variable_f1", "relation", "Performance"]]
         print(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    mean = float(table["Performance"].mean()) if len(table) else math.nan
-    baselines = ", ".join(f"{BASELINE_LABELS[c]} {chance[c]:.2f}" for c in BASELINE_COLUMNS
-                          if not math.isnan(chance[c]))
-    print(f"Performance {mean:.2f} over {len(table)} row(s), "
-          f"{table['task_id'].nunique() if len(table) else 0} task(s); chance baselines of "
-          f"these tasks: {baselines or '–'}")
+    print(f"Performance {table['Performance'].mean():.2f} over {len(table)} row(s), "
+          f"{table['task_id'].nunique()} task(s)")
+    print(baseline_line(chance) or "Chance baselines: – (no task with a gold)")
     return 0

@@ -71,6 +71,7 @@ from collabsim.metrics.outcome import HypothesisScore
 from collabsim.metrics.stats_claims import (
     DOWN_WORDS,
     POPULATION,
+    SENTENCE_END,
     UP_WORDS,
     StatClaim,
     control_spans,
@@ -175,7 +176,7 @@ def relation_parts(claim: StatClaim, gold: StatClaim, asked: StatClaim | None = 
             return 0.0, f"{name} {sorted(c_set)} contradicts the gold's {sorted(g_set)}"
     parts = _components(claim, gold, asked, linked)
     if not parts:
-        return _phrase_relation(claim, relation_words, asked, associates)
+        return _phrase_relation(claim, relation_words, associates)
     missing = sorted(k for k, ok in parts.items() if not ok)
     if not missing:
         return 1.0, "relation matches (" + ", ".join(sorted(parts)) + ")"
@@ -207,8 +208,8 @@ def _components(claim: StatClaim, gold: StatClaim, asked: StatClaim, linked: boo
     return parts
 
 
-def _phrase_relation(claim: StatClaim, words: frozenset[str], asked: StatClaim,
-                     associates: bool) -> tuple[float, str]:
+def _phrase_relation(claim: StatClaim, words: frozenset[str], associates: bool
+                     ) -> tuple[float, str]:
     """A relation stated in words the reader does not parse ("differs between", "is
     calculated from", "all ... used"), matched by those words: share s of them in the claim,
     1 when s >= PHRASE_FULL, 0.5 when s >= PHRASE_PART; else 0.5 when the gold states a
@@ -223,7 +224,6 @@ def _phrase_relation(claim: StatClaim, words: frozenset[str], asked: StatClaim,
         return 1.0, "relation matches in words (" + why + ")"
     if share >= PHRASE_PART:
         return 0.5, "relation partly matches in words (" + why + ")"
-    del asked  # the query's direction is no association of the claim's (``associates``)
     if words & DEPENDENCE_WORDS and associates:
         return 0.5, "an association for the gold's dependence (" + why + ")"
     return 0.0, "relation missing (" + why + ")"
@@ -237,7 +237,6 @@ DEPENDENCE_WORDS = frozenset(map(stem, wordset(
 
 
 _NOTHING = read_claim("")
-_SENTENCE_END = re.compile(r"(?<!\d)[.;](?!\d)|\.(?=\s)")
 
 
 def sentence_links(text: str, lex: ColumnLexicon) -> list[tuple[frozenset[str], frozenset[str]]]:
@@ -251,7 +250,7 @@ def sentence_links(text: str, lex: ColumnLexicon) -> list[tuple[frozenset[str], 
     out: list[tuple[frozenset[str], frozenset[str]]] = []
     mentions = lex.mentions(text)
     start = 0
-    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+    for end in [m.end() for m in SENTENCE_END.finditer(text)] + [len(text)]:
         if not text[start:end].strip():
             start = end
             continue

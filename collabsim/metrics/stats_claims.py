@@ -158,9 +158,13 @@ def _float(text: str) -> float | None:
         return None
 
 
+#: What ends a sentence or a ``;``-clause (a decimal point does not).
+SENTENCE_END = re.compile(r"(?<!\d)[.;](?!\d)|\.(?=\s)")
+
+
 def sentences(text: str) -> list[str]:
     """Sentences and ``;``-clauses of a text (a decimal point does not end one)."""
-    return [s for s in re.split(r"(?<!\d)[.;](?!\d)|\.(?=\s)", text) if s.strip()]
+    return [s for s in SENTENCE_END.split(text) if s.strip()]
 
 
 def direction_of(text: str) -> frozenset[str]:
