@@ -1,5 +1,5 @@
-"""The defaults of ``run.*``, ``sandbox.*`` and ``policy.agent``, composed from the typed
-settings and the scripted policies' parameters.
+"""The defaults of ``run.*``, ``sandbox.*``, ``metrics.*`` and ``policy.agent``, composed
+from the typed settings and the scripted policies' parameters.
 
 :class:`~collabsim.experiment.settings.RunSettings` and
 :class:`~collabsim.experiment.settings.SandboxSettings` hold these defaults (the turn and time
@@ -29,10 +29,11 @@ SCRIPTED_POLICY_NODE = "collabsim_scripted_policy"
 
 
 def typed_defaults() -> dict[str, Any]:
-    """``run`` and ``sandbox`` with the typed settings' defaults."""
-    from collabsim.experiment.settings import RunSettings, SandboxSettings
+    """``run``, ``sandbox`` and ``metrics`` with the typed settings' defaults."""
+    from collabsim.experiment.settings import MetricsSettings, RunSettings, SandboxSettings
 
-    return {"run": RunSettings().model_dump(), "sandbox": SandboxSettings().model_dump()}
+    return {"run": RunSettings().model_dump(), "sandbox": SandboxSettings().model_dump(),
+            "metrics": MetricsSettings().model_dump()}
 
 
 def scripted_policy_defaults() -> dict[str, Any]:

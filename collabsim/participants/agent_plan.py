@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from collabsim.core.records import ChatMessage
-from collabsim.participants.misapplication import distorted_plan
+from collabsim.participants.misapplication import Misapplier, distorted_plan
 from collabsim.participants.session_log import ANSWER, Issues
 from collabsim.participants.stat_facts import fixed_plan
 from collabsim.participants.stat_mistakes import WORDING_KINDS
@@ -48,7 +48,7 @@ class FixRules:
     mistakes: frozenset[str]
     binding: frozenset[str]
     defers: Callable[[ChatMessage, str], bool]
-    misapplies: Callable[[ChatMessage, str, Any], str | None] | None = None
+    misapplies: Misapplier | None = None
 
 
 @dataclass(frozen=True)

@@ -480,7 +480,8 @@ class ScriptedAgent:
         trusted = trusted_areas(obs).get(author, frozenset())
         if trusted and not transactive_memory(obs):
             return True
-        if trusted and self._edit_areas(obs, author) <= trusted and self._edit_areas(obs, author):
+        areas = self._edit_areas(obs, author) if trusted else frozenset()
+        if areas and areas <= trusted:
             return True  # the edit fixes what its author is trusted for, and only that
         u = seeded_rng(self.seed, self.name, obs.task.task_id, author, obs.editor_text.strip(),
                  "keep-edit").random()
