@@ -7,9 +7,12 @@ output is cut once, by the sandbox, to ``sandbox.output_chars``.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
+import io
 import re
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -33,9 +36,45 @@ ROOT = PACKAGE.parent
 SOURCES = sorted([*PACKAGE.rglob("*.py"), *(ROOT / "envs").rglob("*.py"),
                   *(ROOT / "configs").rglob("*.yaml"), *(ROOT / "benchmarks").rglob("*.py")])
 
-#: A default written as a literal: ``name[: type] = 40`` or ``"name": 40`` in Python, a YAML
-#: ``name: 40`` (the literal ends the line or the entry).
-_LITERAL = r"^\s*\"?(?:{names})\"?\s*(?::[^=\n]*)?[=:]\s*[\d_.]+\s*(?:#.*)?,?$|\"(?:{names})\":\s*\d"
+#: A number as a default is written; a nonzero one (a mistake rate of 0 is "off", not a default).
+NUMBER = r"-?\d[\d_]*(?:\.\d+)?"
+NONZERO = r"(?:0*\.\d*[1-9]\d*|[1-9][\d_]*(?:\.\d+)?)"
+
+
+def literal(names: str, number: str = NUMBER) -> re.Pattern[str]:
+    """A default of one of ``names`` written as a literal, in any of the forms code takes:
+    ``name = 40``, ``name: int = 40``, ``self.name = 40``, ``f(name=40)``, ``"name": 40``,
+    ``'name': 40``, ``field(default=40)``, a rate ``{"value": 0.15, ...}`` and YAML
+    ``name: 40`` / ``name: {value: 0.15}`` (read from :func:`code_text`)."""
+    return re.compile(
+        r"(?<!\w)[\"']?\b(?:" + names + r")\b[\"']?\s*(?::\s*[\w\[\], |.]+?)?\s*[=:]\s*"
+        r"(?:\{\s*[\"']?value[\"']?\s*[:=]\s*)?(?:field\s*\(\s*default\s*=\s*)?" + number
+        + r"(?![\w.])", re.MULTILINE)
+
+
+def code_text(path: Path) -> str:
+    """A source without its comments and prose: YAML without ``#`` comments; Python with
+    comments dropped and every string but an identifier (a dict key) blanked, so a docstring
+    quoting ``run.max_turns=20`` is no default."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix != ".py":
+        return re.sub(r"#.*", "", text)
+    kept = []
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        value = tok.string
+        if tok.type == tokenize.COMMENT:
+            value = ""
+        elif tok.type == tokenize.STRING:
+            try:
+                inner = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                inner = None
+            value = f'"{inner}"' if isinstance(inner, str) and inner.isidentifier() else '""'
+        kept.append((tok.type, value))
+    return tokenize.untokenize(kept)
+
+
+_CODE = {p.relative_to(ROOT).as_posix(): code_text(p) for p in SOURCES}
 
 #: setting -> (its names, the one file allowed to write its default)
 DEFAULTS = {
@@ -48,16 +87,37 @@ DEFAULTS = {
 }
 
 
-def _where(pattern: str) -> list[str]:
-    regex = re.compile(pattern, re.MULTILINE)
-    return sorted({p.relative_to(ROOT).as_posix() for p in SOURCES
-                   if regex.search(p.read_text(encoding="utf-8"))})
+def _written(pattern: re.Pattern[str]) -> list[tuple[str, str]]:
+    """``(file, name)`` of every literal the pattern finds in the sources."""
+    return sorted((path, re.match(r"[\"']?(\w+)", m.group()).group(1))
+                  for path, text in _CODE.items() for m in pattern.finditer(text))
+
+
+def _once_in(found: list[tuple[str, str]], home: str) -> None:
+    assert {path for path, _ in found} == {home}, found
+    names = [name for _, name in found]
+    assert len(names) == len(set(names)), found  # each value once, in its home too
 
 
 @pytest.mark.parametrize("what", sorted(DEFAULTS))
 def test_a_default_is_written_in_one_place(what: str) -> None:
     names, home = DEFAULTS[what]
-    assert _where(_LITERAL.format(names=names)) == [home]
+    _once_in(_written(literal(names)), home)
+
+
+def test_the_literal_reader_sees_every_form_a_default_takes(tmp_path: Path) -> None:
+    forms = ["SessionEnv(max_turns=40)", "def f(self, max_turns: int = 40): ...",
+             "self.max_turns = 40", "x = {'max_turns': 40}", "y = dict(max_turns=40,)  # x",
+             "max_turns: int = field(default=40)"]
+    source = tmp_path / "m.py"
+    source.write_text("\n".join(forms) + '\n"""run.max_turns=20 in prose"""\n',
+                      encoding="utf-8")
+    assert len(literal("max_turns").findall(code_text(source))) == len(forms)
+    rates = tmp_path / "c.yaml"
+    rates.write_text("a:\n  wrong_variable: {value: 0.15}\n  wrong_window: 0.0  # off\n"
+                     "  # deference: 0.5\n", encoding="utf-8")
+    assert literal("wrong_variable|wrong_window|deference", NONZERO).findall(
+        code_text(rates)) == ["wrong_variable: {value: 0.15"]
 
 
 def test_a_job_the_engine_and_the_gym_share_the_defaults() -> None:
@@ -93,19 +153,18 @@ def test_the_job_config_takes_run_and_sandbox_from_the_typed_settings() -> None:
 
 
 #: The scripted agent's parameters and the nonzero rates of its mistakes: written once, in
-#: AGENT_DEFAULTS (a ``configs/sensitivity/`` option sets a value of its own on purpose).
+#: scripted_params.py (AGENT_DEFAULTS, and max_rejections in AgentParams); a
+#: ``configs/sensitivity/`` option sets a value of its own on purpose.
 SCRIPTED_NAMES = ("deference|patience_seconds|reaction_patience_seconds|lead_patience_seconds|"
-                  "finish_margin_turns|max_rejections|"
+                  "finish_margin_turns|max_rejections|ask_propensity|"
                   + "|".join(f.name for f in dataclasses.fields(MistakeModel)))
 SCRIPTED_HOME = "collabsim/participants/scripted_params.py"
 
 
 def test_the_scripted_parameters_are_written_in_one_place() -> None:
-    nonzero = _LITERAL.replace(r"[\d_.]+", r"(?:0*\.0*[1-9][\d_]*|[1-9][\d_.]*)").replace(
-        r"\":\s*\d", r"\":\s*(?:0*\.0*[1-9]|[1-9])")
-    found = [p for p in _where(nonzero.format(names=SCRIPTED_NAMES))
-             if not p.startswith("configs/sensitivity/")]
-    assert found == [SCRIPTED_HOME]
+    found = [(path, name) for path, name in _written(literal(SCRIPTED_NAMES, NONZERO))
+             if not path.startswith("configs/sensitivity/")]
+    _once_in(found, SCRIPTED_HOME)
 
 
 def test_the_scripted_policy_config_is_composed_from_the_one_home() -> None:
