@@ -35,16 +35,8 @@ See :class:`collabsim.envs.session_env.SessionEnv` (``tasks``, ``split``, ``team
 ``structure``, ``knowledge``, ``opponents``, ``max_turns``, ``reward``, ...).
 
 ## Version history
-* v1 (issue 39, same id): the turn budget and the virtual-time budget default to a job's
-  (``collabsim.session.config.MAX_TURNS`` and ``MAX_VIRTUAL_SECONDS``, as ``run.max_turns``
-  and ``run.max_virtual_seconds``), so an env and ``collabsim run`` with the same settings
-  play the same session; an episode of the earlier default is ``max_turns=30``. Code-cell
-  outputs are cut once, by the sandbox (``sandbox.output_chars``); the text observation
-  shows them as the sandbox kept them (it cut them again at 3,000 characters).
-* v1 (issue 35, same id and spaces): ``coordination=`` sets the coordination costs and
-  structural remedies (a :class:`~collabsim.core.coordination.CoordinationSpec` or a mapping
-  of fields to change; default the spec's defaults, as ``collabsim run`` uses them); the
-  default episodes now carry those costs, so their dynamics differ from earlier builds'.
+* v1 (issues 39 and 35, same id and spaces): the engine's changes shared by every env,
+  listed once in :mod:`collabsim.envs.session_env` (*Version history*).
 * v1 (issue 20, same id: the default episodes are unchanged): ``knowledge=`` says who
   holds the tasks' decisive facts (default ``"everyone"``; ``"by_profile"``: the agent holds
   none and must ask). The macro interface gained ``ask_reading`` / ``ask_convention`` (at

@@ -18,6 +18,20 @@ built-in generated statistical suite) or a DiscoveryBench-layout folder (real an
 ``split="train"`` / ``"test"`` / ``"all"`` picks a deterministic partition (``test_fraction``
 of the tasks, chosen by ``split_seed``), so a policy trained on ``train`` is evaluated on
 tasks it never saw.
+
+Version history (what changed for every env built on this engine; each env's docstring
+lists its own changes):
+
+* v1 (issue 39, same id): the turn budget and the virtual-time budget default to a job's
+  (``collabsim.session.config.MAX_TURNS`` and ``MAX_VIRTUAL_SECONDS``, as ``run.max_turns``
+  and ``run.max_virtual_seconds``), so an env and ``collabsim run`` with the same settings
+  play the same session; an episode of the earlier default is ``max_turns=30``. Code-cell
+  outputs are cut once, by the sandbox (``sandbox.output_chars``); the text observation
+  shows them as the sandbox kept them (it cut them again at 3,000 characters).
+* v1 (issue 35, same id and spaces): ``coordination=`` sets the coordination costs and
+  structural remedies (a :class:`~collabsim.core.coordination.CoordinationSpec` or a mapping
+  of fields to change; default the spec's defaults, as ``collabsim run`` uses them); the
+  default episodes now carry those costs, so their dynamics differ from earlier builds'.
 """
 
 from __future__ import annotations
