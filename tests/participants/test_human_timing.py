@@ -57,8 +57,10 @@ def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: 
     team = team_from_dict("R")
     model = HumanModel.from_params(load_profile("R").params).behaviour
     assert model is not None
-    checked = []
-    for seed in range(60):
+    # the seeds (of 60 tried) whose session has the case: an announced draft R replies to
+    # when its think time is over, R not busy with its own action then (in most sessions R
+    # agrees silently, checks before the announcement, or is still at work)
+    for seed in (2, 25, 53):
         participants = {"agent": ScriptedAgent(seed=seed, params=CAREFUL_AGENT),
                         "R": ScriptedCollaborator(team.collaborators[0], seed=seed)}
         config = SessionConfig(task=task, team=team, structure=builtin_structure("default"),
@@ -71,12 +73,10 @@ def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: 
         said = [e for e in events if e["action_type"] == "SEND_TEAMMATE_MESSAGE"]
         announce = next((e for e in said if e["actor"] == "agent" and "[draft=" in
                          e["args"]["message"]), None)
-        if announce is None:
-            continue  # R checked the draft before it was announced: it is not announced
+        assert announce is not None, seed
         fp = announce["args"]["message"].split("[draft=")[1].split("]")[0]
         reply = [e for e in said if e["actor"] == "R" and f"draft={fp}" in e["args"]["message"]]
-        if not reply:
-            continue  # R agreed silently (its message propensity)
+        assert reply, seed
         edit = next(e for e in events if e["actor"] == "agent"
                     and e["action_type"] == "EDITOR_UPDATE"
                     and draft_fingerprint(e["args"]["text"]) == fp)
@@ -88,8 +88,5 @@ def test_a_collaborators_reaction_starts_at_its_drawn_think_time(generated_200: 
         ready = min(seen, announce["t_end"]) + think
         busy = max(e["t_end"] for e in events if e["actor"] == "R"
                    and e["t_start"] < reply[0]["t_start"])
-        if busy >= ready:
-            continue  # R was still busy with its own action when it had read the draft
+        assert busy < ready, seed
         assert ready <= reply[0]["t_start"] <= ready + 0.0011, (seed, ready, reply[0])
-        checked.append(seed)
-    assert len(checked) >= 2, checked
