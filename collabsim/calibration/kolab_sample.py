@@ -140,11 +140,14 @@ def _output_quality(graph: WorkflowGraph, ai_node: str) -> int | None:
         return None
 
 
-def _participation(graph: WorkflowGraph, outputs: Counter[tuple[str, bool]]) -> list[int]:
-    """Add the graph's AI outputs by (kind, answered) to ``outputs``; return the counts
-    (AI nodes, AI nodes followed by a human node, responses, responses whose responder
-    requested an AI output, human nodes followed by a human node, human nodes followed by
-    any node, last AI output answered (0/1), has an AI output (0/1))."""
+#: The participation counts of a sample (KolabSample fields), summed over its graphs.
+_PARTICIPATION_FIELDS = ("ai_nodes", "ai_followed_by_human", "responses", "delegating",
+                         "human_continued", "human_followed", "last_answered", "with_ai")
+
+
+def _participation(graph: WorkflowGraph, outputs: Counter[tuple[str, bool]]) -> Counter[str]:
+    """Add the graph's AI outputs by (kind, answered) to ``outputs``; return the graph's
+    participation counts under their :class:`KolabSample` field names."""
     answered = {r.ai_node for r in graph.responses}
     for output in ai_outputs(graph):
         outputs[(output_kind(output[0]), any(n.id in answered for n in output))] += 1
@@ -159,8 +162,12 @@ def _participation(graph: WorkflowGraph, outputs: Counter[tuple[str, bool]]) -> 
                    and kind.get(e.source) == "human"]
     continued = {e.source for e in after_human if kind.get(e.target) == "human"}
     last = last_ai_responded(graph)
-    return [len(ai), len(followed), len(graph.responses), delegating, len(continued),
-            len({e.source for e in after_human}), int(last == 1.0), int(last == last)]
+    return Counter({
+        "ai_nodes": len(ai), "ai_followed_by_human": len(followed),
+        "responses": len(graph.responses), "delegating": delegating,
+        "human_continued": len(continued), "human_followed": len({e.source for e in after_human}),
+        "last_answered": int(last == 1.0), "with_ai": int(last == last),  # nan: no AI output
+    })
 
 
 def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> KolabSample:
@@ -176,9 +183,9 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
     reactions: dict[str, Counter[str]] = {}
     by_rating: dict[str, Counter[str]] = {"low": Counter(), "high": Counter()}
     outputs: Counter[tuple[str, bool]] = Counter()
-    part = np.zeros(8, dtype=int)
+    part: Counter[str] = Counter()
     for g in graphs:
-        part += _participation(g, outputs)
+        part.update(_participation(g, outputs))
         times = human_event_times(g)
         intervals.append(inter_event_intervals(times))
         bursts.append(burstiness(times))
@@ -210,9 +217,7 @@ def sample_from_graphs(graphs: Sequence[WorkflowGraph], file_name: str) -> Kolab
         reactions_high=np.array([by_rating["high"][k] for k in LABELS], dtype=int),
         outputs={k: (outputs[(k, False)] + outputs[(k, True)], outputs[(k, True)])
                  for k in sorted({k for k, _ in outputs})},
-        ai_nodes=int(part[0]), ai_followed_by_human=int(part[1]), responses=int(part[2]),
-        delegating=int(part[3]), human_continued=int(part[4]), human_followed=int(part[5]),
-        last_answered=int(part[6]), with_ai=int(part[7]),
+        **{name: part[name] for name in _PARTICIPATION_FIELDS},
     )
 
 
