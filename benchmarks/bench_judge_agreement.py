@@ -16,8 +16,8 @@ the judge's score was looked at, with the hypothesis-matching rubric of Discover
 * ``hms_score`` = context x variables x relation; a non-answer is 0 throughout.
 
 The golds are read from the shared data at run time (never copied here). Printed: Cohen's
-kappa of "score above 0" (judge vs hand) and Spearman's rho of the scores, with the
-confusion counts.
+kappa of "score above 0" (judge vs hand) and Spearman's rho of the scores, each with a paired
+percentile bootstrap 95 % interval over the hypotheses, and the confusion counts.
 
     python benchmarks/bench_judge_agreement.py [--data ../shared/data] [--show]
 """
@@ -27,10 +27,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
+from scipy.stats import bootstrap, spearmanr
 from sklearn.metrics import cohen_kappa_score
 
 from collabsim.metrics.judge_family import FamilyJudge
@@ -38,6 +41,15 @@ from collabsim.tasks.discoverybench import load_tasks
 
 REPO = Path(__file__).resolve().parents[1]
 SCORES = REPO / "benchmarks" / "data" / "judge_agreement_hms.csv"
+
+
+def _interval(x: pd.Series, y: pd.Series, statistic: Callable[[Any, Any], float]
+              ) -> tuple[float, float]:
+    """Paired percentile bootstrap 95 % interval of a statistic over the scored pairs
+    (2,000 resamples, seed 0)."""
+    res = bootstrap((x.to_numpy(), y.to_numpy()), statistic, paired=True, vectorized=False,
+                    n_resamples=2000, method="percentile", rng=np.random.default_rng(0))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
 
 
 def main() -> int:
@@ -62,8 +74,12 @@ def main() -> int:
     both = sum(x and y for x, y in zip(a, b, strict=True))
     print(f"{len(hand)} hand-scored hypotheses; above 0: hand {sum(a)}, judge {sum(b)}, "
           f"both {both}, neither {sum(not x and not y for x, y in zip(a, b, strict=True))}")
-    print(f"Cohen's kappa (score > 0): {cohen_kappa_score(a, b):.3f}")
-    print(f"Spearman rho (scores):     {rho:.3f}")
+    low_k, high_k = _interval(hand.hms_score > 0, hand.judge > 0, cohen_kappa_score)
+    low_r, high_r = _interval(hand.hms_score, hand.judge,
+                              lambda x, y: spearmanr(x, y).statistic)
+    print(f"Cohen's kappa (score > 0): {cohen_kappa_score(a, b):.3f} "
+          f"[{low_k:.3f}, {high_k:.3f}] (chance 0)")
+    print(f"Spearman rho (scores):     {rho:.3f} [{low_r:.3f}, {high_r:.3f}] (chance 0)")
     print(f"mean score: hand {hand.hms_score.mean():.3f}, judge {hand.judge.mean():.3f}")
     if args.show:
         for i, row in hand.iterrows():

@@ -35,14 +35,22 @@
 
   - 0 when the claim contradicts the gold: its direction set (or significance set) is
     non-empty and disjoint from the gold's non-empty one ("negative" vs "positive",
-    "no significant association" vs "positive", p = 0.2 vs "significant");
+    "no significant association" vs "positive", p = 0.2 vs "significant"), or it denies the
+    gold's strongest factor ("not the most influential factor");
   - 1 when the claim matches every component: the gold's directions, stated about the
-    gold's variables (:func:`directions_linked`; the claim may add "no association" for
-    other variables, no other direction), the same significance set, every gold number
-    within tolerance, every gold tag present;
+    gold's variables and not the opposite one (:func:`direction_link`: per sentence, a
+    gold sentence is also about the query's columns it describes; directions the claim
+    states about other variables neither help nor hurt), the same significance set, every
+    gold number within tolerance, every gold tag present;
   - 0.5 when some component matches (the claim is right but less specific, or a number is
     off);
-  - 0 when none matches;
+  - 0.5 when none matches but the claim states an association of its own about the gold's
+    variables (:func:`associates`) and the gold states no direction or significance (its
+    components are a formula's numbers or a form) or states a rule ("are classified as",
+    "is calculated by": :data:`DEPENDENCE_WORDS`; its directions are the rule's
+    thresholds) whose direction the claim does not oppose: similar but more general, an
+    association for the gold's formula;
+  - 0 otherwise;
   - when the gold states no component left, its relation words are compared
     (:func:`relation_words`, :func:`_phrase_relation`): never full credit by default.
 
@@ -63,13 +71,14 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from collabsim.domain.words import STOPWORDS, stem
 from collabsim.metrics.non_answers import non_answer_reason
 from collabsim.metrics.outcome import HypothesisScore
 from collabsim.metrics.stats_claims import (
     DOWN_WORDS,
+    NOT_STRONGEST,
     POPULATION,
     SENTENCE_END,
     UP_WORDS,
@@ -94,6 +103,10 @@ ROUND_CAP = 0.10
 #: Shares of a worded relation's words a claim must hold for full and for half credit.
 PHRASE_FULL = 0.5
 PHRASE_PART = 0.25
+
+#: What :func:`direction_link` finds: the claim states the gold's direction about the gold's
+#: variables, the opposite one (or both), or neither.
+LINK_MET, LINK_OPPOSED, LINK_NONE = "met", "opposed", "none"
 
 
 def number_matches(gold: float, claim: tuple[float, int]) -> bool:
@@ -151,7 +164,7 @@ def context_parts(claim: StatClaim, gold: StatClaim, frame: frozenset[str]) -> t
 
 def relation_parts(claim: StatClaim, gold: StatClaim, asked: StatClaim | None = None,
                    relation_words: frozenset[str] = frozenset(),
-                   linked: bool = True, associates: bool = False) -> tuple[float, str]:
+                   link: str = LINK_MET, associates: bool = False) -> tuple[float, str]:
     """Relation score and reason (see the module docstring).
 
     Args:
@@ -161,20 +174,22 @@ def relation_parts(claim: StatClaim, gold: StatClaim, asked: StatClaim | None = 
             direction or significance set, a form tag, a number) is no component to match,
             and a claim's copy of a query number is no number.
         relation_words: The gold's relation words (:func:`relation_words`), compared when
-            the gold states no component left to match.
-        linked: Whether the claim states the gold's direction about the gold's variables
-            (:func:`directions_linked`); a direction about other variables is no match.
+            the gold states no component left to match; one of :data:`DEPENDENCE_WORDS`
+            marks a gold stating a rule or formula ("are classified as", "is calculated
+            by"), whose directions are the rule's thresholds.
+        link: Whether the claim states the gold's direction about the gold's variables
+            (:func:`direction_link`); a direction about other variables is no match.
         associates: Whether the claim states an association of its own (a direction the
             query does not state) about the gold's variables (:func:`associates`): a gold
-            stating no direction whose numbers or form the claim misses then gets 0.5
-            (similar but more general: an association for the gold's formula).
+            stating no direction, or stating a rule, whose components the claim misses
+            without contradicting them then gets 0.5 (similar but more general: an
+            association for the gold's formula).
     """
     asked = asked or _NOTHING
-    for name, g_set, c_set in (("direction", gold.direction, claim.direction),
-                               ("significance", gold.significance, claim.significance)):
-        if g_set and c_set and not (g_set & c_set):
-            return 0.0, f"{name} {sorted(c_set)} contradicts the gold's {sorted(g_set)}"
-    parts = _components(claim, gold, asked, linked)
+    contradiction = _contradiction(claim, gold)
+    if contradiction is not None:
+        return 0.0, contradiction
+    parts = _components(claim, gold, asked, link == LINK_MET)
     if not parts:
         return _phrase_relation(claim, relation_words, associates)
     missing = sorted(k for k, ok in parts.items() if not ok)
@@ -182,10 +197,22 @@ def relation_parts(claim: StatClaim, gold: StatClaim, asked: StatClaim | None = 
         return 1.0, "relation matches (" + ", ".join(sorted(parts)) + ")"
     if len(missing) < len(parts):
         return 0.5, "relation partly matches (missing or off: " + ", ".join(missing) + ")"
-    if associates and "direction" not in parts and "significance" not in parts:
+    if associates and ("direction" not in parts and "significance" not in parts
+                       or relation_words & DEPENDENCE_WORDS and link != LINK_OPPOSED):
         return 0.5, ("an association of its own for the gold's " + ", ".join(missing)
                      + ": more general")
     return 0.0, "relation missing (" + ", ".join(missing) + ")"
+
+
+def _contradiction(claim: StatClaim, gold: StatClaim) -> str | None:
+    """Why the claim contradicts the gold (see the module docstring), or None."""
+    if "strongest" in gold.shapes and NOT_STRONGEST in claim.shapes - gold.shapes:
+        return "the claim denies the gold's strongest factor"
+    for name, g_set, c_set in (("direction", gold.direction, claim.direction),
+                               ("significance", gold.significance, claim.significance)):
+        if g_set and c_set and not (g_set & c_set):
+            return f"{name} {sorted(c_set)} contradicts the gold's {sorted(g_set)}"
+    return None
 
 
 def _components(claim: StatClaim, gold: StatClaim, asked: StatClaim, linked: bool
@@ -194,8 +221,7 @@ def _components(claim: StatClaim, gold: StatClaim, asked: StatClaim, linked: boo
     matches it (see :func:`relation_parts`)."""
     parts: dict[str, bool] = {}
     if gold.direction and gold.direction != asked.direction:
-        parts["direction"] = (linked and gold.direction <= claim.direction
-                              and claim.direction - gold.direction <= {"null"})
+        parts["direction"] = linked and gold.direction <= claim.direction
     if gold.significance and gold.significance != asked.significance:
         parts["significance"] = claim.significance == gold.significance
     echoed = asked.numbers
@@ -233,63 +259,133 @@ def _phrase_relation(claim: StatClaim, words: frozenset[str], associates: bool
 DEPENDENCE_WORDS = frozenset(map(stem, wordset(
     "predicted estimated determined depends depend influenced influence influences "
     "calculated based function formula affected impacted explained driven shaped derived "
-    "computed determinant determinants classified categorized evaluated")))
+    "computed determinant determinants classified categorized evaluated assigned")))
 
 
 _NOTHING = read_claim("")
 
 
-def sentence_links(text: str, lex: ColumnLexicon) -> list[tuple[frozenset[str], frozenset[str]]]:
+@dataclass(frozen=True)
+class SentenceLink:
+    """What one sentence (or ``;``-clause) of a text states (:func:`sentence_links`).
+
+    Attributes:
+        columns: The columns it is about (its own and those it inherits).
+        directions: Its direction set (``{ASSOCIATED}`` for a significant association
+            without a direction: "differs significantly across").
+        own: The columns it names or describes itself (a sentence naming none continues the
+            previous one and has that one's).
+    """
+
+    columns: frozenset[str]
+    directions: frozenset[str]
+    own: frozenset[str]
+
+
+def sentence_links(text: str, lex: ColumnLexicon, described: frozenset[str] = frozenset()
+                   ) -> list[SentenceLink]:
     """Per sentence (or ``;``-clause) of a text: the columns it is about and its direction
-    set (``{ASSOCIATED}`` for a significant association without one: "differs significantly
-    across"). A sentence is about the columns it names (a gold's prose describing a column
-    does not count here: with it, other golds of the same data link too often). A sentence
-    naming no column ("The relationship is positive.") is about the previous
-    one's; one naming a single column ("...; age (negative, ...)") is about it and the first
-    sentence's (the lead, which names the outcome)."""
-    out: list[tuple[frozenset[str], frozenset[str]]] = []
+    set. A sentence is about the columns it names, and about those of ``described`` (the
+    claim's columns the query asks about) whose description it covers
+    (:meth:`~collabsim.metrics.stats_vocab.ColumnLexicon.describes`: "own customized safety
+    gear" for ``custom_gear_ownership``); prose describing any other column does not count
+    (with it, other golds of the same data link too often). A sentence naming no column
+    ("The relationship is positive.") is about the previous one's; one naming a single
+    column ("...; age (negative, ...)") is about it and the first sentence's (the lead,
+    which names the outcome)."""
+    out: list[SentenceLink] = []
     mentions = lex.mentions(text)
+    blanked = without_columns(text, lex)
     start = 0
     for end in [m.end() for m in SENTENCE_END.finditer(text)] + [len(text)]:
         if not text[start:end].strip():
             start = end
             continue
-        cols = frozenset(m.column for m in mentions if start <= m.start < end)
-        if out and len(cols) <= 1:
-            cols = cols | (out[0][0] if cols else out[-1][0])
+        own = frozenset(m.column for m in mentions if start <= m.start < end)
+        own |= {v for v in described - own if lex.describes(v, text[start:end])}
+        cols = own
+        if out and len(own) <= 1:
+            cols = own | (out[0].columns if own else out[-1].columns)
+            own = own or out[-1].own
         dirs = direction_of(text[start:end])
-        if not dirs and "significant" in significance_of(text[start:end]):
+        if not dirs and "significant" in significance_of(blanked[start:end]):
             dirs = frozenset({ASSOCIATED})  # "differs significantly across": undirected
-        out.append((cols, dirs))
+        out.append(SentenceLink(cols, dirs, own))
         start = end
     return out
+
+
+def without_columns(text: str, lex: ColumnLexicon) -> str:
+    """The text with the column names it mentions blanked out (same length): "religious
+    significance" names a column, it states no statistical significance."""
+    blanked = text
+    for m in lex.mentions(text):
+        blanked = blanked[:m.start] + " " * (m.end - m.start) + blanked[m.end:]
+    return blanked
 
 
 #: The direction mark of a sentence stating a significant association without a direction.
 ASSOCIATED = "associated"
 
 
-def associates(claim: list[tuple[frozenset[str], frozenset[str]]], gold_columns: frozenset[str],
-               asked: StatClaim | None) -> bool:
+def associates(claim: list[SentenceLink], gold_columns: frozenset[str],
+               asked: StatClaim | None, asked_columns: frozenset[str] = frozenset()) -> bool:
     """True when a claim sentence states a direction or a significant association (not the
-    query's own direction, not "no association") about at least ``min(2, n)`` of the gold's
-    ``n`` columns."""
+    query's own direction or significance, not "no association") about at least
+    ``min(2, n)`` of the gold's ``n`` columns, one of them a column the query asks about
+    when it asks about any of the gold's (an association about other columns of the same
+    data answers another question)."""
     echoed = asked.direction if asked is not None else frozenset()
+    if not echoed and asked is not None and "significant" in asked.significance:
+        echoed = frozenset({ASSOCIATED})  # "Is there a significant relationship ...?"
     need = min(2, len(gold_columns))
+    asked_gold = gold_columns & asked_columns
     return bool(need) and any(
-        (c_dir - {"null"}) and c_dir != echoed and len(c_cols & gold_columns) >= need
-        for c_cols, c_dir in claim)
+        (c.directions - {"null"}) and c.directions != echoed
+        and len(c.columns & gold_columns) >= need and (not asked_gold or c.columns & asked_gold)
+        for c in claim)
 
 
-def directions_linked(claim: list[tuple[frozenset[str], frozenset[str]]],
-                      gold: list[tuple[frozenset[str], frozenset[str]]]) -> bool:
-    """True when the gold states no direction, or some directed gold sentence has a claim
-    sentence of its direction about at least ``min(2, n)`` of its ``n`` columns: the claim
-    states the gold's direction about the gold's variables, not about others."""
-    directed = [(cols, d - {ASSOCIATED}) for cols, d in gold if d - {"null", ASSOCIATED}]
-    return not directed or any(
-        g_dir <= c_dir and len(g_cols & c_cols) >= min(2, len(g_cols))
-        for g_cols, g_dir in directed for c_cols, c_dir in claim)
+def direction_link(claim: list[SentenceLink], gold: list[SentenceLink]) -> str:
+    """Whether the claim states the gold's direction about the gold's variables.
+
+    A claim sentence is about a gold sentence's ``n`` columns when it names at least
+    ``min(2, n)`` of them. A directed gold sentence is met by a claim sentence about it that
+    states its direction and no other (a hedge, "positively or negatively", is no
+    statement), and opposed by one about it that names one of them itself, states only
+    other directions and meets no gold sentence (what the gold states itself is no
+    opposition: "... tend to select paragliding; those not meeting these criteria are more
+    likely to ..."; a trailing "; age (negative, ...)" is about age, not about the lead's
+    variables). Returns :data:`LINK_OPPOSED` when some directed gold sentence is opposed
+    and not met, or opposed by a sentence about the same variables as a meeting one (both
+    ways about the same variables); else :data:`LINK_MET` when the gold states no
+    direction or some directed gold sentence is met; else :data:`LINK_NONE`. Directions
+    the claim states about other variables (the other factors of a multi-factor answer,
+    other values of a group) neither help nor hurt."""
+    directed = [(g.columns, g.directions - {ASSOCIATED}) for g in gold
+                if g.directions - {"null", ASSOCIATED}]
+    sentences = [(c.columns, c.directions - {ASSOCIATED}, c.own) for c in claim]
+
+    def about(g_cols: frozenset[str], c_cols: frozenset[str]) -> bool:
+        return len(g_cols & c_cols) >= min(2, len(g_cols))
+
+    def meets(g_dir: frozenset[str], c_dir: frozenset[str]) -> bool:
+        return g_dir <= c_dir and c_dir - g_dir <= {"null"}
+
+    meeting = [any(about(g_cols, c_cols) and meets(g_dir, c_dir) for g_cols, g_dir in directed)
+               for c_cols, c_dir, _ in sentences]
+    met_any = False
+    for g_cols, g_dir in directed:
+        met = [g_cols & c_cols for c_cols, c_dir, _ in sentences
+               if about(g_cols, c_cols) and meets(g_dir, c_dir)]
+        opposed = [g_cols & c_cols for (c_cols, c_dir, own), meeting_one
+                   in zip(sentences, meeting, strict=True)
+                   if about(g_cols, c_cols) and own & g_cols and not meeting_one
+                   and c_dir - {"null"} and not c_dir & g_dir]
+        if opposed and (not met or any(a <= b or b <= a for a in met for b in opposed)):
+            return LINK_OPPOSED
+        met_any = met_any or bool(met)
+    return LINK_MET if met_any or not directed else LINK_NONE
 
 
 #: Words every statement of a relation uses: they state none by themselves.
@@ -439,12 +535,8 @@ class StatsJudge:
         to its context, and "significance" in a column's name ("religious significance")
         not read as statistical significance."""
         claim = read_claim(text)
-        mentions = lex.mentions(text)
-        blanked = text
-        for m in mentions:
-            blanked = blanked[:m.start] + " " * (m.end - m.start) + blanked[m.end:]
         return replace(claim, population=claim.population | coded_groups(text, lex),
-                       significance=significance_of(blanked))
+                       significance=significance_of(without_columns(text, lex)))
 
     def _score(self, hypothesis: str, gold: str, task: Task | TaskBrief | None
                ) -> HypothesisScore:
@@ -468,11 +560,12 @@ class StatsJudge:
             f1 = phrase_variables(hypothesis, gold)
             spans = control_spans(gold) + filter_spans(gold)
         asked = self._read(query, lex) if query else None
-        c_links = sentence_links(hypothesis, lex)
-        linked = directions_linked(c_links,
-                                   sentence_links(gold, lex))
+        asked_vars = frozenset(self.variables(query, task)) if query else frozenset()
+        described = asked_vars & c_vars
+        c_links = sentence_links(hypothesis, lex, described)
+        link = direction_link(c_links, sentence_links(gold, lex, described))
         rel, why = relation_parts(c_claim, g_claim, asked, relation_words(gold, spans, query),
-                                  linked, associates(c_links, frozenset(g_vars), asked))
+                                  link, associates(c_links, frozenset(g_vars), asked, asked_vars))
         rationale = (
             f"context: claim {sorted(c_claim.population - frame)} vs gold "
             f"{sorted(g_claim.population - frame)}, controls {sorted(g_claim.controls)} "

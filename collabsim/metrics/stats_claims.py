@@ -20,7 +20,7 @@ context parts of one text (:mod:`collabsim.metrics.stats_vocab` reads the variab
   ``20%``, ``$500``, ``3.0e-05``), except data years, p-values and digits inside names;
 * **shape and comparison tags**: linear, quadratic/squared, cubic, polynomial,
   exponential, logarithmic; strongest ("most influential", "strongest predictor"; not after
-  "not") and
+  "not", which is tagged ``not strongest``) and
   stronger ("more pronounced", "stronger") comparisons;
 * **context**: population words (men/women/male/female, Black, Hispanic, White, Asian,
   children/adults; not when written in capitals like a column name, "BLACK is ...", developing/developed countries, rural/urban, low/high
@@ -81,6 +81,8 @@ DOWN_WORDS = wordset("lower less fewer decrease decreas decline declin reduc sma
                        "diminish fall fell shrink reduce diminishe lowere")
 _NOT_MOVEMENT = re.compile(r"\b(?:more|less)\s+(?:pronounced|than|so|or|important|influential)\b",
                            re.IGNORECASE)
+#: The tag of a text denying that a variable is the strongest ("not the most influential").
+NOT_STRONGEST = "not strongest"
 _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (name, re.compile(pattern, re.IGNORECASE)) for name, pattern in (
         ("linear", r"\blinear(?:ly)?\b(?!\s+combination)"),
@@ -92,6 +94,8 @@ _SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("strongest", r"(?<!not\sthe\s)(?<!not\s)\bmost\s+(?:influential|important|impactful|"
                       r"significant)\b|(?<!not\sthe\s)(?<!not\s)\bstrongest\b"),
         ("stronger", r"\bmore\s+pronounced\b|\bstronger\b"),
+        (NOT_STRONGEST, r"\bnot\s+(?:the\s+)?(?:most\s+(?:influential|important|impactful|"
+                        r"significant)\b|strongest\b)"),
     )
 )
 #: Population words -> canonical context item.

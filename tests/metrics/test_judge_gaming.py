@@ -216,3 +216,93 @@ def test_a_significant_difference_across_groups_is_an_association(judge: StatsJu
                  ("events", "Number of events attended"), ("skill", "Skill level"))
     claim = "Events attended differs significantly across skill level (p < 0.001)."
     assert judge.score(claim, task.gold_hypothesis, task).relation == 0.5
+
+
+BMI = _task("What explains BMI?", "Income is positively associated with BMI.",
+            ("BMI", "Body mass index"), ("INCOME", "Income of the respondent"),
+            ("AGE", "Age of the respondent"))
+
+
+def test_other_factors_of_a_multi_factor_answer_neither_help_nor_hurt(judge: StatsJudge) -> None:
+    # the scripted analyst's form: the lead, then the other factors one clause each
+    claim = ("Among the factors considered, income is the most influential factor explaining "
+             "BMI: the relationship is positive with a coefficient of 0.3 (p < 0.001). Other "
+             "significant factors: age (negative, coefficient -0.2, p < 0.001).")
+    assert judge.score(claim, BMI.gold_hypothesis, BMI).relation == 1.0
+
+
+def test_both_directions_about_the_gold_variables_are_no_direction(judge: StatsJudge) -> None:
+    hedge = "Income is positively associated with BMI. Income is negatively associated with BMI."
+    assert judge.score(hedge, BMI.gold_hypothesis, BMI).relation == 0.0
+    flipped = "Income is negatively associated with BMI. Age is positively associated with BMI."
+    assert judge.score(flipped, BMI.gold_hypothesis, BMI).relation == 0.0
+
+
+def test_a_gold_sentence_is_about_the_asked_columns_it_describes(judge: StatsJudge) -> None:
+    # the gold only describes the gear column the query asks about ("own customized safety
+    # gear"); the claim states the gold's direction about it and the outcome
+    task = _task("What is the relationship between thrill-seeking scores and the ownership of "
+                 "custom gear?",
+                 "Participants who own customized safety gear, repeat participation, and have "
+                 "accumulated more years of experience may tend to have higher thrill-seeking "
+                 "scores.",
+                 ("thrill_seeking_score", "A numerical score representing the participant's "
+                                          "affinity for taking high risks"),
+                 ("custom_gear_ownership", "Indicates if the participant owns customized "
+                                           "safety gear for extreme sports"),
+                 ("years_of_experience", "The number of years the participant has been "
+                                         "involved in extreme sports."),
+                 ("repeat_participation", "Indicates if the participant repeatedly engages in "
+                                          "the same extreme sport"))
+    claim = ("Thrill seeking score is positively associated with ownership of custom gear, "
+             "with a coefficient of 0.04 (p = 0.035).")
+    assert judge.score(claim, task.gold_hypothesis, task).relation == 1.0
+    assert judge.score(claim.replace("positively", "negatively"), task.gold_hypothesis,
+                       task).relation == 0.0
+
+
+RULE = _task("Is there a relationship between mythological beliefs, a centralized religious "
+             "structure, and the type of government?",
+             "Civilizations with higher mythological beliefs and a centralized religious "
+             "structure are classified as monarchies; otherwise, they are categorized as "
+             "democracies.",
+             ("mythological_beliefs", "Strength of mythological beliefs"),
+             ("centralized_religious_structure", "Whether religion is centrally organised"),
+             ("type_of_government", "Type of government"))
+
+
+def test_an_association_for_a_rule_is_more_general_unless_it_opposes(judge: StatsJudge) -> None:
+    # the rule's directions are its thresholds: an association of the claim's own about the
+    # rule's variables is similar but more general; the opposite direction is not
+    claim = ("Mythological beliefs differ significantly across centralized religious structure "
+             "(p = 0.01); the mean is highest for structure = yes.")
+    assert judge.score(claim, RULE.gold_hypothesis, RULE).relation == 0.5
+    opposed = ("Mythological beliefs are negatively associated with centralized religious "
+               "structure (p < 0.001).")
+    assert judge.score(opposed, RULE.gold_hypothesis, RULE).relation == 0.0
+    assert judge.score(RULE.query, RULE.gold_hypothesis, RULE).relation == 0.0
+
+
+def test_a_significant_relationship_asked_about_is_no_association(judge: StatsJudge) -> None:
+    task = _task("Is there a significant relationship between the social media engagement score "
+                 "and the total viewer count?",
+                 "The social media engagement score for the concert is influenced by the total "
+                 "viewer count and the presence of guest artists.",
+                 ("social_media_engagement_score", "Numerical score representing the level of "
+                                                   "engagement of the artist"),
+                 ("total_viewer_count", "Total number of people who watched the concert "
+                                        "online."),
+                 ("guest_artist_present", "Indicates whether guest artists performed during "
+                                          "the concert."))
+    assert judge.score(task.query, task.gold_hypothesis, task).performance == 0.0
+
+
+def test_denying_the_strongest_factor_contradicts_the_gold(judge: StatsJudge) -> None:
+    task = _task("Is income the most influential factor explaining BMI?",
+                 "Income is the most influential factor explaining BMI; the relationship is "
+                 "positive.", ("BMI", "Body mass index"), ("INCOME", "Income of the respondent"),
+                 ("AGE", "Age of the respondent"))
+    denied = judge.score("Income is positively associated with BMI, but it is not the most "
+                         "influential factor (rank 2 of 3).", task.gold_hypothesis, task)
+    assert denied.relation == 0.0, denied.rationale
+    assert judge.score(task.gold_hypothesis, task.gold_hypothesis, task).performance == 1.0
