@@ -389,9 +389,9 @@ def direction_link(claim: list[SentenceLink], gold: list[SentenceLink]) -> str:
 
 
 #: Words every statement of a relation uses: they state none by themselves.
-RELATION_FILLER = wordset("relationship relation relat associat association associated "
-                          "between link linked connection factor factors variable variables "
-                          "data among also")
+RELATION_FILLER = frozenset(map(stem, wordset(
+    "relationship relation related association associated between link linked connection "
+    "factor factors variable variables data among also")))
 
 
 def relation_words(gold: str, spans: list[tuple[int, int]], query: str) -> frozenset[str]:
@@ -419,12 +419,15 @@ def phrase_variables(claim: str, gold: str) -> float:
 def _content(word: str) -> bool:
     """A stem that can carry a variable or a relation: no stop, generic, filler or
     population word, no number, longer than two letters."""
-    return (len(word) > 2 and not word[0].isdigit() and word not in STOPWORDS
+    return (len(word) > 2 and not word[0].isdigit() and word not in _STOP_STEMS
             and word not in GENERIC_WORDS and word not in RELATION_FILLER
             and word not in _POPULATION_STEMS)
 
 
-_POPULATION_STEMS = frozenset(stem(w) for k in POPULATION for w in k.split())
+#: Stems of the one-word population words ("women", "rural"); a phrase ("high income",
+#: "african american") is a population only as a whole, its words alone are none.
+_POPULATION_STEMS = frozenset(stem(k) for k in POPULATION if " " not in k)
+_STOP_STEMS = STOPWORDS | frozenset(map(stem, STOPWORDS))
 _DIRECTION_STEMS = wordset("positive positively negative negatively inverse inversely "
                            "significant significantly statistically")
 

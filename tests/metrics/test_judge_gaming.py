@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from collabsim.metrics.judge_stats import StatsJudge
+from collabsim.metrics.judge_stats import StatsJudge, phrase_variables, relation_words
 from collabsim.metrics.non_answers import non_answer_reason
 from collabsim.tasks.model import ColumnInfo, DatasetInfo, Task
 
@@ -306,3 +306,12 @@ def test_denying_the_strongest_factor_contradicts_the_gold(judge: StatsJudge) ->
                          "influential factor (rank 2 of 3).", task.gold_hypothesis, task)
     assert denied.relation == 0.0, denied.rationale
     assert judge.score(task.gold_hypothesis, task.gold_hypothesis, task).performance == 1.0
+
+
+def test_word_lists_are_compared_as_stems() -> None:
+    # "income" is a variable word: "high income" is a population only as a whole
+    assert phrase_variables("Health is better with more schooling.",
+                            "Income is higher with more schooling.") == 0.5
+    # "association" states no relation of its own, in any inflection
+    assert relation_words("An association of X with Y is found in rural towns.", [], "") == {
+        "found", "town"}
