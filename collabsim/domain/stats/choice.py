@@ -171,8 +171,10 @@ def plan_from_query(brief: Any, query: StatQuery) -> StatPlan | None:
     question_type = (getattr(brief, "question_type", "") or "").lower()
     if "predictors" in held:
         pass  # a held fact names the predictors: no candidates are added
-    elif "compare" in query.asks or (question_type.startswith("variable") and not predictors):
-        # "which factors ...?" / a question about variables that names none: compare all
+    elif "compare" in query.asks or not predictors and (
+            "columns" in query.asks or question_type.startswith("variable")):
+        # "which factors ...?" / a question about variables, or pointing at the data's
+        # columns ("predicted using the provided dataset columns"), that names none: all
         for column in candidate_predictors(brief, query.target, exclude=query.controls):
             if column not in predictors:
                 predictors.append(column)

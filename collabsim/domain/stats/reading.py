@@ -24,7 +24,8 @@ How a query is read (never from a gold answer):
   named in a "where / for / among / with ... above N" clause;
 * **asks**: ``significance``, ``correlation``, ``proportion``, ``difference``,
   ``interaction``, ``compare`` (the most impactful factor / which factors), ``likelihood``,
-  ``coefficient``.
+  ``coefficient``, ``columns`` (the data's columns pointed at without being named:
+  "predicted using the provided dataset columns", "the characteristics of concerts").
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from collabsim.domain.stats.model import Filter
 
 ASKS: tuple[str, ...] = ("significance", "correlation", "proportion", "difference",
                          "interaction", "compare", "likelihood", "coefficient", "negative",
-                         "positive")
+                         "positive", "columns")
 
 _ASK_RE: dict[str, re.Pattern[str]] = {
     "significance": re.compile(r"\bsignifican", re.I),
@@ -65,6 +66,11 @@ _ASK_RE: dict[str, re.Pattern[str]] = {
                           r"traits)|what explain)", re.I),
     "likelihood": re.compile(r"\b(?:likelihood|likely|probability|odds|chance)\b", re.I),
     "coefficient": re.compile(r"\bcoefficient", re.I),
+    # the query points at the data's columns without naming them
+    "columns": re.compile(r"\b(?:(?:using|from|with|by|on) (?:the |all )?(?:provided |available |"
+                          r"given |other )?(?:dataset |data )?(?:columns|variables|features|"
+                          r"attributes)|characteristics of|(?:the |all )?other (?:columns|"
+                          r"variables|features|factors))\b", re.I),
     "negative": re.compile(r"\b(?:negative(?:ly)?|inverse(?:ly)?|decreas\w*|reduc\w*|"
                            r"lower)\b", re.I),
     "positive": re.compile(r"\b(?:positive(?:ly)?|increas\w*|higher)\b", re.I),

@@ -82,6 +82,19 @@ def test_a_variables_question_naming_no_predictor_compares_the_candidates() -> N
     assert relationship is not None and relationship.predictors == ()
 
 
+def test_a_query_pointing_at_the_columns_compares_them_unless_it_names_some() -> None:
+    for query in ("Can the speciation rates be predicted using the provided dataset columns?",
+                  "Is there a relationship between the characteristics of basins and the "
+                  "speciation rates?"):
+        plan = plan_for(Brief(query, (FISH,)))
+        assert plan is not None and plan.target == "BAMM_speciation", query
+        assert set(plan.predictors) == {"MBL_evol", "BEL_evol", "OGP_evol", "diversity"}, query
+    named = plan_for(Brief("Is there a relationship between the characteristics of basins "
+                           "such as diversity and the speciation rates?", (FISH,)))
+    assert named is not None and len(named.predictors) == 1  # no candidates added
+    assert {named.target, *named.predictors} == {"diversity", "BAMM_speciation"}
+
+
 def test_a_plan_joins_only_tables_with_a_key_in_common() -> None:
     people = Data("people.csv", (Col("person_id"), Col("income", "Yearly income"),
                                  Col("age", "Age in years")))
