@@ -43,7 +43,11 @@
     states about other variables neither help nor hurt), the same significance set, every
     gold number within tolerance, every gold tag present;
   - 0.5 when some component matches (the claim is right but less specific, or a number is
-    off);
+    off), or when the only component, the gold's numbers, is missed by numbers of the
+    claim's own while it states the gold's direction (the one the query asks about) about
+    the gold's variables: right direction, off numbers;
+  - at most 0.5 when the query states the gold's numbers and the claim states numbers of
+    its own instead (it computed other numbers: off);
   - 0.5 when none matches but the claim states an association of its own about the gold's
     variables (:func:`associates`) and the gold states no direction or significance (its
     components are a formula's numbers or a form) or states a rule ("are classified as",
@@ -190,13 +194,36 @@ def relation_parts(claim: StatClaim, gold: StatClaim, asked: StatClaim | None = 
     if contradiction is not None:
         return 0.0, contradiction
     parts = _components(claim, gold, asked, link == LINK_MET)
+    # numbers the claim computed itself (not the query's): where the gold's differ, they are off
+    own_numbers = [c for c in claim.numbers
+                   if not any(number_matches(q, c) for q, _ in asked.numbers)]
     if not parts:
-        return _phrase_relation(claim, relation_words, associates)
+        score, why = _phrase_relation(claim, relation_words, associates)
+        asked_numbers = bool(gold.numbers) and all(
+            any(number_matches(g, q) for q in asked.numbers) for g, _ in gold.numbers)
+        if score > 0.5 and asked_numbers and own_numbers:
+            return 0.5, why + "; the claim's own numbers are not the gold's the query states"
+        return score, why
     missing = sorted(k for k, ok in parts.items() if not ok)
     if not missing:
         return 1.0, "relation matches (" + ", ".join(sorted(parts)) + ")"
     if len(missing) < len(parts):
         return 0.5, "relation partly matches (missing or off: " + ", ".join(missing) + ")"
+    return _none_matched(claim, gold, missing, parts, bool(own_numbers), relation_words, link,
+                         associates)
+
+
+def _none_matched(claim: StatClaim, gold: StatClaim, missing: list[str], parts: dict[str, bool],
+                  own_numbers: bool, relation_words: frozenset[str], link: str,
+                  associates: bool) -> tuple[float, str]:
+    """The relation score when the claim matches none of the gold's components (see
+    :func:`relation_parts`): 0.5 for the right direction with numbers off, or for an
+    association of the claim's own, else 0."""
+    if (missing == ["numbers"] and own_numbers and gold.direction - {"null"}
+            and link == LINK_MET and gold.direction <= claim.direction):
+        # the direction the query asks about, stated about the gold's variables: right
+        # direction, off numbers (the rubric's "similar but more general")
+        return 0.5, "the gold's direction about its variables, numbers off"
     if associates and ("direction" not in parts and "significance" not in parts
                        or relation_words & DEPENDENCE_WORDS and link != LINK_OPPOSED):
         return 0.5, ("an association of its own for the gold's " + ", ".join(missing)
@@ -352,8 +379,8 @@ def direction_link(claim: list[SentenceLink], gold: list[SentenceLink]) -> str:
     A claim sentence is about a gold sentence's ``n`` columns when it names at least
     ``min(2, n)`` of them. A directed gold sentence is met by a claim sentence about it that
     states its direction and no other (a hedge, "positively or negatively", is no
-    statement), and opposed by one about it that names one of them itself, states only
-    other directions and meets no gold sentence (what the gold states itself is no
+    statement) and names one of them itself, and opposed by one about it that names one of
+    them itself, states only other directions and meets no gold sentence (what the gold states itself is no
     opposition: "... tend to select paragliding; those not meeting these criteria are more
     likely to ..."; a trailing "; age (negative, ...)" is about age, not about the lead's
     variables). Returns :data:`LINK_OPPOSED` when some directed gold sentence is opposed
@@ -369,18 +396,22 @@ def direction_link(claim: list[SentenceLink], gold: list[SentenceLink]) -> str:
     def about(g_cols: frozenset[str], c_cols: frozenset[str]) -> bool:
         return len(g_cols & c_cols) >= min(2, len(g_cols))
 
+    def names(g_cols: frozenset[str], own: frozenset[str]) -> bool:
+        return not g_cols or bool(own & g_cols)  # a gold naming no column: any sentence
+
     def meets(g_dir: frozenset[str], c_dir: frozenset[str]) -> bool:
         return g_dir <= c_dir and c_dir - g_dir <= {"null"}
 
-    meeting = [any(about(g_cols, c_cols) and meets(g_dir, c_dir) for g_cols, g_dir in directed)
-               for c_cols, c_dir, _ in sentences]
+    meeting = [any(about(g_cols, c_cols) and names(g_cols, own) and meets(g_dir, c_dir)
+                   for g_cols, g_dir in directed)
+               for c_cols, c_dir, own in sentences]
     met_any = False
     for g_cols, g_dir in directed:
-        met = [g_cols & c_cols for c_cols, c_dir, _ in sentences
-               if about(g_cols, c_cols) and meets(g_dir, c_dir)]
+        met = [g_cols & c_cols for c_cols, c_dir, own in sentences
+               if about(g_cols, c_cols) and names(g_cols, own) and meets(g_dir, c_dir)]
         opposed = [g_cols & c_cols for (c_cols, c_dir, own), meeting_one
                    in zip(sentences, meeting, strict=True)
-                   if about(g_cols, c_cols) and own & g_cols and not meeting_one
+                   if about(g_cols, c_cols) and names(g_cols, own) and not meeting_one
                    and c_dir - {"null"} and not c_dir & g_dir]
         if opposed and (not met or any(a <= b or b <= a for a in met for b in opposed)):
             return LINK_OPPOSED

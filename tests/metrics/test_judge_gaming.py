@@ -315,3 +315,24 @@ def test_word_lists_are_compared_as_stems() -> None:
     # "association" states no relation of its own, in any inflection
     assert relation_words("An association of X with Y is found in rural towns.", [], "") == {
         "found", "town"}
+
+
+def test_numbers_of_its_own_are_off_where_the_gold_states_others(judge: StatsJudge) -> None:
+    columns = (("BMI", "Body mass index"), ("INCOME", "Income of the respondent"),
+               ("AGE", "Age of the respondent"))
+    gold = "Income is negatively associated with BMI (coefficient -0.25)."
+    claim = "Income is negatively associated with BMI (coefficient -0.40, p < 0.001)."
+    # the query asks for the direction: the claim's is right, its number off
+    which = _task("Which factor is negatively associated with BMI?", gold, *columns)
+    assert judge.score(claim, gold, which).relation == 0.5
+    # the query states the gold's number: another number of the claim's own is off
+    stated = _task("Which factor is negatively associated with BMI, with a coefficient of "
+                   "-0.25?", gold, *columns)
+    assert judge.score(claim, gold, stated).relation == 0.5
+    assert judge.score(gold, gold, stated).performance == 1.0
+
+
+def test_a_trailing_factor_speaks_for_itself_not_for_the_lead(judge: StatsJudge) -> None:
+    claim = ("Income has no significant association with BMI (coefficient 0.2, p = 0.50). "
+             "Stronger: age (positive, coefficient 0.6, p < 0.001).")
+    assert judge.score(claim, BMI.gold_hypothesis, BMI).relation == 0.0
