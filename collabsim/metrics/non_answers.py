@@ -11,7 +11,9 @@ A text is a non-answer when one of these holds (case-insensitive):
   data do not identify / contain / allow ...", "... cannot be tested / established /
   determined / stated / estimated / assessed", "no (statistical) relationship ... can be
   established", "insufficient data", "not enough data",
-  "could not (be) determine(d) / find / estimate / identify", "does not vary in the data";
+  "could not (be) determine(d) / find / estimate / identify", "does not vary in the data",
+  "X is 1 for all 187 rows ...; it does not vary with Y" (a constant outcome: nothing to
+  relate);
 * **one-column summary**: it opens with "The mean / average / median / mode / distribution
   / most common value(s) of X" or "The share with X is ..." and names no group, subset,
   comparison or relation ("highest", "lowest", "where", "for", "in", "rows", "==", "than",
@@ -43,7 +45,8 @@ _REFUSAL = re.compile(
     r"|\b(?:insufficient|not\s+enough)\s+(?:data|rows|information|observations)\b"
     r"|\bcould\s+not\s+(?:be\s+)?(?:determine[d]?|find|found|estimate[d]?|identif(?:y|ied)|"
     r"compute[d]?)\b"
-    r"|\bdoes\s+not\s+vary\s+in\s+the\s+data\b",
+    r"|\bdoes\s+not\s+vary\s+in\s+the\s+data\b"
+    r"|\bfor\s+all\s+[\d,]+\s+rows\b[^.]*\bdoes\s+not\s+vary\s+with\b",
     re.IGNORECASE,
 )
 _SUMMARY_LEAD = re.compile(

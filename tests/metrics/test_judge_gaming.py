@@ -139,6 +139,8 @@ NON_ANSWERS = [
     "The most common values of region are north (40%), south (30%).",
     "The share with a degree is 40.0% (95% CI 38.1-41.9%).",
     "Income does not vary in the data analysed, so it shows no association with age.",
+    "Racial/ethnic cohort, 1979 is 1 for all 187 rows in black men; it does not vary with "
+    "time preference.",
 ]
 FINDINGS = [
     "Income is negatively associated with BMI among Black respondents.",

@@ -229,6 +229,10 @@ def _read_query(brief: Any) -> StatQuery:
     mentions = with_held_columns(text, mentions, columns, fixed)
     phrases = {m.column: m.phrase for m in mentions if _phrase_is_better(m)}
     concepts = _proxies(text, knowledge, columns, {m.column for m in mentions})
+    # a concept stands for its proxies: a column one of its words happens to match ("time"
+    # in "time preference" for "sentenced to spend time in a corrections institute") is none
+    mentions = [m for m in mentions if not any(c.start <= m.start and m.end <= c.end
+                                               and m.column != c.column for c in concepts)]
     for m in concepts:
         phrases.setdefault(m.column, m.phrase)
     mentions = sorted([*mentions, *concepts], key=lambda m: m.start)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from helpers_stats import FISH, NLS, NLS_KNOWLEDGE, Brief, Col, Data
 
 from collabsim.domain.stats.reading import read_query
+from collabsim.tasks.discoverybench import load_tasks
 
 
 def test_the_outcome_follows_influence_and_likelihood_words() -> None:
@@ -89,3 +92,15 @@ def test_groups_named_in_the_query_or_by_a_knowledge_label() -> None:
                             "compare between developing countries and countries in "
                             "Sub-Saharan Africa?", (spend, gdp), domain_knowledge=knowledge))
     assert both.filters == () and both.interaction == "Country Group"
+
+
+
+def test_a_proxied_concept_names_no_column_of_its_own_words(shared_data: Path) -> None:
+    # nls_bmi_raw has 61 columns and no BMI: "time" of "time preference" alone matched the
+    # column described "sentenced to spend time in a corrections institute"
+    tasks = {t.task_id: t for t in load_tasks(shared_data / "discoverybench_dev").tasks}
+    for task_id in ("nls_bmi_raw/0/0", "nls_bmi_raw/1/0"):
+        q = read_query(tasks[task_id])
+        read = (q.target, *q.predictors)
+        assert not any("sentenced" in column for column in read), (task_id, read)
+        assert q.concept == "Time preference"
