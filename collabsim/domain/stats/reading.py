@@ -14,7 +14,7 @@ How a query is read (never from a gold answer):
   the domain knowledge says is measured by proxies ("Spending and saving behavior can be
   used as proxies for Time preference") stands for the proxies' columns;
 * the **target** is the outcome side: "effect of X on Y", "how does X affect Y", "X
-  associated with Y", "in determining / explaining / predicting Y", "likelihood of Y",
+  associated with Y", "X leads to / results in / causes Y", "in determining / explaining / predicting Y", "likelihood of Y",
   "the most impactful factor in explaining Y"; in "relationship between A and B, C, D" the
   single side against a list; otherwise the first column mentioned;
 * **controls**: "controlling for X", "adjusting for X", "when X are considered",
@@ -88,6 +88,7 @@ SIGNED_DIRECTION_RE = re.compile(
 _TARGET_AFTER = re.compile(
     r"\b(?:(?:impact|effect|influence)s? (?:of [^,?.;]+? )?on|affects?|impacts?|influences?|"
     r"predicts?|determines?|explains?|in (?:determining|predicting|explaining)|"
+    r"(?:leads?|led|contributes?|contributed) to|results? in|causes?|"
     r"(?:associated|linked|related) (?:with|to)|relates? to|likelihood of|"
     r"probability of|odds of|chances? of|factors? (?:that )?(?:influenc\w*|explain\w*|affect\w*|"
     r"determin\w*|related to|associated with|in explaining|explaining)|explained|"

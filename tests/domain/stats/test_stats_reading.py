@@ -18,6 +18,13 @@ def test_the_outcome_follows_influence_and_likelihood_words() -> None:
     assert "likelihood" in q.asks
 
 
+def test_the_outcome_follows_lead_to_result_in_and_cause() -> None:
+    for query in ("Does increased time preference lead to higher BMI?",
+                  "Does higher income result in a lower BMI?", "Does income cause a higher BMI?"):
+        q = read_query(Brief(query, (NLS,), domain_knowledge=NLS_KNOWLEDGE))
+        assert q.target == "BMI", query
+
+
 def test_between_a_list_and_one_column_the_single_side_is_the_target() -> None:
     cols = Data("d.csv", (Col("trade_schools"), Col("recession_occurred"),
                           Col("skilled_traders_percentage")))
