@@ -377,13 +377,13 @@ def direction_link(claim: list[SentenceLink], gold: list[SentenceLink]) -> str:
     """Whether the claim states the gold's direction about the gold's variables.
 
     A claim sentence is about a gold sentence's ``n`` columns when it names at least
-    ``min(2, n)`` of them. A directed gold sentence is met by a claim sentence about it that
-    states its direction and no other (a hedge, "positively or negatively", is no
-    statement) and names one of them itself, and opposed by one about it that names one of
-    them itself, states only other directions and meets no gold sentence (what the gold states itself is no
-    opposition: "... tend to select paragliding; those not meeting these criteria are more
-    likely to ..."; a trailing "; age (negative, ...)" is about age, not about the lead's
-    variables). Returns :data:`LINK_OPPOSED` when some directed gold sentence is opposed
+    ``min(2, n)`` of them. A directed gold sentence is met by a claim sentence about it
+    that names one of them itself and states its direction and no other (a hedge,
+    "positively or negatively", is no statement), and opposed by one about it that names one
+    of them itself, states only other directions and meets no gold sentence (what the gold
+    states itself is no opposition: "... tend to select paragliding; those not meeting these
+    criteria are more likely to ..."; a trailing "; age (negative, ...)" is about age, not
+    about the lead's variables). Returns :data:`LINK_OPPOSED` when some directed gold sentence is opposed
     and not met, or opposed by a sentence about the same variables as a meeting one (both
     ways about the same variables); else :data:`LINK_MET` when the gold states no
     direction or some directed gold sentence is met; else :data:`LINK_NONE`. Directions
