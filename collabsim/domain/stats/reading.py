@@ -14,8 +14,8 @@ How a query is read (never from a gold answer):
   the domain knowledge says is measured by proxies ("Spending and saving behavior can be
   used as proxies for Time preference") stands for the proxies' columns;
 * the **target** is the outcome side: "effect of X on Y", "how does X affect Y", "X
-  associated with Y", "X leads to / results in / causes Y", "in determining / explaining / predicting Y", "likelihood of Y",
-  "the most impactful factor in explaining Y"; in "relationship between A and B, C, D" the
+  associated with Y", "X leads to / results in / causes Y", "in determining / explaining /
+  predicting Y", "likelihood of Y", "the most impactful factor in explaining Y"; in "relationship between A and B, C, D" the
   single side against a list; otherwise the first column mentioned;
 * **controls**: "controlling for X", "adjusting for X", "when X are considered",
   "taking into account X";
@@ -228,12 +228,12 @@ def _read_query(brief: Any) -> StatQuery:
                      for m in _CONTROL_RE.finditer(text)]
     mentions = _without_context(find_mentions(text, columns), brief)
     mentions = with_held_columns(text, mentions, columns, fixed)
-    phrases = {m.column: m.phrase for m in mentions if _phrase_is_better(m)}
     concepts = _proxies(text, knowledge, columns, {m.column for m in mentions})
     # a concept stands for its proxies: a column one of its words happens to match ("time"
     # in "time preference" for "sentenced to spend time in a corrections institute") is none
     mentions = [m for m in mentions if not any(c.start <= m.start and m.end <= c.end
                                                and m.column != c.column for c in concepts)]
+    phrases = {m.column: m.phrase for m in mentions if _phrase_is_better(m)}
     for m in concepts:
         phrases.setdefault(m.column, m.phrase)
     mentions = sorted([*mentions, *concepts], key=lambda m: m.start)
